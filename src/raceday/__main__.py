@@ -1,0 +1,3 @@
+from raceday.cli import main
+
+raise SystemExit(main())

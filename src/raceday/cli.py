@@ -1,0 +1,134 @@
+"""The command line: parses arguments and calls the core. Imports the TUI only for `play`.
+
+stdout carries data (a score, a JSON object, a listing); errors go to stderr as one line
+each. Exit status: 0 done, 2 bad input, 1 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from raceday import __version__
+from raceday.errors import InputError, RacedayError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="raceday",
+        description="A terminal tabletop incident exercise: relive the us-east-1 DNS race "
+        "of 19-20 October 2025 in real SQL.",
+    )
+    parser.add_argument("--version", action="version", version=f"raceday {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play an exercise in the terminal (the default)")
+    play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
+    play.add_argument("--mode", choices=["solo", "team", "onboarding"], default="solo")
+    play.add_argument("--pace", choices=["turns", "live"], default="turns")
+    play.add_argument("--speed", type=float, default=60.0,
+                      help="simulated seconds per real second in the live pace (default 60)")
+    play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+
+    run = sub.add_parser("run", help="play a script headless and print the score")
+    run.add_argument("exercise", help="exercise id or folder")
+    run.add_argument("--script", type=Path, required=True, help="play script (YAML)")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                     help="where the session folder is written (default ./transcripts)")
+
+    sub.add_parser("list", help="list the exercises")
+
+    check = sub.add_parser("check", help="validate exercise folders or files")
+    check.add_argument("paths", nargs="+", type=Path)
+
+    brief = sub.add_parser("brief", help="print an exercise's briefing")
+    brief.add_argument("exercise")
+
+    transcript = sub.add_parser("transcript", help="print a saved session readably")
+    transcript.add_argument("session", type=Path)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        return _dispatch(args, out)
+    except InputError as exc:
+        for problem in exc.problems:
+            err.print(f"raceday: {problem}", markup=False)
+        return EXIT_INPUT
+    except RacedayError as exc:
+        err.print(f"raceday: {exc}", markup=False)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        err.print("raceday: interrupted")
+        return EXIT_INTERNAL
+    except Exception as exc:  # an internal error: say so plainly, keep the traceback for a report
+        import traceback
+
+        traceback.print_exc()
+        err.print(f"raceday: internal error: {exc!r}", markup=False)
+        return EXIT_INTERNAL
+
+
+def _dispatch(args: argparse.Namespace, out: Console) -> int:
+    command = args.command or "play"
+    if command == "play":
+        from raceday.tui.launch import launch  # the only import of the TUI
+
+        return launch(
+            getattr(args, "exercise", None),
+            mode=getattr(args, "mode", "solo"),
+            pace=getattr(args, "pace", "turns"),
+            speed=getattr(args, "speed", 60.0),
+            transcripts=getattr(args, "transcripts", Path("transcripts")),
+        )
+    if command == "list":
+        from raceday.commands import list_exercises
+
+        return list_exercises(out)
+    if command == "check":
+        from raceday.commands import check_paths
+
+        return check_paths(args.paths, out)
+    if command == "brief":
+        from raceday.commands import print_briefing
+
+        return print_briefing(args.exercise, out)
+    if command == "transcript":
+        from raceday.transcript.render import print_transcript
+
+        return print_transcript(args.session, out)
+    if command == "run":
+        return _run(args, out)
+    raise AssertionError(command)
+
+
+def _run(args: argparse.Namespace, out: Console) -> int:
+    from raceday.commands import load_named_exercise
+    from raceday.engine.headless import run_script
+    from raceday.engine.script import load_script
+    from raceday.transcript.render import print_score
+
+    exercise = load_named_exercise(args.exercise)
+    script = load_script(args.script, exercise)
+    _, result = run_script(exercise, script, args.transcripts)
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(result, out)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""The CLI's commands that are more than a call: listing, checking, briefing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from raceday.errors import ExerciseError
+from raceday.exercise.catalog import find_exercises, resolve_exercise
+from raceday.exercise.loader import load_exercise
+from raceday.exercise.model import Exercise
+
+
+def load_named_exercise(name: str) -> Exercise:
+    """An exercise by bundled id or by path; errors are `file:line` problems (exit 2)."""
+    return load_exercise(resolve_exercise(name))
+
+
+def list_exercises(out: Console) -> int:
+    entries = find_exercises()
+    if not entries:
+        out.print("No exercises found (bundled, or in ./exercises).")
+        return 0
+    table = Table(title="Exercises", title_justify="left")
+    table.add_column("id", style="bold", no_wrap=True)
+    table.add_column("title")
+    table.add_column("length", justify="right", no_wrap=True)
+    table.add_column("level", no_wrap=True)
+    table.add_column("roles")
+    for entry in entries:
+        if entry.error:
+            table.add_row(entry.id, f"[red]does not load: {entry.error}[/red]", "", "", "")
+            continue
+        table.add_row(entry.id, f"{entry.title}\n[dim]{entry.summary}[/dim]",
+                      f"{entry.length} min", entry.level, ", ".join(entry.roles))
+    out.print(table)
+    out.print("Start one with [bold]raceday play ID[/bold]; read it first with "
+              "[bold]raceday brief ID[/bold].")
+    return 0
+
+
+def check_paths(paths: list[Path], out: Console) -> int:
+    problems: list[str] = []
+    for path in paths:
+        try:
+            exercise = load_exercise(path)
+        except ExerciseError as exc:
+            problems.extend(exc.problems)
+            continue
+        out.print(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
+                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)", markup=False)
+    if problems:
+        raise ExerciseError(problems)
+    return 0
+
+
+def print_briefing(name: str, out: Console) -> int:
+    exercise = load_named_exercise(name)
+    out.print(Markdown(f"# {exercise.title}\n\n*{exercise.summary}*"))
+    out.print(f"Length about {exercise.length} min · level {exercise.level} · the clock runs "
+              f"{exercise.clock.start:%H:%M}-{exercise.clock.end:%H:%M} {exercise.clock.zone}")
+    if exercise.briefing:
+        out.print(Markdown(exercise.briefing))
+    table = Table(title="Roles", title_justify="left")
+    table.add_column("role", style="bold", no_wrap=True)
+    table.add_column("who")
+    table.add_column("may write")
+    table.add_column("try first")
+    for role in exercise.roles:
+        writes = ", ".join(role.write) or "-"
+        if role.break_glass:
+            writes += f" (break-glass: {', '.join(role.break_glass)})"
+        if role.schema:
+            writes += "; may change the schema"
+        table.add_row(role.id, role.name, writes, role.example or "")
+    out.print(table)
+    held = ", ".join(exercise.default_roles) or "none"
+    out.print(f"Solo you play: {held}; every other role is played by the automation.")
+    return 0

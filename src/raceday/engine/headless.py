@@ -1,0 +1,92 @@
+"""Open a session and play a script without any UI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from raceday.engine.clock import Pace
+from raceday.engine.script import Script, Step, When
+from raceday.engine.session import Session
+from raceday.errors import ScriptError
+from raceday.exercise.model import Exercise
+from raceday.exercise.times import parse_time
+from raceday.store.sqlite_store import WorldStore
+from raceday.transcript.log import EventLog, session_folder
+
+DEFAULT_TRANSCRIPTS = Path("transcripts")
+
+
+def open_session(
+    exercise: Exercise,
+    players: Sequence[str] | None = None,
+    transcripts: Path = DEFAULT_TRANSCRIPTS,
+    pace: Pace = Pace.TURNS,
+    time_limit_s: float = 2.0,
+) -> Session:
+    """Build a fresh world in a new session folder and start the clock."""
+    held = tuple(players) if players is not None else exercise.default_roles
+    folder = session_folder(transcripts, exercise.id)
+    store = WorldStore.create(folder / "world.db", exercise.world_sql, exercise.roles,
+                              time_limit_s=time_limit_s)
+    session = Session(exercise, store, EventLog(folder), held, pace)
+    session.start()
+    return session
+
+
+def minute_of(when: When, session: Session, where: str) -> int:
+    """The simulated minute a script's `at`/`wait` means, from where the clock is now."""
+    if when.plus is not None:
+        return session.minute + when.plus
+    if when.clock is None:
+        upcoming = session.next_inject_minute()
+        return upcoming if upcoming is not None else session.end_minute
+    target = parse_time(when.text, session.exercise.clock.start)
+    if target < session.minute:
+        raise ScriptError([f"{where}: {when.text} has already passed "
+                           f"(the clock shows {session.clock_face})"])
+    return target
+
+
+def play_step(session: Session, step: Step, where: str) -> None:
+    if step.at is not None:
+        session.advance_to(minute_of(step.at, session, where))
+    if step.action == "wait":
+        assert step.until is not None
+        until = None if step.until.text == "next" else minute_of(step.until, session, where)
+        session.wait(until)
+    elif step.action == "sql":
+        assert step.role is not None
+        session.execute(step.role, step.sql)
+    elif step.action == "monitor":
+        assert step.role is not None
+        session.save_monitor(step.role, step.name, step.sql)
+    elif step.action == "declare":
+        assert step.role is not None
+        session.declare(step.role, step.target)
+    elif step.action == "edit":
+        assert step.role is not None
+        session.edit_statement(step.role, step.target, step.sql)
+    elif step.action == "hint":
+        session.reveal_hint(step.target or None, step.role)
+    elif step.action == "replay":
+        session.replay()
+
+
+def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,
+               ) -> tuple[Session, dict[str, Any]]:
+    """Play a whole script, then let the clock run out (unless it says `end`), and score."""
+    session = open_session(exercise, script.roles, transcripts)
+    try:
+        for step in script.steps:
+            if step.action == "end":
+                break
+            play_step(session, step, f"{script.path}:{step.line}")
+        else:
+            session.advance_to(session.end_minute)
+    except BaseException:
+        session.end("aborted")
+        raise
+    score = session.end()
+    return session, {"exercise": exercise.id, "session": str(session.folder), **score.to_json()}

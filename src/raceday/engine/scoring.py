@@ -1,0 +1,236 @@
+"""The score: every point with a reason a person can read. Pure: facts in, score out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from raceday.engine.facts import Facts
+from raceday.exercise.model import Exercise
+
+TimeOf = Callable[[int], str]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the score (detection, guards, recovery, tasks)."""
+
+    points: int
+    max: int
+    reasons: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"points": self.points, "max": self.max, **self.extra, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Score:
+    total: int
+    max: int
+    fault: dict[str, Any]
+    sections: dict[str, Section]
+    hint_cost: int
+    hints: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"total": self.total, "max": self.max, "fault": self.fault}
+        for name, section in self.sections.items():
+            data[name] = section.to_json()
+        data["hints"] = {"revealed": list(self.hints), "cost": self.hint_cost}
+        data["reasons"] = list(self.reasons)
+        return data
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+    rubric = ex.scoring.detection
+    if rubric is None:
+        return None
+    reasons: list[str] = []
+    extra: dict[str, Any] = {"latency_minutes": None, "detected_at": None, "by": None,
+                             "event_minutes": rubric.event_minutes}
+    if facts.fault_started is None:
+        points = rubric.points
+        reasons.append(f"detection {points}/{rubric.points}: not needed, the fault never happened")
+    elif facts.detected_at is None:
+        points = 0
+        reasons.append(f"detection 0/{rubric.points}: the fault that began at "
+                       f"{time_of(facts.fault_started)} was never surfaced by a monitor or finding")
+    else:
+        latency = facts.detected_at - facts.fault_started
+        extra.update(latency_minutes=latency, detected_at=time_of(facts.detected_at),
+                     by=facts.detected_by)
+        if latency <= rubric.full_within:
+            points = rubric.points
+        elif latency >= rubric.zero_after:
+            points = 0
+        else:
+            span = rubric.zero_after - rubric.full_within
+            points = round(rubric.points * (rubric.zero_after - latency) / span)
+        versus = (f"; that night it took {rubric.event_minutes} min"
+                  if rubric.event_minutes is not None else "")
+        reasons.append(
+            f"detection {points}/{rubric.points}: surfaced {_plural(latency, 'minute')} after "
+            f"it began ({time_of(facts.detected_at)}, {facts.detected_by}); full marks within "
+            f"{rubric.full_within} min, none after {rubric.zero_after} min{versus}"
+        )
+    wrong = [(m, f) for m, f, correct in facts.declarations if not correct]
+    if wrong and rubric.wrong_finding_cost:
+        cost = min(points, rubric.wrong_finding_cost * len(wrong))
+        points -= cost
+        names = ", ".join(f"'{f}' at {time_of(m)}" for m, f in wrong)
+        reasons.append(f"detection -{cost}: wrong finding{'s' if len(wrong) > 1 else ''} "
+                       f"declared ({names}), {rubric.wrong_finding_cost} each")
+    return Section(points, rubric.points, tuple(reasons), extra)
+
+
+def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+    rubric = ex.scoring.guards
+    if rubric is None:
+        return None
+    steps = facts.race_steps(ex)
+    reasons: list[str] = []
+    total = 0
+    share = rubric.points // len(steps) if steps else 0
+    prevented: list[str] = []
+    happened: list[str] = []
+    for state in steps:
+        worth = state.step.points or share
+        label = state.step.title or state.step.id
+        if state.happened_at is not None:
+            happened.append(state.step.id)
+            reasons.append(f"guards +0/{worth}: {state.step.id} happened at "
+                           f"{time_of(state.happened_at)} ({label})")
+        elif state.prevented:
+            prevented.append(state.step.id)
+            total += worth
+            reasons.append(f"guards +{worth}/{worth}: {state.step.id} was prevented ({label})")
+        else:
+            reasons.append(f"guards +0/{worth}: {state.step.id} was never reached ({label})")
+    total = min(total, rubric.points)
+    good: list[dict[str, Any]] = []
+    for path_id, title, ok, why in facts.good_path:
+        good.append({"id": path_id, "title": title, "ok": ok, "why": why})
+        if not ok:
+            penalty = next(p.penalty for p in rubric.good_path if p.id == path_id)
+            cost = min(total, penalty)
+            total -= cost
+            reasons.append(f"guards -{cost}: a guard also blocks the good path: {title} ({why}); "
+                           "a guard that stops the good write is an outage of its own")
+    extra = {"prevented": prevented, "happened": happened, "good_path": good}
+    return Section(total, rubric.points, tuple(reasons), extra)
+
+
+def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+    rubric = ex.scoring.recovery
+    if rubric is None:
+        return None
+    held = facts.restores[-1] if facts.restores and facts.healthy_at_end else None
+    minutes = (held - facts.fault_started
+               if held is not None and facts.fault_started is not None else None)
+    extra: dict[str, Any] = {
+        "restored": facts.healthy_at_end,
+        "restored_at": time_of(held) if held is not None else None,
+        "first_restored_at": time_of(facts.restores[0]) if facts.restores else None,
+        "minutes_to_restore": minutes,
+        "event_minutes": rubric.event_minutes,
+    }
+    if facts.fault_started is None:
+        return Section(rubric.points, rubric.points,
+                       (f"recovery {rubric.points}/{rubric.points}: not needed, "
+                        "the fault never happened",), extra)
+    reasons: list[str] = []
+    total = 0
+    for item in rubric.items:
+        ok, why = _recovery_item(item.milestone, item.before, item.healthy_at_end,
+                                 item.no_relapse, facts, time_of)
+        total += item.points if ok else 0
+        reasons.append(f"recovery +{item.points if ok else 0}/{item.points}: {item.title}: {why}")
+    if minutes is not None:
+        versus = (f" (that night: {rubric.event_minutes} min)"
+                  if rubric.event_minutes is not None else "")
+        reasons.append(f"recovery: restored for good {_plural(minutes, 'minute')} after the "
+                       f"fault{versus}")
+    return Section(min(total, rubric.points), rubric.points, tuple(reasons), extra)
+
+
+def _recovery_item(milestone: str | None, before: str | None, healthy: bool, no_relapse: bool,
+                   facts: Facts, time_of: TimeOf) -> tuple[bool, str]:
+    if healthy:
+        return (True, "the world is healthy at the end") if facts.healthy_at_end else (
+            False, "a fault is still present at the end")
+    if no_relapse:
+        if not facts.restores:
+            return False, "never restored"
+        if facts.relapses:
+            return False, f"the fault came back at {time_of(facts.relapses[0])} after a repair"
+        return True, "the repair held"
+    if milestone is None:
+        return False, "no criterion"
+    reached = facts.milestones.get(milestone)
+    if reached is None:
+        return False, f"'{milestone}' never happened"
+    if before is None:
+        return True, f"reached at {time_of(reached)}"
+    other = facts.milestones.get(before)
+    if other is None:
+        return True, f"reached at {time_of(reached)}, before '{before}' (which never happened)"
+    if reached <= other:
+        return True, f"reached at {time_of(reached)}, before '{before}' at {time_of(other)}"
+    return False, f"reached at {time_of(reached)}, after '{before}' at {time_of(other)}"
+
+
+def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+    worth = {t.id: t.points for t in ex.tasks if t.points}
+    if not worth and not ex.scoring.tasks:
+        return None
+    maximum = ex.scoring.tasks or sum(worth.values())
+    reasons: list[str] = []
+    total = 0
+    for task in ex.tasks:
+        if not task.points:
+            continue
+        done = facts.tasks_done.get(task.id)
+        if done is not None:
+            total += task.points
+            reasons.append(f"tasks +{task.points}/{task.points}: {task.title} "
+                           f"(done at {time_of(done)})")
+        else:
+            reasons.append(f"tasks +0/{task.points}: {task.title} (not done)")
+    extra = {"done": sorted(facts.tasks_done, key=lambda t: facts.tasks_done[t])}
+    return Section(min(total, maximum), maximum, tuple(reasons), extra)
+
+
+def score_session(ex: Exercise, facts: Facts, time_of: TimeOf) -> Score:
+    """Score a session from its facts, following the exercise's rubric."""
+    sections: dict[str, Section] = {}
+    for name, build in (("detection", _detection), ("guards", _guards),
+                        ("recovery", _recovery), ("tasks", _tasks)):
+        section = build(ex, facts, time_of)
+        if section is not None:
+            sections[name] = section
+    reasons = [r for s in sections.values() for r in s.reasons]
+    earned = sum(s.points for s in sections.values())
+    hint_cost = min(earned, sum(cost for cost, _ in facts.hints))
+    if facts.hints:
+        reasons.append(f"hints -{hint_cost}: {_plural(len(facts.hints), 'hint')} revealed")
+    fault: dict[str, Any] = {
+        "occurred": facts.fault_started is not None,
+        "started_at": time_of(facts.fault_started) if facts.fault_started is not None else None,
+        "invariant": facts.fault_invariant,
+    }
+    return Score(
+        total=earned - hint_cost,
+        max=sum(s.max for s in sections.values()),
+        fault=fault,
+        sections=sections,
+        hint_cost=hint_cost,
+        hints=tuple(h for _, h in facts.hints),
+        reasons=tuple(reasons),
+    )

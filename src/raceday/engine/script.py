@@ -1,0 +1,223 @@
+"""Play scripts: the player actions a headless run performs, read strictly with line numbers.
+
+A script is validated whole before anything runs, so a typo is `file:line: what is wrong`
+and exit status 2, never half a session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from raceday.errors import ScriptError
+from raceday.exercise.model import Exercise
+from raceday.exercise.times import parse_duration, parse_hhmm
+
+
+@dataclass(frozen=True)
+class When:
+    """A moment in a script: a clock time ('23:50'), a step forward ('+10m'), or 'next'."""
+
+    text: str
+    clock: int | None = None
+    plus: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One script step. `action` is sql | monitor | declare | edit | wait | replay | end | hint."""
+
+    line: int
+    action: str
+    role: str | None = None
+    at: When | None = None
+    sql: str = ""
+    name: str = ""
+    target: str = ""
+    until: When | None = None
+
+
+@dataclass(frozen=True)
+class Script:
+    path: Path
+    exercise: str | None
+    roles: tuple[str, ...] | None
+    steps: tuple[Step, ...]
+
+
+_TOP_KEYS = {"exercise", "roles", "steps", "description"}
+_ACTIONS = ("sql", "monitor", "declare", "edit", "wait", "replay", "end", "hint")
+_STEP_KEYS = {"at", "as", *_ACTIONS}
+
+
+def _when(value: Any) -> When | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return When(f"+{value}m", plus=value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text == "next":
+        return When(text)
+    try:
+        if text.startswith("+"):
+            return When(text, plus=parse_duration(text[1:]))
+        return When(text, clock=parse_hhmm(text))
+    except ValueError:
+        return None
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.problems: list[str] = []
+
+    def err(self, node: yaml.Node | None, message: str) -> None:
+        line = node.start_mark.line + 1 if node is not None else 1
+        self.problems.append(f"{self.path}:{line}: {message}")
+
+    def scalar(self, node: yaml.Node) -> Any:
+        return yaml.safe_load(yaml.serialize(node))
+
+
+def load_script(path: Path, exercise: Exercise) -> Script:
+    """Read and validate a play script against the exercise it will play."""
+    reader = _Reader(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError([f"{path}: cannot read the script: {exc}"]) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScriptError([f"{path}:{line}: not valid YAML: {problem}"]) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise ScriptError([f"{path}:1: a play script is a mapping with `steps:`"])
+    top = {k.value: (k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode)}
+    for key, (knode, _) in top.items():
+        if key not in _TOP_KEYS:
+            reader.err(knode, f"unknown key '{key}' (expected one of: {', '.join(sorted(_TOP_KEYS))})")
+    exercise_id = None
+    if "exercise" in top:
+        knode, vnode = top["exercise"]
+        exercise_id = str(reader.scalar(vnode))
+        if exercise_id != exercise.id:
+            reader.err(vnode, f"this script is for exercise '{exercise_id}', not '{exercise.id}'")
+    roles: tuple[str, ...] | None = None
+    if "roles" in top:
+        _, vnode = top["roles"]
+        value = reader.scalar(vnode)
+        if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+            reader.err(vnode, "roles must be a list of role ids")
+        else:
+            roles = tuple(value)
+            for role in roles:
+                if role not in exercise.role_ids:
+                    reader.err(vnode, f"unknown role '{role}' (roles are {', '.join(exercise.role_ids)})")
+    held = roles if roles is not None else exercise.default_roles
+    steps: list[Step] = []
+    if "steps" not in top:
+        reader.err(root, "missing key 'steps'")
+    else:
+        _, snode = top["steps"]
+        if not isinstance(snode, yaml.SequenceNode):
+            reader.err(snode, "steps must be a list")
+        else:
+            for item in snode.value:
+                step = _read_step(reader, item, exercise, held)
+                if step is not None:
+                    steps.append(step)
+    if reader.problems:
+        raise ScriptError(reader.problems)
+    return Script(path, exercise_id, roles, tuple(steps))
+
+
+def _read_step(reader: _Reader, node: yaml.Node, ex: Exercise, held: tuple[str, ...]) -> Step | None:
+    if not isinstance(node, yaml.MappingNode):
+        reader.err(node, "a step is a mapping such as `{as: responder, sql: SELECT 1}`")
+        return None
+    line = node.start_mark.line + 1
+    fields: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for k, v in node.value:
+        key = k.value if isinstance(k, yaml.ScalarNode) else str(k)
+        if key not in _STEP_KEYS:
+            reader.err(k, f"unknown step key '{key}' (expected one of: {', '.join(sorted(_STEP_KEYS))})")
+            continue
+        fields[key] = (k, v)
+    actions = [a for a in _ACTIONS if a in fields]
+    if len(actions) > 1:
+        reader.err(node, f"a step does one thing; this one has {', '.join(actions)}")
+        return None
+    at = None
+    if "at" in fields:
+        at = _when(reader.scalar(fields["at"][1]))
+        if at is None or at.text == "next":
+            reader.err(fields["at"][1], "at must be a clock time like \"23:50\" or a step like \"+10m\"")
+    if not actions:
+        if at is None:
+            reader.err(node, f"a step needs one of: {', '.join(_ACTIONS)}")
+            return None
+        return Step(line, "wait", until=at)
+    action = actions[0]
+    knode, vnode = fields[action]
+    value = reader.scalar(vnode)
+    role = None
+    if action in {"sql", "monitor", "declare", "edit"}:
+        if "as" not in fields:
+            reader.err(node, f"a {action} step needs `as: ROLE`")
+            return None
+        role = str(reader.scalar(fields["as"][1]))
+        if role not in ex.role_ids:
+            reader.err(fields["as"][1], f"unknown role '{role}' (roles are {', '.join(ex.role_ids)})")
+            return None
+        if role not in held:
+            reader.err(fields["as"][1], f"role '{role}' is not held by the players of this script "
+                       f"(roles: {', '.join(held) or 'none'}); add it to `roles:`")
+            return None
+    if action == "sql":
+        if not isinstance(value, str) or not value.strip():
+            reader.err(vnode, "sql must be a non-empty string")
+            return None
+        return Step(line, "sql", role, at, sql=value)
+    if action == "monitor":
+        if not isinstance(value, dict) or set(value) != {"name", "sql"}:
+            reader.err(vnode, "monitor must be {name: ..., sql: ...}")
+            return None
+        return Step(line, "monitor", role, at, sql=str(value["sql"]), name=str(value["name"]))
+    if action == "declare":
+        if not isinstance(value, str) or ex.finding(value) is None:
+            known = ", ".join(f.id for f in ex.findings) or "none"
+            reader.err(vnode, f"unknown finding '{value}' (findings are {known})")
+            return None
+        return Step(line, "declare", role, at, target=value)
+    if action == "edit":
+        if not isinstance(value, dict) or set(value) != {"statement", "sql"}:
+            reader.err(vnode, "edit must be {statement: ..., sql: ...}")
+            return None
+        statement = str(value["statement"])
+        if statement not in {s.id for s in ex.statements}:
+            known = ", ".join(s.id for s in ex.statements) or "none"
+            reader.err(vnode, f"unknown automation statement '{statement}' (statements are {known})")
+            return None
+        return Step(line, "edit", role, at, sql=str(value["sql"]), target=statement)
+    if action == "wait":
+        until = _when(value)
+        if until is None:
+            reader.err(vnode, "wait must be a clock time like \"02:30\", a step like \"+10m\", "
+                       "or \"next\" (the next inject)")
+            return None
+        return Step(line, "wait", role, at, until=until)
+    if action == "hint":
+        if value is not True and not (isinstance(value, str) and value in {h.id for h in ex.hints}):
+            reader.err(vnode, "hint must be true (the next hint) or a hint id")
+            return None
+        return Step(line, "hint", role, at, target="" if value is True else str(value))
+    if value is not True:
+        reader.err(vnode, f"{action} takes `true`")
+        return None
+    return Step(line, action, role, at)

@@ -1,0 +1,609 @@
+"""A session: one exercise played from start to score.
+
+The session turns actions (a statement, a wait, a declaration) into events. It owns no
+timers and no threads: the caller says what time it is (`advance_to`) or spends time by
+acting (the `turns` pace). Every event is written to the transcript before it is returned
+or shown to anyone.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from raceday.engine.clock import Pace, clock_time
+from raceday.engine.facts import Facts, RaceStepState
+from raceday.engine.scoring import Score, score_session
+from raceday.exercise.model import Exercise, Policy, Task
+from raceday.store.protocol import Store
+from raceday.store.results import StatementResult
+from raceday.transcript.log import EventLog
+
+Event = dict[str, Any]
+Listener = Callable[[Event], None]
+
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+_ALERT_ROWS_SHOWN = 5
+
+
+class SessionError(Exception):
+    """An action the session cannot take (unknown role, unknown monitor…): one clear line."""
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """A player's saved query: it alerts when it returns rows."""
+
+    name: str
+    role: str
+    sql: str
+    saved_at: int
+
+
+@dataclass(frozen=True)
+class PendingTask:
+    """A task of a player-held role that has fallen due and is not done yet."""
+
+    task: Task
+    due: int
+    context: str
+
+
+@dataclass(order=True, frozen=True)
+class _Due:
+    minute: int
+    phase: int
+    order: int
+    attempt: int = field(compare=False, default=0)
+    item: Any = field(compare=False, default=None)
+
+
+_INJECT, _TASK = 0, 1
+
+
+class Session:
+    """Plays one exercise. Build it with `open_session`; drive it with the public methods."""
+
+    def __init__(
+        self,
+        exercise: Exercise,
+        store: Store,
+        log: EventLog,
+        players: Sequence[str],
+        pace: Pace = Pace.TURNS,
+    ) -> None:
+        unknown = [r for r in players if r not in exercise.role_ids]
+        if unknown:
+            raise SessionError(
+                f"unknown role {unknown[0]!r}; roles are {', '.join(exercise.role_ids)}"
+            )
+        self.exercise = exercise
+        self.store = store
+        self.log = log
+        self.players = tuple(players)
+        self.pace = pace
+        self.minute = 0
+        self.ended = False
+        self.timeline_over = False
+        self.score: Score | None = None
+        self.events: list[Event] = []
+        self.monitors: dict[str, Monitor] = {}
+        self.pending: dict[str, PendingTask] = {}
+        self.statement_sql = {s.id: s.sql for s in exercise.statements}
+        self.memory: dict[str, dict[str, Any]] = {r.id: {} for r in exercise.roles}
+        self.facts = Facts()
+        self._listeners: list[Listener] = []
+        self._agenda: list[_Due] = []
+        self._stopped_tasks: set[str] = set()
+        self._violated: set[str] = set()
+        self._alerting: set[str] = set()
+        self._counter = 0
+        self._build_agenda()
+
+    # -- events -------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call `listener` with every event from now on (after it is in the transcript)."""
+        self._listeners.append(listener)
+
+    def _emit(self, kind: str, **data: Any) -> Event:
+        record = self.log.append(
+            {"sim_time": self.clock_face, "minute": self.minute, "kind": kind, **data}
+        )
+        self.events.append(record)
+        for listener in self._listeners:
+            listener(record)
+        return record
+
+    @property
+    def clock_face(self) -> str:
+        return clock_time(self.exercise.clock.start, self.minute)
+
+    def time_of(self, minute: int) -> str:
+        return clock_time(self.exercise.clock.start, minute)
+
+    @property
+    def end_minute(self) -> int:
+        return self.exercise.clock.length_minutes
+
+    @property
+    def folder(self) -> Path:
+        return self.log.folder
+
+    # -- start ----------------------------------------------------------------------------
+
+    def _build_agenda(self) -> None:
+        for inject in self.exercise.injects:
+            self._schedule(inject.at, _INJECT, inject)
+        for task in self.exercise.tasks:
+            for minute in task.times():
+                self._schedule(minute, _TASK, task)
+
+    def _schedule(self, minute: int, phase: int, item: Any, attempt: int = 0) -> None:
+        self._counter += 1
+        heapq.heappush(self._agenda, _Due(minute, phase, self._counter, attempt, item))
+
+    def start(self) -> Event:
+        """Record the start and fire whatever is due at the first minute."""
+        ex = self.exercise
+        event = self._emit(
+            "session_start",
+            exercise=ex.id,
+            title=ex.title,
+            players=list(self.players),
+            automated=[r for r in ex.role_ids if r not in self.players],
+            pace=self.pace.value,
+            clock_start=ex.clock.start.isoformat(),
+            zone=ex.clock.zone,
+            summary=ex.summary,
+            roles={r.id: r.name for r in ex.roles},
+            event_timeline=[
+                {"at": self.time_of(i.at), "title": i.title, "source": i.source}
+                for i in ex.injects if i.kind.value == "reveal"
+            ],
+            event_figures={
+                "detection_minutes": d.event_minutes if (d := ex.scoring.detection) else None,
+                "restore_minutes": r.event_minutes if (r := ex.scoring.recovery) else None,
+            },
+            findings={f.id: {"text": f.text, "correct": f.correct} for f in ex.findings},
+        )
+        self._check_world()
+        self._fire_due(self.minute)
+        self._minute_checks()
+        return event
+
+    # -- time ----------------------------------------------------------------------------
+
+    def advance_to(self, minute: int) -> None:
+        """Let the clock run to `minute`, firing everything due on the way, in order."""
+        target = min(minute, self.end_minute)
+        while self.minute < target and not self.ended:
+            self.minute += 1
+            self._fire_due(self.minute)
+            self._minute_checks()
+            if self.minute >= self.end_minute and not self.timeline_over:
+                self.timeline_over = True
+                self._emit("timeline_end", note="the exercise's timeline has run out")
+
+    def wait(self, until: int | None = None) -> None:
+        """Run to a time, or (None) to the next inject anyone will see, or the end."""
+        if until is None:
+            later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
+            until = min(later) if later else self.end_minute
+        self._emit("wait", until=self.time_of(min(until, self.end_minute)))
+        self.advance_to(until)
+
+    def next_inject_minute(self) -> int | None:
+        later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
+        return min(later) if later else None
+
+    def _spend(self) -> None:
+        if self.pace is Pace.TURNS:
+            self.advance_to(self.minute + self.exercise.clock.minutes_per_statement)
+
+    def _fire_due(self, minute: int) -> None:
+        while self._agenda and self._agenda[0].minute <= minute:
+            due = heapq.heappop(self._agenda)
+            if due.phase == _INJECT:
+                inject = due.item
+                self._emit(
+                    "inject",
+                    id=inject.id,
+                    inject_kind=inject.kind.value,
+                    title=inject.title,
+                    text=inject.text,
+                    to=list(inject.to),
+                    source=inject.source,
+                )
+            else:
+                self._due_task(due.item, due.attempt)
+
+    # -- player actions --------------------------------------------------------------------
+
+    def _require_player(self, role: str) -> None:
+        if role not in self.exercise.role_ids:
+            raise SessionError(
+                f"unknown role {role!r}; roles are {', '.join(self.exercise.role_ids)}"
+            )
+        if role not in self.players:
+            raise SessionError(f"role {role!r} is played by the automation, not by a player")
+
+    def execute(self, role: str, sql: str) -> list[StatementResult]:
+        """Run a player's submission as `role`; every statement becomes an event."""
+        self._require_player(role)
+        results = self.store.execute(role, sql)
+        if not results:
+            return results
+        for result in results:
+            self._record_statement(role, result, automated=False)
+        self._check_world()
+        self._check_player_tasks(role)
+        self._spend()
+        return results
+
+    def save_monitor(self, role: str, name: str, sql: str) -> Event:
+        """Save a monitor after running it once, so a broken query is refused at once."""
+        self._require_player(role)
+        name = name.strip()
+        if not name:
+            return self._emit("refused", role=role, action="monitor", error="a monitor needs a name")
+        first = self.store.execute(role, sql)
+        if len(first) != 1 or not first[0].ok or not first[0].columns:
+            why = first[0].error if first and first[0].error else "a monitor must be one SELECT"
+            return self._emit("refused", role=role, action="monitor", name=name, sql=sql, error=why)
+        self.monitors[name] = Monitor(name, role, sql, self.minute)
+        self._alerting.discard(name)
+        event = self._emit("monitor_saved", role=role, name=name, sql=sql)
+        self._run_monitor(self.monitors[name])
+        return event
+
+    def remove_monitor(self, name: str) -> None:
+        if self.monitors.pop(name, None) is not None:
+            self._emit("monitor_removed", name=name)
+
+    def declare(self, role: str, finding_id: str) -> Event:
+        """Declare a finding; judged at once, recorded for the score."""
+        self._require_player(role)
+        finding = self.exercise.finding(finding_id)
+        if finding is None:
+            known = ", ".join(f.id for f in self.exercise.findings)
+            return self._emit(
+                "refused",
+                role=role,
+                action="declare",
+                error=f"no finding {finding_id!r}; findings are {known}",
+            )
+        event = self._emit(
+            "declaration", role=role, finding=finding.id, text=finding.text, correct=finding.correct
+        )
+        self.facts.declarations.append((self.minute, finding.id, finding.correct))
+        if finding.correct:
+            self._detect(f"declared '{finding.text}'")
+        self._spend()
+        return event
+
+    def edit_statement(self, role: str, statement_id: str, sql: str) -> Event:
+        """Replace a named automation statement for the rest of the session."""
+        self._require_player(role)
+        if statement_id not in self.statement_sql:
+            known = ", ".join(self.statement_sql)
+            return self._emit(
+                "refused",
+                role=role,
+                action="edit",
+                error=f"no automation statement {statement_id!r}; statements are {known}",
+            )
+        if not self.exercise.role(role).schema:
+            return self._emit(
+                "refused",
+                role=role,
+                action="edit",
+                error=f"role {role} may not edit the automation (it may not change the schema)",
+            )
+        if not sql.strip():
+            return self._emit("refused", role=role, action="edit", error="the new SQL is empty")
+        before = self.statement_sql[statement_id]
+        self.statement_sql[statement_id] = sql
+        self.facts.edits.append((self.minute, statement_id))
+        return self._emit("edit", role=role, statement=statement_id, sql=sql, before=before)
+
+    def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
+        """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
+        revealed = {h for _, h in self.facts.hints}
+        hints = [h for h in self.exercise.hints if h.id not in revealed]
+        if hint_id is not None:
+            hints = [h for h in self.exercise.hints if h.id == hint_id]
+        elif role is not None:
+            pending_tasks = {p.task.id for p in self.pending.values()}
+            preferred = [h for h in hints if h.task in pending_tasks]
+            hints = preferred or hints
+        if not hints:
+            return self._emit("refused", action="hint", error="no hint left to reveal")
+        hint = hints[0]
+        if hint.id not in revealed:
+            self.facts.hints.append((hint.cost, hint.id))
+        return self._emit("hint", id=hint.id, text=hint.text, cost=hint.cost, task=hint.task)
+
+    def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
+        """A facilitator's ad-hoc inject."""
+        return self._emit(
+            "inject", id="adhoc", inject_kind="message", title=title, text=text, to=list(to),
+            source="facilitator",
+        )
+
+    def note(self, text: str, role: str | None = None) -> Event:
+        return self._emit("note", role=role, text=text)
+
+    def replay(self) -> Event:
+        """Replay the race against the team's database (arrives with the replay feature)."""
+        return self._emit("replay", available=False, note="this exercise has no replay yet")
+
+    # -- automation ------------------------------------------------------------------------
+
+    def _params(self, role: str, sql: str, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        values: dict[str, Any] = {"now": self.minute, "now_hhmm": self.clock_face}
+        values.update(self.memory.get(role, {}))
+        if extra:
+            values.update(extra)
+        return {name: values.get(name) for name in _PARAM.findall(sql)}
+
+    def _render_context(self, task: Task, due: int) -> str:
+        values = {"at": self.time_of(due), "now": self.clock_face}
+        values.update({k: str(v) for k, v in self.memory.get(task.role, {}).items()})
+        text = task.context or task.title
+        try:
+            return text.format_map(_Missing(values))
+        except (ValueError, IndexError):
+            return text
+
+    def _due_task(self, task: Task, attempt: int) -> None:
+        if task.id in self._stopped_tasks:
+            return
+        if task.role in self.players:
+            if attempt == 0:
+                for step in self._steps_of(task):
+                    step.due = True
+                self._remember_for_player(task)
+                context = self._render_context(task, self.minute)
+                self.pending[task.id] = PendingTask(task, self.minute, context)
+                self._emit("task_due", role=task.role, task=task.id, title=task.title,
+                           context=context, hint_available=bool(task.hint))
+            return
+        self._run_task(task, attempt)
+
+    def _remember_for_player(self, task: Task) -> None:
+        """Keep what the automation would have read, so later tasks can say "you checked N"."""
+        if not task.remember:
+            return
+        role = task.role
+        for statement_id in task.statements:
+            sql = self.statement_sql[statement_id]
+            for result in self.store.probe(role, [sql], self._params(role, sql)):
+                if result.ok and result.columns and result.rows:
+                    row = dict(zip(result.columns, result.rows[0], strict=False))
+                    for name in task.remember:
+                        if name in row:
+                            self.memory[role][name] = row[name]
+
+    def _steps_of(self, task: Task) -> list[RaceStepState]:
+        return [s for s in self.facts.race_steps(self.exercise) if s.step.task == task.id]
+
+    def _run_task(self, task: Task, attempt: int) -> None:
+        role = task.role
+        if task.when:
+            _, rows = self.store.app_query(task.when, self._params(role, task.when))
+            if not rows:
+                self._emit("automation", role=role, task=task.id, title=task.title,
+                           outcome="skipped", note="the automation is switched off")
+                return
+        for step in self._steps_of(task):
+            step.due = True
+        failed = False
+        zero = False
+        last_rowcount: int | None = None
+        for statement_id in task.statements:
+            sql = self.statement_sql[statement_id]
+            results = self.store.execute(role, sql, self._params(role, sql))
+            for result in results:
+                self._record_statement(role, result, automated=True, task=task.id,
+                                       statement=statement_id)
+                if result.ok and result.columns and result.rows and task.remember:
+                    row = dict(zip(result.columns, result.rows[0], strict=False))
+                    for name in task.remember:
+                        if name in row:
+                            self.memory[role][name] = row[name]
+                if result.is_write and not result.columns:
+                    last_rowcount = result.rowcount
+                    zero = zero or result.rowcount == 0
+                if not result.ok:
+                    failed = True
+            if failed:
+                break
+        self._check_world()
+        for step in self._steps_of(task):
+            step.ran = True
+            sql = step.step.happened
+            extra = {"failed": int(failed), "rowcount": last_rowcount}
+            _, rows = self.store.app_query(sql, self._params(role, sql, extra))
+            if rows and step.happened_at is None:
+                step.happened_at = self.minute
+                self._emit("race_step", step=step.step.id, title=step.step.title, happened=True)
+        outcome = "failed" if failed else "zero_rows" if zero else "applied"
+        policy = task.on_error if failed else task.on_zero_rows if zero else None
+        follow = self._follow_policy(task, attempt, policy)
+        self._emit("automation", role=role, task=task.id, title=task.title, outcome=outcome,
+                   attempt=attempt, next=follow)
+
+    def _follow_policy(self, task: Task, attempt: int, policy: Policy | None) -> str | None:
+        if policy is None or policy is Policy.IGNORE:
+            return None
+        if policy is Policy.STOP:
+            self._stopped_tasks.add(task.id)
+            return "stopped"
+        retry = task.retry
+        if retry is None:
+            return None
+        when = self.minute + retry.every
+        if retry.until is not None and when > retry.until:
+            return "gave up"
+        if retry.limit is not None and attempt + 1 > retry.limit:
+            return "gave up"
+        self._schedule(when, _TASK, task, attempt + 1)
+        return f"retry at {self.time_of(when)}"
+
+    # -- checks ----------------------------------------------------------------------------
+
+    def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
+                          task: str | None = None, statement: str | None = None) -> None:
+        role_def = self.exercise.role(role)
+        break_glass = any(t in role_def.break_glass and t not in role_def.write
+                          for t in result.writes)
+        data: dict[str, Any] = {
+            "role": role,
+            "sql": result.sql,
+            "ok": result.ok,
+            "rowcount": result.rowcount,
+            "rows": len(result.rows) if result.columns else None,
+            "truncated": result.truncated,
+            "error": result.error,
+            "error_kind": result.error_kind,
+            "elapsed_ms": round(result.elapsed_ms, 3),
+            "automated": automated,
+        }
+        if task:
+            data["task"] = task
+            data["statement"] = statement
+        if break_glass:
+            data["break_glass"] = True
+        if result.schema_changed:
+            data["schema_changed"] = True
+        if result.writes:
+            data["writes"] = list(result.writes)
+        self._emit("statement", **data)
+        if result.ok and result.writes and not automated:
+            self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
+
+    def _check_world(self) -> None:
+        for invariant in self.exercise.invariants:
+            _, rows = self.store.app_query(invariant.sql)
+            if rows and invariant.id not in self._violated:
+                self._violated.add(invariant.id)
+                relapse = self.facts.restored_at is not None
+                if self.facts.fault_started is None:
+                    self.facts.fault_started = self.minute
+                    self.facts.fault_invariant = invariant.id
+                if relapse:
+                    self.facts.relapses.append(self.minute)
+                self._emit("fault", invariant=invariant.id, fault=invariant.fault,
+                           relapse=relapse, rows=_short(rows))
+            elif not rows and invariant.id in self._violated:
+                self._violated.discard(invariant.id)
+                self._emit("invariant_clear", invariant=invariant.id, fault=invariant.fault)
+                if not self._violated:
+                    self.facts.restored_at = self.minute
+                    self.facts.restores.append(self.minute)
+                    self._emit("restored", note="no invariant is violated any more")
+        for milestone in self.exercise.milestones:
+            if milestone.id in self.facts.milestones:
+                continue
+            _, rows = self.store.app_query(milestone.sql)
+            if rows:
+                self.facts.milestones[milestone.id] = self.minute
+                self._emit("milestone", id=milestone.id, label=milestone.label)
+
+    def _check_player_tasks(self, role: str) -> None:
+        for task_id, pending in list(self.pending.items()):
+            task = pending.task
+            if task.role != role:
+                continue
+            for step in self._steps_of(task):
+                sql = step.step.happened
+                _, rows = self.store.app_query(sql, self._params(role, sql, {"failed": 0}))
+                if rows and step.happened_at is None:
+                    step.happened_at = self.minute
+                    self._emit("race_step", step=step.step.id, title=step.step.title,
+                               happened=True, by_player=True)
+            if task.done_when:
+                _, rows = self.store.app_query(task.done_when, self._params(role, task.done_when))
+                if rows:
+                    del self.pending[task_id]
+                    self.facts.tasks_done[task_id] = self.minute
+                    self._emit("task_done", role=role, task=task_id, title=task.title,
+                               points=task.points)
+
+    def _minute_checks(self) -> None:
+        for monitor in list(self.monitors.values()):
+            self._run_monitor(monitor)
+        self._check_world()
+
+    def _run_monitor(self, monitor: Monitor) -> None:
+        results = self.store.execute(monitor.role, monitor.sql)
+        result = results[0] if results else None
+        if result is None or not result.ok:
+            error = result.error if result else "no result"
+            if monitor.name not in self._alerting:
+                self._emit("monitor_error", name=monitor.name, error=error)
+                self._alerting.add(monitor.name)
+            return
+        if result.rows and monitor.name not in self._alerting:
+            self._alerting.add(monitor.name)
+            match = self.exercise.scoring.detection.match if self.exercise.scoring.detection else ""
+            matched = not match or any(
+                str(cell) == match for row in result.rows for cell in row
+            )
+            self._emit("alert", name=monitor.name, role=monitor.role, columns=list(result.columns),
+                       rows=_short(result.rows), count=len(result.rows), matched=matched)
+            if matched:
+                self._detect(f"monitor '{monitor.name}' alerted")
+        elif not result.rows and monitor.name in self._alerting:
+            self._alerting.discard(monitor.name)
+            self._emit("alert_clear", name=monitor.name)
+
+    def _detect(self, how: str) -> None:
+        facts = self.facts
+        if facts.fault_started is None or facts.detected_at is not None:
+            return
+        facts.detected_at = self.minute
+        facts.detected_by = how
+        self._emit("detected", how=how, latency_minutes=self.minute - facts.fault_started)
+
+    # -- end -------------------------------------------------------------------------------
+
+    @property
+    def healthy(self) -> bool:
+        return not self._violated
+
+    def end(self, reason: str = "ended") -> Score:
+        """Judge the good paths, score, write the score event and close the transcript."""
+        if self.score is not None:
+            return self.score
+        good_path: list[tuple[str, str, bool, str]] = []
+        guards = self.exercise.scoring.guards
+        for path in guards.good_path if guards else ():
+            results = self.store.probe(path.role, path.sql, self._params(path.role, " ".join(path.sql)))
+            failed = next((r for r in results if not r.ok), None)
+            changed = sum(r.rowcount or 0 for r in results if r.is_write)
+            ok = failed is None and changed > 0
+            why = failed.error or "" if failed else ("" if ok else "it changed 0 rows")
+            good_path.append((path.id, path.title, ok, why or ""))
+        self.facts.good_path = good_path
+        self.facts.healthy_at_end = self.healthy
+        self.score = score_session(self.exercise, self.facts, self.time_of)
+        self._emit("score", reason=reason, **self.score.to_json())
+        self.ended = True
+        self.store.close()
+        self.log.close()
+        return self.score
+
+
+class _Missing(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _short(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    return [list(row) for row in rows[:_ALERT_ROWS_SHOWN]]

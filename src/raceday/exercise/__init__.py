@@ -1,0 +1,1 @@
+"""The exercise model and its loader: exercises are data."""

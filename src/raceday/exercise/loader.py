@@ -1,0 +1,1006 @@
+"""Read an exercise folder into the frozen model, or say everything that is wrong with it.
+
+An exercise is data written by people, so the loader is strict and talkative: every unknown
+key, wrong type, dangling reference, impossible time and SQL that does not prepare becomes
+one line `file:line: what is wrong`, and all of them are raised together as one
+`ExerciseError`, so an author fixes a file in one pass instead of one error per run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from datetime import time as dtime
+from enum import Enum
+from pathlib import Path
+from typing import TypeVar
+
+from raceday.errors import ExerciseError
+from raceday.exercise.model import (
+    Clock,
+    DetectionRubric,
+    Exercise,
+    Finding,
+    GoodPath,
+    GuardsRubric,
+    Hint,
+    Inject,
+    InjectKind,
+    Invariant,
+    Milestone,
+    Policy,
+    RaceStep,
+    RecoveryItem,
+    RecoveryRubric,
+    Retry,
+    Role,
+    Scoring,
+    Statement,
+    Task,
+)
+from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
+from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.store.prepare import prepare_each
+
+EXERCISE_FILE = "exercise.yaml"
+
+FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "exercise": (
+        ("id", "title", "summary", "length", "level", "clock", "world", "briefing", "roles"),
+        (
+            "default_roles",
+            "statements",
+            "tasks",
+            "injects",
+            "invariants",
+            "milestones",
+            "findings",
+            "hints",
+            "scoring",
+        ),
+    ),
+    "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
+    "role": (
+        ("id", "name"),
+        ("briefing", "read", "write", "break_glass", "schema", "automated", "example"),
+    ),
+    "statement": (("id", "role", "sql"), ("description",)),
+    "task": (
+        ("id", "role", "at", "title"),
+        (
+            "statements",
+            "every",
+            "until",
+            "when",
+            "remember",
+            "on_zero_rows",
+            "on_error",
+            "retry",
+            "done_when",
+            "context",
+            "hint",
+            "points",
+        ),
+    ),
+    "retry": (("every",), ("until", "limit")),
+    "inject": (("id", "at", "title"), ("text", "kind", "to", "source")),
+    "invariant": (("id", "fault", "sql"), ()),
+    "milestone": (("id", "label", "sql"), ()),
+    "finding": (("id", "text", "correct"), ("explanation",)),
+    "hint": (("id", "text"), ("task", "cost")),
+    "scoring": ((), ("tasks", "detection", "guards", "recovery")),
+    "detection": (
+        ("points", "invariant", "full_within", "zero_after"),
+        ("match", "wrong_finding_cost", "event_minutes"),
+    ),
+    "guards": (("points",), ("steps", "good_path")),
+    "race_step": (("id", "task", "happened"), ("title", "points")),
+    "good_path": (("id", "title", "role", "sql", "penalty"), ()),
+    "recovery": (("points",), ("items", "event_minutes")),
+    "recovery_item": (
+        ("id", "title", "points"),
+        ("milestone", "before", "healthy_at_end", "no_relapse"),
+    ),
+}
+"""Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
+
+LEVELS = ("beginner", "intermediate", "advanced")
+SOURCES = ("aws-summary", "dat453", "health-dashboard", "secondary", "exercise-assumption")
+BUILTIN_PARAMETERS = ("now", "now_hhmm")
+HAPPENED_PARAMETERS = ("failed", "rowcount")
+DEFAULT_DATE = date(2000, 1, 1)
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_UNQUOTED_TIME = re.compile(r"\d{1,2}:\d{2}")
+
+E = TypeVar("E", bound=Enum)
+
+
+def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
+    """Load the exercise in folder `path` (or the `exercise.yaml` file itself).
+
+    Raises `ExerciseError` with every problem found. `check_sql=False` skips building the
+    world and preparing its SQL (a quick look, for listings).
+    """
+    path = Path(path)
+    if path.is_dir():
+        yaml_path = path / EXERCISE_FILE
+    elif path.exists() or path.suffix in (".yaml", ".yml"):
+        yaml_path = path
+    else:
+        raise ExerciseError([f"{path}: no such exercise folder or file"])
+    try:
+        text = yaml_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ExerciseError(
+            [f"{yaml_path}: not found (an exercise folder holds {EXERCISE_FILE})"]
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ExerciseError([f"{yaml_path}:1: not UTF-8 text ({exc.reason})"]) from None
+    except OSError as exc:
+        raise ExerciseError([f"{yaml_path}: cannot be read ({exc.strerror})"]) from None
+    reader = _Reader(yaml_path, check_sql=check_sql)
+    exercise = reader.read(text)
+    if reader.problems or exercise is None:
+        raise ExerciseError(reader.problems or [f"{yaml_path}:1: not an exercise"])
+    return exercise
+
+
+@dataclass(frozen=True)
+class _Ref:
+    line: int
+    what: str
+    kind: str
+    target: str
+
+
+@dataclass(frozen=True)
+class _Sql:
+    line: int
+    what: str
+    key: str
+    sql: str
+    parameters: tuple[str, ...] | None
+    """Parameters the engine binds besides :now, :now_hhmm and remembered values; None: no
+    parameters at all."""
+    runs_as: tuple[str, str] = ("", "")
+    """Whose remembered values are bound: ("statement" | "task" | "role", id)."""
+
+
+def _describe(node: Located) -> str:
+    value = node.value
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {node.text}"
+    if isinstance(value, date):
+        return f"the date {node.text}"
+    shown = str(value) if len(str(value)) <= 40 else str(value)[:37] + "..."
+    return f'the text "{shown}"'
+
+
+def _suggest(key: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    if close:
+        return f' (did you mean "{close[0]}"?)'
+    return f" (known keys: {', '.join(known)})"
+
+
+def _known(ids: Iterable[str], plural: str) -> str:
+    listed = sorted(ids)
+    if not listed:
+        return f" (there are no {plural})"
+    return f" ({plural}: {', '.join(listed)})"
+
+
+_PLURAL = {
+    "role": "roles",
+    "statement": "statements",
+    "task": "tasks",
+    "invariant": "invariants",
+    "milestone": "milestones",
+}
+
+
+class _Reader:
+    """One pass over one exercise file, collecting problems instead of stopping at them."""
+
+    def __init__(self, yaml_path: Path, *, check_sql: bool) -> None:
+        self.yaml_path = yaml_path
+        self.file = str(yaml_path)
+        self.folder = yaml_path.parent
+        self.check_sql = check_sql
+        self.problems: list[str] = []
+        self.refs: list[_Ref] = []
+        self.sql: list[_Sql] = []
+        self.ids: dict[str, dict[str, int]] = {kind: {} for kind in _PLURAL}
+        self.remembered: dict[str, set[str]] = {}
+        self.task_roles: dict[str, str] = {}
+        self.statement_roles: dict[str, str] = {}
+        self.statement_users: dict[str, set[str]] = {}
+        self.start: datetime | None = None
+        self.end: int | None = None
+
+    # -- reporting ---------------------------------------------------------------------
+
+    def problem(self, line: int, message: str) -> None:
+        self.problems.append(f"{self.file}:{line}: {message}")
+
+    def _when(self, minutes: int) -> str:
+        return f'"{format_time(minutes, self.start)}"' if self.start else str(minutes)
+
+    # -- shapes ------------------------------------------------------------------------
+
+    def fields(self, node: Located, kind: str, what: str) -> dict[str, Located] | None:
+        """The known keys of a mapping; unknown and missing keys are reported."""
+        if not isinstance(node.value, dict):
+            self.problem(node.line, f"{what} must be a mapping of keys, not {_describe(node)}")
+            return None
+        required, optional = FIELDS[kind]
+        known = required + optional
+        for key, item in node.value.items():
+            if key not in known:
+                self.problem(item.line, f'{what}: unknown key "{key}"{_suggest(key, known)}')
+        for key in required:
+            if key not in node.value:
+                self.problem(node.line, f'{what} is missing required key "{key}"')
+        return {key: item for key, item in node.value.items() if key in known}
+
+    def items(
+        self, m: dict[str, Located], key: str, kind: str, what: str
+    ) -> Iterator[tuple[dict[str, Located], str, int]]:
+        """Each mapping of a list of objects with ids, with its id and line.
+
+        Ids must be unique within the list; `self.ids[kind]` collects them when the kind is
+        one other parts of the file refer to.
+        """
+        node = m.get(key)
+        if node is None:
+            return
+        if not isinstance(node.value, list):
+            self.problem(node.line, f"{what} must be a list, not {_describe(node)}")
+            return
+        seen: dict[str, int] = {}
+        for index, item in enumerate(node.value, start=1):
+            raw_id = item.value.get("id") if isinstance(item.value, dict) else None
+            if raw_id is not None and isinstance(raw_id.value, str) and raw_id.value:
+                item_what = f'{kind.replace("_", " ")} "{raw_id.value}"'
+            else:
+                item_what = f"{what} item {index}"
+            fields = self.fields(item, kind, item_what)
+            if fields is None:
+                continue
+            ident = self.ident(fields, "id", item_what)
+            if ident:
+                id_line = fields["id"].line
+                if ident in seen:
+                    self.problem(
+                        id_line,
+                        f'duplicate {kind.replace("_", " ")} id "{ident}" '
+                        f"(first defined at line {seen[ident]})",
+                    )
+                else:
+                    seen[ident] = id_line
+                    if kind in self.ids:
+                        self.ids[kind][ident] = id_line
+            yield fields, ident, item.line
+
+    # -- scalars -----------------------------------------------------------------------
+
+    def text(
+        self, m: dict[str, Located], key: str, what: str, default: str = "", *, empty: bool = True
+    ) -> str:
+        node = m.get(key)
+        if node is None:
+            return default
+        if not isinstance(node.value, str):
+            self.problem(node.line, f'{what}: "{key}" must be text, not {_describe(node)}')
+            return default
+        if not empty and not node.value.strip():
+            self.problem(node.line, f'{what}: "{key}" must not be empty')
+        return node.value
+
+    def ident(self, m: dict[str, Located], key: str, what: str) -> str:
+        value = self.text(m, key, what)
+        if key in m and isinstance(m[key].value, str) and not _ID.fullmatch(value):
+            self.problem(
+                m[key].line,
+                f'{what}: "{key}" "{value}" is not an id '
+                "(letters, digits, '-', '_' and '.', starting with a letter or digit)",
+            )
+            return ""
+        return value
+
+    def ref(self, m: dict[str, Located], key: str, what: str, kind: str) -> str | None:
+        if key not in m:
+            return None
+        value = self.text(m, key, what)
+        if value:
+            self.refs.append(_Ref(m[key].line, what, kind, value))
+        return value or None
+
+    def integer(
+        self, m: dict[str, Located], key: str, what: str, default: int = 0, minimum: int = 0
+    ) -> int:
+        node = m.get(key)
+        if node is None:
+            return default
+        if isinstance(node.value, bool) or not isinstance(node.value, int):
+            self.problem(
+                node.line, f'{what}: "{key}" must be a whole number, not {_describe(node)}'
+            )
+            return default
+        if node.value < minimum:
+            self.problem(node.line, f'{what}: "{key}" must be at least {minimum}, not {node.value}')
+            return default
+        return node.value
+
+    def boolean(self, m: dict[str, Located], key: str, what: str, default: bool = False) -> bool:
+        node = m.get(key)
+        if node is None:
+            return default
+        if not isinstance(node.value, bool):
+            self.problem(node.line, f'{what}: "{key}" must be true or false, not {_describe(node)}')
+            return default
+        return node.value
+
+    def texts(
+        self, m: dict[str, Located], key: str, what: str, default: tuple[str, ...] = ()
+    ) -> tuple[str, ...]:
+        node = m.get(key)
+        if node is None:
+            return default
+        if not isinstance(node.value, list):
+            self.problem(node.line, f'{what}: "{key}" must be a list, not {_describe(node)}')
+            return default
+        values: list[str] = []
+        for item in node.value:
+            if not isinstance(item.value, str) or not item.value:
+                self.problem(
+                    item.line, f'{what}: each of "{key}" must be text, not {_describe(item)}'
+                )
+            else:
+                values.append(item.value)
+        return tuple(values)
+
+    def refs_list(self, m: dict[str, Located], key: str, what: str, kind: str) -> tuple[str, ...]:
+        values = self.texts(m, key, what)
+        node = m.get(key)
+        if node is not None and isinstance(node.value, list):
+            for item in node.value:
+                if isinstance(item.value, str) and item.value:
+                    self.refs.append(_Ref(item.line, what, kind, item.value))
+        return values
+
+    def enum(self, m: dict[str, Located], key: str, what: str, cls: type[E], default: E) -> E:
+        choices = [member.value for member in cls]
+        value = self.choice(m, key, what, choices, default.value)
+        return cls(value) if value in choices else default
+
+    def choice(
+        self, m: dict[str, Located], key: str, what: str, choices: Iterable[str], default: str
+    ) -> str:
+        node = m.get(key)
+        if node is None:
+            return default
+        options = list(choices)
+        if not isinstance(node.value, str) or node.value not in options:
+            self.problem(
+                node.line,
+                f'{what}: "{key}" must be one of {", ".join(options)}, not {_describe(node)}',
+            )
+            return default
+        return node.value
+
+    def duration(
+        self, m: dict[str, Located], key: str, what: str, *, positive: bool = False
+    ) -> int | None:
+        node = m.get(key)
+        if node is None:
+            return None
+        value = node.value
+        try:
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise ValueError
+            minutes = parse_duration(value)
+        except ValueError:
+            self.problem(
+                node.line,
+                f'{what}: "{key}" must be a duration like "10m", "2h", "1h30m" or a number of '
+                f"minutes, not {_describe(node)}",
+            )
+            return None
+        if positive and minutes <= 0:
+            self.problem(node.line, f'{what}: "{key}" must be longer than 0 minutes')
+            return None
+        return minutes
+
+    def clock_time(self, m: dict[str, Located], key: str, what: str) -> int | None:
+        """Minutes since the clock's start; reported if not "HH:MM" or after the end."""
+        node = m.get(key)
+        if node is None:
+            return None
+        value = self._hhmm(node, key, what)
+        if value is None or self.start is None:
+            return None
+        minutes = parse_time(value, self.start)
+        if self.end is not None and minutes > self.end:
+            self.problem(
+                node.line,
+                f'{what}: "{key}" "{value}" is after the clock\'s end {self._when(self.end)} '
+                f"(a time means the next time the clock shows it after the start "
+                f"{self._when(0)})",
+            )
+        return minutes
+
+    def _hhmm(self, node: Located, key: str, what: str) -> str | None:
+        if isinstance(node.value, int) and node.plain and _UNQUOTED_TIME.fullmatch(node.text):
+            self.problem(
+                node.line,
+                f'{what}: "{key}" must be quoted: write "{node.text}" '
+                f"(YAML reads {node.text} unquoted as the number {node.value})",
+            )
+            return None
+        if not isinstance(node.value, str):
+            self.problem(
+                node.line, f'{what}: "{key}" must be a time "HH:MM", not {_describe(node)}'
+            )
+            return None
+        try:
+            parse_hhmm(node.value)
+        except ValueError as exc:
+            self.problem(node.line, f'{what}: "{key}" {exc}')
+            return None
+        return node.value
+
+    def sql_text(
+        self,
+        m: dict[str, Located],
+        key: str,
+        what: str,
+        *,
+        parameters: tuple[str, ...] | None = None,
+        runs_as: tuple[str, str] = ("", ""),
+    ) -> str:
+        value = self.text(m, key, what, empty=False)
+        if value.strip():
+            self.sql.append(_Sql(m[key].line, what, key, value, parameters, runs_as))
+        return value
+
+    # -- the file ----------------------------------------------------------------------
+
+    def read(self, text: str) -> Exercise | None:
+        try:
+            root, yaml_problems = load_located(text)
+        except YamlSyntaxError as exc:
+            self.problem(exc.line, f"YAML syntax error: {exc.message}")
+            return None
+        for line, message in yaml_problems:
+            self.problem(line, message)
+        if root is None:
+            self.problem(1, "the file is empty")
+            return None
+        top = self.fields(root, "exercise", "the exercise")
+        if top is None:
+            return None
+        what = "the exercise"
+        ident = self.ident(top, "id", what)
+        folder_name = self.folder.resolve().name
+        if ident and ident != folder_name:
+            self.problem(top["id"].line, f'id "{ident}" must equal the folder name "{folder_name}"')
+        title = self.text(top, "title", what, empty=False)
+        summary = self.text(top, "summary", what, empty=False)
+        length = self.duration(top, "length", what, positive=True) or 0
+        level = self.choice(top, "level", what, LEVELS, "")
+        default_roles = self.refs_list(top, "default_roles", what, "role")
+        clock = self.clock(top)
+        roles = tuple(self.role(f, i) for f, i, _l in self.items(top, "roles", "role", "roles"))
+        if "roles" in top and not roles and isinstance(top["roles"].value, list):
+            self.problem(top["roles"].line, "roles must name at least one role")
+        statements = tuple(
+            self.statement(f, i, line)
+            for f, i, line in self.items(top, "statements", "statement", "statements")
+        )
+        tasks = tuple(
+            self.task(f, i, line) for f, i, line in self.items(top, "tasks", "task", "tasks")
+        )
+        injects = tuple(
+            self.inject(f, i, line)
+            for f, i, line in self.items(top, "injects", "inject", "injects")
+        )
+        invariants = tuple(
+            Invariant(
+                id=i,
+                fault=self.text(f, "fault", f'invariant "{i}"', empty=False),
+                sql=self.sql_text(f, "sql", f'invariant "{i}"'),
+                line=line,
+            )
+            for f, i, line in self.items(top, "invariants", "invariant", "invariants")
+        )
+        milestones = tuple(
+            Milestone(
+                id=i,
+                label=self.text(f, "label", f'milestone "{i}"', empty=False),
+                sql=self.sql_text(f, "sql", f'milestone "{i}"'),
+                line=line,
+            )
+            for f, i, line in self.items(top, "milestones", "milestone", "milestones")
+        )
+        findings = tuple(
+            Finding(
+                id=i,
+                text=self.text(f, "text", f'finding "{i}"', empty=False),
+                correct=self.boolean(f, "correct", f'finding "{i}"'),
+                explanation=self.text(f, "explanation", f'finding "{i}"'),
+            )
+            for f, i, _l in self.items(top, "findings", "finding", "findings")
+        )
+        hints = tuple(
+            Hint(
+                id=i,
+                text=self.text(f, "text", f'hint "{i}"', empty=False),
+                task=self.ref(f, "task", f'hint "{i}"', "task"),
+                cost=self.integer(f, "cost", f'hint "{i}"'),
+            )
+            for f, i, _l in self.items(top, "hints", "hint", "hints")
+        )
+        scoring = self.scoring(top, tasks)
+        self.check_refs()
+        world_file = self.text(top, "world", what, empty=False)
+        briefing_file = self.text(top, "briefing", what, empty=False)
+        world_sql = self.read_file(top, "world", world_file)
+        briefing = self.read_file(top, "briefing", briefing_file)
+        if world_sql is not None and self.check_sql:
+            self.prepare(world_file, world_sql)
+        if clock is None:
+            return None
+        return Exercise(
+            id=ident,
+            title=title,
+            summary=summary,
+            length=length,
+            level=level,
+            clock=clock,
+            world_sql=world_sql or "",
+            roles=roles,
+            statements=statements,
+            tasks=tasks,
+            injects=injects,
+            invariants=invariants,
+            milestones=milestones,
+            findings=findings,
+            hints=hints,
+            scoring=scoring,
+            briefing=briefing or "",
+            default_roles=default_roles,
+            path=self.yaml_path.resolve(),
+        )
+
+    def clock(self, top: dict[str, Located]) -> Clock | None:
+        node = top.get("clock")
+        if node is None:
+            return None
+        m = self.fields(node, "clock", "clock")
+        if m is None:
+            return None
+        day = DEFAULT_DATE
+        if "date" in m:
+            raw = m["date"].value
+            if isinstance(raw, date) and not isinstance(raw, datetime):
+                day = raw
+            else:
+                try:
+                    if not isinstance(raw, str):
+                        raise ValueError
+                    day = date.fromisoformat(raw)
+                except ValueError:
+                    self.problem(
+                        m["date"].line,
+                        f'clock: "date" must be a date "YYYY-MM-DD", not {_describe(m["date"])}',
+                    )
+        zone = self.text(m, "zone", "clock")
+        per_statement = self.integer(m, "minutes_per_statement", "clock", default=1)
+        start_text = self._hhmm(m["start"], "start", "clock") if "start" in m else None
+        end_text = self._hhmm(m["end"], "end", "clock") if "end" in m else None
+        if start_text is None:
+            return None
+        start_of_day = parse_hhmm(start_text)
+        self.start = datetime.combine(day, dtime(start_of_day // 60, start_of_day % 60))
+        if end_text is None:
+            return None
+        length = parse_time(end_text, self.start)
+        if length == 0:
+            self.problem(m["end"].line, 'clock: "end" must be after "start"')
+            return None
+        self.end = length
+        return Clock(
+            start=self.start,
+            end=self.start + timedelta(minutes=length),
+            zone=zone,
+            minutes_per_statement=per_statement,
+        )
+
+    def role(self, m: dict[str, Located], ident: str) -> Role:
+        what = f'role "{ident}"'
+        example = self.text(m, "example", what)
+        if example.strip():
+            self.sql.append(_Sql(m["example"].line, what, "example", example, None))
+        return Role(
+            id=ident,
+            name=self.text(m, "name", what, empty=False),
+            briefing=self.text(m, "briefing", what),
+            read=self.texts(m, "read", what, default=("*",)),
+            write=self.texts(m, "write", what),
+            break_glass=self.texts(m, "break_glass", what),
+            schema=self.boolean(m, "schema", what),
+            automated=self.boolean(m, "automated", what),
+            example=example,
+        )
+
+    def statement(self, m: dict[str, Located], ident: str, line: int) -> Statement:
+        what = f'statement "{ident}"'
+        role = self.ref(m, "role", what, "role") or ""
+        self.statement_roles.setdefault(ident, role)
+        return Statement(
+            id=ident,
+            role=role,
+            sql=self.sql_text(m, "sql", what, parameters=(), runs_as=("statement", ident)),
+            description=self.text(m, "description", what),
+            line=line,
+        )
+
+    def task(self, m: dict[str, Located], ident: str, line: int) -> Task:
+        what = f'task "{ident}"'
+        at = self.clock_time(m, "at", what)
+        every = self.duration(m, "every", what, positive=True)
+        until = self.clock_time(m, "until", what)
+        if until is not None and at is not None and until < at:
+            self.problem(
+                m["until"].line,
+                f'{what}: "until" {self._when(until)} is before "at" {self._when(at)}',
+            )
+        if "until" in m and "every" not in m:
+            self.problem(m["until"].line, f'{what}: "until" needs "every" (repeat how often?)')
+        if every is not None and "until" not in m:
+            until = self.end  # repeating with no end: until the clock stops
+        remember = self.texts(m, "remember", what)
+        for name in remember:
+            if not _NAME.fullmatch(name):
+                self.problem(
+                    m["remember"].line,
+                    f'{what}: cannot remember "{name}": use a column name made of letters, '
+                    "digits and '_'",
+                )
+        role = self.ref(m, "role", what, "role") or ""
+        self.task_roles.setdefault(ident, role)
+        self.remembered.setdefault(role, set()).update(remember)
+        statements = self.refs_list(m, "statements", what, "statement")
+        for statement in statements:
+            self.statement_users.setdefault(statement, set()).add(role)
+        on_zero_rows = self.enum(m, "on_zero_rows", what, Policy, Policy.IGNORE)
+        on_error = self.enum(m, "on_error", what, Policy, Policy.IGNORE)
+        retry = self.retry(m, what, at)
+        if Policy.RETRY in (on_zero_rows, on_error) and "retry" not in m:
+            self.problem(line, f'{what}: a "retry" policy needs "retry: {{every: ...}}"')
+        if "retry" in m and Policy.RETRY not in (on_zero_rows, on_error):
+            self.problem(
+                m["retry"].line,
+                f'{what}: "retry" is set but neither "on_zero_rows" nor "on_error" is retry',
+            )
+        return Task(
+            id=ident,
+            role=role,
+            at=at or 0,
+            title=self.text(m, "title", what, empty=False),
+            statements=statements,
+            every=every,
+            until=until,
+            when=self.sql_text(m, "when", what, parameters=(), runs_as=("task", ident)) or None,
+            remember=remember,
+            on_zero_rows=on_zero_rows,
+            on_error=on_error,
+            retry=retry,
+            done_when=self.sql_text(m, "done_when", what, parameters=(), runs_as=("task", ident))
+            or None,
+            context=self.text(m, "context", what),
+            hint=self.text(m, "hint", what),
+            points=self.integer(m, "points", what),
+            line=line,
+        )
+
+    def retry(self, task: dict[str, Located], what: str, at: int | None) -> Retry | None:
+        node = task.get("retry")
+        if node is None:
+            return None
+        where = f"{what} retry"
+        m = self.fields(node, "retry", where)
+        if m is None:
+            return None
+        every = self.duration(m, "every", where, positive=True)
+        until = self.clock_time(m, "until", where)
+        if until is not None and at is not None and until < at:
+            self.problem(
+                m["until"].line,
+                f'{where}: "until" {self._when(until)} is before the task\'s "at" {self._when(at)}',
+            )
+        limit = self.integer(m, "limit", where, default=0, minimum=1) if "limit" in m else None
+        if every is None:
+            return None
+        return Retry(every=every, until=until, limit=limit)
+
+    def inject(self, m: dict[str, Located], ident: str, line: int) -> Inject:
+        what = f'inject "{ident}"'
+        return Inject(
+            id=ident,
+            at=self.clock_time(m, "at", what) or 0,
+            title=self.text(m, "title", what, empty=False),
+            text=self.text(m, "text", what),
+            kind=self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE),
+            to=self.refs_list(m, "to", what, "role"),
+            source=self.choice(m, "source", what, SOURCES, ""),
+            line=line,
+        )
+
+    # -- scoring -----------------------------------------------------------------------
+
+    def scoring(self, top: dict[str, Located], tasks: tuple[Task, ...]) -> Scoring:
+        task_points = sum(task.points for task in tasks)
+        node = top.get("scoring")
+        if node is None:
+            return Scoring(tasks=task_points)
+        m = self.fields(node, "scoring", "scoring")
+        if m is None:
+            return Scoring(tasks=task_points)
+        total = self.integer(m, "tasks", "scoring", default=task_points)
+        if "tasks" in m and total != task_points:
+            self.problem(
+                m["tasks"].line,
+                f'scoring: "tasks" is {total} but the tasks\' points add up to {task_points}',
+            )
+        return Scoring(
+            detection=self.detection(m),
+            guards=self.guards(m),
+            recovery=self.recovery(m),
+            tasks=total,
+        )
+
+    def detection(self, scoring: dict[str, Located]) -> DetectionRubric | None:
+        node = scoring.get("detection")
+        if node is None:
+            return None
+        what = "scoring.detection"
+        m = self.fields(node, "detection", what)
+        if m is None:
+            return None
+        full_within = self.duration(m, "full_within", what)
+        zero_after = self.duration(m, "zero_after", what)
+        if full_within is not None and zero_after is not None and zero_after <= full_within:
+            self.problem(
+                m["zero_after"].line, f'{what}: "zero_after" must be longer than "full_within"'
+            )
+        return DetectionRubric(
+            points=self.integer(m, "points", what),
+            invariant=self.ref(m, "invariant", what, "invariant") or "",
+            full_within=full_within or 0,
+            zero_after=zero_after or 0,
+            match=self.text(m, "match", what),
+            wrong_finding_cost=self.integer(m, "wrong_finding_cost", what),
+            event_minutes=self.duration(m, "event_minutes", what),
+        )
+
+    def guards(self, scoring: dict[str, Located]) -> GuardsRubric | None:
+        node = scoring.get("guards")
+        if node is None:
+            return None
+        what = "scoring.guards"
+        m = self.fields(node, "guards", what)
+        if m is None:
+            return None
+        points = self.integer(m, "points", what)
+        steps = tuple(
+            self.race_step(f, i)
+            for f, i, _l in self.items(m, "steps", "race_step", f"{what}.steps")
+        )
+        if steps and "points" in m and sum(step.points for step in steps) != points:
+            self.problem(
+                m["points"].line,
+                f'{what}: "points" is {points} but the steps\' points add up to '
+                f"{sum(step.points for step in steps)}",
+            )
+        good_path = tuple(
+            self.good_path(f, i)
+            for f, i, _l in self.items(m, "good_path", "good_path", f"{what}.good_path")
+        )
+        return GuardsRubric(points=points, steps=steps, good_path=good_path)
+
+    def race_step(self, m: dict[str, Located], ident: str) -> RaceStep:
+        what = f'race step "{ident}"'
+        task = self.ref(m, "task", what, "task") or ""
+        return RaceStep(
+            id=ident,
+            task=task,
+            happened=self.sql_text(
+                m, "happened", what, parameters=HAPPENED_PARAMETERS, runs_as=("task", task)
+            ),
+            title=self.text(m, "title", what),
+            points=self.integer(m, "points", what),
+        )
+
+    def good_path(self, m: dict[str, Located], ident: str) -> GoodPath:
+        what = f'good path "{ident}"'
+        role = self.ref(m, "role", what, "role") or ""
+        node = m.get("sql")
+        sql: tuple[str, ...] = ()
+        if node is not None and isinstance(node.value, str):
+            sql = (self.sql_text(m, "sql", what, parameters=(), runs_as=("role", role)),)
+        elif node is not None:
+            sql = self.texts(m, "sql", what)
+            if isinstance(node.value, list):
+                if not node.value:
+                    self.problem(node.line, f'{what}: "sql" must hold at least one statement')
+                for index, item in enumerate(node.value, start=1):
+                    if isinstance(item.value, str) and item.value.strip():
+                        self.sql.append(
+                            _Sql(item.line, what, f"sql[{index}]", item.value, (), ("role", role))
+                        )
+        return GoodPath(
+            id=ident,
+            title=self.text(m, "title", what, empty=False),
+            sql=sql,
+            role=role,
+            penalty=self.integer(m, "penalty", what),
+        )
+
+    def recovery(self, scoring: dict[str, Located]) -> RecoveryRubric | None:
+        node = scoring.get("recovery")
+        if node is None:
+            return None
+        what = "scoring.recovery"
+        m = self.fields(node, "recovery", what)
+        if m is None:
+            return None
+        points = self.integer(m, "points", what)
+        items = tuple(
+            self.recovery_item(f, i, line)
+            for f, i, line in self.items(m, "items", "recovery_item", f"{what}.items")
+        )
+        if items and "points" in m and sum(item.points for item in items) != points:
+            self.problem(
+                m["points"].line,
+                f'{what}: "points" is {points} but the items\' points add up to '
+                f"{sum(item.points for item in items)}",
+            )
+        return RecoveryRubric(
+            points=points, items=items, event_minutes=self.duration(m, "event_minutes", what)
+        )
+
+    def recovery_item(self, m: dict[str, Located], ident: str, line: int) -> RecoveryItem:
+        what = f'recovery item "{ident}"'
+        milestone = self.ref(m, "milestone", what, "milestone")
+        before = self.ref(m, "before", what, "milestone")
+        healthy = self.boolean(m, "healthy_at_end", what)
+        no_relapse = self.boolean(m, "no_relapse", what)
+        if "before" in m and "milestone" not in m:
+            self.problem(m["before"].line, f'{what}: "before" needs "milestone"')
+        if "milestone" not in m and not healthy and not no_relapse:
+            self.problem(
+                line,
+                f'{what} checks nothing: give "milestone", "healthy_at_end: true" '
+                'or "no_relapse: true"',
+            )
+        return RecoveryItem(
+            id=ident,
+            title=self.text(m, "title", what, empty=False),
+            points=self.integer(m, "points", what),
+            milestone=milestone,
+            before=before,
+            healthy_at_end=healthy,
+            no_relapse=no_relapse,
+        )
+
+    # -- across the file ---------------------------------------------------------------
+
+    def check_refs(self) -> None:
+        for ref in self.refs:
+            defined = self.ids[ref.kind]
+            if ref.target not in defined:
+                self.problem(
+                    ref.line,
+                    f'{ref.what}: {ref.kind} "{ref.target}" is not defined'
+                    f"{_known(defined, _PLURAL[ref.kind])}",
+                )
+
+    def read_file(self, top: dict[str, Located], key: str, name: str) -> str | None:
+        if not name:
+            return None
+        line = top[key].line
+        target = self.folder / name
+        try:
+            inside = target.resolve().is_relative_to(self.folder.resolve())
+        except OSError:
+            inside = False
+        if Path(name).is_absolute() or not inside:
+            self.problem(line, f'"{key}" must name a file inside the exercise folder, not "{name}"')
+            return None
+        if not target.is_file():
+            self.problem(line, f'{key} file "{name}" not found in {self.folder}')
+            return None
+        try:
+            return target.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            self.problem(line, f'{key} file "{name}" is not UTF-8 text ({exc.reason})')
+        except OSError as exc:
+            self.problem(line, f'{key} file "{name}" cannot be read ({exc.strerror})')
+        return None
+
+    def prepare(self, world_name: str, world_sql: str) -> None:
+        """Report SQL that does not prepare, and parameters nothing will bind.
+
+        The engine binds :now, :now_hhmm and the values tasks remember to automation SQL
+        (statements, `when`, `done_when`), race steps' `happened` (also :failed, :rowcount)
+        and good paths; invariants, milestones and examples run without parameters. An
+        unknown name would silently be NULL at play, so it is reported here.
+        """
+        items = [(str(index), entry.sql) for index, entry in enumerate(self.sql)]
+        result = prepare_each(world_sql, items)
+        if result.world_error is not None:
+            line, message = result.world_error
+            self.problems.append(f"{self.folder / world_name}:{line}: {message}")
+            return
+        for prepared in result.items:
+            entry = self.sql[int(prepared.label)]
+            if prepared.error is not None:
+                self.problem(
+                    entry.line,
+                    f'{entry.what}: "{entry.key}" does not prepare against {world_name}: '
+                    f"{prepared.error}",
+                )
+                continue
+            if not prepared.parameters:
+                continue
+            names = ", ".join(f":{name}" for name in prepared.parameters)
+            if entry.parameters is None:
+                self.problem(
+                    entry.line,
+                    f'{entry.what}: "{entry.key}" uses {names}, but it runs without parameters',
+                )
+                continue
+            roles = self.roles_running(entry.runs_as)
+            bound = set(BUILTIN_PARAMETERS) | set(entry.parameters)
+            if roles:
+                bound |= set.intersection(*(self.remembered.get(r, set()) for r in roles))
+            else:  # a dangling reference, reported already: be lenient
+                bound |= set().union(*self.remembered.values())
+            unknown = [name for name in prepared.parameters if name not in bound]
+            if unknown:
+                names = ", ".join(f":{name}" for name in unknown)
+                known = ", ".join(f":{name}" for name in sorted(bound))
+                who = f"role {roles[0]}" if len(roles) == 1 else f"roles {', '.join(roles)}"
+                self.problem(
+                    entry.line,
+                    f'{entry.what}: "{entry.key}" uses {names}, which no task of {who} '
+                    f"remembers (bound: {known})",
+                )
+
+    def roles_running(self, runs_as: tuple[str, str]) -> list[str]:
+        """The roles whose remembered values SQL is run with (the engine keeps them by role)."""
+        kind, ident = runs_as
+        if kind == "statement":
+            users = self.statement_users.get(ident) or {self.statement_roles.get(ident, "")}
+        elif kind == "task":
+            users = {self.task_roles.get(ident, "")}
+        elif kind == "role":
+            users = {ident}
+        else:
+            users = set()
+        return sorted(role for role in users if role in self.ids["role"])

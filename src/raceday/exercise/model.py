@@ -1,0 +1,295 @@
+"""The exercise model: what an exercise file says, as frozen values.
+
+An exercise is data. Everything the engine does comes from these values; nothing here
+talks to a database or a screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+
+
+class Policy(StrEnum):
+    """What automation does when its write changes 0 rows or fails."""
+
+    IGNORE = "ignore"
+    RETRY = "retry"
+    STOP = "stop"
+
+
+class InjectKind(StrEnum):
+    """How an inject is shown: alarms stand out, the rest read as news."""
+
+    ALARM = "alarm"
+    MESSAGE = "message"
+    STATUS = "status"
+    REVEAL = "reveal"
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The exercise's simulated clock: where the night starts and how time is spent."""
+
+    start: datetime
+    end: datetime
+    zone: str
+    minutes_per_statement: int = 1
+
+    @property
+    def length_minutes(self) -> int:
+        return int((self.end - self.start) / timedelta(minutes=1))
+
+
+@dataclass(frozen=True)
+class Role:
+    """A seat at the table: what it may read and write, and whether it may change the schema."""
+
+    id: str
+    name: str
+    briefing: str = ""
+    read: tuple[str, ...] = ("*",)
+    write: tuple[str, ...] = ()
+    break_glass: tuple[str, ...] = ()
+    schema: bool = False
+    automated: bool = False
+    example: str = ""
+
+    def may_read(self, table: str) -> bool:
+        return "*" in self.read or table in self.read or self.may_write(table)
+
+    def may_write(self, table: str) -> bool:
+        return "*" in self.write or table in self.write or table in self.break_glass
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A named piece of automation SQL; players may replace it with an `edit`."""
+
+    id: str
+    role: str
+    sql: str
+    description: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Retry:
+    """When a write does not take, try again every `every` minutes until `until` (minutes)."""
+
+    every: int
+    until: int | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """A role's action, due at a time.
+
+    When no player holds the role, the automation runs `statements` in order through the
+    same store path as players. `remember` keeps columns of the first row a statement
+    returns as named values for later statements (`:plan`): that is how an Enactor applies,
+    much later, the plan it checked at the start. `when` is the kill switch: the task runs
+    only while that query returns a row. When a player holds the role the task is shown to
+    them instead, and `done_when` tells when they have done it.
+    """
+
+    id: str
+    role: str
+    at: int
+    title: str
+    statements: tuple[str, ...] = ()
+    every: int | None = None
+    until: int | None = None
+    when: str | None = None
+    remember: tuple[str, ...] = ()
+    on_zero_rows: Policy = Policy.IGNORE
+    on_error: Policy = Policy.IGNORE
+    retry: Retry | None = None
+    done_when: str | None = None
+    context: str = ""
+    hint: str = ""
+    points: int = 0
+    line: int = 0
+
+    def times(self) -> list[int]:
+        """Every minute this task falls due (once, or every N minutes until T)."""
+        if self.every is None:
+            return [self.at]
+        end = self.until if self.until is not None else self.at
+        return list(range(self.at, end + 1, self.every))
+
+
+@dataclass(frozen=True)
+class Inject:
+    """Something the players see at a time: an alarm, a message, a status post, a reveal."""
+
+    id: str
+    at: int
+    title: str
+    text: str = ""
+    kind: InjectKind = InjectKind.MESSAGE
+    to: tuple[str, ...] = ()
+    source: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A query that must return no rows; rows mean the named fault is present."""
+
+    id: str
+    fault: str
+    sql: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Milestone:
+    """A condition the engine watches; the first time its query returns rows is recorded."""
+
+    id: str
+    label: str
+    sql: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a responder may declare; right ones score, wrong ones cost."""
+
+    id: str
+    text: str
+    correct: bool
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A hint a facilitator can reveal; revealing it costs points."""
+
+    id: str
+    text: str
+    task: str | None = None
+    cost: int = 0
+
+
+@dataclass(frozen=True)
+class RaceStep:
+    """One named step of the race: a task whose run may or may not do its damage.
+
+    `happened` is a query run right after the task's run; rows mean the step happened.
+    """
+
+    id: str
+    task: str
+    happened: str
+    title: str = ""
+    points: int = 0
+
+
+@dataclass(frozen=True)
+class GoodPath:
+    """A write the guards must still allow: run and rolled back, it must change rows."""
+
+    id: str
+    title: str
+    sql: tuple[str, ...]
+    role: str
+    penalty: int
+
+
+@dataclass(frozen=True)
+class DetectionRubric:
+    points: int
+    invariant: str
+    full_within: int
+    zero_after: int
+    match: str = ""
+    wrong_finding_cost: int = 0
+    event_minutes: int | None = None
+
+
+@dataclass(frozen=True)
+class GuardsRubric:
+    points: int
+    steps: tuple[RaceStep, ...] = ()
+    good_path: tuple[GoodPath, ...] = ()
+
+
+@dataclass(frozen=True)
+class RecoveryItem:
+    """A recovery criterion: a milestone reached, optionally before another."""
+
+    id: str
+    title: str
+    points: int
+    milestone: str | None = None
+    before: str | None = None
+    healthy_at_end: bool = False
+    no_relapse: bool = False
+
+
+@dataclass(frozen=True)
+class RecoveryRubric:
+    points: int
+    items: tuple[RecoveryItem, ...] = ()
+    event_minutes: int | None = None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    detection: DetectionRubric | None = None
+    guards: GuardsRubric | None = None
+    recovery: RecoveryRubric | None = None
+    tasks: int = 0
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A whole exercise, as loaded from `exercises/<id>/exercise.yaml`."""
+
+    id: str
+    title: str
+    summary: str
+    length: int
+    level: str
+    clock: Clock
+    world_sql: str
+    roles: tuple[Role, ...]
+    statements: tuple[Statement, ...] = ()
+    tasks: tuple[Task, ...] = ()
+    injects: tuple[Inject, ...] = ()
+    invariants: tuple[Invariant, ...] = ()
+    milestones: tuple[Milestone, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    hints: tuple[Hint, ...] = ()
+    scoring: Scoring = field(default_factory=Scoring)
+    briefing: str = ""
+    default_roles: tuple[str, ...] = ()
+    path: Path | None = None
+
+    def role(self, role_id: str) -> Role:
+        for role in self.roles:
+            if role.id == role_id:
+                return role
+        raise KeyError(role_id)
+
+    def statement(self, statement_id: str) -> Statement:
+        for statement in self.statements:
+            if statement.id == statement_id:
+                return statement
+        raise KeyError(statement_id)
+
+    def finding(self, finding_id: str) -> Finding | None:
+        return next((f for f in self.findings if f.id == finding_id), None)
+
+    @property
+    def role_ids(self) -> tuple[str, ...]:
+        return tuple(role.id for role in self.roles)
+
+    @property
+    def folder(self) -> Path | None:
+        return self.path.parent if self.path else None

@@ -1,0 +1,35 @@
+"""The store as the engine sees it: no sqlite3 here, so PostgreSQL can stand behind it later."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from raceday.store.results import Row, StatementResult, TableInfo
+
+
+class Store(Protocol):
+    """One statement path for players and automation alike."""
+
+    row_cap: int
+
+    def execute(
+        self, role: str, sql: str, params: Mapping[str, Any] | None = None
+    ) -> list[StatementResult]: ...
+
+    def app_query(
+        self, sql: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[tuple[str, ...], list[Row]]: ...
+
+    def probe(
+        self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
+    ) -> list[StatementResult]: ...
+
+    def interrupt(self) -> None: ...
+
+    def tables(self) -> list[TableInfo]: ...
+
+    def backup_to(self, path: Path) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,70 @@
+"""What a statement gives back, as values every layer can hold without knowing SQLite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """The outcome of one statement of a submission.
+
+    `rowcount` is the number of rows a write changed (None for a read). `truncated` means
+    there were more than `len(rows)` rows ("1,000 of more than 1,000"). `error_kind` says
+    who refused: "refused" (the sandbox or the role's permissions), "constraint" (a CHECK,
+    foreign key, UNIQUE or a trigger's RAISE), "timeout", "syntax" or "error".
+    `writes` names the tables the statement wrote (as the authorizer saw them).
+    """
+
+    sql: str
+    columns: tuple[str, ...] = ()
+    rows: tuple[Row, ...] = ()
+    rowcount: int | None = None
+    truncated: bool = False
+    elapsed_ms: float = 0.0
+    error: str | None = None
+    error_kind: str | None = None
+    writes: tuple[str, ...] = ()
+    schema_changed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def is_write(self) -> bool:
+        return self.rowcount is not None
+
+    def row_summary(self, cap: int) -> str:
+        """'3 rows', '1 row changed', '1,000 of more than 1,000 rows'."""
+        if self.error:
+            return "error"
+        if self.is_write and not self.columns:
+            n = self.rowcount or 0
+            return f"{n:,} row{'s' if n != 1 else ''} changed"
+        n = len(self.rows)
+        if self.truncated:
+            return f"{n:,} of more than {n:,} rows"
+        return f"{n:,} row{'s' if n != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    name: str
+    type: str
+    notnull: bool
+    pk: bool
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table or view of the world, for the schema browser and completion."""
+
+    name: str
+    kind: str
+    columns: tuple[ColumnInfo, ...] = ()
+    sql: str = ""
+    triggers: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,638 @@
+"""The world database, and the one path through which player and automation SQL runs.
+
+Every statement a role runs goes through `WorldStore.execute` (or `probe`), on a connection
+of that role's own with the full guard stack of reference/sql-safety.md: foreign keys ON,
+trusted_schema OFF, recursive triggers ON, tight `setlimit()` limits, no statement cache, an
+allow-list authorizer (authorizer.py), a per-statement deadline in the progress handler and
+a row cap. Trusted exercise SQL (the world's schema and seed, invariants, milestones) runs on
+a separate app connection with no authorizer, so no flag can be flipped to let a player in.
+
+The store is called from worker threads: every call takes one lock, except `interrupt()`,
+which only sets a flag the progress handler reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from raceday.errors import ExerciseError, RacedayError
+from raceday.exercise.model import Role
+from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
+from raceday.store.results import ColumnInfo, Row, StatementResult, TableInfo
+from raceday.store.split import called_functions, first_keyword, split_statements
+
+# Where raceday remembers which tables and views the world had when first built: only
+# those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
+WORLD_TABLE = f"{RESERVED_PREFIX}_world"
+
+# Limits for role connections (sql-safety.md §6); the app connection keeps SQLite's defaults.
+ROLE_LIMITS: dict[int, int] = {
+    sqlite3.SQLITE_LIMIT_LENGTH: 1_000_000,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,
+    sqlite3.SQLITE_LIMIT_COLUMN: 200,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 100,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 50,
+    sqlite3.SQLITE_LIMIT_VDBE_OP: 250_000,
+    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 32,
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1_000,
+    sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER: 100,
+    sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 10,
+    sqlite3.SQLITE_LIMIT_WORKER_THREADS: 0,
+}
+# A submission longer than this is refused before it is even split.
+MAX_SUBMISSION_CHARS = 1_000_000
+# Error messages are one line; a RAISE text can be as long as any string.
+MAX_ERROR_CHARS = 300
+# Rows stop being collected once a result holds this much text and blob data.
+MAX_RESULT_BYTES = 16_000_000
+# How often (in SQLite VM instructions) the progress handler checks the deadline.
+PROGRESS_EVERY = 1000
+
+# Statements whose cursor.rowcount Python fills in (it looks at the first word only).
+_PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
+_SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token", "parser stack")
+
+
+class StoreError(RacedayError):
+    """A trusted call (app_query, create, open) failed; `kind` is an error_kind."""
+
+    def __init__(self, message: str, kind: str = "error") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class _RoleConnection:
+    conn: sqlite3.Connection
+    auth: Authorizer
+
+
+class WorldStore:
+    """A world database and the roles that play in it. Build with `create` or `open`."""
+
+    def __init__(
+        self, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+    ) -> None:
+        self.path = Path(path)
+        self.row_cap = row_cap
+        self.time_limit_s = time_limit_s
+        self._roles = {role.id: role for role in roles}
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._deadline = float("inf")
+        self._closed = False
+        self._role_conns: dict[str, _RoleConnection] = {}
+        self._names = WorldNames()
+        self._schema_version = -1
+        if not self.path.exists():
+            raise StoreError(f"no world database at {self.path}")
+        try:
+            self._app = _connect(self.path, mode="rw")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+        try:
+            _harden(self._app)
+            self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
+            self._ensure_world_table()
+            self._refresh_names()
+        except sqlite3.Error as exc:
+            self._app.close()
+            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+        except BaseException:
+            self._app.close()
+            raise
+
+    # -- building and opening -----------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: Path,
+        world_sql: str,
+        roles: Sequence[Role],
+        *,
+        row_cap: int = 1000,
+        time_limit_s: float = 2.0,
+    ) -> WorldStore:
+        """Build a fresh world at `path` from the exercise's (trusted) SQL, then open it."""
+        path = Path(path)
+        if path.exists():
+            raise StoreError(f"{path} already exists; a new world needs a fresh file")
+        conn = _connect(path, mode="rwc")
+        try:
+            _harden(conn)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
+            conn.executescript(world_sql)
+            conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
+            _record_world(conn)
+        except (sqlite3.Error, ValueError, UnicodeError) as exc:
+            conn.close()
+            for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
+                leftover.unlink(missing_ok=True)
+            raise ExerciseError([f"world SQL failed: {_one_line(str(exc))}"]) from exc
+        conn.close()
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+
+    @classmethod
+    def open(
+        cls, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+    ) -> WorldStore:
+        """Open an existing world (a saved session, a copy for the replay)."""
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+
+    def __enter__(self) -> WorldStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- running role SQL ---------------------------------------------------------------
+
+    def execute(
+        self, role: str, sql: str, params: Mapping[str, Any] | None = None
+    ) -> list[StatementResult]:
+        """Run a submission as `role`, statement by statement, stopping at the first error.
+
+        Never raises for anything in `sql` or `params`: every problem is an error result.
+        Statements after a failed one are not run and get no result. Raises KeyError for a
+        role the store was not given (a bug in the caller, not player input).
+        """
+        with self._lock:
+            self._check_open()
+            self._cancel.clear()
+            handle = self._role(role)
+            refusal = _check_text(sql)
+            if refusal is not None:
+                return [refusal]
+            self._sync_names()
+            results: list[StatementResult] = []
+            for statement in split_statements(sql):
+                result = self._run(handle, statement, params)
+                results.append(result)
+                if result.error is not None:
+                    break
+            return results
+
+    def probe(
+        self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
+    ) -> list[StatementResult]:
+        """Run statements as `role` and roll everything back: would they pass, what would change.
+
+        Used by the replay's good-path check and by "what if" questions. Stops at the first
+        error like `execute`; the world is unchanged afterwards whatever happened.
+        """
+        with self._lock:
+            self._check_open()
+            self._cancel.clear()
+            handle = self._role(role)
+            self._sync_names()
+            results: list[StatementResult] = []
+            schema_touched = False
+            self._internal(handle, "SAVEPOINT raceday_probe")
+            try:
+                for sql in statements:
+                    refusal = _check_text(sql)
+                    if refusal is not None:
+                        results.append(refusal)
+                        break
+                    failed = False
+                    for statement in split_statements(sql):
+                        result = self._run(handle, statement, params)
+                        results.append(result)
+                        schema_touched = schema_touched or result.schema_changed
+                        # An error, or a trigger's RAISE(ROLLBACK) that ended the transaction:
+                        # nothing more may run, or it would run in autocommit and stay.
+                        if result.error is not None or not handle.conn.in_transaction:
+                            failed = True
+                            break
+                    if failed:
+                        break
+            finally:
+                if handle.conn.in_transaction:
+                    self._internal(handle, "ROLLBACK")
+                if schema_touched:
+                    self._refresh_names()
+            return results
+
+    def interrupt(self) -> None:
+        """Cancel the running statement (Escape in the TUI). Safe from any thread; no lock."""
+        self._cancel.set()
+
+    # -- trusted SQL ----------------------------------------------------------------------
+
+    def app_query(
+        self, sql: str, params: Mapping[str, Any] | None = None
+    ) -> tuple[tuple[str, ...], list[Row]]:
+        """Run one trusted statement (an invariant, a milestone, a check) with no role limits.
+
+        Still under the time limit, so a broken exercise query cannot hang the session.
+        Raises StoreError (kind "timeout", "constraint", "syntax" or "error") on failure.
+        """
+        with self._lock:
+            self._check_open()
+            self._cancel.clear()
+            started = time.perf_counter()
+            self._deadline = started + self.time_limit_s
+            cursor: sqlite3.Cursor | None = None
+            try:
+                cursor = self._app.execute(sql, dict(params or {}))
+                columns = _columns(cursor)
+                rows = cursor.fetchall()
+            except Exception as exc:
+                kind, message = self._classify(exc, None, started)
+                raise StoreError(message, kind) from exc
+            finally:
+                self._deadline = float("inf")
+                if cursor is not None:
+                    cursor.close()
+            return columns, rows
+
+    # -- the schema -----------------------------------------------------------------------
+
+    def tables(self) -> list[TableInfo]:
+        """Tables and views of the world with columns, CREATE text and triggers, by name."""
+        with self._lock:
+            self._check_open()
+            triggers: dict[str, list[str]] = {}
+            for name, table in self._app.execute(
+                "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+            ):
+                triggers.setdefault(table.lower(), []).append(name)
+            infos: list[TableInfo] = []
+            objects = self._app.execute(
+                "SELECT type, name, coalesce(sql, '') FROM sqlite_master "
+                "WHERE type IN ('table', 'view') ORDER BY name"
+            ).fetchall()
+            for kind, name, create_sql in objects:
+                if _hidden(name):
+                    continue
+                columns = tuple(
+                    ColumnInfo(name=col, type=ctype or "", notnull=bool(notnull), pk=bool(pk))
+                    for col, ctype, notnull, pk in self._app.execute(
+                        'SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)
+                    )
+                )
+                infos.append(
+                    TableInfo(
+                        name=name,
+                        kind=kind,
+                        columns=columns,
+                        sql=create_sql,
+                        triggers=tuple(triggers.get(name.lower(), ())),
+                    )
+                )
+            return infos
+
+    def backup_to(self, path: Path) -> None:
+        """Write a consistent copy of the world to `path` (SQLite backup API, one file)."""
+        with self._lock:
+            self._check_open()
+            target = sqlite3.connect(str(path), isolation_level=None)
+            try:
+                self._app.backup(target)
+                target.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                target.close()
+
+    def close(self) -> None:
+        """Close every connection; the last close folds the WAL back into world.db."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            for handle in self._role_conns.values():
+                handle.conn.close()
+            self._role_conns.clear()
+            self._app.close()
+
+    @property
+    def role_ids(self) -> tuple[str, ...]:
+        return tuple(self._roles)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the world store is closed")
+
+    def _progress(self) -> int:
+        """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
+        if self._cancel.is_set() or time.perf_counter() >= self._deadline:
+            return 1
+        return 0
+
+    def _role(self, role_id: str) -> _RoleConnection:
+        handle = self._role_conns.get(role_id)
+        if handle is None:
+            role = self._roles.get(role_id)
+            if role is None:
+                raise KeyError(f"unknown role {role_id!r}")
+            handle = self._open_role(role)
+            self._role_conns[role_id] = handle
+        return handle
+
+    def _open_role(self, role: Role) -> _RoleConnection:
+        conn = _connect(self.path, mode="rw", cached_statements=0)
+        try:
+            _harden(conn)
+            for limit, value in ROLE_LIMITS.items():
+                conn.setlimit(limit, value)
+            conn.set_progress_handler(self._progress, PROGRESS_EVERY)
+            auth = Authorizer(role, self._names)
+            conn.set_authorizer(auth)  # last: from here on, PRAGMAs are the role's too
+        except BaseException:
+            conn.close()
+            raise
+        return _RoleConnection(conn, auth)
+
+    def _internal(self, handle: _RoleConnection, sql: str) -> None:
+        """Raceday's own statement on a role connection (no statement cache: never reused)."""
+        handle.auth.internal = True
+        try:
+            handle.conn.execute(sql).close()
+        finally:
+            handle.auth.internal = False
+
+    def _run(
+        self,
+        handle: _RoleConnection,
+        statement: str,
+        params: Mapping[str, Any] | None,
+    ) -> StatementResult:
+        """Run one statement as the handle's role and describe what happened."""
+        conn, auth = handle.conn, handle.auth
+        keyword = first_keyword(statement)
+        lowered = statement.lower()
+        # Only printf/format matter to the authorizer; most statements never mention them.
+        called = (
+            frozenset(called_functions(statement))
+            if "printf" in lowered or "format" in lowered
+            else frozenset()
+        )
+        auth.begin(keyword, called)
+        started = time.perf_counter()
+        self._deadline = started + self.time_limit_s
+        cursor: sqlite3.Cursor | None = None
+        try:
+            # A dict binds only the names the statement uses; missing ones are an error.
+            cursor = conn.execute(statement, dict(params or {}))
+            ctx = auth.context
+            # DDL has no result, though SQLite describes the check ADD COLUMN runs inside.
+            columns = () if ctx.ddl else _columns(cursor)
+            rows, truncated = self._fetch(cursor) if columns else ([], False)
+            cursor_rowcount = cursor.rowcount
+            cursor.close()
+            cursor = None
+            explain = keyword == "EXPLAIN"
+            schema_changed = ctx.ddl and not explain
+            rowcount: int | None = None
+            if ctx.target is not None and not ctx.ddl and not explain:
+                if not columns and keyword in _PLAIN_DML and cursor_rowcount >= 0:
+                    rowcount = cursor_rowcount
+                else:
+                    # cursor.rowcount misses `WITH ... UPDATE` and capped RETURNING; changes()
+                    # counts the statement's own rows (not its triggers' or cascades').
+                    rowcount = _changes(handle)
+            elapsed = (time.perf_counter() - started) * 1000
+            if schema_changed:
+                # From this connection: inside a probe the change is not committed yet.
+                self._refresh_names(handle)
+            return StatementResult(
+                sql=statement,
+                columns=columns,
+                rows=tuple(rows),
+                rowcount=rowcount,
+                truncated=truncated,
+                elapsed_ms=elapsed,
+                writes=tuple(ctx.writes) if not (explain or ctx.ddl) else (),
+                schema_changed=schema_changed,
+            )
+        except Exception as exc:  # never raise for player input: every failure is a result
+            kind, message = self._classify(exc, auth, started)
+            return StatementResult(
+                sql=statement,
+                elapsed_ms=(time.perf_counter() - started) * 1000,
+                error=message,
+                error_kind=kind,
+            )
+        finally:
+            self._deadline = float("inf")
+            if cursor is not None:
+                try:
+                    cursor.close()
+                except sqlite3.Error:
+                    pass
+
+    def _fetch(self, cursor: sqlite3.Cursor) -> tuple[list[Row], bool]:
+        """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left.
+
+        Reads one row past the cap to know whether there were more, like fetchmany(cap+1).
+        The byte budget matters because one row may hold 200 columns of 1 MB each.
+        """
+        rows: list[Row] = []
+        size = 0
+        for row in cursor:
+            if len(rows) >= self.row_cap or size > MAX_RESULT_BYTES:
+                return rows, True
+            rows.append(tuple(row))
+            size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+        return rows, False
+
+    def _classify(
+        self, exc: BaseException, auth: Authorizer | None, started: float
+    ) -> tuple[str, str]:
+        """Turn an exception into (error_kind, one clear line)."""
+        message = str(exc)
+        if isinstance(exc, sqlite3.Error):
+            if auth is not None and auth.context.denials:
+                return "refused", "refused: " + _one_line(auth.context.denials[0])
+            if isinstance(exc, sqlite3.IntegrityError):
+                return "constraint", _one_line(message)
+            if message == "interrupted":
+                seconds = time.perf_counter() - started
+                if self._cancel.is_set():
+                    return "timeout", f"statement cancelled after {seconds:.1f} s"
+                return (
+                    "timeout",
+                    f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
+                )
+            if message == "query string is too large":
+                limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
+                return "error", f"statement is too long (the limit is {limit:,} bytes)"
+            if any(marker in message for marker in _SYNTAX_MARKERS):
+                return "syntax", _one_line(message)
+            if message.startswith("You did not supply a value for binding parameter"):
+                name = message.rsplit(" ", 1)[-1].rstrip(".")
+                return "error", f"no value was given for parameter {name}"
+            if message.startswith("Binding ") and "has no name" in message:
+                return "error", "use named parameters such as :plan; ? is not supported here"
+            if "not authorized" in message or "may not be modified" in message:
+                return "refused", "refused: " + _one_line(message)
+            return "error", _one_line(message)
+        if isinstance(exc, MemoryError):
+            return "error", "out of memory"
+        return "error", _one_line(f"{type(exc).__name__}: {message}")
+
+    def _sync_names(self) -> None:
+        """Reload the world's names if the schema changed since we last looked."""
+        version = self._app.execute("PRAGMA schema_version").fetchone()[0]
+        if version != self._schema_version:
+            self._refresh_names()
+
+    def _refresh_names(self, handle: _RoleConnection | None = None) -> None:
+        """Re-read the world's tables and triggers (through `handle`'s connection if given)."""
+        conn = self._app if handle is None else handle.conn
+        if handle is not None:
+            handle.auth.internal = True
+        try:
+            version = conn.execute("PRAGMA schema_version").fetchone()[0]
+            listed = conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')"
+            ).fetchall()
+            recorded = conn.execute(f"SELECT name FROM {WORLD_TABLE}").fetchall()
+        finally:
+            if handle is not None:
+                handle.auth.internal = False
+        tables: dict[str, str] = {}
+        views: set[str] = set()
+        triggers: set[str] = set()
+        for kind, name in listed:
+            if kind == "trigger":
+                triggers.add(name.lower())
+            else:
+                tables[name.lower()] = name
+                if kind == "view":
+                    views.add(name.lower())
+        original = frozenset(name.lower() for (name,) in recorded)
+        # Mutate in place: every role's authorizer holds this same object.
+        self._names.tables = tables
+        self._names.views = frozenset(views)
+        self._names.triggers = frozenset(triggers)
+        self._names.original = original
+        self._schema_version = version
+
+    def _ensure_world_table(self) -> None:
+        """A world built elsewhere has no record of its first tables: take them as they are."""
+        found = self._app.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (WORLD_TABLE,)
+        ).fetchone()
+        if found is None:
+            _record_world(self._app)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _connect(path: Path, *, mode: str, cached_statements: int = 128) -> sqlite3.Connection:
+    uri = f"{Path(path).resolve().as_uri()}?mode={mode}"
+    return sqlite3.connect(
+        uri,
+        uri=True,
+        isolation_level=None,
+        timeout=5.0,
+        check_same_thread=False,
+        cached_statements=cached_statements,
+    )
+
+
+def _harden(conn: sqlite3.Connection) -> None:
+    """Settings every connection needs before anything else runs on it."""
+    # Text a player stored as invalid UTF-8 must not make every later read fail.
+    conn.text_factory = _decode
+    # In autocommit, right after connect: inside a transaction this PRAGMA is a silent no-op.
+    conn.execute("PRAGMA foreign_keys=ON")
+    if conn.execute("PRAGMA foreign_keys").fetchone()[0] != 1:
+        raise StoreError("SQLite refused to turn foreign keys on")
+    conn.execute("PRAGMA trusted_schema=OFF")
+    conn.execute("PRAGMA recursive_triggers=ON")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA temp_store=MEMORY")  # no temp files, anywhere
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _record_world(conn: sqlite3.Connection) -> None:
+    """Remember the world's tables and views as first built (see WorldNames.original)."""
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {WORLD_TABLE} (name TEXT PRIMARY KEY, kind TEXT)")
+    conn.execute(
+        f"INSERT OR IGNORE INTO {WORLD_TABLE} (name, kind) "
+        "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
+        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{WORLD_TABLE}'"
+    )
+
+
+def _changes(handle: _RoleConnection) -> int:
+    handle.auth.internal = True
+    try:
+        row = handle.conn.execute("SELECT changes()").fetchone()
+    finally:
+        handle.auth.internal = False
+    return int(row[0])
+
+
+def _columns(cursor: sqlite3.Cursor) -> tuple[str, ...]:
+    if cursor.description is None:
+        return ()
+    return tuple(str(column[0]) for column in cursor.description)
+
+
+def _hidden(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.startswith("sqlite_") or lowered.startswith(RESERVED_PREFIX)
+
+
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _one_line(message: str) -> str:
+    line = " ".join(message.splitlines()).strip()
+    if len(line) > MAX_ERROR_CHARS:
+        line = line[: MAX_ERROR_CHARS - 1] + "…"
+    return line
+
+
+def _printable(sql: str) -> str:
+    """The submission as it can be shown and logged: NULs and lone surrogates escaped."""
+    return sql.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _check_text(sql: str) -> StatementResult | None:
+    """Refuse text SQLite cannot take, before it reaches the splitter or SQLite."""
+    if len(sql) > MAX_SUBMISSION_CHARS:
+        return StatementResult(
+            sql=_printable(sql[:200]) + "…",
+            error=f"submission is too long ({len(sql):,} characters; "
+            f"the limit is {MAX_SUBMISSION_CHARS:,})",
+            error_kind="error",
+        )
+    if "\x00" in sql:
+        return StatementResult(
+            sql=_printable(sql), error="statement contains a NUL character", error_kind="syntax"
+        )
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = sql[exc.start : exc.end].encode("utf-8", "backslashreplace").decode("utf-8")
+        return StatementResult(
+            sql=_printable(sql),
+            error=f"statement contains text that is not valid UTF-8 ({bad})",
+            error_kind="syntax",
+        )
+    return None

@@ -1,0 +1,307 @@
+"""The debrief as one self-contained HTML file: inline CSS, an inline SVG chart, printable.
+
+Nothing in the file refers to anything outside it: no stylesheet or script links, no images,
+no fonts, no URLs (text that contains '://' is written with an entity, so even a player's SQL
+that names a web address cannot become one). Opening it makes no network request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from raceday.transcript.debrief import (
+    CHECKLIST,
+    NOT_SEEN,
+    SOURCES,
+    Change,
+    Debrief,
+    after_label,
+    group_automation,
+)
+from raceday.transcript.timeline_chart import KINDS, escape_text, render_svg
+
+_CSS = """
+:root { --ink: #1b1f23; --dim: #5d6670; --rule: #d5d9de; --bad: #b03a2e; --good: #1e8449;
+        --part: #b9770e; --bg: #ffffff; --panel: #f5f7f9; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
+       background: var(--bg); max-width: 1040px; margin: 0 auto; padding: 24px; }
+h1 { font-size: 1.7em; margin: 0 0 .2em; }
+h2 { font-size: 1.3em; border-bottom: 2px solid var(--rule); padding-bottom: .2em;
+     margin-top: 2em; }
+h3 { font-size: 1.05em; margin: 1.4em 0 .4em; }
+.lede { color: var(--dim); font-style: italic; }
+.outcome { background: var(--panel); border-left: 4px solid var(--ink); padding: .6em 1em; }
+.warning { background: #fdf2e9; border-left: 4px solid var(--part); padding: .6em 1em; }
+.facts { color: var(--dim); margin: .4em 0 0; padding-left: 1.2em; }
+table { border-collapse: collapse; width: 100%; margin: .4em 0 1em; font-size: .92em; }
+th, td { border: 1px solid var(--rule); padding: .3em .5em; text-align: left;
+         vertical-align: top; }
+th { background: var(--panel); }
+td.num { text-align: right; white-space: nowrap; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+            font-size: .9em; }
+pre { background: var(--panel); padding: .5em .8em; overflow-x: auto; white-space: pre-wrap;
+      margin: .2em 0 .8em; }
+.score { font-size: 2.2em; font-weight: 700; }
+.status { font-weight: 600; white-space: nowrap; }
+.s-done, .ok { color: var(--good); }
+.s-not-done, .bad { color: var(--bad); }
+.s-partly-done { color: var(--part); }
+.s-not-seen-in-this-session { color: var(--dim); }
+.tag { color: var(--dim); font-size: .85em; white-space: nowrap; }
+svg.timeline { display: block; margin: .6em 0; }
+svg .lane-team { fill: #f4f8fb; } svg .lane-event { fill: #f8f6f2; }
+svg .lane-name { font: 600 13px system-ui, sans-serif; fill: var(--ink); }
+svg .track { stroke: #aab2bb; stroke-width: 1; }
+svg .axis, svg .tick { stroke: #aab2bb; stroke-width: 1; }
+svg .tick { stroke-dasharray: 2 3; }
+svg .tick-label { font: 11px ui-monospace, monospace; fill: var(--dim); text-anchor: middle; }
+svg .mark-label { font: 11px system-ui, sans-serif; }
+.legend span { margin-right: 1.2em; white-space: nowrap; }
+.blank { min-width: 8em; }
+footer { color: var(--dim); font-size: .85em; margin-top: 3em; border-top: 1px solid var(--rule);
+         padding-top: .6em; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  table, pre, svg, .outcome { break-inside: avoid; page-break-inside: avoid; }
+  pre { white-space: pre-wrap; }
+  .outcome, th, pre { background: none; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def _e(text: object) -> str:
+    return escape_text(str(text))
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]],
+           numeric: Sequence[int] = ()) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = "".join(
+            f'<td class="num">{_e(c)}</td>' if i in numeric else f"<td>{c}</td>"
+            for i, c in enumerate(row))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _pre(sql: str) -> str:
+    return f"<pre><code>{_e(sql.strip())}</code></pre>"
+
+
+def _ul(items: Iterable[str], empty: str = "") -> str:
+    lines = [f"<li>{_e(x)}</li>" for x in items]
+    if not lines:
+        return f"<p>{_e(empty)}</p>" if empty else ""
+    return "<ul>" + "".join(lines) + "</ul>"
+
+
+def _slug(text: str) -> str:
+    return "s-" + "-".join(text.lower().split())
+
+
+def render_html(d: Debrief) -> str:
+    """The whole debrief as one HTML document."""
+    s = d.summary
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Debrief: {_e(s.title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Debrief: {_e(s.title)}</h1>",
+    ]
+    if d.warning:
+        parts.append(f'<p class="warning"><strong>Warning:</strong> {_e(d.warning)}</p>')
+    if s.text:
+        parts.append(f'<p class="lede">{_e(s.text)}</p>')
+    parts.append(f'<p class="outcome">{_e(s.outcome)}</p>')
+    parts.append('<ul class="facts">'
+                 f"<li>Exercise <code>{_e(s.exercise)}</code>"
+                 f"{', played ' + _e(s.date) if s.date else ''}</li>"
+                 f"<li>Players held: {_e(', '.join(s.players) or 'nobody (all automated)')}; "
+                 f"automation played: {_e(', '.join(s.automated) or 'nothing')}</li>"
+                 f"<li>Clock {_e(s.clock_from)} to {_e(s.clock_to)} {_e(s.zone)} "
+                 f"({_e(s.pace)} pace); {s.events} events</li>"
+                 f"<li>Wall clock {_e(s.wall_started or '?')} to {_e(s.wall_ended or '?')}; "
+                 f"ended: {_e(s.ended)}</li></ul>")
+    parts += [f'<p class="warning">{_e(n)}</p>' for n in d.notes]
+    parts += [_score(d), _timeline(d), _changes(d), _monitors(d), _guards(d), _checklist(d),
+              _after_action(d)]
+    parts.append("<footer>Written by raceday from the session's transcript (events.jsonl). "
+                 "This file is self-contained: it loads nothing from anywhere.</footer>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _score(d: Debrief) -> str:
+    sc = d.score
+    if sc is None:
+        return "<h2>Score</h2><p>No score: the session did not reach its end.</p>"
+    out = [f'<h2>Score</h2><p class="score">{sc.total} / {sc.max}</p>']
+    if sc.prevented_outright:
+        out.append("<p>The team prevented the race outright: detection and recovery score full "
+                   "marks as not needed. To practise the response too, play it again as it "
+                   "happened.</p>")
+    rows: list[Sequence[object]] = [
+        (_e(sec.name), sec.points, sec.max, "<br>".join(_e(r) for r in sec.reasons))
+        for sec in sc.sections]
+    if sc.hints or sc.hint_cost:
+        rows.append(("hints", -sc.hint_cost, 0, _e(", ".join(sc.hints))))
+    out.append(_table(("Part", "Points", "Of", "Every point, with its reason"), rows, (1, 2)))
+    return "".join(out)
+
+
+def _timeline(d: Debrief) -> str:
+    t = d.timeline
+    chart = t.chart()
+    out = ["<h2>Timeline: your team beside that night</h2>",
+           "<p>T+ counts from the first symptom (the fault) on each side.</p>",
+           render_svg(chart)]
+    marks = [k for k in KINDS if any(m.kind == k for m in chart.marks)]
+    if marks:
+        out.append('<p class="legend">' + "".join(
+            f'<span><span style="color:{KINDS[k][1]}">&#9679;</span> {_e(KINDS[k][2])}</span>'
+            for k in marks) + "</p>")
+    rows = [(_e(p.label), _e(p.team_time or "—"), _e(after_label(p.team_after)), _e(p.team_note),
+             _e(p.event_time or "—"), _e(after_label(p.event_after)), _e(p.event_note),
+             f'<span class="tag">{_e(p.source)}</span>') for p in t.phases]
+    out.append(_table(("Moment", "Your team", "T+", "What", "That night", "T+", "What",
+                       "Source"), rows))
+    if t.facts:
+        out.append("<h3>What happened that night, as revealed during play</h3>")
+        out.append(_table(("Time", "What", "Source"), [
+            (_e(f.time), _e(f.title), f'<span class="tag">{_e(f.source)}</span>')
+            for f in t.facts]))
+    used = sorted({p.source for p in t.phases if p.source} | {f.source for f in t.facts
+                                                              if f.source})
+    if used:
+        out.append("<h3>Sources</h3>" + _ul(
+            f"{tag}: {SOURCES.get(tag, 'as the exercise names it')}" for tag in used))
+    return "".join(out)
+
+
+def _change_rows(changes: Iterable[Change]) -> str:
+    out = []
+    for c in changes:
+        flags = [f for f, on in (("break-glass", c.break_glass), ("schema", c.schema_changed))
+                 if on]
+        out.append(f"<h3>{_e(c.time)} {_e(c.role)}"
+                   f"{' (' + _e(', '.join(flags)) + ')' if flags else ''}: "
+                   f"{_e(c.outcome)}</h3>{_pre(c.sql)}")
+    return "".join(out)
+
+
+def _changes(d: Debrief) -> str:
+    out = ["<h2>Every change to the world</h2>", "<h3>By the team</h3>"]
+    team = d.team_changes
+    out.append(_change_rows(team) if team else "<p>The team changed nothing in the world.</p>")
+    auto = group_automation(sorted(
+        d.automation_changes + tuple(c for c in d.failures if c.automated), key=lambda c: c.seq))
+    out.append("<h3>By the automation</h3>")
+    out.append(_table(("Role", "Statement", "Outcome", "When", "Runs", "Rows"),
+                      [tuple(_e(x) for x in row) for row in auto], (4, 5))
+               if auto else "<p>The automation changed nothing.</p>")
+    fails = [c for c in d.failures if not c.automated]
+    if fails:
+        out.append("<h3>The team's statements that failed</h3>")
+        out.append(_table(("When", "Role", "SQL", "Error"), [
+            (_e(c.time), _e(c.role), f"<code>{_e(c.sql)}</code>", _e(c.outcome)) for c in fails]))
+    if d.refusals:
+        out.append("<h3>Actions raceday refused</h3>")
+        out.append(_table(("When", "Role", "Action", "Why"), [
+            (_e(r.time), _e(r.role), _e(r.action), _e(r.error)) for r in d.refusals]))
+    return "".join(out)
+
+
+def _monitors(d: Debrief) -> str:
+    out = ["<h2>Monitors and declarations</h2>"]
+    if d.monitors:
+        out.append(_table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"), [
+            (_e(m.name), _e(m.role), _e(m.saved_at), _e(m.first_alert or "never"), _e(m.alerts),
+             _e("yes" if m.matched else "no"),
+             f"<code>{_e(m.sql)}</code>" + (f" (error: {_e(m.error)})" if m.error else ""))
+            for m in d.monitors]))
+    else:
+        out.append("<p>No monitor was saved.</p>")
+    if d.declarations:
+        out.append(_table(("When", "Role", "Finding", "Right?"), [
+            (_e(x.time), _e(x.role), _e(x.text),
+             '<span class="ok">right</span>' if x.correct else '<span class="bad">wrong</span>')
+            for x in d.declarations]))
+    else:
+        out.append("<p>No finding was declared.</p>")
+    if d.hints:
+        out.append("<p>Hints revealed:</p>" + _ul(f"{h.time} {h.text} (-{h.cost})"
+                                                 for h in d.hints))
+    return "".join(out)
+
+
+def _guards(d: Debrief) -> str:
+    g = d.guards
+    out = ["<h2>Guards and the replay</h2>", "<h3>Guards the team put in place</h3>"]
+    if not g.schema_changes and not g.edits:
+        out.append("<p>None: no schema change and no edit to the automation.</p>")
+    out += [f"<p>{_e(c.time)} <strong>{_e(c.role)}</strong> changed the schema:</p>{_pre(c.sql)}"
+            for c in g.schema_changes]
+    out += [f"<p>{_e(e.time)} <strong>{_e(e.role)}</strong> edited the automation's "
+            f"<code>{_e(e.statement)}</code> to:</p>{_pre(e.sql)}" for e in g.edits]
+    if g.steps:
+        out.append("<h3>The race, step by step (live play)</h3>")
+        out.append(_table(("Step", "What", "Outcome"), [
+            (_e(st.id), _e(st.title),
+             f'<span class="{"bad" if st.outcome == "happened" else "ok"}">'
+             f'{_e(st.outcome + (" at " + st.time if st.time else ""))}</span>'
+             + (" (by a player)" if st.by_player else ""))
+            for st in g.steps]))
+    if g.good_path:
+        out.append("<h3>The good path</h3>" + _ul(
+            f"{p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}" for p in g.good_path))
+    r = g.replay
+    out.append("<h3>Replay</h3>")
+    if not r.ran:
+        out.append(f"<p>{_e(r.note)}{' (asked at ' + _e(r.time) + ')' if r.time else ''}</p>")
+    else:
+        out.append(f"<p>Replayed at {_e(r.time or '?')}. {_e(r.note)}</p>")
+        if r.steps:
+            out.append(_table(("Step", "What", "Outcome", "Detail"), [
+                (_e(st.step), _e(st.title), _e(st.outcome), _e(st.detail)) for st in r.steps]))
+        out.append(_ul(r.details))
+    return "".join(out)
+
+
+def _checklist(d: Debrief) -> str:
+    about = {item: text for item, _, text in CHECKLIST}
+    rows = []
+    for i in d.checklist:
+        evidence = [f"Did: {x}" for x in i.did] + [f"Did not: {x}" for x in i.did_not]
+        if not evidence:
+            evidence = [NOT_SEEN[0].upper() + NOT_SEEN[1:] + "."]
+        if i.note:
+            evidence.append(f"Note: {i.note}")
+        rows.append((f"<strong>{_e(i.practice)}</strong><br><em>{_e(about[i.id])}</em>",
+                     f'<span class="status {_slug(i.status)}">{_e(i.status)}</span>',
+                     _ul(evidence)))
+    return ("<h2>The article's checklist</h2>"
+            + _table(("Practice", "Status", "What the team did and did not do"), rows))
+
+
+def _after_action(d: Debrief) -> str:
+    a = d.after_action
+    out = ["<h2>After-action report</h2>",
+           "<p>A skeleton to finish together: add what the transcript cannot know.</p>",
+           "<h3>Strengths</h3>", _ul(a.strengths, "(none recorded: add them in the hot wash)"),
+           "<h3>Areas for improvement</h3>",
+           _ul(a.improvements, "(none recorded: add them in the hot wash)"),
+           "<h3>Corrective actions</h3>"]
+    rows: list[Sequence[object]] = [
+        (n, _e(x.action), _e(x.origin), f'<span class="blank">{_e(x.owner)}</span>', _e(x.due))
+        for n, x in enumerate(a.actions, start=1)]
+    if not rows:
+        rows = [(1, "", "", '<span class="blank"></span>', "")]
+    out.append(_table(("#", "Action", "From", "Owner", "Due date"), rows, (0,)))
+    return "".join(out)

@@ -1,0 +1,208 @@
+"""The debrief's timeline chart: the team's night beside the real one, on one clock.
+
+Pure layout first (`Chart`), then three drawings of it: an inline SVG for the HTML debrief
+(no external references, readable when printed), a fixed-width text chart for Markdown, and a
+Rich renderable for the terminal. Nothing here reads a transcript: the debrief hands it marks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from rich.text import Text
+
+TEAM, EVENT = "team", "event"
+LANES: tuple[tuple[str, str], ...] = ((TEAM, "Your team"), (EVENT, "That night"))
+
+# kind -> (symbol in text charts, colour in SVG and Rich, legend word)
+KINDS: dict[str, tuple[str, str, str]] = {
+    "fault": ("F", "#c0392b", "fault began"),
+    "relapse": ("!", "#c0392b", "fault came back"),
+    "detected": ("D", "#1e8449", "detected"),
+    "declaration": ("?", "#7d3c98", "finding declared"),
+    "milestone": ("M", "#2471a3", "milestone"),
+    "restored": ("R", "#1e8449", "restored"),
+    "race_step": ("x", "#a04000", "race step happened"),
+    "replay": ("P", "#2471a3", "replay run"),
+    "reveal": ("*", "#566573", "what happened that night"),
+    "figure": ("o", "#566573", "that night's figure"),
+}
+_RICH_STYLE = {
+    "fault": "bold red", "relapse": "bold red", "detected": "bold green",
+    "declaration": "magenta", "milestone": "bold blue", "restored": "bold green",
+    "race_step": "dark_orange", "replay": "blue", "reveal": "dim", "figure": "dim",
+}
+_TICK_STEPS = (5, 10, 15, 20, 30, 60, 120, 180, 240)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One moment on the chart: `minute` counts from the exercise clock's start."""
+
+    lane: str
+    minute: int
+    time: str
+    kind: str
+    label: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    """What to draw: the axis (minutes since the clock's start) and the marks on it."""
+
+    start: int
+    end: int
+    origin: int
+    ticks: tuple[tuple[int, str], ...]
+    marks: tuple[Mark, ...]
+
+    def clock(self, minute: int) -> str:
+        total = (self.origin + minute) % (24 * 60)
+        return f"{total // 60:02d}:{total % 60:02d}"
+
+
+def build_chart(marks: tuple[Mark, ...], start: int, end: int, origin: int) -> Chart:
+    """Lay out the axis so it covers every mark, with about eight ticks on round minutes."""
+    minutes = [m.minute for m in marks]
+    lo = min([start, *minutes])
+    hi = max([end, *minutes, lo + 10])
+    span = hi - lo
+    step = next((s for s in _TICK_STEPS if span / s <= 9), _TICK_STEPS[-1])
+    first = lo + (-(origin + lo)) % step
+    chart = Chart(lo, hi, origin, (), tuple(sorted(marks, key=lambda m: (m.minute, m.lane))))
+    ticks = tuple((t, chart.clock(t)) for t in range(first, hi + 1, step))
+    return Chart(lo, hi, origin, ticks, chart.marks)
+
+
+# -- SVG ---------------------------------------------------------------------------------------
+
+_W, _LEFT, _RIGHT, _TOP = 960, 110, 20, 24
+_LANE_H, _ROW_H, _CHAR_W = 86, 13, 6.2
+
+
+def _x(chart: Chart, minute: int) -> float:
+    span = max(chart.end - chart.start, 1)
+    return _LEFT + (minute - chart.start) * (_W - _LEFT - _RIGHT) / span
+
+
+def escape_text(text: str) -> str:
+    """Escape text for HTML/SVG; '://' is written as an entity so no URL appears in the file."""
+    return escape(text, quote=True).replace("://", ":&#47;&#47;")
+
+
+def render_svg(chart: Chart) -> str:
+    """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock."""
+    height = _TOP + _LANE_H * len(LANES) + 30
+    out: list[str] = [
+        f'<svg class="timeline" viewBox="0 0 {_W} {height}" width="100%" role="img" '
+        f'aria-label="Timeline: the team beside that night">'
+    ]
+    axis_y = _TOP + _LANE_H * len(LANES)
+    for index, (lane, name) in enumerate(LANES):
+        y0 = _TOP + index * _LANE_H
+        mid = y0 + _LANE_H / 2
+        out.append(f'<rect x="0" y="{y0}" width="{_W}" height="{_LANE_H}" '
+                   f'class="lane lane-{lane}"/>')
+        out.append(f'<text x="8" y="{mid + 4:.1f}" class="lane-name">{escape_text(name)}</text>')
+        out.append(f'<line x1="{_LEFT}" y1="{mid:.1f}" x2="{_W - _RIGHT}" y2="{mid:.1f}" '
+                   'class="track"/>')
+        rows: list[float] = []
+        for mark in (m for m in chart.marks if m.lane == lane):
+            x = _x(chart, mark.minute)
+            colour = KINDS.get(mark.kind, KINDS["reveal"])[1]
+            text = f"{mark.time} {mark.label}"
+            short = text if len(text) <= 34 else text[:33] + "…"
+            width = len(short) * _CHAR_W
+            row = next((i for i, end in enumerate(rows) if end < x), None)
+            if row is None:
+                row = len(rows) if len(rows) < 4 else min(range(len(rows)), key=rows.__getitem__)
+                if row == len(rows):
+                    rows.append(0.0)
+            rows[row] = x + width + 6
+            above = row % 2 == 0
+            ty = mid - 10 - (row // 2) * _ROW_H if above else mid + 18 + (row // 2) * _ROW_H
+            tip = f"{mark.time} {mark.label}" + (f" [{mark.source}]" if mark.source else "")
+            out.append(f'<g class="mark mark-{mark.kind}"><title>{escape_text(tip)}</title>'
+                       f'<circle cx="{x:.1f}" cy="{mid:.1f}" r="5" fill="{colour}"/>'
+                       f'<text x="{x + 3:.1f}" y="{ty:.1f}" fill="{colour}" '
+                       f'class="mark-label">{escape_text(short)}</text></g>')
+    out.append(f'<line x1="{_LEFT}" y1="{axis_y}" x2="{_W - _RIGHT}" y2="{axis_y}" '
+               'class="axis"/>')
+    for minute, label in chart.ticks:
+        x = _x(chart, minute)
+        out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{axis_y + 4}" class="tick"/>')
+        out.append(f'<text x="{x:.1f}" y="{axis_y + 18}" class="tick-label">{label}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+def _cells(chart: Chart, width: int) -> dict[str, list[tuple[str, str]]]:
+    lanes: dict[str, list[tuple[str, str]]] = {lane: [(" ", "")] * width for lane, _ in LANES}
+    span = max(chart.end - chart.start, 1)
+    for mark in chart.marks:
+        col = round((mark.minute - chart.start) * (width - 1) / span)
+        symbol = KINDS.get(mark.kind, KINDS["reveal"])[0]
+        current = lanes[mark.lane][col][0]
+        lanes[mark.lane][col] = (symbol if current in (" ", symbol) else "#", mark.kind)
+    return lanes
+
+
+def _axis(chart: Chart, width: int) -> tuple[str, str]:
+    span = max(chart.end - chart.start, 1)
+    rule = ["-"] * width
+    labels = [" "] * (width + 6)
+    free = 0
+    for minute, label in chart.ticks:
+        col = round((minute - chart.start) * (width - 1) / span)
+        rule[col] = "+"
+        if col >= free and col + len(label) <= len(labels):
+            labels[col:col + len(label)] = list(label)
+            free = col + len(label) + 1
+    return "".join(rule), "".join(labels).rstrip()
+
+
+def legend(chart: Chart) -> list[str]:
+    """The symbols the text charts use, for the kinds present."""
+    seen = [k for k in KINDS if any(m.kind == k for m in chart.marks)]
+    return [f"{KINDS[k][0]} {KINDS[k][2]}" for k in seen] + (
+        ["# several at once"] if seen else [])
+
+
+def render_text(chart: Chart, width: int = 72) -> list[str]:
+    """A fixed-width two-lane chart (for a Markdown code block)."""
+    names = {lane: name for lane, name in LANES}
+    pad = max(len(n) for n in names.values()) + 2
+    lines = []
+    for lane, cells in _cells(chart, width).items():
+        lines.append(names[lane].ljust(pad) + "|" + "".join(c for c, _ in cells).rstrip())
+    rule, labels = _axis(chart, width)
+    lines.append(" " * pad + "+" + rule)
+    lines.append(" " * (pad + 1) + labels)
+    lines.append(" " * (pad + 1) + "   ".join(legend(chart)))
+    return [line.rstrip() for line in lines]
+
+
+def render_rich(chart: Chart, width: int = 72) -> Text:
+    """The same chart for the terminal, coloured by kind."""
+    names = {lane: name for lane, name in LANES}
+    pad = max(len(n) for n in names.values()) + 2
+    text = Text()
+    for lane, cells in _cells(chart, width).items():
+        text.append(names[lane].ljust(pad), style="bold")
+        text.append("|", style="dim")
+        for symbol, kind in cells:
+            text.append(symbol, style=_RICH_STYLE.get(kind, "") if symbol != " " else "")
+        text.append("\n")
+    rule, labels = _axis(chart, width)
+    text.append(" " * pad + "+" + rule + "\n", style="dim")
+    text.append(" " * (pad + 1) + labels + "\n", style="dim")
+    for kind in KINDS:
+        if any(m.kind == kind for m in chart.marks):
+            symbol, _, word = KINDS[kind]
+            text.append(f" {symbol}", style=_RICH_STYLE.get(kind, ""))
+            text.append(f" {word} ")
+    return text

@@ -1,0 +1,127 @@
+"""The raceday app: launcher -> briefing -> cast -> play -> end, one screen at a time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import Worker, WorkerState
+
+from raceday.engine.clock import Pace
+from raceday.exercise.model import Exercise
+from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
+
+MIN_SIZE = (80, 24)
+MODES = ("solo", "team", "onboarding")
+SPEEDS = (30.0, 60.0, 120.0, 240.0, 600.0)
+
+
+@dataclass
+class Settings:
+    """How the next session is played; the launcher changes them."""
+
+    mode: str = "solo"
+    pace: Pace = Pace.TURNS
+    speed: float = 60.0
+    transcripts: Path = Path("transcripts")
+
+
+class RacedayApp(App[int]):
+    """The whole TUI; every screen's work goes through its own session runner."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "raceday"
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        exercise: Exercise | None = None,
+        *,
+        settings: Settings | None = None,
+        wall: Callable[[], float] = time.monotonic,
+        live_ticks: bool = True,
+    ) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.settings = settings or Settings()
+        self.wall = wall
+        self.live_ticks = live_ticks
+
+    def on_mount(self) -> None:
+        if self.exercise is None:
+            from raceday.tui.screens.launcher import LauncherScreen
+
+            self.push_screen(LauncherScreen())
+        else:
+            self.open_briefing(self.exercise)
+        self._check_size(self.size.width, self.size.height)
+
+    # -- the flow ------------------------------------------------------------------------
+
+    def open_briefing(self, exercise: Exercise) -> None:
+        from raceday.tui.screens.briefing import BriefingScreen
+
+        self.exercise = exercise
+        self.push_screen(BriefingScreen(exercise, self.settings))
+
+    def open_cast(self, exercise: Exercise) -> None:
+        from raceday.tui.screens.cast import CastScreen
+
+        self.push_screen(CastScreen(exercise))
+
+    def start_play(self, exercise: Exercise, cast: dict[str, str]) -> None:
+        """Leave the briefing (and launcher) behind and play with `cast` (role -> name)."""
+        from raceday.tui.screens.play import PlayScreen
+
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(PlayScreen(exercise, cast, self.settings))
+
+    # -- help, quit, size ----------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        text = getattr(self.screen, "HELP", None) or GENERAL_HELP
+        self.push_screen(HelpScreen(text))
+
+    async def action_quit(self) -> None:
+        request = getattr(self.screen, "request_quit", None)
+        if request is not None:
+            request()
+            return
+        self.exit(0)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if small and not isinstance(top, TooSmallScreen):
+            self.push_screen(TooSmallScreen(width, height, MIN_SIZE))
+        elif small and isinstance(top, TooSmallScreen):
+            top.resized(width, height)
+        elif not small and isinstance(top, TooSmallScreen):
+            self.pop_screen()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised (the runner catches session errors; this is the backstop)."""
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(f"{event.worker.name}: {error}", title="Something went wrong",
+                        severity="error", timeout=10)
+
+
+def run_app(app: RacedayApp) -> int:
+    result: Any = app.run()
+    return int(result) if isinstance(result, int) else 0

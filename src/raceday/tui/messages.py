@@ -1,0 +1,71 @@
+"""Messages the session runner posts from its worker threads to the screen that owns it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from raceday.store.results import StatementResult
+from raceday.tui.snapshot import Snapshot
+
+
+@dataclass
+class EngineEvent(Message):
+    """One event of the session, as written to the transcript."""
+
+    event: dict[str, Any]
+
+
+@dataclass
+class SessionOpened(Message):
+    """The session is open: the events so far and the first look at the world."""
+
+    events: list[dict[str, Any]]
+    snapshot: Snapshot
+
+
+@dataclass
+class Refreshed(Message):
+    """The session moved: the clock, tasks, monitors and world as they are now."""
+
+    snapshot: Snapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Refreshed)
+
+
+@dataclass
+class StatementsRan(Message):
+    """A player's submission ran; `results` has one entry per statement."""
+
+    role: str
+    sql: str
+    results: list[StatementResult]
+
+
+@dataclass
+class ActionDone(Message):
+    """A player or facilitator action finished; `event` is what the session recorded."""
+
+    action: str
+    event: dict[str, Any] | None = None
+
+
+@dataclass
+class SessionEnded(Message):
+    """The session is scored and closed."""
+
+    score: dict[str, Any]
+    folder: Path
+    events: list[dict[str, Any]]
+
+
+@dataclass
+class JobFailed(Message):
+    """A session call raised: `error` is one line a person can read."""
+
+    action: str
+    error: str

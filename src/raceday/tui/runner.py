@@ -1,0 +1,181 @@
+"""The one way the TUI touches a session: calls queued to thread workers, run one at a time.
+
+The session is not thread-safe, so every call takes one lock, in the order it was asked for
+(each worker runs the oldest queued job, not necessarily its own). Workers never touch a
+widget: they post messages to `target`, the screen that shows the session. The session's
+listener runs in the worker thread too, and only posts messages.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from raceday.engine.clock import Pace
+from raceday.tui.messages import (
+    ActionDone,
+    EngineEvent,
+    JobFailed,
+    Refreshed,
+    SessionEnded,
+    SessionOpened,
+    StatementsRan,
+)
+from raceday.tui.snapshot import WorldPlan, take_snapshot
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message_pump import MessagePump
+
+    from raceday.engine.session import Session
+    from raceday.exercise.model import Exercise
+
+GROUP = "session"
+STATEMENT_TIME_LIMIT_S = 5.0
+"""How long a player's statement may run before the store interrupts it (Escape is sooner)."""
+
+Job = Callable[[], list[Message]]
+
+
+@dataclass
+class _Queued:
+    action: str
+    job: Job
+    refresh: bool
+    tables: bool = False
+
+
+class SessionRunner:
+    """Owns the session; runs every call to it (and to its store) in a thread worker."""
+
+    def __init__(self, app: App[Any], target: MessagePump) -> None:
+        self._app = app
+        self.target = target
+        self.session: Session | None = None
+        self.plan = WorldPlan()
+        self.running: str | None = None
+        self._lock = threading.Lock()
+        self._jobs: deque[_Queued] = deque()
+        self._tick_queued = False
+
+    @property
+    def busy(self) -> bool:
+        return self.running is not None or bool(self._jobs)
+
+    @property
+    def statement_running(self) -> bool:
+        return self.running == "run"
+
+    # -- queueing ----------------------------------------------------------------------
+
+    def submit(self, action: str, job: Job, *, refresh: bool = True, tables: bool = False) -> None:
+        self._jobs.append(_Queued(action, job, refresh, tables))
+        self._app.run_worker(self._run_next, name=action, group=GROUP, thread=True,
+                             exit_on_error=False, description=f"raceday: {action}")
+
+    def _run_next(self) -> None:
+        with self._lock:
+            queued = self._jobs.popleft()
+            if queued.action == "tick":
+                self._tick_queued = False
+            self.running = queued.action
+            try:
+                messages = queued.job()
+            except Exception as exc:  # a session call that raised: say so, keep playing
+                messages = [JobFailed(queued.action, _one_line(exc))]
+            for message in messages:
+                self.target.post_message(message)
+            tables = queued.tables or any(
+                isinstance(m, StatementsRan) and any(r.schema_changed for r in m.results)
+                for m in messages
+            )
+            session = self.session
+            if queued.refresh and session is not None and not session.ended:
+                try:
+                    snapshot = take_snapshot(session, self.plan, tables=tables)
+                except Exception as exc:
+                    self.target.post_message(JobFailed("refresh", _one_line(exc)))
+                else:
+                    self.target.post_message(Refreshed(snapshot))
+            self.running = None
+
+    def _post_event(self, event: dict[str, Any]) -> None:
+        self.target.post_message(EngineEvent(event))
+
+    def _need(self) -> Session:
+        if self.session is None:
+            raise RuntimeError("the session is not open yet")
+        return self.session
+
+    # -- the calls ---------------------------------------------------------------------
+
+    def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
+             pace: Pace, time_limit_s: float = STATEMENT_TIME_LIMIT_S) -> None:
+        def job() -> list[Message]:
+            from raceday.engine.headless import open_session
+
+            session = open_session(exercise, players, transcripts, pace, time_limit_s)
+            self.session = session
+            self.plan = WorldPlan.from_tables(session.store.tables())
+            session.subscribe(self._post_event)
+            snapshot = take_snapshot(session, self.plan, tables=True)
+            return [SessionOpened(list(session.events), snapshot)]
+
+        self.submit("open", job, refresh=False)
+
+    def execute(self, role: str, sql: str) -> None:
+        def job() -> list[Message]:
+            results = self._need().execute(role, sql)
+            return [StatementsRan(role, sql, results)]
+
+        self.submit("run", job)
+
+    def act(self, action: str, call: Callable[[Session], dict[str, Any] | None],
+            *, tables: bool = False) -> None:
+        """Any other session call; `call` returns the event it recorded (or None)."""
+        def job() -> list[Message]:
+            return [ActionDone(action, call(self._need()))]
+
+        self.submit(action, job, tables=tables)
+
+    def tick(self, minute: int) -> None:
+        """Let the clock run to `minute` (live pace); a tick already queued covers it."""
+        if self._tick_queued:
+            return
+        self._tick_queued = True
+
+        def job() -> list[Message]:
+            session = self._need()
+            if session.ended:
+                return []
+            session.advance_to(max(minute, session.minute))
+            return []
+
+        self.submit("tick", job)
+
+    def interrupt(self) -> None:
+        """Cancel the running statement: not queued, it must not wait for the lock."""
+        session = self.session
+        if session is None:
+            return
+        self._app.run_worker(session.store.interrupt, name="interrupt", group="cancel",
+                             thread=True, exit_on_error=False, description="raceday: cancel")
+
+    def end(self, reason: str = "ended") -> None:
+        def job() -> list[Message]:
+            session = self._need()
+            score = session.end(reason)
+            return [SessionEnded(score.to_json(), session.folder, list(session.events))]
+
+        self.submit("end", job, refresh=False)
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

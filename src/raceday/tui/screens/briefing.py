@@ -1,0 +1,189 @@
+"""The briefing: the situation, the roles, the world's tables, what is scored; Enter starts."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from raceday.engine.clock import clock_time
+from raceday.exercise.model import Exercise
+from raceday.store.results import TableInfo
+
+if TYPE_CHECKING:
+    from raceday.tui.app import RacedayApp, Settings
+
+
+def _md(text: str) -> str:
+    """Make a value safe in a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def situation_markdown(exercise: Exercise, settings: Settings) -> str:
+    clock = exercise.clock
+    held = ", ".join(exercise.default_roles) or "none"
+    lines = [
+        f"# {exercise.title}",
+        "",
+        f"*{' '.join(exercise.summary.split())}*",
+        "",
+        f"About {exercise.length} minutes · level {exercise.level} · the clock runs "
+        f"{clock.start:%H:%M}–{clock.end:%H:%M} {clock.zone} · mode **{settings.mode}** · "
+        f"pace **{settings.pace.value}**"
+        + (f" at {settings.speed:g}x" if settings.pace.value == "live" else ""),
+        "",
+    ]
+    if exercise.briefing.strip():
+        lines += [exercise.briefing.strip(), ""]
+    lines += ["## Roles", "", "| role | who | may write | try first |", "|---|---|---|---|"]
+    for role in exercise.roles:
+        writes = ", ".join(role.write) or "nothing"
+        if role.break_glass:
+            writes += f"; break-glass: {', '.join(role.break_glass)}"
+        if role.schema:
+            writes += "; may add guards (schema)"
+        example = f"`{_md(role.example)}`" if role.example else ""
+        lines.append(f"| **{role.id}** | {_md(role.name)} | {_md(writes)} | {example} |")
+    lines += ["", f"Solo you play **{held}**; every role nobody plays is run by the automation, "
+              "with exactly the SQL the exercise gives it.", ""]
+    for role in exercise.roles:
+        if role.briefing:
+            lines.append(f"- **{role.name}**: {' '.join(role.briefing.split())}")
+    lines += ["", scoring_markdown(exercise)]
+    return "\n".join(lines)
+
+
+def scoring_markdown(exercise: Exercise) -> str:
+    scoring = exercise.scoring
+    lines = ["## What is scored", ""]
+    if scoring.detection:
+        d = scoring.detection
+        that_night = (f" That night it took {d.event_minutes} minutes."
+                      if d.event_minutes is not None else "")
+        lines.append(f"- **Detection ({d.points})**: how soon after the fault begins you surface "
+                     f"it, with a monitor that alerts on it or a right finding. Full marks "
+                     f"within {d.full_within} min, none after {d.zero_after} min."
+                     f"{that_night}"
+                     + (f" A wrong finding costs {d.wrong_finding_cost}."
+                        if d.wrong_finding_cost else ""))
+    if scoring.guards:
+        g = scoring.guards
+        steps = "; ".join(s.title or s.id for s in g.steps)
+        lines.append(f"- **Guards ({g.points})**: judged by effect, never by the SQL's text: "
+                     f"each step of the race your guards prevent scores ({steps}). A guard that "
+                     "also blocks the good path loses points.")
+    if scoring.recovery:
+        r = scoring.recovery
+        items = "; ".join(f"{i.title} ({i.points})" for i in r.items)
+        that_night = (f" That night: {r.event_minutes // 60} h {r.event_minutes % 60} min."
+                      if r.event_minutes is not None else "")
+        lines.append(f"- **Recovery ({r.points})**: {items}.{that_night}")
+    if scoring.tasks:
+        lines.append(f"- **Tasks ({scoring.tasks})**: the tasks of the roles you play, done "
+                     "in time.")
+    if exercise.hints:
+        lines.append(f"- Hints are on offer ({len(exercise.hints)}); each one revealed costs "
+                     "points, and the score says so.")
+    return "\n".join(lines)
+
+
+def schema_markdown(exercise: Exercise, tables: list[TableInfo]) -> str:
+    lines = ["## The world's tables", "", "| table | columns |", "|---|---|"]
+    for info in tables:
+        cols = ", ".join(c.name + (" (pk)" if c.pk else "") for c in info.columns)
+        kind = " *(view)*" if info.kind == "view" else ""
+        lines.append(f"| **{info.name}**{kind} | {_md(cols)} |")
+    examples = [r for r in exercise.roles if r.example]
+    if examples:
+        lines += ["", "Try first, as each role:", ""]
+        for role in examples:
+            lines += [f"**{role.id}**", "", "```sql", role.example.strip(), "```", ""]
+    return "\n".join(lines)
+
+
+def read_schema(exercise: Exercise) -> list[TableInfo]:
+    """Build the world in a scratch folder and list its tables (a worker thread only)."""
+    from raceday.store.sqlite_store import WorldStore
+
+    with tempfile.TemporaryDirectory(prefix="raceday-brief-") as scratch:
+        store = WorldStore.create(Path(scratch) / "world.db", exercise.world_sql, exercise.roles)
+        try:
+            return store.tables()
+        finally:
+            store.close()
+
+
+class BriefingScreen(Screen[None]):
+    HELP = """\
+# The briefing
+
+Read the situation, the roles and what is scored, then press **Enter** to start
+(in team mode you first say who plays which role). **Escape** goes back.
+"""
+
+    BINDINGS = [
+        Binding("enter", "start", "Start", priority=True),
+        Binding("escape", "back", "Back"),
+        Binding("question_mark", "app.help", "Help", show=False),
+    ]
+
+    @dataclass
+    class SchemaRead(Message):
+        markdown: str
+
+    def __init__(self, exercise: Exercise, settings: Settings) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.settings = settings
+
+    def compose(self) -> ComposeResult:
+        start = clock_time(self.exercise.clock.start, 0)
+        yield Static(f" Briefing · {self.exercise.title} · {start} {self.exercise.clock.zone}"
+                     "   Enter starts", id="briefing-bar")
+        with VerticalScroll(id="briefing-scroll"):
+            yield Markdown(situation_markdown(self.exercise, self.settings), id="situation")
+            yield Markdown("*Reading the world's tables…*", id="schema")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#briefing-scroll").focus()
+        self._read_schema()
+
+    @work(thread=True, exit_on_error=False, group="briefing")
+    def _read_schema(self) -> None:
+        try:
+            text = schema_markdown(self.exercise, read_schema(self.exercise))
+        except Exception as exc:
+            text = f"*The world's tables could not be read: {exc}*"
+        self.post_message(self.SchemaRead(text))
+
+    @on(SchemaRead)
+    async def _schema_read(self, message: SchemaRead) -> None:
+        await self.query_one("#schema", Markdown).update(message.markdown)
+
+    def action_start(self) -> None:
+        app = self._raceday()
+        if self.settings.mode == "team":
+            app.open_cast(self.exercise)
+        else:
+            cast = {role: "" for role in self.exercise.default_roles}
+            app.start_play(self.exercise, cast)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def _raceday(self) -> RacedayApp:
+        from raceday.tui.app import RacedayApp
+
+        assert isinstance(self.app, RacedayApp)
+        return self.app

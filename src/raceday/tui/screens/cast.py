@@ -1,0 +1,94 @@
+"""Cast (team mode): who plays which role. A role left empty is played by the automation."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from raceday.exercise.model import Exercise
+
+if TYPE_CHECKING:
+    from raceday.tui.app import RacedayApp
+
+
+class CastScreen(Screen[None]):
+    HELP = """\
+# Cast
+
+Type a player's name next to each role they play; leave a role empty and the automation
+plays it with the exercise's own SQL. **Enter** moves to the next role; **ctrl+s** (or the
+Start button) starts. During play **F2** passes the keyboard to the next role.
+"""
+
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, exercise: Exercise) -> None:
+        super().__init__()
+        self.exercise = exercise
+
+    def compose(self) -> ComposeResult:
+        yield Static(f" Cast · {self.exercise.title}   who plays which role? "
+                     "(empty: the automation plays it)", id="cast-bar")
+        with VerticalScroll(id="cast-list"):
+            for role in self.exercise.roles:
+                with Horizontal(classes="cast-row"):
+                    yield Label(f"{role.id}", classes="cast-role")
+                    yield Input(
+                        placeholder=f"{role.name}: automation" if role.automated
+                        else f"{role.name}: nobody yet",
+                        id=f"cast-{role.id}",
+                        classes="cast-name",
+                    )
+            yield Button("Start  ^s", id="start", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        first = self.query(Input).first()
+        first.focus()
+
+    @on(Input.Submitted)
+    def _next(self, event: Input.Submitted) -> None:
+        inputs = list(self.query(Input))
+        index = inputs.index(event.input)
+        if index + 1 < len(inputs):
+            inputs[index + 1].focus()
+        else:
+            self.action_start()
+
+    def cast(self) -> dict[str, str]:
+        chosen: dict[str, str] = {}
+        for role in self.exercise.roles:
+            name = self.query_one(f"#cast-{role.id}", Input).value.strip()
+            if name:
+                chosen[role.id] = name
+        return chosen
+
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        chosen = self.cast()
+        if not chosen:
+            self.notify("Put a name next to at least one role.", severity="warning")
+            return
+        app = self.app
+        from raceday.tui.app import RacedayApp
+
+        assert isinstance(app, RacedayApp)
+        app.start_play(self.exercise, chosen)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def _raceday(self) -> RacedayApp:
+        from raceday.tui.app import RacedayApp
+
+        assert isinstance(self.app, RacedayApp)
+        return self.app

@@ -1,0 +1,210 @@
+"""Small modal dialogs: confirm, choose one, save a monitor, send an inject, edit SQL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from raceday.tui.widgets.editor import SqlEditor
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Yes or no; Enter (or y) says yes, Escape (or n) says no."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No"),
+        Binding("y", "answer(True)", "Yes"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, classes="dialog-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.yes, id="yes", variant="primary")
+                yield Button(self.no, id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """Pick one of several options (a finding, a speed, a statement)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.options = options
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            if self.note:
+                yield Static(self.note, classes="dialog-note")
+            yield OptionList(*[Option(label, id=key) for key, label in self.options],
+                             id="choices")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class MonitorRequest:
+    name: str
+    sql: str
+
+
+class MonitorDialog(ModalScreen[MonitorRequest | None]):
+    """Name a query that alerts whenever it returns rows; ctrl+s saves."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+    ]
+
+    def __init__(self, sql: str, role: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.sql = sql
+        self.role = role
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label(f"Save a monitor (as {self.role})", classes="dialog-title")
+            yield Static("A monitor runs every simulated minute and alerts when it returns "
+                         "rows. Write it to return the rows that are wrong.",
+                         classes="dialog-note")
+            yield Input(placeholder="name, e.g. empty-endpoints", id="monitor-name")
+            yield SqlEditor(self.sql, id="monitor-sql")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save  ^s", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#monitor-name", Input).focus()
+
+    @on(Input.Submitted, "#monitor-name")
+    def _name_done(self) -> None:
+        self.query_one("#monitor-sql", SqlEditor).focus()
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        name = self.query_one("#monitor-name", Input).value.strip()
+        sql = self.query_one("#monitor-sql", SqlEditor).text.strip()
+        if not name:
+            self.notify("Give the monitor a name.", severity="warning")
+            self.query_one("#monitor-name", Input).focus()
+            return
+        if not sql:
+            self.notify("Write the monitor's query.", severity="warning")
+            return
+        self.dismiss(MonitorRequest(name, sql))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class InjectRequest:
+    title: str
+    text: str
+
+
+class InjectDialog(ModalScreen[InjectRequest | None]):
+    """The facilitator's ad-hoc inject: a title and a message for everyone."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label("Send an inject to the team", classes="dialog-title")
+            yield Input(placeholder="title, e.g. The VP of Engineering asks for an update",
+                        id="inject-title")
+            yield Input(placeholder="message (optional); Enter sends", id="inject-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Send", id="send", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#inject-title", Input).focus()
+
+    @on(Input.Submitted, "#inject-title")
+    def _title_done(self) -> None:
+        self.query_one("#inject-text", Input).focus()
+
+    @on(Input.Submitted, "#inject-text")
+    @on(Button.Pressed, "#send")
+    def _send(self) -> None:
+        title = self.query_one("#inject-title", Input).value.strip()
+        if not title:
+            self.notify("An inject needs a title.", severity="warning")
+            return
+        self.dismiss(InjectRequest(title, self.query_one("#inject-text", Input).value.strip()))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SqlDialog(ModalScreen[str | None]):
+    """Edit a piece of SQL (an automation statement); ctrl+s keeps it."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+    ]
+
+    def __init__(self, title: str, note: str, sql: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.note = note
+        self.sql = sql
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.note, classes="dialog-note")
+            yield SqlEditor(self.sql, id="dialog-sql")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save  ^s", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

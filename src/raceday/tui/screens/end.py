@@ -1,0 +1,135 @@
+"""The end: the score with its reasons, the team's times beside that night's, the transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from raceday.exercise.model import Exercise
+
+_TEAM_KINDS = {"fault", "detected", "declaration", "milestone", "restored", "race_step",
+               "invariant_clear"}
+
+
+def _duration(minutes: int | None) -> str:
+    if minutes is None:
+        return "—"
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def _minute_of(exercise: Exercise, face: str) -> int:
+    hour, minute = (int(p) for p in face.split(":")[:2])
+    start = exercise.clock.start
+    return (hour * 60 + minute - (start.hour * 60 + start.minute)) % (24 * 60)
+
+
+def _team_line(event: dict[str, Any]) -> str:
+    kind = event.get("kind")
+    if kind == "fault":
+        return f"**fault**: {event.get('fault')}"
+    if kind == "detected":
+        return f"**surfaced** after {event.get('latency_minutes')} min ({event.get('how')})"
+    if kind == "declaration":
+        return f"{event.get('role')} declared: {event.get('text')}"
+    if kind == "milestone":
+        return f"**{event.get('label')}**"
+    if kind == "restored":
+        return "**restored**: no invariant is violated any more"
+    if kind == "invariant_clear":
+        return f"cleared: {event.get('fault')}"
+    if kind == "race_step":
+        return f"race step: {event.get('title') or event.get('step')}"
+    return str(kind)
+
+
+def end_markdown(exercise: Exercise, score: dict[str, Any], folder: Path,
+                 events: list[dict[str, Any]]) -> str:
+    lines = [f"# Score {score.get('total')}/{score.get('max')}", ""]
+    fault = score.get("fault") or {}
+    if fault.get("occurred"):
+        lines.append(f"The fault began at **{fault.get('started_at')}**.")
+    else:
+        lines.append("**No fault occurred**: the race was prevented outright, so detection "
+                     "and recovery were not needed (full marks).")
+    lines += ["", "| part | points |", "|---|---|"]
+    for name in ("detection", "guards", "recovery", "tasks"):
+        section = score.get(name)
+        if isinstance(section, dict):
+            lines.append(f"| {name} | {section.get('points')}/{section.get('max')} |")
+    hints = score.get("hints") or {}
+    if hints.get("revealed"):
+        lines.append(f"| hints | -{hints.get('cost')} ({len(hints['revealed'])} revealed) |")
+    lines += ["", "## Why", ""]
+    lines += [f"- {reason}" for reason in score.get("reasons", [])]
+    detection = score.get("detection") or {}
+    recovery = score.get("recovery") or {}
+    lines += ["", "## Your times beside that night's", "",
+              "| | your team | that night |", "|---|---|---|",
+              f"| surfaced the fault after | {_duration(detection.get('latency_minutes'))} | "
+              f"{_duration(detection.get('event_minutes'))} |",
+              f"| DNS restored after | {_duration(recovery.get('minutes_to_restore'))} | "
+              f"{_duration(recovery.get('event_minutes'))} |"]
+    start = next((e for e in events if e.get("kind") == "session_start"), {})
+    rows: list[tuple[int, int, str, str, str]] = []
+    for order, event in enumerate(events):
+        if event.get("kind") in _TEAM_KINDS:
+            rows.append((int(event.get("minute", 0)), order, str(event.get("sim_time", "")),
+                         _team_line(event), ""))
+    for order, item in enumerate(start.get("event_timeline") or []):
+        at = str(item.get("at", ""))
+        try:
+            minute = _minute_of(exercise, at)
+        except ValueError:
+            continue
+        rows.append((minute, 10**6 + order, at, "", str(item.get("title", ""))))
+    if rows:
+        lines += ["", "## The night, side by side", "", "| time | your team | that night |",
+                  "|---|---|---|"]
+        for _, _, at, team, night in sorted(rows):
+            lines.append(f"| {at} | {team.replace('|', '/')} | {night.replace('|', '/')} |")
+    lines += ["", "## Transcript", "", f"Saved in `{folder}`: `events.jsonl` (every event), "
+              "`world.db` (the world as you left it)"
+              + (", `debrief.md`" if (folder / "debrief.md").exists() else "") + ".",
+              "", f"Read it again with `raceday transcript {folder}`."]
+    return "\n".join(lines)
+
+
+class EndScreen(Screen[None]):
+    HELP = """\
+# The end
+
+The score, every point with its reason, your times beside that night's, and where the
+transcript was saved. **q** (or ctrl+q) quits.
+"""
+
+    BINDINGS = [
+        Binding("q,escape", "app.quit", "Quit"),
+        Binding("question_mark", "app.help", "Help", show=False),
+    ]
+
+    def __init__(self, exercise: Exercise, score: dict[str, Any], folder: Path,
+                 events: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.score = score
+        self.folder = folder
+        self.events = events
+
+    def compose(self) -> ComposeResult:
+        yield Static(f" The end · {self.exercise.title}   transcript: {self.folder}",
+                     id="end-bar")
+        with VerticalScroll(id="end-scroll"):
+            yield Markdown(end_markdown(self.exercise, self.score, self.folder, self.events))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#end-scroll").focus()
+
+    def request_quit(self) -> None:
+        self.app.exit(0)

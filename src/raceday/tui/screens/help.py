@@ -1,0 +1,96 @@
+"""F1 / ?: the keys of the screen you are on, and how to play."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Markdown, Static
+
+PLAY_HELP = """\
+# How to play
+
+You sit at one role's keyboard (its name is on the editor). Type SQL, run it, read the
+result. The clock shows the night in PDT; the feed below the header says what happens,
+newest last; alarms are red. The world panel shows every endpoint's DNS answer as it is now.
+
+| key | does |
+|---|---|
+| **F5**, ctrl+enter, ctrl+j | run the statement under the cursor (or the selection) |
+| **F6** | run everything in the editor |
+| **Esc** | cancel a statement that is still running |
+| tab, ctrl+space | complete a table or column name (tab with nothing to complete moves on) |
+| ctrl+up / ctrl+down | this role's earlier / later submissions |
+| **F2** | hot seat: pass the keyboard to the next role (each keeps its own editor) |
+| **F3** | side panel: world, tasks, schema (on small screens it takes the results' place) |
+| **F7** | save a monitor: a query that alerts when it returns rows |
+| **F8** | declare a finding (a wrong one costs points) |
+| **F9** | reveal a hint (costs points; the score says so) |
+| ctrl+n | let the clock run to the next inject (turns pace: time moves when you act) |
+| ctrl+t | pause / resume the clock (live pace) |
+| ctrl+g | change the speed (live pace) |
+| ctrl+b | facilitator: send an ad-hoc inject |
+| ctrl+p | command palette: every action, plus edit an automation statement and replay |
+| ctrl+q | end the session (asks first) and see the score |
+
+Time: in the *turns* pace each statement costs the exercise's minutes and ctrl+n waits for
+the next event; in the *live* pace the clock runs by itself at the chosen speed.
+
+Scoring: how fast you surface the fault (a monitor that alerts on it, or a right finding),
+which guards stop the race when it is replayed, and how safely you recover. Every point
+comes with its reason at the end; the transcript is saved under `transcripts/`.
+"""
+
+GENERAL_HELP = """\
+# raceday
+
+| key | does |
+|---|---|
+| enter | choose / go on |
+| escape | back |
+| F1, ? | this help |
+| ctrl+p | command palette |
+| ctrl+q | quit |
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """A page of help over the current screen; any of Esc, F1, q closes it."""
+
+    BINDINGS = [Binding("escape,f1,q,question_mark", "dismiss", "Close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog dialog-help"):
+            yield Markdown(self.text)
+            yield Static("Esc closes", classes="dialog-note")
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)
+
+
+class TooSmallScreen(Screen[None]):
+    """Shown instead of a broken layout while the terminal is too small."""
+
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", priority=True)]
+
+    def __init__(self, width: int, height: int, need: tuple[int, int]) -> None:
+        super().__init__()
+        self.need = need
+        self.now = (width, height)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._text(), id="too-small")
+
+    def _text(self) -> str:
+        return (f"raceday needs a terminal of at least {self.need[0]}x{self.need[1]}.\n"
+                f"This one is {self.now[0]}x{self.now[1]}: make it bigger to go on.\n"
+                "(Nothing is lost; ctrl+q quits.)")
+
+    def resized(self, width: int, height: int) -> None:
+        self.now = (width, height)
+        self.query_one("#too-small", Static).update(self._text())

@@ -1,0 +1,167 @@
+"""The launcher: every exercise (bundled and ./exercises), a mode and a pace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from raceday.engine.clock import Pace
+
+if TYPE_CHECKING:
+    from raceday.exercise.catalog import ExerciseEntry
+    from raceday.tui.app import RacedayApp
+
+MODE_WORDS = {
+    "solo": "solo: you play the responder; the automation plays everyone else",
+    "team": "team: one screen, players take the keyboard in turn (F2 passes it on)",
+    "onboarding": "onboarding: guided first steps, hints on offer (each costs points)",
+}
+PACE_WORDS = {
+    "turns": "turns: time moves when you act (each statement costs minutes)",
+    "live": "live: the clock runs by itself at the speed below; the facilitator can pause",
+}
+
+
+class LauncherScreen(Screen[None]):
+    HELP = """\
+# Choose an exercise
+
+| key | does |
+|---|---|
+| up / down | choose an exercise |
+| enter | read its briefing |
+| m | mode: solo, team (hot seat), onboarding (guided, hints) |
+| p | pace: turns (time moves when you act) or live (the clock runs) |
+| s | speed of the live clock |
+| q, ctrl+q | quit |
+"""
+
+    BINDINGS = [
+        Binding("enter", "choose", "Briefing", priority=True),
+        Binding("m", "mode", "Mode"),
+        Binding("p", "pace", "Pace"),
+        Binding("s", "speed", "Speed"),
+        Binding("q,escape", "app.quit", "Quit"),
+        Binding("question_mark", "app.help", "Help", show=False),
+    ]
+
+    @dataclass
+    class Found(Message):
+        entries: list[Any]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[ExerciseEntry] = []
+
+    @property
+    def raceday(self) -> RacedayApp:
+        from raceday.tui.app import RacedayApp
+
+        assert isinstance(self.app, RacedayApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("raceday", "bold"), "  a tabletop incident exercise in "
+                                   "real SQL: pick a night to relive"), id="launcher-title")
+        yield DataTable(id="exercises", cursor_type="row", zebra_stripes=True)
+        yield Static("Looking for exercises…", id="exercise-detail")
+        yield Static("", id="launcher-settings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#exercises", DataTable)
+        table.add_columns("exercise", "length", "level", "roles")
+        self._show_settings()
+        self._find()
+
+    @work(thread=True, exit_on_error=False, group="launcher")
+    def _find(self) -> None:
+        from raceday.exercise.catalog import find_exercises
+
+        self.post_message(self.Found(list(find_exercises())))
+
+    @on(Found)
+    def _found(self, message: Found) -> None:
+        self.entries = list(message.entries)
+        table = self.query_one("#exercises", DataTable)
+        table.clear()
+        for entry in self.entries:
+            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
+            table.add_row(title, f"{entry.length} min" if entry.length else "",
+                          entry.level, ", ".join(entry.roles), key=entry.id)
+        if not self.entries:
+            self.query_one("#exercise-detail", Static).update(
+                "No exercises found (bundled, or in ./exercises).")
+        table.focus()
+        self._show_detail(0)
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, row: int) -> None:
+        if not 0 <= row < len(self.entries):
+            return
+        entry = self.entries[row]
+        text = Text()
+        text.append(f"{entry.id}", style="bold")
+        if entry.bundled:
+            text.append("  (bundled)", style="dim")
+        if entry.note:
+            text.append(f"  {entry.note}", style="yellow")
+        text.append("\n" + " ".join(entry.summary.split()))
+        if not entry.ok:
+            text.append("\nDoes not load:\n", style="bold red")
+            text.append("\n".join(entry.problems), style="red")
+        self.query_one("#exercise-detail", Static).update(text)
+
+    def _show_settings(self) -> None:
+        s = self.raceday.settings
+        text = Text()
+        text.append(" m ", style="reverse")
+        text.append(f" mode   {MODE_WORDS[s.mode]}\n")
+        text.append(" p ", style="reverse")
+        text.append(f" pace   {PACE_WORDS[s.pace.value]}\n")
+        text.append(" s ", style="reverse")
+        text.append(f" speed  {s.speed:g}x (live pace: one real second is {s.speed:g} "
+                    "simulated seconds)")
+        self.query_one("#launcher-settings", Static).update(text)
+
+    def action_mode(self) -> None:
+        from raceday.tui.app import MODES
+
+        s = self.raceday.settings
+        s.mode = MODES[(MODES.index(s.mode) + 1) % len(MODES)]
+        self._show_settings()
+
+    def action_pace(self) -> None:
+        s = self.raceday.settings
+        s.pace = Pace.LIVE if s.pace is Pace.TURNS else Pace.TURNS
+        self._show_settings()
+
+    def action_speed(self) -> None:
+        from raceday.tui.app import SPEEDS
+
+        s = self.raceday.settings
+        later = [v for v in SPEEDS if v > s.speed]
+        s.speed = later[0] if later else SPEEDS[0]
+        self._show_settings()
+
+    def action_choose(self) -> None:
+        table = self.query_one("#exercises", DataTable)
+        row = table.cursor_row
+        if not 0 <= row < len(self.entries):
+            return
+        entry = self.entries[row]
+        if not entry.ok or entry.exercise is None:
+            self.notify("This exercise does not load; see why below.", severity="error")
+            return
+        self.raceday.open_briefing(entry.exercise)

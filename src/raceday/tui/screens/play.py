@@ -1,0 +1,638 @@
+"""Play: the clock, the feed, the editor and results, the world, tasks and schema.
+
+The screen holds no game logic: it asks its `SessionRunner` to act and shows what comes
+back (events, results, snapshots). Per-role state (editor text, history) lives here because
+it is the keyboard's, not the game's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from raceday.engine.clock import LiveClock, Pace
+from raceday.exercise.model import Exercise
+from raceday.tui.app import SPEEDS, RacedayApp, Settings
+from raceday.tui.commands import PlayCommands
+from raceday.tui.guide import Guide, guide_steps
+from raceday.tui.messages import (
+    ActionDone,
+    EngineEvent,
+    JobFailed,
+    Refreshed,
+    SessionEnded,
+    SessionOpened,
+    StatementsRan,
+)
+from raceday.tui.runner import SessionRunner
+from raceday.tui.screens.dialogs import (
+    ChoiceDialog,
+    ConfirmDialog,
+    InjectDialog,
+    InjectRequest,
+    MonitorDialog,
+    MonitorRequest,
+    SqlDialog,
+)
+from raceday.tui.screens.help import PLAY_HELP
+from raceday.tui.snapshot import Snapshot
+from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.results import ResultsView
+from raceday.tui.widgets.schema import SchemaTree
+from raceday.tui.widgets.tasks import TaskList, render_tasks
+from raceday.tui.widgets.world import Alarms, WorldPanel
+
+NARROW_WIDTH = 110
+SHORT_HEIGHT = 32
+TICK_SECONDS = 0.25
+
+
+@dataclass
+class Seat:
+    """One role's place at the keyboard: its editor text, cursor and history."""
+
+    role: str
+    player: str
+    text: str = ""
+    cursor: tuple[int, int] = (0, 0)
+    history: list[str] = field(default_factory=list)
+    position: int = 0
+    draft: str = ""
+
+
+class PlayScreen(Screen[None]):
+    HELP = PLAY_HELP
+    COMMANDS = {PlayCommands}
+
+    BINDINGS = [
+        Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
+        Binding("f6", "run(True)", "Run all", priority=True),
+        Binding("f2", "switch_role", "Role", priority=True),
+        Binding("f3", "side", "Panel", priority=True),
+        Binding("f7", "monitor", "Monitor", priority=True),
+        Binding("f8", "declare", "Declare", priority=True),
+        Binding("f9", "hint", "Hint", priority=True),
+        Binding("ctrl+n", "next", "Next event", priority=True),
+        Binding("ctrl+t", "pause", "Pause", priority=True),
+        Binding("ctrl+g", "speed", "Speed", priority=True),
+        Binding("ctrl+b", "inject", "Inject", show=False, priority=True),
+        Binding("escape", "cancel", "Cancel", show=False),
+        Binding("question_mark", "app.help", "Help", show=False),
+    ]
+
+    def __init__(self, exercise: Exercise, cast: dict[str, str], settings: Settings) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.settings = settings
+        self.seats = [Seat(role, cast.get(role, ""), text=_example(exercise, role))
+                      for role in exercise.role_ids if role in cast]
+        self.active = 0
+        self.snapshot: Snapshot | None = None
+        self.alarms = Alarms()
+        self.done_tasks: set[str] = set()
+        self.live = LiveClock(speed=settings.speed)
+        self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
+            if settings.mode == "onboarding" else None
+        self.timeline_asked = False
+        self.ending = False
+        self._ticker: Timer | None = None
+        self.runner: SessionRunner | None = None
+        self.tables: dict[str, tuple[str, ...]] = {}
+
+    # -- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="play-header")
+        yield WorldPanel(compact=True, id="world-strip")
+        with Horizontal(id="play-body"):
+            with Vertical(id="play-main"):
+                yield EventFeed(id="feed")
+                yield Static("", id="guide")
+                yield SqlEditor(self.seat.text, id="editor")
+                yield ResultsView(id="results")
+            with Vertical(id="side"):
+                with VerticalScroll(id="world-scroll"):
+                    yield WorldPanel(id="world")
+                with TabbedContent(id="side-tabs"):
+                    with TabPane("Tasks", id="tab-tasks"), VerticalScroll():
+                        yield TaskList("", id="tasks")
+                    with TabPane("Schema", id="tab-schema"):
+                        yield SchemaTree(id="schema")
+                    with TabPane("Monitors", id="tab-monitors"), VerticalScroll():
+                        yield Static("No monitors yet: F7 saves one.", id="monitors")
+        yield Footer()
+
+    @property
+    def seat(self) -> Seat:
+        return self.seats[self.active]
+
+    @property
+    def role(self) -> str:
+        return self.seat.role
+
+    @property
+    def raceday(self) -> RacedayApp:
+        assert isinstance(self.app, RacedayApp)
+        return self.app
+
+    @property
+    def editor(self) -> SqlEditor:
+        return self.query_one("#editor", SqlEditor)
+
+    @property
+    def results(self) -> ResultsView:
+        return self.query_one("#results", ResultsView)
+
+    @property
+    def feed(self) -> EventFeed:
+        return self.query_one("#feed", EventFeed)
+
+    def on_mount(self) -> None:
+        self._layout_for(self.app.size.width, self.app.size.height)
+        self._show_header()
+        self._show_seat()
+        self._show_guide()
+        self.results.show_text(Text("Opening the world…", style="dim"))
+        self.runner = SessionRunner(self.app, self)
+        self.runner.open(self.exercise, [s.role for s in self.seats],
+                         self.settings.transcripts, self.settings.pace)
+        self.editor.focus()
+
+    def on_resize(self) -> None:
+        self._layout_for(self.app.size.width, self.app.size.height)
+
+    def _layout_for(self, width: int, height: int) -> None:
+        self.set_class(width < NARROW_WIDTH or height < SHORT_HEIGHT, "-narrow")
+
+    # -- what the runner says ----------------------------------------------------------
+
+    @on(SessionOpened)
+    def _opened(self, message: SessionOpened) -> None:
+        for event in message.events:
+            self._take_event(event)
+        self._take_snapshot(message.snapshot)
+        self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
+        if self.settings.pace is Pace.LIVE:
+            self.live.start(self.raceday.wall(), 0)
+            if self.raceday.live_ticks:
+                self._ticker = self.set_interval(TICK_SECONDS, self.tick)
+        self._show_header()
+
+    @on(EngineEvent)
+    def _event(self, message: EngineEvent) -> None:
+        self._take_event(message.event)
+
+    def _take_event(self, event: dict[str, Any]) -> None:
+        self.feed.add(event)
+        kind = event.get("kind")
+        self.alarms.note(event)
+        if kind in ("fault", "invariant_clear", "alert", "alert_clear", "inject",
+                    "monitor_removed"):
+            self._show_world()
+        if kind == "task_done":
+            self.done_tasks.add(str(event.get("task")))
+        if self.guide is not None and self.guide.observe(event):
+            self._show_guide()
+        if kind == "timeline_end" and not self.timeline_asked:
+            self.timeline_asked = True
+            self._stop_ticks()
+            self.app.push_screen(
+                ConfirmDialog(f"The night is over ({event.get('sim_time')}): the timeline has "
+                              "run out. End the session and see the score?",
+                              yes="See the score", no="Keep playing"),
+                self._confirm_end)
+
+    @on(Refreshed)
+    def _refreshed(self, message: Refreshed) -> None:
+        self._take_snapshot(message.snapshot)
+
+    def _take_snapshot(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        if self.settings.pace is Pace.LIVE and not self.live.paused:
+            now = self.raceday.wall()
+            if self.live.minutes(now) < snapshot.minute:
+                self.live.jump_to(snapshot.minute, now)
+        if snapshot.tables is not None:
+            self.tables = {t.name: tuple(c.name for c in t.columns) for t in snapshot.tables}
+            self.editor.tables = self.tables
+            self.query_one("#schema", SchemaTree).show_tables(snapshot.tables)
+        self._show_header()
+        self._show_world(snapshot)
+        self._show_tasks()
+        self._show_monitors()
+
+    @on(StatementsRan)
+    def _ran(self, message: StatementsRan) -> None:
+        self.results.show(message.results)
+
+    @on(ActionDone)
+    def _action_done(self, message: ActionDone) -> None:
+        event = message.event or {}
+        if event.get("kind") == "refused":
+            self.notify(str(event.get("error")), title=f"{message.action}: refused",
+                        severity="error", timeout=8)
+            return
+        words = {
+            "monitor": lambda e: f"Monitor '{e.get('name')}' saved: it runs every minute.",
+            "declare": lambda e: f"Declared: {e.get('text')}",
+            "hint": lambda e: f"Hint (-{e.get('cost', 0)} points): {e.get('text')}",
+            "inject": lambda e: f"Inject sent: {e.get('title')}",
+            "edit": lambda e: f"Automation statement {e.get('statement')} replaced.",
+            "replay": lambda e: str(e.get("note") or "Replay recorded."),
+            "remove monitor": lambda e: "Monitor removed.",
+        }
+        say: Callable[[dict[str, Any]], str] | None = words.get(message.action)
+        if say is not None and message.event is not None:
+            self.notify(say(event), timeout=6 if message.action != "hint" else 15)
+
+    @on(JobFailed)
+    def _failed(self, message: JobFailed) -> None:
+        self.notify(message.error, title=f"{message.action} failed", severity="error",
+                    timeout=10)
+        if message.action == "open":
+            self.results.show_text(Text(f"The world could not be opened: {message.error}",
+                                        style="bold red"))
+
+    @on(SessionEnded)
+    def _ended(self, message: SessionEnded) -> None:
+        from raceday.tui.screens.end import EndScreen
+
+        self._stop_ticks()
+        self.app.switch_screen(EndScreen(self.exercise, message.score, message.folder,
+                                         message.events))
+
+    # -- showing -------------------------------------------------------------------------
+
+    def _show_header(self) -> None:
+        snap = self.snapshot
+        clock = snap.clock_face if snap else self.exercise.clock.start.strftime("%H:%M")
+        text = Text()
+        text.append(f" {clock} {self.exercise.clock.zone} ", style="bold reverse")
+        text.append(" ")
+        if snap and (snap.timeline_over or snap.ended):
+            text.append("■ the night is over", style="bold")
+        elif self.settings.pace is Pace.LIVE:
+            if self.live.paused:
+                text.append("⏸ PAUSED", style="bold black on yellow")
+            else:
+                text.append(f"▶ live {self.live.speed:g}x", style="bold green")
+        else:
+            text.append("turns", style="bold")
+            text.append(" (time moves when you act)", style="dim")
+        if snap and snap.next_inject is not None:
+            from raceday.engine.clock import clock_time
+
+            text.append(f"  next {clock_time(self.exercise.clock.start, snap.next_inject)}",
+                        style="dim")
+        text.append("  │ ")
+        text.append(self.role, style="bold cyan")
+        if self.seat.player:
+            text.append(f" ({self.seat.player})", style="cyan")
+        text.append("  │ ")
+        text.append(self.exercise.title, style="dim")
+        self.query_one("#play-header", Static).update(text)
+
+    def _show_world(self, snapshot: Snapshot | None = None) -> None:
+        world = snapshot.world if snapshot else None
+        for panel in self.query(WorldPanel):
+            panel.show(world, self.alarms)
+
+    def _show_tasks(self) -> None:
+        snap = self.snapshot
+        text = render_tasks(self.exercise, self.role, snap.minute if snap else 0,
+                            snap.pending if snap else (), self.done_tasks,
+                            hints=self.guide is not None)
+        self.query_one("#tasks", TaskList).update(text)
+
+    def _show_monitors(self) -> None:
+        snap = self.snapshot
+        if snap is None or not snap.monitors:
+            return
+        text = Text()
+        for monitor in snap.monitors:
+            alerting = monitor.name in self.alarms.alerting
+            text.append(" ALERT " if alerting else " quiet ",
+                        style="bold black on yellow" if alerting else "dim reverse")
+            text.append(f" {monitor.name}", style="bold")
+            text.append(f"  ({monitor.role})\n", style="dim")
+            text.append(f"   {' '.join(monitor.sql.split())}\n", style="dim")
+        self.query_one("#monitors", Static).update(text)
+
+    def _show_seat(self) -> None:
+        editor = self.editor
+        title = f"{self.role}"
+        if self.seat.player:
+            title += f" · {self.seat.player}"
+        if len(self.seats) > 1:
+            title += f"  ({self.active + 1}/{len(self.seats)}, F2 passes the keyboard)"
+        editor.border_title = title
+        editor.border_subtitle = "F5 run · F6 run all · tab completes"
+        self._show_header()
+        self._show_tasks()
+
+    def _show_guide(self) -> None:
+        guide = self.query_one("#guide", Static)
+        text = self.guide.current if self.guide else None
+        guide.display = text is not None
+        if text:
+            guide.update(Text.assemble((" GUIDE ", "bold black on cyan"), " ", text))
+
+    # -- the clock -----------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Move the session to what the live clock says (set_interval, or a test, calls it)."""
+        runner, snap = self.runner, self.snapshot
+        if runner is None or snap is None or snap.ended or self.live.paused:
+            return
+        target = int(self.live.minutes(self.raceday.wall()))
+        if target > snap.minute and snap.minute < snap.end_minute:
+            runner.tick(target)
+
+    def _stop_ticks(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    # -- actions -------------------------------------------------------------------------
+
+    def _ready(self) -> SessionRunner | None:
+        if self.runner is None or self.runner.session is None or self.ending:
+            self.notify("The session is not open yet.", severity="warning")
+            return None
+        return self.runner
+
+    def action_run(self, everything: bool = False) -> None:
+        runner = self._ready()
+        if runner is None:
+            return
+        sql = self.editor.submission(everything=everything)
+        if not sql.strip():
+            self.results.show([])
+            return
+        seat = self.seat
+        if not seat.history or seat.history[-1] != sql:
+            seat.history.append(sql)
+        seat.position = len(seat.history)
+        self.results.show_running(sql)
+        runner.execute(seat.role, sql)
+
+    def action_cancel(self) -> None:
+        runner = self.runner
+        if runner is not None and runner.statement_running:
+            runner.interrupt()
+            self.results.show_text(Text("Cancelling…", style="bold yellow"))
+        elif self.has_class("-side-open"):
+            self.action_side()
+
+    def action_switch_role(self) -> None:
+        if len(self.seats) < 2:
+            self.notify(f"Only {self.role} is played by a person here; the automation plays "
+                        "the other roles.", timeout=5)
+            return
+        self._save_seat()
+        self.active = (self.active + 1) % len(self.seats)
+        editor = self.editor
+        editor.text = self.seat.text
+        editor.cursor_location = self.seat.cursor
+        self._show_seat()
+        self.results.show_text(Text.assemble(("Keyboard passed to ", "dim"),
+                                             (self.role, "bold cyan"),
+                                             (f" ({self.seat.player})" if self.seat.player
+                                              else "", "cyan")))
+        editor.focus()
+
+    def _save_seat(self) -> None:
+        self.seat.text = self.editor.text
+        self.seat.cursor = self.editor.cursor_location
+
+    @on(SqlEditor.HistoryRequested, "#editor")
+    def _history(self, message: SqlEditor.HistoryRequested) -> None:
+        seat = self.seat
+        if not seat.history:
+            return
+        if seat.position == len(seat.history):
+            seat.draft = self.editor.text
+        position = max(0, min(len(seat.history), seat.position + message.step))
+        if position == seat.position:
+            return
+        seat.position = position
+        text = seat.history[position] if position < len(seat.history) else seat.draft
+        self.editor.text = text
+        self.editor.move_cursor(self.editor.document.end)
+
+    @on(SqlEditor.CompletionChoices, "#editor")
+    def _choices(self, message: SqlEditor.CompletionChoices) -> None:
+        shown = "  ".join(message.choices[:8])
+        more = f"  (+{len(message.choices) - 8})" if len(message.choices) > 8 else ""
+        self.editor.border_subtitle = shown + more
+
+    def action_side(self) -> None:
+        self.toggle_class("-side-open")
+
+    def action_monitor(self) -> None:
+        if self._ready() is None:
+            return
+        role = self.role
+        sql = self.editor.submission()
+
+        def save(request: MonitorRequest | None) -> None:
+            if request is not None:
+                self._act("monitor", lambda s: s.save_monitor(role, request.name, request.sql))
+
+        self.app.push_screen(MonitorDialog(sql, role), save)
+
+    def action_declare(self) -> None:
+        if self._ready() is None:
+            return
+        role = self.role
+        options = [(f.id, f.text) for f in self.exercise.findings]
+        if not options:
+            self.notify("This exercise has no findings to declare.")
+            return
+
+        def chosen(finding: str | None) -> None:
+            if finding is not None:
+                self.declare(role, finding)
+
+        self.app.push_screen(ChoiceDialog(
+            f"Declare a finding (as {role})", options,
+            note="What is wrong? A right finding counts as detection; a wrong one costs "
+                 "points."), chosen)
+
+    def declare(self, role: str, finding: str) -> None:
+        self._act("declare", lambda s: s.declare(role, finding))
+
+    def action_hint(self) -> None:
+        if self._ready() is None:
+            return
+        role = self.role
+
+        def reveal(yes: bool | None) -> None:
+            if yes:
+                self._act("hint", lambda s: s.reveal_hint(role=role))
+
+        self.app.push_screen(ConfirmDialog(
+            "Reveal a hint? Each hint costs points, and the score says so.",
+            yes="Reveal", no="Not now"), reveal)
+
+    def action_next(self) -> None:
+        if self._ready() is None:
+            return
+        self._act("wait", lambda s: s.wait(None))
+
+    def action_pause(self) -> None:
+        if self.settings.pace is not Pace.LIVE:
+            self.notify("The turns pace has no running clock: time moves when you act "
+                        "(ctrl+n waits for the next event).", timeout=5)
+            return
+        now = self.raceday.wall()
+        if self.live.paused:
+            self.live.resume(now)
+            self.notify("Clock running.", timeout=2)
+        else:
+            self.live.pause(now)
+            self.notify("Clock paused.", timeout=2)
+        self._show_header()
+
+    def action_speed(self) -> None:
+        if self.settings.pace is not Pace.LIVE:
+            self.notify("Speed applies to the live pace only.", timeout=4)
+            return
+        options = [(f"{s:g}", f"{s:g}x  (one real second = {s:g} simulated seconds)")
+                   for s in SPEEDS]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self.set_speed(float(value))
+
+        self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
+
+    def set_speed(self, speed: float) -> None:
+        self.live.set_speed(speed, self.raceday.wall())
+        self._show_header()
+
+    def action_inject(self) -> None:
+        if self._ready() is None:
+            return
+
+        def send(request: InjectRequest | None) -> None:
+            if request is not None:
+                self._act("inject", lambda s: s.send_inject(request.title, request.text))
+
+        self.app.push_screen(InjectDialog(classes="dialog-screen"), send)
+
+    def action_edit_statement(self) -> None:
+        if self._ready() is None or self.snapshot is None:
+            return
+        role = self.role
+        current = dict(self.snapshot.statement_sql)
+        options = [(sid, f"{sid}: {' '.join(sql.split())[:60]}") for sid, sql in current.items()]
+        if not options:
+            self.notify("This exercise has no automation statements.")
+            return
+
+        def edit(statement: str | None) -> None:
+            if statement is None:
+                return
+
+            def save(sql: str | None) -> None:
+                if sql is not None:
+                    self._act("edit", lambda s: s.edit_statement(role, statement, sql))
+
+            self.app.push_screen(SqlDialog(
+                f"Edit the automation's {statement} (as {role})",
+                "The automation runs this SQL from now on. A guard in the statement itself "
+                "(a WHERE that re-checks) cannot be stale.", current[statement]), save)
+
+        self.app.push_screen(ChoiceDialog("Edit an automation statement", options), edit)
+
+    def remove_monitor(self, name: str) -> None:
+        def remove(session: Any) -> None:
+            session.remove_monitor(name)
+
+        self._act("remove monitor", remove)
+
+    def replay(self) -> None:
+        self._act("replay", lambda s: s.replay())
+
+    def _act(self, action: str, call: Callable[[Any], dict[str, Any] | None]) -> None:
+        runner = self._ready()
+        if runner is not None:
+            runner.act(action, call)
+
+    def request_quit(self) -> None:
+        if self.runner is None or self.runner.session is None:
+            self.app.exit(0)
+            return
+        self.app.push_screen(ConfirmDialog(
+            "End the session now and see the score? (The transcript is kept either way.)",
+            yes="End and score", no="Keep playing"), self._confirm_end)
+
+    def _confirm_end(self, yes: bool | None) -> None:
+        if not yes or self.runner is None or self.ending:
+            return
+        self.ending = True
+        self._stop_ticks()
+        self.results.show_text(Text("Scoring…", style="bold"))
+        self.runner.end("ended by the players")
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        """(name, help, callback) for the command palette."""
+        cmds: list[tuple[str, str, Callable[[], Any]]] = [
+            ("Run the statement under the cursor", "F5", self.action_run),
+            ("Run everything in the editor", "F6", lambda: self.action_run(True)),
+            ("Save a monitor", "F7: a query that alerts when it returns rows",
+             self.action_monitor),
+            ("Declare a finding", "F8", self.action_declare),
+            ("Reveal a hint", "F9: costs points", self.action_hint),
+            ("Jump to the next inject", "ctrl+n: let the clock run", self.action_next),
+            ("Send an ad-hoc inject", "facilitator", self.action_inject),
+            ("Edit an automation statement", "guards can live in the automation's own SQL",
+             self.action_edit_statement),
+            ("Replay the race", "against the team's database", self.replay),
+            ("End the session and see the score", "ctrl+q", self.request_quit),
+        ]
+        if self.settings.pace is Pace.LIVE:
+            cmds.append(("Resume the clock" if self.live.paused else "Pause the clock",
+                         "ctrl+t", self.action_pause))
+            for speed in SPEEDS:
+                cmds.append((f"Speed {speed:g}x", "live clock", partial(self.set_speed, speed)))
+        for index, seat in enumerate(self.seats):
+            if index != self.active:
+                cmds.append((f"Switch role to {seat.role}", seat.player or "hot seat",
+                             partial(self._switch_to, index)))
+        for finding in self.exercise.findings:
+            cmds.append((f"Declare: {finding.text}", "a wrong finding costs points",
+                         partial(self.declare, self.role, finding.id)))
+        for monitor in self.snapshot.monitors if self.snapshot else ():
+            cmds.append((f"Remove monitor {monitor.name}", monitor.sql,
+                         partial(self.remove_monitor, monitor.name)))
+        return cmds
+
+    def _switch_to(self, index: int) -> None:
+        while self.active != index:
+            self.action_switch_role()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("pause", "speed") and self.settings.pace is not Pace.LIVE:
+            return False
+        if action == "switch_role" and len(self.seats) < 2:
+            return False
+        return True
+
+
+def _example(exercise: Exercise, role: str) -> str:
+    example = exercise.role(role).example.strip()
+    return example + ";" if example and not example.endswith(";") else example

@@ -1,0 +1,108 @@
+"""The SQL editor: a TextArea that knows statements, completes names and keeps colour.
+
+With tree-sitter installed it uses the `sql` language; without it, a small tokenizer gives
+keywords, strings, comments and numbers their colours, so the editor never looks broken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual._tree_sitter import TREE_SITTER
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from raceday.tui.sqltext import complete, highlight_spans, offset_of, statement_at, word_before
+
+
+def _sql_language_available() -> bool:
+    if not TREE_SITTER:
+        return False
+    try:
+        return "sql" in TextArea().available_languages
+    except Exception:
+        return False
+
+
+class SqlEditor(TextArea):
+    """Type SQL; run the statement under the cursor, the selection, or everything."""
+
+    BINDINGS = [
+        Binding("tab", "complete", "Complete", show=False),
+        Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False),
+        Binding("ctrl+up", "history(-1)", "Older", show=False),
+        Binding("ctrl+down", "history(1)", "Newer", show=False),
+    ]
+
+    @dataclass
+    class HistoryRequested(Message):
+        """ctrl+up / ctrl+down: the screen swaps in an older or newer submission."""
+
+        editor: SqlEditor
+        step: int
+
+    @dataclass
+    class CompletionChoices(Message):
+        """Completing a prefix left several choices."""
+
+        editor: SqlEditor
+        choices: tuple[str, ...]
+
+    def __init__(self, text: str = "", *, id: str | None = None) -> None:  # noqa: A002
+        self._fallback = not _sql_language_available()
+        super().__init__(
+            text,
+            language=None if self._fallback else "sql",
+            theme="css",
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            id=id,
+        )
+        self.tables: dict[str, tuple[str, ...]] = {}
+
+    # -- what to run ---------------------------------------------------------------------
+
+    def statement_under_cursor(self) -> str:
+        row, column = self.cursor_location
+        return statement_at(self.text, offset_of(self.text, row, column))
+
+    def submission(self, *, everything: bool = False) -> str:
+        """The selection if there is one, else the statement under the cursor (or all)."""
+        if everything:
+            return self.text
+        if self.selected_text.strip():
+            return self.selected_text
+        return self.statement_under_cursor()
+
+    # -- completion ----------------------------------------------------------------------
+
+    def action_complete(self) -> None:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        prefix = word_before(line, column)
+        if not prefix:
+            if not self.selected_text:
+                self.screen.focus_next()
+            return
+        found = complete(prefix, self.tables.keys(), self.tables)
+        if found.insert:
+            self.insert(found.insert)
+        if found.choices:
+            self.post_message(self.CompletionChoices(self, found.choices))
+
+    def action_history(self, step: int) -> None:
+        self.post_message(self.HistoryRequested(self, step))
+
+    # -- colour without tree-sitter -------------------------------------------------------
+
+    def _build_highlight_map(self) -> None:
+        if not self._fallback:
+            super()._build_highlight_map()
+            return
+        self._line_cache.clear()
+        highlights = self._highlights
+        highlights.clear()
+        for row, start, end, name in highlight_spans(self.text):
+            highlights[row].append((start, end, name))

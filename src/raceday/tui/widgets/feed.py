@@ -1,0 +1,98 @@
+"""The feed: what happens, newest last, each line tagged with its time and who did it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from raceday.transcript.render import describe
+
+_QUIET = {"session_start", "wait"}
+_KIND_STYLE = {
+    "fault": "bold white on red",
+    "alert": "bold black on yellow",
+    "detected": "bold black on green",
+    "restored": "bold black on green",
+    "invariant_clear": "green",
+    "alert_clear": "green",
+    "milestone": "bold green",
+    "declaration": "magenta",
+    "refused": "red",
+    "monitor_error": "red",
+    "monitor_saved": "cyan",
+    "hint": "bold magenta",
+    "task_due": "bold cyan",
+    "task_done": "green",
+    "race_step": "bold red",
+    "edit": "yellow",
+    "score": "bold",
+    "timeline_end": "bold",
+}
+_INJECT_STYLE = {
+    "alarm": "bold white on dark_red",
+    "status": "bold cyan",
+    "reveal": "italic magenta",
+    "message": "bold",
+}
+
+
+def feed_line(event: dict[str, Any]) -> Text | None:
+    """The feed's line for an event, or None for events the feed leaves out."""
+    kind = str(event.get("kind", ""))
+    if kind in _QUIET:
+        return None
+    stamp = Text(f"{event.get('sim_time', '')} ", style="dim")
+    if kind == "statement" and event.get("automated"):
+        if event.get("ok"):
+            return None  # the automation line that follows says what the task did
+        return stamp + Text(describe(event), style="red")
+    if kind == "automation":
+        outcome = event.get("outcome")
+        style = {"failed": "red", "zero_rows": "yellow", "skipped": "dim italic"}.get(
+            str(outcome), "dim")
+        return stamp + Text(describe(event), style=style)
+    if kind == "inject":
+        ikind = str(event.get("inject_kind", "message"))
+        line = Text(describe(event), style=_INJECT_STYLE.get(ikind, "bold"))
+        if ikind == "alarm":
+            line = Text(" ALARM ", style="bold white on red") + Text(" ") + Text(
+                str(event.get("title", "")), style="bold red")
+        text = str(event.get("text") or "")
+        if text:
+            line.append("\n      " + " ".join(text.split()), style="")
+        return stamp + line
+    if kind == "hint":
+        return stamp + Text(f"HINT (-{event.get('cost', 0)} points): {event.get('text')}",
+                            style=_KIND_STYLE["hint"])
+    if kind == "task_due":
+        return stamp + Text(f"TASK for {event.get('role')}: {event.get('title')}",
+                            style=_KIND_STYLE["task_due"]) + Text(
+            f"\n      {event.get('context', '')}")
+    if kind == "statement":
+        style = "" if event.get("ok") else "red"
+        if event.get("ok") and event.get("rowcount") == 0 and event.get("rows") is None:
+            style = "yellow"
+        return stamp + Text(describe(event), style=style)
+    if kind == "monitor_saved":
+        return stamp + Text(f"monitor '{event.get('name')}' saved by {event.get('role')}",
+                            style=_KIND_STYLE[kind])
+    return stamp + Text(describe(event), style=_KIND_STYLE.get(kind, ""))
+
+
+class EventFeed(RichLog):
+    """A log of the session's events."""
+
+    DEFAULT_CSS = """
+    EventFeed { background: $surface; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=2000,
+                         auto_scroll=True)
+
+    def add(self, event: dict[str, Any]) -> None:
+        line = feed_line(event)
+        if line is not None:
+            self.write(line)

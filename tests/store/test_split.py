@@ -1,0 +1,72 @@
+"""Splitting a submission into statements, and the small looks at SQL text the sandbox takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from raceday.store.split import called_functions, first_keyword, is_blank, split_statements
+
+
+def test_splits_in_order() -> None:
+    assert split_statements("SELECT 1; SELECT 2;\nUPDATE t SET x = 1") == [
+        "SELECT 1;",
+        "SELECT 2;",
+        "UPDATE t SET x = 1",
+    ]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 'a;b'; SELECT 2",
+        'SELECT "odd;name" FROM t; SELECT 2',
+        "SELECT [odd;name] FROM t; SELECT 2",
+        "SELECT `odd;name` FROM t; SELECT 2",
+        "SELECT 1 /* ; */ ; SELECT 2",
+        "SELECT 1 -- ;\n; SELECT 2",
+        "SELECT 'it''s; fine'; SELECT 2",
+    ],
+)
+def test_semicolons_inside_strings_names_and_comments_do_not_split(sql: str) -> None:
+    assert len(split_statements(sql)) == 2
+
+
+def test_trigger_body_stays_whole() -> None:
+    trigger = (
+        "CREATE TRIGGER guard BEFORE UPDATE ON endpoint BEGIN\n"
+        "  SELECT RAISE(ABORT, 'stale; plan') WHERE new.active_plan_id < old.active_plan_id;\n"
+        "  INSERT INTO audit (what) VALUES ('x');\n"
+        "END;"
+    )
+    assert split_statements(trigger + "\nSELECT 1") == [trigger, "SELECT 1"]
+
+
+@pytest.mark.parametrize("sql", ["", "   ", ";", ";;\n;", "-- just a comment", "/* c */ ; -- d"])
+def test_blank_and_comment_only_submissions_have_no_statements(sql: str) -> None:
+    assert split_statements(sql) == []
+    assert is_blank(sql)
+
+
+def test_trailing_comment_is_dropped_and_leading_comment_kept() -> None:
+    assert split_statements("-- check\nSELECT 1; -- done") == ["-- check\nSELECT 1;"]
+
+
+def test_incomplete_tail_is_kept_for_sqlite_to_report() -> None:
+    assert split_statements("SELECT 1; SELECT 'unterminated") == [
+        "SELECT 1;",
+        "SELECT 'unterminated",
+    ]
+    assert split_statements("CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1;") == [
+        "CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1;"
+    ]
+
+
+def test_first_keyword_skips_comments() -> None:
+    assert first_keyword("  -- hi\n/* x */ vacuum into 'x'") == "VACUUM"
+    assert first_keyword("with c as (select 1) update t set x = 1") == "WITH"
+    assert first_keyword("-- nothing") == ""
+
+
+def test_called_functions_sees_calls_not_strings_or_comments() -> None:
+    sql = "SELECT Printf('%d', 1), \"format\"(x), 'printf(' -- printf(\n, upper (y) FROM t"
+    assert called_functions(sql) == {"printf", "format", "upper"}

@@ -1,0 +1,41 @@
+"""The core never imports Textual: the engine runs headless on machines without a screen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CORE = [
+    "raceday.cli",
+    "raceday.commands",
+    "raceday.engine.session",
+    "raceday.engine.headless",
+    "raceday.engine.scoring",
+    "raceday.exercise.loader",
+    "raceday.store.sqlite_store",
+    "raceday.transcript.log",
+    "raceday.transcript.render",
+]
+
+
+def test_core_never_imports_textual() -> None:
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in CORE)
+        + "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')"
+        " or m.startswith('raceday.tui'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_only_the_store_imports_sqlite3() -> None:
+    code = (
+        "import sys, importlib\n"
+        "sys.modules['sqlite3'] = None\n"
+        "for m in ['raceday.engine.session', 'raceday.engine.scoring', 'raceday.exercise.model',"
+        " 'raceday.transcript.log']:\n"
+        "    importlib.import_module(m)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
