@@ -210,6 +210,7 @@ def test_hints_cost_points(make_session: MakeSession) -> None:
     session = make_session()
     event = session.reveal_hint()
     assert event["text"] == "Look at the version"
+    session.advance_to(session.end_minute)
     score = session.end()
     assert score.hint_cost == 3 and any(r.startswith("hints -3") for r in score.reasons)
 
@@ -238,3 +239,12 @@ def test_timeline_end_is_announced_once(make_session: MakeSession) -> None:
     session.advance_to(10_000)
     assert len(kinds(session, "timeline_end")) == 1
     assert session.clock_face == "00:30"
+
+
+def test_ending_before_the_race_earns_nothing_for_no_fault(make_session: MakeSession) -> None:
+    session = make_session()
+    score = session.end()
+    assert not score.fault["occurred"]
+    assert score.sections["detection"].points == 0
+    assert score.sections["recovery"].points == 0
+    assert "before the race" in score.sections["detection"].reasons[0]

@@ -63,9 +63,7 @@ def test_own_folder_overrides_a_bundled_id_and_says_so(places: tuple[Path, Path]
     assert resolve_exercise("minimal") == Path("exercises/minimal")
 
 
-def test_same_folder_twice_is_listed_once(
-    places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_same_folder_twice_is_listed_once(places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     bundled, work = places
     shutil.rmtree(work / "exercises")
     (work / "exercises").symlink_to(bundled)  # the source tree: ./exercises is the bundle

@@ -40,8 +40,7 @@ def test_unknown_key_far_from_any_known_one_lists_the_known_keys(broken: Broken)
     assert problems(broken) == [
         broken.at(
             "  xyzzy: 1",
-            'clock: unknown key "xyzzy" '
-            "(known keys: start, end, date, zone, minutes_per_statement)",
+            'clock: unknown key "xyzzy" (known keys: start, end, date, zone, minutes_per_statement)',
         )
     ]
 
@@ -49,9 +48,7 @@ def test_unknown_key_far_from_any_known_one_lists_the_known_keys(broken: Broken)
 def test_misspelt_key_is_unknown_and_the_real_one_missing(broken: Broken) -> None:
     broken.replace("    title: Read the current value\n", "    titel: Read the current value\n")
     assert problems(broken) == [
-        broken.at(
-            "    titel:", 'task "writer-a-read": unknown key "titel" (did you mean "title"?)'
-        ),
+        broken.at("    titel:", 'task "writer-a-read": unknown key "titel" (did you mean "title"?)'),
         broken.at(
             "  - id: writer-a-read\n    role: writer-a\n    at",
             'task "writer-a-read" is missing required key "title"',
@@ -72,17 +69,13 @@ def test_wrong_type(broken: Broken) -> None:
 def test_wrong_type_list_expected(broken: Broken) -> None:
     broken.replace("    to: [operator]", "    to: operator")
     assert problems(broken) == [
-        broken.at(
-            "    to: operator", 'inject "pager": "to" must be a list, not the text "operator"'
-        )
+        broken.at("    to: operator", 'inject "pager": "to" must be a list, not the text "operator"')
     ]
 
 
 def test_missing_required_key(broken: Broken) -> None:
     broken.replace("title: Two writers, one row\n", "")
-    assert problems(broken) == [
-        broken.at("id: minimal", 'the exercise is missing required key "title"')
-    ]
+    assert problems(broken) == [broken.at("id: minimal", 'the exercise is missing required key "title"')]
 
 
 def test_dangling_role_reference(broken: Broken) -> None:
@@ -90,8 +83,7 @@ def test_dangling_role_reference(broken: Broken) -> None:
     assert problems(broken) == [
         broken.at(
             "    role: writer-c",
-            'task "writer-b-save": role "writer-c" is not defined '
-            "(roles: operator, writer-a, writer-b)",
+            'task "writer-b-save": role "writer-c" is not defined (roles: operator, writer-a, writer-b)',
         )
     ]
 
@@ -104,8 +96,7 @@ def test_statement_of_unknown_role(broken: Broken) -> None:
     assert problems(broken) == [
         broken.at(
             "    role: writer-z",
-            'statement "writer-b-save": role "writer-z" is not defined '
-            "(roles: operator, writer-a, writer-b)",
+            'statement "writer-b-save": role "writer-z" is not defined (roles: operator, writer-a, writer-b)',
         )
     ]
 
@@ -160,8 +151,7 @@ def test_unknown_statement_reference(broken: Broken) -> None:
         (
             "        role: writer-b\n        sql:",
             "        role: nobody\n        sql:",
-            'good path "fresh-write": role "nobody" is not defined '
-            "(roles: operator, writer-a, writer-b)",
+            'good path "fresh-write": role "nobody" is not defined (roles: operator, writer-a, writer-b)',
         ),
     ],
 )
@@ -301,21 +291,17 @@ def test_sql_that_does_not_prepare(broken: Broken) -> None:
     assert problems(broken) == [
         broken.at(
             "    sql: SELECT 1 FROM config WHERE key = 'max_connections' AND valu = 150",
-            'invariant "lost-update": "sql" does not prepare against world.sql: '
-            "no such column: valu",
+            'invariant "lost-update": "sql" does not prepare against world.sql: no such column: valu',
         )
     ]
 
 
 def test_sql_syntax_error_in_a_block_scalar(broken: Broken) -> None:
-    broken.replace(
-        "  UPDATE config SET value = :value + 50", "  UPDATE config SETT value = :value + 50"
-    )
+    broken.replace("  UPDATE config SET value = :value + 50", "  UPDATE config SETT value = :value + 50")
     assert problems(broken) == [
         broken.at(
             "    sql: |",
-            'statement "writer-a-save": "sql" does not prepare against world.sql: '
-            'near "SETT": syntax error',
+            'statement "writer-a-save": "sql" does not prepare against world.sql: near "SETT": syntax error',
         )
     ]
 
@@ -325,8 +311,7 @@ def test_good_path_sql_item_is_checked(broken: Broken) -> None:
     assert problems(broken) == [
         broken.at(
             '        sql: ["UPDATE confg',
-            'good path "fresh-write": "sql[1]" does not prepare against world.sql: '
-            "no such table: confg",
+            'good path "fresh-write": "sql[1]" does not prepare against world.sql: no such table: confg',
         )
     ]
 
@@ -378,9 +363,7 @@ def test_parameters_in_sql_that_gets_none(broken: Broken) -> None:
 
 
 def test_world_sql_error_has_its_own_line(broken: Broken) -> None:
-    broken.replace(
-        "INSERT INTO automation VALUES", "INSERT INTO automaton VALUES", file="world.sql"
-    )
+    broken.replace("INSERT INTO automation VALUES", "INSERT INTO automaton VALUES", file="world.sql")
     assert problems(broken) == [
         broken.at("INSERT INTO automaton", "no such table: automaton", file="world.sql")
     ]
@@ -402,9 +385,7 @@ def test_yaml_syntax_error_unclosed_flow(broken: Broken) -> None:
 
 def test_missing_world_file(broken: Broken) -> None:
     (broken.folder / "world.sql").unlink()
-    assert problems(broken) == [
-        broken.at("world: world.sql", 'world file "world.sql" not found in minimal')
-    ]
+    assert problems(broken) == [broken.at("world: world.sql", 'world file "world.sql" not found in minimal')]
 
 
 def test_missing_briefing_file(broken: Broken) -> None:
@@ -428,8 +409,7 @@ def test_bad_enum(broken: Broken) -> None:
     broken.replace("    on_zero_rows: retry", "    on_zero_rows: retyr")
     assert broken.at(
         "    on_zero_rows: retyr",
-        'task "writer-a-save": "on_zero_rows" must be one of ignore, retry, stop, '
-        'not the text "retyr"',
+        'task "writer-a-save": "on_zero_rows" must be one of ignore, retry, stop, not the text "retyr"',
     ) in problems(broken)
 
 
@@ -438,8 +418,7 @@ def test_bad_enum_alone(broken: Broken) -> None:
     assert problems(broken) == [
         broken.at(
             "    on_error: halt",
-            'task "writer-b-save": "on_error" must be one of ignore, retry, stop, '
-            'not the text "halt"',
+            'task "writer-b-save": "on_error" must be one of ignore, retry, stop, not the text "halt"',
         )
     ]
 
@@ -455,8 +434,7 @@ def test_bad_enum_alone(broken: Broken) -> None:
         (
             "    kind: alarm",
             "    kind: siren",
-            'inject "pager": "kind" must be one of alarm, message, status, reveal, '
-            'not the text "siren"',
+            'inject "pager": "kind" must be one of alarm, message, status, reveal, not the text "siren"',
         ),
         (
             "    source: exercise-assumption",
@@ -511,9 +489,7 @@ def test_empty_file(broken: Broken) -> None:
 
 def test_top_level_must_be_a_mapping(broken: Broken) -> None:
     broken.yaml.write_text("- id: minimal\n", encoding="utf-8")
-    assert problems(broken) == [
-        "minimal/exercise.yaml:1: the exercise must be a mapping of keys, not a list"
-    ]
+    assert problems(broken) == ["minimal/exercise.yaml:1: the exercise must be a mapping of keys, not a list"]
 
 
 def test_missing_folder(broken: Broken) -> None:

@@ -66,9 +66,7 @@ ROLES = (
 
 def snapshot(store: WorldStore) -> dict[str, list[tuple[object, ...]]]:
     """Every table's rows and the schema, to prove the world is unchanged."""
-    _, objects = store.app_query(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
-    )
+    _, objects = store.app_query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
     world: dict[str, list[tuple[object, ...]]] = {"sqlite_master": objects}
     for kind, name, *_ in objects:
         if kind == "table":

@@ -20,9 +20,7 @@ from store_fixtures import one, snapshot
 from raceday.store.results import StatementResult
 from raceday.store.sqlite_store import WorldStore
 
-RUNAWAY_COUNT = (
-    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
-)
+RUNAWAY_COUNT = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 RUNAWAY_ROWS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
 
 
@@ -166,9 +164,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
 
 
 @pytest.mark.parametrize(("role", "sql", "kind", "needles"), CASES, ids=lambda v: repr(v)[:60])
-def test_hostile_input(
-    sandbox: Sandbox, role: str, sql: str, kind: str, needles: tuple[str, ...]
-) -> None:
+def test_hostile_input(sandbox: Sandbox, role: str, sql: str, kind: str, needles: tuple[str, ...]) -> None:
     store = sandbox.store
     before = snapshot(store)
     started = time.perf_counter()

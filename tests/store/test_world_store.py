@@ -56,6 +56,14 @@ def test_rowcount_counts_the_statements_own_rows(store: WorldStore) -> None:
         "WITH old AS (SELECT 1 AS id) DELETE FROM plan_record WHERE plan_id IN old",
     )
     assert with_cte.rowcount == 2
+    commented = one(store, "enactor-b", "-- apply\nUPDATE endpoint SET updated_at = '23:00'")
+    assert commented.rowcount == 2
+    upsert = one(
+        store,
+        "planner",
+        "INSERT INTO plan VALUES (3, 'z') ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at",
+    )
+    assert upsert.rowcount == 1 and upsert.writes == ("plan",)
 
 
 def test_returning_rows_are_capped_and_rowcount_is_complete(store: WorldStore) -> None:
@@ -329,8 +337,7 @@ def test_probe_of_ddl_rolls_back_the_schema_too(store: WorldStore) -> None:
         "responder",
         [
             "CREATE TABLE lease (holder TEXT)",
-            "CREATE TRIGGER lease_log AFTER INSERT ON lease BEGIN "
-            "INSERT INTO audit (what) VALUES ('x'); END",
+            "CREATE TRIGGER lease_log AFTER INSERT ON lease BEGIN INSERT INTO audit (what) VALUES ('x'); END",
             "INSERT INTO lease VALUES ('me')",
         ],
     )
@@ -345,8 +352,7 @@ def test_probe_survives_a_trigger_that_rolls_back_everything(store: WorldStore) 
     one(
         store,
         "responder",
-        "CREATE TRIGGER no_delete BEFORE DELETE ON plan BEGIN "
-        "SELECT RAISE(ROLLBACK, 'no deletes'); END",
+        "CREATE TRIGGER no_delete BEFORE DELETE ON plan BEGIN SELECT RAISE(ROLLBACK, 'no deletes'); END",
     )
     before = snapshot(store)
     results = store.probe(
@@ -490,6 +496,12 @@ def test_create_refuses_an_existing_file_and_reports_bad_world_sql(tmp_path: Pat
     assert not broken.exists()
     with pytest.raises(StoreError):
         WorldStore.open(tmp_path / "missing.db", ROLES)
+    with pytest.raises(StoreError):
+        WorldStore.create(tmp_path / "no" / "such" / "dir.db", WORLD_SQL, ROLES)
+    not_a_db = tmp_path / "text.db"
+    not_a_db.write_text("hello, this is not SQLite\n" * 100)
+    with pytest.raises(StoreError):
+        WorldStore.open(not_a_db, ROLES)
 
 
 def test_closed_store_refuses_calls(world_path: Path) -> None:
@@ -526,9 +538,7 @@ def test_flagship_world_builds_and_plays_the_race(tmp_path: Path) -> None:
         assert stale[0].rowcount == 1
         cleanup = store.execute("enactor-b", "DELETE FROM plan WHERE id < :plan - 3", {"plan": 124})
         assert cleanup[0].ok and cleanup[0].rowcount == 10
-        empty = one(
-            store, "responder", f"SELECT count(*) FROM dns_answer WHERE endpoint = '{regional}'"
-        )
+        empty = one(store, "responder", f"SELECT count(*) FROM dns_answer WHERE endpoint = '{regional}'")
         assert empty.rows == ((0,),)
         wedged = store.execute(
             "enactor-b",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from raceday.exercise.model import Exercise, RaceStep
 
@@ -38,6 +39,15 @@ class Facts:
     edits: list[tuple[int, str]] = field(default_factory=list)
     player_writes: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
+    replay: dict[str, Any] | None = None
+    reached_end: bool = False
+    ended_at: int = 0
+
+    def race_reached(self, exercise: Exercise) -> bool:
+        """Did play get far enough for "no fault" to mean something?"""
+        steps = self.race_steps(exercise)
+        return self.reached_end or any(s.due for s in steps) or (
+            self.replay is not None and bool(steps))
     _steps: list[RaceStepState] | None = None
 
     def race_steps(self, exercise: Exercise) -> list[RaceStepState]:

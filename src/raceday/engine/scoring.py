@@ -55,7 +55,11 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     reasons: list[str] = []
     extra: dict[str, Any] = {"latency_minutes": None, "detected_at": None, "by": None,
                              "event_minutes": rubric.event_minutes}
-    if facts.fault_started is None:
+    if facts.fault_started is None and not facts.race_reached(ex):
+        points = 0
+        reasons.append(f"detection 0/{rubric.points}: the session ended at "
+                       f"{time_of(facts.ended_at)}, before the race; nothing was detected")
+    elif facts.fault_started is None:
         points = rubric.points
         reasons.append(f"detection {points}/{rubric.points}: not needed, the fault never happened")
     elif facts.detected_at is None:
@@ -100,20 +104,43 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     share = rubric.points // len(steps) if steps else 0
     prevented: list[str] = []
     happened: list[str] = []
+    replayed = {s["id"]: s for s in facts.replay["steps"]} if facts.replay else None
+    if replayed is not None:
+        reasons.append("guards: judged by the replay of the race against the team's database")
     for state in steps:
         worth = state.step.points or share
         label = state.step.title or state.step.id
-        if state.happened_at is not None:
+        if replayed is not None:
+            seen = replayed.get(state.step.id, {})
+            status, at, outcome = seen.get("status"), seen.get("at"), seen.get("outcome", "")
+            prevented_now = status == "prevented"
+            happened_now = status == "happened"
+            detail = f"at {at}: {outcome}" if at else outcome
+        else:
+            prevented_now = state.prevented
+            happened_now = state.happened_at is not None
+            detail = (f"at {time_of(state.happened_at)}" if state.happened_at is not None else "")
+        if happened_now:
             happened.append(state.step.id)
-            reasons.append(f"guards +0/{worth}: {state.step.id} happened at "
-                           f"{time_of(state.happened_at)} ({label})")
-        elif state.prevented:
+            reasons.append(f"guards +0/{worth}: {state.step.id} happened {detail} ({label})")
+        elif prevented_now:
             prevented.append(state.step.id)
             total += worth
-            reasons.append(f"guards +{worth}/{worth}: {state.step.id} was prevented ({label})")
+            how = f" {detail}" if replayed is not None and detail else ""
+            reasons.append(f"guards +{worth}/{worth}: {state.step.id} was prevented{how} ({label})")
         else:
             reasons.append(f"guards +0/{worth}: {state.step.id} was never reached ({label})")
     total = min(total, rubric.points)
+    blocked = facts.replay.get("blocked_good_writes", []) if facts.replay else []
+    if blocked:
+        penalty = max((p.penalty for p in rubric.good_path), default=rubric.points // 2)
+        cost = min(total, penalty)
+        total -= cost
+        first = blocked[0]
+        reasons.append(
+            f"guards -{cost}: on the normal night your guards refused {_plural(len(blocked), 'write')}"
+            f" that the original world took (first: {first['task']} at {first['at']}: "
+            f"{first['outcome']})")
     good: list[dict[str, Any]] = []
     for path_id, title, ok, why in facts.good_path:
         good.append({"id": path_id, "title": title, "ok": ok, "why": why})
@@ -141,6 +168,11 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         "minutes_to_restore": minutes,
         "event_minutes": rubric.event_minutes,
     }
+    if facts.fault_started is None and not facts.race_reached(ex):
+        return Section(0, rubric.points,
+                       (f"recovery 0/{rubric.points}: the session ended at "
+                        f"{time_of(facts.ended_at)}, before the race; nothing was recovered",),
+                       extra)
     if facts.fault_started is None:
         return Section(rubric.points, rubric.points,
                        (f"recovery {rubric.points}/{rubric.points}: not needed, "

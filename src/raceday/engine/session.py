@@ -241,7 +241,7 @@ class Session:
         for result in results:
             self._record_statement(role, result, automated=False)
         self._check_world()
-        self._check_player_tasks(role)
+        self._check_player_tasks()
         self._spend()
         return results
 
@@ -339,8 +339,15 @@ class Session:
         return self._emit("note", role=role, text=text)
 
     def replay(self) -> Event:
-        """Replay the race against the team's database (arrives with the replay feature)."""
-        return self._emit("replay", available=False, note="this exercise has no replay yet")
+        """Replay the race against a copy of the team's database; guards are judged by it."""
+        from raceday.engine.replay import replay_race  # replay builds sessions of its own
+
+        if not self.facts.race_steps(self.exercise):
+            return self._emit("replay", available=False,
+                              note="this exercise defines no race steps to replay")
+        result = replay_race(self).to_json()
+        self.facts.replay = result
+        return self._emit("replay", available=True, **result)
 
     # -- automation ------------------------------------------------------------------------
 
@@ -405,6 +412,7 @@ class Session:
         failed = False
         zero = False
         last_rowcount: int | None = None
+        remembered: set[str] = set()
         for statement_id in task.statements:
             sql = self.statement_sql[statement_id]
             results = self.store.execute(role, sql, self._params(role, sql))
@@ -414,16 +422,18 @@ class Session:
                 if result.ok and result.columns and result.rows and task.remember:
                     row = dict(zip(result.columns, result.rows[0], strict=False))
                     for name in task.remember:
-                        if name in row:
+                        if name in row and name not in remembered:
                             self.memory[role][name] = row[name]
+                            remembered.add(name)
                 if result.is_write and not result.columns:
                     last_rowcount = result.rowcount
                     zero = zero or result.rowcount == 0
                 if not result.ok:
                     failed = True
+                if result.writes or result.schema_changed:
+                    self._check_world()
             if failed:
                 break
-        self._check_world()
         for step in self._steps_of(task):
             step.ran = True
             sql = step.step.happened
@@ -515,11 +525,10 @@ class Session:
                 self.facts.milestones[milestone.id] = self.minute
                 self._emit("milestone", id=milestone.id, label=milestone.label)
 
-    def _check_player_tasks(self, role: str) -> None:
+    def _check_player_tasks(self) -> None:
         for task_id, pending in list(self.pending.items()):
             task = pending.task
-            if task.role != role:
-                continue
+            role = task.role
             for step in self._steps_of(task):
                 sql = step.step.happened
                 _, rows = self.store.app_query(sql, self._params(role, sql, {"failed": 0}))
@@ -539,6 +548,7 @@ class Session:
         for monitor in list(self.monitors.values()):
             self._run_monitor(monitor)
         self._check_world()
+        self._check_player_tasks()
 
     def _run_monitor(self, monitor: Monitor) -> None:
         results = self.store.execute(monitor.role, monitor.sql)
@@ -581,6 +591,7 @@ class Session:
         """Judge the good paths, score, write the score event and close the transcript."""
         if self.score is not None:
             return self.score
+        self._check_player_tasks()
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
         for path in guards.good_path if guards else ():
@@ -592,6 +603,8 @@ class Session:
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
         self.facts.healthy_at_end = self.healthy
+        self.facts.reached_end = self.timeline_over
+        self.facts.ended_at = self.minute
         self.score = score_session(self.exercise, self.facts, self.time_of)
         self._emit("score", reason=reason, **self.score.to_json())
         self.ended = True

@@ -58,9 +58,7 @@ def _folders(root: Path) -> list[Path]:
     return [
         child
         for child in children
-        if child.is_dir()
-        and not child.name.startswith((".", "_"))
-        and (child / EXERCISE_FILE).is_file()
+        if child.is_dir() and not child.name.startswith((".", "_")) and (child / EXERCISE_FILE).is_file()
     ]
 
 
@@ -92,9 +90,7 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def find_exercises(
-    extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True
-) -> list[ExerciseEntry]:
+def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True) -> list[ExerciseEntry]:
     """Every exercise found, sorted by id, each loaded (or with why it does not load).
 
     Searches the bundled exercises, then `./exercises`, then `extra_dirs` (folders holding

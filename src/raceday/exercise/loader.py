@@ -35,6 +35,7 @@ from raceday.exercise.model import (
     RaceStep,
     RecoveryItem,
     RecoveryRubric,
+    ReplaySpec,
     Retry,
     Role,
     Scoring,
@@ -60,6 +61,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "findings",
             "hints",
             "scoring",
+            "replay",
         ),
     ),
     "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
@@ -92,6 +94,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "finding": (("id", "text", "correct"), ("explanation",)),
     "hint": (("id", "text"), ("task", "cost")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
+    "replay": ((), ("until", "delayed")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
@@ -136,9 +139,7 @@ def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
     try:
         text = yaml_path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ExerciseError(
-            [f"{yaml_path}: not found (an exercise folder holds {EXERCISE_FILE})"]
-        ) from None
+        raise ExerciseError([f"{yaml_path}: not found (an exercise folder holds {EXERCISE_FILE})"]) from None
     except UnicodeDecodeError as exc:
         raise ExerciseError([f"{yaml_path}:1: not UTF-8 text ({exc.reason})"]) from None
     except OSError as exc:
@@ -329,16 +330,12 @@ class _Reader:
             self.refs.append(_Ref(m[key].line, what, kind, value))
         return value or None
 
-    def integer(
-        self, m: dict[str, Located], key: str, what: str, default: int = 0, minimum: int = 0
-    ) -> int:
+    def integer(self, m: dict[str, Located], key: str, what: str, default: int = 0, minimum: int = 0) -> int:
         node = m.get(key)
         if node is None:
             return default
         if isinstance(node.value, bool) or not isinstance(node.value, int):
-            self.problem(
-                node.line, f'{what}: "{key}" must be a whole number, not {_describe(node)}'
-            )
+            self.problem(node.line, f'{what}: "{key}" must be a whole number, not {_describe(node)}')
             return default
         if node.value < minimum:
             self.problem(node.line, f'{what}: "{key}" must be at least {minimum}, not {node.value}')
@@ -366,9 +363,7 @@ class _Reader:
         values: list[str] = []
         for item in node.value:
             if not isinstance(item.value, str) or not item.value:
-                self.problem(
-                    item.line, f'{what}: each of "{key}" must be text, not {_describe(item)}'
-                )
+                self.problem(item.line, f'{what}: each of "{key}" must be text, not {_describe(item)}')
             else:
                 values.append(item.value)
         return tuple(values)
@@ -387,9 +382,7 @@ class _Reader:
         value = self.choice(m, key, what, choices, default.value)
         return cls(value) if value in choices else default
 
-    def choice(
-        self, m: dict[str, Located], key: str, what: str, choices: Iterable[str], default: str
-    ) -> str:
+    def choice(self, m: dict[str, Located], key: str, what: str, choices: Iterable[str], default: str) -> str:
         node = m.get(key)
         if node is None:
             return default
@@ -402,9 +395,7 @@ class _Reader:
             return default
         return node.value
 
-    def duration(
-        self, m: dict[str, Located], key: str, what: str, *, positive: bool = False
-    ) -> int | None:
+    def duration(self, m: dict[str, Located], key: str, what: str, *, positive: bool = False) -> int | None:
         node = m.get(key)
         if node is None:
             return None
@@ -452,9 +443,7 @@ class _Reader:
             )
             return None
         if not isinstance(node.value, str):
-            self.problem(
-                node.line, f'{what}: "{key}" must be a time "HH:MM", not {_describe(node)}'
-            )
+            self.problem(node.line, f'{what}: "{key}" must be a time "HH:MM", not {_describe(node)}')
             return None
         try:
             parse_hhmm(node.value)
@@ -511,12 +500,9 @@ class _Reader:
             self.statement(f, i, line)
             for f, i, line in self.items(top, "statements", "statement", "statements")
         )
-        tasks = tuple(
-            self.task(f, i, line) for f, i, line in self.items(top, "tasks", "task", "tasks")
-        )
+        tasks = tuple(self.task(f, i, line) for f, i, line in self.items(top, "tasks", "task", "tasks"))
         injects = tuple(
-            self.inject(f, i, line)
-            for f, i, line in self.items(top, "injects", "inject", "injects")
+            self.inject(f, i, line) for f, i, line in self.items(top, "injects", "inject", "injects")
         )
         invariants = tuple(
             Invariant(
@@ -555,6 +541,7 @@ class _Reader:
             for f, i, _l in self.items(top, "hints", "hint", "hints")
         )
         scoring = self.scoring(top, tasks)
+        replay = self.replay(top)
         self.check_refs()
         world_file = self.text(top, "world", what, empty=False)
         briefing_file = self.text(top, "briefing", what, empty=False)
@@ -583,6 +570,7 @@ class _Reader:
             scoring=scoring,
             briefing=briefing or "",
             default_roles=default_roles,
+            replay=replay,
             path=self.yaml_path.resolve(),
         )
 
@@ -678,8 +666,7 @@ class _Reader:
             if not _NAME.fullmatch(name):
                 self.problem(
                     m["remember"].line,
-                    f'{what}: cannot remember "{name}": use a column name made of letters, '
-                    "digits and '_'",
+                    f"{what}: cannot remember \"{name}\": use a column name made of letters, digits and '_'",
                 )
         role = self.ref(m, "role", what, "role") or ""
         self.task_roles.setdefault(ident, role)
@@ -710,8 +697,7 @@ class _Reader:
             on_zero_rows=on_zero_rows,
             on_error=on_error,
             retry=retry,
-            done_when=self.sql_text(m, "done_when", what, parameters=(), runs_as=("task", ident))
-            or None,
+            done_when=self.sql_text(m, "done_when", what, parameters=(), runs_as=("task", ident)) or None,
             context=self.text(m, "context", what),
             hint=self.text(m, "hint", what),
             points=self.integer(m, "points", what),
@@ -774,6 +760,18 @@ class _Reader:
             tasks=total,
         )
 
+    def replay(self, top: dict[str, Located]) -> ReplaySpec | None:
+        node = top.get("replay")
+        if node is None:
+            return None
+        m = self.fields(node, "replay", "replay")
+        if m is None:
+            return None
+        return ReplaySpec(
+            until=self.clock_time(m, "until", "replay"),
+            delayed=self.refs_list(m, "delayed", "replay", "task"),
+        )
+
     def detection(self, scoring: dict[str, Located]) -> DetectionRubric | None:
         node = scoring.get("detection")
         if node is None:
@@ -785,9 +783,7 @@ class _Reader:
         full_within = self.duration(m, "full_within", what)
         zero_after = self.duration(m, "zero_after", what)
         if full_within is not None and zero_after is not None and zero_after <= full_within:
-            self.problem(
-                m["zero_after"].line, f'{what}: "zero_after" must be longer than "full_within"'
-            )
+            self.problem(m["zero_after"].line, f'{what}: "zero_after" must be longer than "full_within"')
         return DetectionRubric(
             points=self.integer(m, "points", what),
             invariant=self.ref(m, "invariant", what, "invariant") or "",
@@ -808,8 +804,7 @@ class _Reader:
             return None
         points = self.integer(m, "points", what)
         steps = tuple(
-            self.race_step(f, i)
-            for f, i, _l in self.items(m, "steps", "race_step", f"{what}.steps")
+            self.race_step(f, i) for f, i, _l in self.items(m, "steps", "race_step", f"{what}.steps")
         )
         if steps and "points" in m and sum(step.points for step in steps) != points:
             self.problem(
@@ -818,8 +813,7 @@ class _Reader:
                 f"{sum(step.points for step in steps)}",
             )
         good_path = tuple(
-            self.good_path(f, i)
-            for f, i, _l in self.items(m, "good_path", "good_path", f"{what}.good_path")
+            self.good_path(f, i) for f, i, _l in self.items(m, "good_path", "good_path", f"{what}.good_path")
         )
         return GuardsRubric(points=points, steps=steps, good_path=good_path)
 
@@ -895,8 +889,7 @@ class _Reader:
         if "milestone" not in m and not healthy and not no_relapse:
             self.problem(
                 line,
-                f'{what} checks nothing: give "milestone", "healthy_at_end: true" '
-                'or "no_relapse: true"',
+                f'{what} checks nothing: give "milestone", "healthy_at_end: true" or "no_relapse: true"',
             )
         return RecoveryItem(
             id=ident,
@@ -962,8 +955,7 @@ class _Reader:
             if prepared.error is not None:
                 self.problem(
                     entry.line,
-                    f'{entry.what}: "{entry.key}" does not prepare against {world_name}: '
-                    f"{prepared.error}",
+                    f'{entry.what}: "{entry.key}" does not prepare against {world_name}: {prepared.error}',
                 )
                 continue
             if not prepared.parameters:

@@ -240,6 +240,18 @@ class RecoveryRubric:
 
 
 @dataclass(frozen=True)
+class ReplaySpec:
+    """How the race is replayed against the team's database.
+
+    `until` is how far the timeline is replayed (default: the clock's end). `delayed` names
+    the tasks of the delayed worker: the normal path is the same night without them.
+    """
+
+    until: int | None = None
+    delayed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Scoring:
     detection: DetectionRubric | None = None
     guards: GuardsRubric | None = None
@@ -269,6 +281,7 @@ class Exercise:
     scoring: Scoring = field(default_factory=Scoring)
     briefing: str = ""
     default_roles: tuple[str, ...] = ()
+    replay: ReplaySpec | None = None
     path: Path | None = None
 
     def role(self, role_id: str) -> Role:

@@ -109,9 +109,7 @@ class _Walker:
 
 def _kind(node: yaml.Node) -> str:
     tag = str(node.tag).rsplit(":", 1)[-1]
-    return {"int": "a number", "float": "a number", "bool": "true/false", "null": "null"}.get(
-        tag, tag
-    )
+    return {"int": "a number", "float": "a number", "bool": "true/false", "null": "null"}.get(tag, tag)
 
 
 def load_located(text: str) -> tuple[Located | None, list[tuple[int, str]]]:

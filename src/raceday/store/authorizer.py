@@ -267,10 +267,7 @@ class Authorizer:
         if name in UNINTERRUPTIBLE_FUNCTIONS:
             if self.context.alter and not (self.context.called & UNINTERRUPTIBLE_FUNCTIONS):
                 return None  # SQLite's own rewrite of the CREATE TABLE text uses printf
-            return (
-                f"function {name} is not allowed (it cannot be interrupted); "
-                "build text with || instead"
-            )
+            return f"function {name} is not allowed (it cannot be interrupted); build text with || instead"
         if name in FORBIDDEN_FUNCTIONS:
             return f"function {name} is not allowed"
         return None

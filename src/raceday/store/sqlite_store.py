@@ -16,7 +16,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -126,7 +127,10 @@ class WorldStore:
         path = Path(path)
         if path.exists():
             raise StoreError(f"{path} already exists; a new world needs a fresh file")
-        conn = _connect(path, mode="rwc")
+        try:
+            conn = _connect(path, mode="rwc")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot create {path}: {exc}") from exc
         try:
             _harden(conn)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -162,18 +166,14 @@ class WorldStore:
 
     # -- running role SQL ---------------------------------------------------------------
 
-    def execute(
-        self, role: str, sql: str, params: Mapping[str, Any] | None = None
-    ) -> list[StatementResult]:
+    def execute(self, role: str, sql: str, params: Mapping[str, Any] | None = None) -> list[StatementResult]:
         """Run a submission as `role`, statement by statement, stopping at the first error.
 
         Never raises for anything in `sql` or `params`: every problem is an error result.
         Statements after a failed one are not run and get no result. Raises KeyError for a
         role the store was not given (a bug in the caller, not player input).
         """
-        with self._lock:
-            self._check_open()
-            self._cancel.clear()
+        with self._call():
             handle = self._role(role)
             refusal = _check_text(sql)
             if refusal is not None:
@@ -195,9 +195,7 @@ class WorldStore:
         Used by the replay's good-path check and by "what if" questions. Stops at the first
         error like `execute`; the world is unchanged afterwards whatever happened.
         """
-        with self._lock:
-            self._check_open()
-            self._cancel.clear()
+        with self._call():
             handle = self._role(role)
             self._sync_names()
             results: list[StatementResult] = []
@@ -242,9 +240,7 @@ class WorldStore:
         Still under the time limit, so a broken exercise query cannot hang the session.
         Raises StoreError (kind "timeout", "constraint", "syntax" or "error") on failure.
         """
-        with self._lock:
-            self._check_open()
-            self._cancel.clear()
+        with self._call():
             started = time.perf_counter()
             self._deadline = started + self.time_limit_s
             cursor: sqlite3.Cursor | None = None
@@ -265,8 +261,7 @@ class WorldStore:
 
     def tables(self) -> list[TableInfo]:
         """Tables and views of the world with columns, CREATE text and triggers, by name."""
-        with self._lock:
-            self._check_open()
+        with self._call():
             triggers: dict[str, list[str]] = {}
             for name, table in self._app.execute(
                 "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
@@ -299,8 +294,7 @@ class WorldStore:
 
     def backup_to(self, path: Path) -> None:
         """Write a consistent copy of the world to `path` (SQLite backup API, one file)."""
-        with self._lock:
-            self._check_open()
+        with self._call():
             target = sqlite3.connect(str(path), isolation_level=None)
             try:
                 self._app.backup(target)
@@ -325,9 +319,14 @@ class WorldStore:
 
     # -- internals ------------------------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("the world store is closed")
+    @contextmanager
+    def _call(self) -> Iterator[None]:
+        """One public call at a time; a cancel meant for an earlier call does not carry over."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("the world store is closed")
+            self._cancel.clear()
+            yield
 
     def _progress(self) -> int:
         """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
@@ -452,9 +451,7 @@ class WorldStore:
             size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
         return rows, False
 
-    def _classify(
-        self, exc: BaseException, auth: Authorizer | None, started: float
-    ) -> tuple[str, str]:
+    def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[str, str]:
         """Turn an exception into (error_kind, one clear line)."""
         message = str(exc)
         if isinstance(exc, sqlite3.Error):
@@ -618,8 +615,7 @@ def _check_text(sql: str) -> StatementResult | None:
     if len(sql) > MAX_SUBMISSION_CHARS:
         return StatementResult(
             sql=_printable(sql[:200]) + "…",
-            error=f"submission is too long ({len(sql):,} characters; "
-            f"the limit is {MAX_SUBMISSION_CHARS:,})",
+            error=f"submission is too long ({len(sql):,} characters; the limit is {MAX_SUBMISSION_CHARS:,})",
             error_kind="error",
         )
     if "\x00" in sql:

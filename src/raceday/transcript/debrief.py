@@ -150,6 +150,12 @@ class Timeline:
     event_detection_minutes: int | None
     event_restore_minutes: int | None
 
+    @property
+    def has_event(self) -> bool:
+        """Whether the exercise gives any times of a real event to compare with."""
+        return bool(self.facts) or (self.event_detection_minutes is not None
+                                    or self.event_restore_minutes is not None)
+
     def chart(self) -> Chart:
         return build_chart(self.marks, self.start, self.end, self.origin)
 
@@ -241,13 +247,33 @@ class Edit:
 
 @dataclass(frozen=True)
 class StepOutcome:
-    """A race step: happened (when), prevented, or never reached."""
+    """A race step: what live play saw, and the score's verdict (by the replay when run).
+
+    `live` is "happened" (at `time`) or "did not happen"; `verdict` is the score's
+    "happened", "prevented" or "never reached" (empty without a score), `detail` its why.
+    """
 
     id: str
     title: str
-    outcome: str
+    live: str
+    verdict: str = ""
+    detail: str = ""
     time: str | None = None
     by_player: bool = False
+
+    @property
+    def outcome(self) -> str:
+        """The verdict when there is one, else what live play saw."""
+        return self.verdict or self.live
+
+    def describe(self) -> str:
+        live = f"happened at {self.time}" if self.live == "happened" else self.live
+        if self.by_player:
+            live += " (a player held the role)"
+        if not self.verdict:
+            return live
+        verdict = self.verdict + (f" ({self.detail})" if self.detail else "")
+        return f"live: {live}; scored: {verdict}"
 
 
 @dataclass(frozen=True)
@@ -431,9 +457,16 @@ class _Builder:
         figures = _dict(self.start.get("event_figures"))
         self.event_detection = _int(figures, "detection_minutes")
         self.event_restore = _int(figures, "restore_minutes")
+        self.complete = self.score_event is not None
+        self.last_time = self.time(self.events[-1]) if self.events else ""
         self.stop = self._stopped()
         self.repair = self._repair()
         self.steps = self._steps()
+
+    @property
+    def never(self) -> str:
+        """'never', or for a transcript that stops early, 'not by 09:08 (transcript ends)'."""
+        return "never" if self.complete else f"not by {self.last_time} (the transcript ends)"
 
     def kind(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.get("kind") == kind]
@@ -484,28 +517,47 @@ class _Builder:
         for event in self.kind("race_step"):
             if event.get("happened", True):
                 happened.setdefault(_str(event, "step"), event)
-        score = _dict(self.score_event)
-        guards = _dict(score.get("guards"))
-        prevented = set(_strs(guards.get("prevented")))
-        order: list[tuple[str, str]] = []
-        pattern = re.compile(r"^guards \+\d+/\d+: (\S+) (?:happened at \S+|was prevented|"
-                             r"was never reached)(?: \((.*)\))?$")
+        guards = _dict(_dict(self.score_event).get("guards"))
+        verdicts: dict[str, tuple[str, str, str]] = {}
         for reason in _strs(guards.get("reasons")):
-            if match := pattern.match(reason):
-                order.append((match[1], match[2] or ""))
-        known = {step for step, _ in order}
-        order += [(s, "") for s in [*happened, *sorted(prevented)] if s not in known]
+            if parsed := _step_reason(reason):
+                verdicts.setdefault(parsed[0], parsed[1:])
+        for status in ("happened", "prevented"):
+            for step in _strs(guards.get(status)):
+                verdicts.setdefault(step, (status, "", ""))
+        live_word = "did not happen" if self.complete else f"not by {self.last_time}"
         outcomes: list[StepOutcome] = []
-        for step, title in dict(order).items():
+        for step in dict.fromkeys([*verdicts, *happened]):
+            verdict, detail, title = verdicts.get(step, ("", "", ""))
             hit = happened.get(step)
-            if hit is not None:
-                outcomes.append(StepOutcome(step, _str(hit, "title") or title, "happened",
-                                            self.time(hit), bool(hit.get("by_player"))))
-            elif step in prevented:
-                outcomes.append(StepOutcome(step, title, "prevented"))
-            else:
-                outcomes.append(StepOutcome(step, title, "never reached"))
+            outcomes.append(StepOutcome(
+                step, _str(hit, "title") if hit and hit.get("title") else title,
+                "happened" if hit else live_word, verdict, detail,
+                self.time(hit) if hit else None, bool(hit and hit.get("by_player"))))
         return tuple(outcomes)
+
+
+_STEP_REASON = re.compile(r"^guards \+\d+/\d+: (\S+) (happened|was prevented|was never reached)"
+                          r"(.*)$")
+
+
+def _step_reason(reason: str) -> tuple[str, str, str, str] | None:
+    """(step, verdict, detail, title) from a score reason such as
+    'guards +10/10: stale-apply was prevented at 23:48: refused (The delayed …)'."""
+    match = _STEP_REASON.match(reason)
+    if match is None:
+        return None
+    verdict = {"happened": "happened", "was prevented": "prevented"}.get(match[2], "never reached")
+    rest = match[3].strip()
+    title = ""
+    if rest.endswith(")"):
+        depth = 0
+        for index in range(len(rest) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(rest[index], 0)
+            if depth == 0:
+                title, rest = rest[index + 1:-1], rest[:index].strip()
+                break
+    return match[1], verdict, rest, title
 
 
 def _change(event: Event, b: _Builder) -> Change | None:
@@ -623,7 +675,8 @@ def _summary(b: _Builder, score: ScoreReport | None,
     roles = _dict(s.get("roles"))
     last = b.events[-1]
     walls = [w for e in b.events if (w := _str(e, "wall_time"))]
-    ended = "interrupted (no score)" if score is None else score.ended
+    ended = ("interrupted: no score" if score is None else
+             "played to the end" if score.ended == "ended" else score.ended)
     return Summary(
         exercise=_str(s, "exercise", "?"),
         title=_str(s, "title") or _str(s, "exercise", "an exercise"),
@@ -665,8 +718,11 @@ def _outcome(b: _Builder, score: ScoreReport | None,
                       if b.event_detection is not None else "")
             parts.append(f"The team surfaced it at {b.time(b.detected)}, {duration(latency)} "
                          f"later ({_str(b.detected, 'how')}{versus}).")
-        else:
+        elif b.complete:
             parts.append("The team never surfaced it with a monitor or a right finding.")
+        else:
+            parts.append(f"The team had not surfaced it by {b.last_time}, where the transcript "
+                         "ends.")
         wrong = [d for d in declarations if not d.correct]
         if wrong:
             parts.append(f"Wrong finding{'s' if len(wrong) > 1 else ''} declared: "
@@ -674,7 +730,8 @@ def _outcome(b: _Builder, score: ScoreReport | None,
         if b.stop is not None:
             parts.append(f"The automation was stopped at {b.time(b.stop[0])}.")
         else:
-            parts.append("The automation was never stopped.")
+            parts.append("The automation was never stopped." if b.complete else
+                         "The automation had not been stopped.")
         parts.extend(_restore_sentences(b))
     if score is not None:
         parts.append(f"Score {score.total}/{score.max}.")
@@ -683,7 +740,8 @@ def _outcome(b: _Builder, score: ScoreReport | None,
 
 def _restore_sentences(b: _Builder) -> list[str]:
     if not b.restores:
-        return ["The world was never restored."]
+        return ["The world was never restored." if b.complete else
+                "The world had not been restored."]
     first = b.restores[0]
     versus = f"; that night: {duration(b.event_restore)}" if b.event_restore is not None else ""
     out = [f"The world was first restored at {b.time(first)}, "
@@ -736,13 +794,13 @@ def _good_path(b: _Builder) -> tuple[GoodPath, ...]:
                  for p in paths if isinstance(p, dict))
 
 
-_REPLAY_ID = ("step", "id", "name")
-_REPLAY_OUTCOME = ("outcome", "result", "status")
+_REPLAY_ID = ("id", "step", "name")
+_REPLAY_STATUS = ("status", "result")
 _SKIP = {"seq", "sim_time", "minute", "wall_time", "kind", "steps", "available", "note"}
 
 
 def _replay(b: _Builder) -> Replay:
-    """Render whatever the last replay event carries; the replay's format arrives later."""
+    """The last replay event: each step's verdict and what the replayed world did."""
     replays = b.kind("replay")
     if not replays:
         return Replay(False, None, "No replay was run in this session.")
@@ -756,14 +814,56 @@ def _replay(b: _Builder) -> Replay:
     for item in steps_data:
         data = _dict(item)
         ident = next((_str(data, k) for k in _REPLAY_ID if data.get(k) is not None), "?")
-        outcome = next((_str(data, k) for k in _REPLAY_OUTCOME if data.get(k) is not None), "")
-        detail = "; ".join(f"{k}: {_plain(v)}" for k, v in data.items()
-                           if k not in {*_REPLAY_ID, *_REPLAY_OUTCOME, "title"}
-                           and v not in (None, "", [], {}))
-        steps.append(ReplayStep(ident, _str(data, "title"), outcome, detail))
-    details = tuple(f"{k}: {_plain(v)}" for k, v in event.items()
-                    if k not in _SKIP and v not in (None, "", [], {}))
-    return Replay(True, b.time(event), note, tuple(steps), details)
+        status = next((_str(data, k) for k in _REPLAY_STATUS if data.get(k) is not None),
+                      _str(data, "outcome"))
+        steps.append(ReplayStep(ident, _str(data, "title"), status, _replay_detail(data)))
+    return Replay(True, b.time(event), note, tuple(steps), _replay_details(event))
+
+
+def _replay_detail(data: dict[str, Any]) -> str:
+    parts = []
+    if data.get("at"):
+        parts.append(f"at {_str(data, 'at')}")
+    if data.get("outcome") and any(data.get(k) is not None for k in _REPLAY_STATUS):
+        parts.append(_str(data, "outcome"))
+    if data.get("next"):
+        parts.append(f"then {_str(data, 'next')}")
+    faults = _strs(data.get("faults_after"))
+    if faults:
+        parts.append("faults after it: " + "; ".join(faults))
+    known = {*_REPLAY_ID, *_REPLAY_STATUS, "title", "at", "outcome", "next", "faults_after"}
+    parts += [f"{k}: {_plain(v)}" for k, v in data.items()
+              if k not in known and v not in (None, "", [], {})]
+    return "; ".join(parts)
+
+
+def _replay_details(event: Event) -> tuple[str, ...]:
+    lines = []
+    prevented, happened = _strs(event.get("prevented")), _strs(event.get("happened"))
+    if prevented:
+        lines.append("Prevented in the replay: " + ", ".join(prevented) + ".")
+    if happened:
+        lines.append("Happened in the replay: " + ", ".join(happened) + ".")
+    if "fault_at" in event:
+        fault_at = event.get("fault_at")
+        lines.append(f"In the replay the fault began at {fault_at}." if fault_at
+                     else "In the replay no fault occurred.")
+    if "blocked_good_writes" in event:
+        blocked = [_dict(x) for x in event.get("blocked_good_writes") or []]
+        lines += [f"A good write of the normal night was refused: {_str(x, 'task')} at "
+                  f"{_str(x, 'at')} ({_str(x, 'outcome')})." for x in blocked]
+        if not blocked:
+            lines.append("No good write of the normal night was refused.")
+    lines += [f"Warning: {w}" for w in _strs(event.get("warnings"))]
+    folder = _str(event, "folder")
+    if folder:
+        path = Path(folder)
+        shown = f"{path.parent.name}/{path.name}" if path.parent.name == "replay" else folder
+        lines.append(f"The replay's own transcript: {shown} (in the session folder).")
+    known = {"prevented", "happened", "fault_at", "blocked_good_writes", "warnings", "folder"}
+    lines += [f"{k}: {_plain(v)}" for k, v in event.items()
+              if k not in _SKIP | known and v not in (None, "", [], {})]
+    return tuple(lines)
 
 
 def _plain(value: Any) -> str:
@@ -800,8 +900,8 @@ EventSide = tuple[str | None, int | None, str, str]
 
 
 def _team_phases(b: _Builder) -> dict[str, TeamSide]:
-    out: dict[str, TeamSide] = {}
-    no_fault = b.first_fault is None
+    missing = "not needed: no fault" if b.first_fault is None else b.never
+    out: dict[str, TeamSide] = {pid: (None, None, missing) for pid, _ in PHASES}
     if b.first_fault is not None:
         out["first-symptom"] = (b.time(b.first_fault), 0, _str(b.first_fault, "fault"))
     else:
@@ -809,18 +909,12 @@ def _team_phases(b: _Builder) -> dict[str, TeamSide]:
     if b.detected is not None:
         out["detection"] = (b.time(b.detected), _int(b.detected, "latency_minutes"),
                             _str(b.detected, "how"))
-    else:
-        out["detection"] = (None, None, "not needed: no fault" if no_fault else "never")
     if b.stop is not None:
         out["automation-stopped"] = (b.time(b.stop[0]), b.after_fault(b.stop[0]), b.stop[1])
-    else:
-        out["automation-stopped"] = (None, None, "never")
     if b.repair is not None:
         out["repair"] = (b.time(b.repair[0]), b.after_fault(b.repair[0]), b.repair[1])
-    else:
-        out["repair"] = (None, None, "not needed: no fault" if no_fault else "never")
-    first_restore = next((r for r in b.restores), None)
-    if first_restore is not None:
+    if b.restores:
+        first = b.restores[0]
         relapses = [f for f in b.faults if f.get("relapse")]
         note = "no invariant violated any more"
         if relapses:
@@ -828,45 +922,50 @@ def _team_phases(b: _Builder) -> dict[str, TeamSide]:
             note = (f"undone at {', '.join(b.time(r) for r in relapses)}"
                     + (f"; restored again at {', '.join(again)}" if again else
                        "; not restored again"))
-        out["restore"] = (b.time(first_restore), b.after_fault(first_restore), note)
-    else:
-        out["restore"] = (None, None, "not needed: no fault" if no_fault else "never")
+        out["restore"] = (b.time(first), b.after_fault(first), note)
     return out
+
+
+_FIGURES = "exercise-figures"
 
 
 def _event_phases(b: _Builder, facts: tuple[EventFact, ...]) -> dict[str, EventSide]:
     """That night's side of each phase.
 
-    A fact tagged with a phase (`phase` in the exercise's reveal inject) gives the time and
-    source. Otherwise the exercise's figures (minutes from the first symptom to detection and
-    to restore) give an offset; a revealed fact at exactly that offset from the team's fault
-    lends its title and source.
+    A revealed fact tagged with a phase (`phase` on the exercise's reveal inject) gives the
+    time and its source. Otherwise the exercise's figures (minutes from the first symptom to
+    detection and to restore) give an offset; a revealed fact at exactly that offset from the
+    team's own fault lends its time, title and source (the exercise's clock is that night's).
     """
-    out: dict[str, EventSide] = {pid: (None, None, "", "") for pid, _ in PHASES}
+    known = bool(facts) or b.event_detection is not None or b.event_restore is not None
+    blank = "not in this exercise's timeline" if known else ""
+    out: dict[str, EventSide] = {pid: (None, None, blank, "") for pid, _ in PHASES}
     tagged = {f.phase: f for f in facts if f.phase}
     first = tagged.get("first-symptom")
     first_minute = b.clock.minute_of_face(first.time) if first else None
-    for pid, _ in PHASES:
-        fact = tagged.get(pid)
-        if fact is None:
+    for pid, fact in tagged.items():
+        if pid not in out:
             continue
         minute = b.clock.minute_of_face(fact.time)
         after = (minute - first_minute if minute is not None and first_minute is not None
                  else None)
         out[pid] = (fact.time, after, fact.title, fact.source)
-    if first is None and (b.event_detection is not None or b.event_restore is not None):
-        out["first-symptom"] = (None, 0, "the first symptom (the clock of that night's figures)",
-                                "exercise-figures")
-    for pid, figure in (("detection", b.event_detection), ("restore", b.event_restore)):
+    figures = (("first-symptom", 0 if b.event_detection is not None
+                or b.event_restore is not None else None),
+               ("detection", b.event_detection), ("restore", b.event_restore))
+    for pid, figure in figures:
         if pid in tagged or figure is None:
             continue
-        time, title, source = None, "", "exercise-figures"
+        match = None
         if b.fault_minute is not None:
             face = b.clock.time(b.fault_minute + figure)
             match = next((f for f in facts if f.time == face), None)
-            if match is not None:
-                time, title, source = match.time, match.title, match.source
-        out[pid] = (time, figure, title or f"{duration(figure)} after the first symptom", source)
+        if match is not None:
+            out[pid] = (match.time, figure, match.title, match.source)
+        elif figure == 0:
+            out[pid] = (None, 0, "the moment that night's figures count from", _FIGURES)
+        else:
+            out[pid] = (None, figure, f"{duration(figure)} after the first symptom", _FIGURES)
     return out
 
 
@@ -973,12 +1072,17 @@ def _step_lines(steps: Iterable[StepOutcome], item: str) -> tuple[list[str], lis
     for step in steps:
         if step_item(step.id) != item:
             continue
-        title = f" ({step.title})" if step.title else ""
-        if step.outcome == "prevented":
-            did.append(f"the race step {step.id}{title} was prevented")
-        elif step.outcome == "happened":
-            who = " by the player holding the role" if step.by_player else ""
-            did_not.append(f"the race step {step.id}{title} happened at {step.time}{who}")
+        name = f"the race step {step.id}" + (f" ({step.title})" if step.title else "")
+        if step.live == "happened":
+            who = " (a player held the role)" if step.by_player else ""
+            did_not.append(f"{name} happened at {step.time}{who}")
+            if step.verdict == "prevented":
+                did.append(f"the replay showed the team's guards now prevent {step.id}")
+        elif step.verdict == "prevented":
+            did.append(f"{name} was prevented")
+        elif step.verdict == "happened":
+            did_not.append(f"the replay showed {step.id} still happens against the team's "
+                           "schema")
     return did, did_not
 
 
@@ -987,7 +1091,10 @@ def _guards_before(guards: Guards, minute: int | None, b: _Builder) -> str:
         return ""
     n = sum(1 for c in guards.schema_changes if (b.clock.minute_of_face(c.time) or 0) <= minute)
     n += sum(1 for e in guards.edits if (b.clock.minute_of_face(e.time) or 0) <= minute)
-    return f"{n} guard{'s' if n != 1 else ''} (schema changes and edits) were in place by then"
+    if n == 0:
+        return "No guard (schema change or edit to the automation) was in place by then."
+    return (f"{n} guard{'s were' if n != 1 else ' was'} in place by then (see 'Guards'), and "
+            "did not stop it.")
 
 
 def _checklist(b: _Builder, changes: tuple[Change, ...], monitors: tuple[MonitorInfo, ...],
@@ -1003,7 +1110,7 @@ def _checklist(b: _Builder, changes: tuple[Change, ...], monitors: tuple[Monitor
         if item == STALE:
             did += [f"edited the automation's statement {e.statement} at {e.time}"
                     for e in other_edits]
-            stale = [s for s in steps if step_item(s.id) == STALE and s.outcome == "happened"]
+            stale = [s for s in steps if step_item(s.id) == STALE and s.live == "happened"]
             if stale and stale[0].time:
                 note = _guards_before(guards, b.clock.minute_of_face(stale[0].time), b)
         elif item == COUNTS:
@@ -1026,19 +1133,35 @@ def _checklist(b: _Builder, changes: tuple[Change, ...], monitors: tuple[Monitor
 
 
 def _row_counts(b: _Builder, changes: tuple[Change, ...]) -> tuple[list[str], list[str], str]:
+    """Zero-row writes that were not clean-ups finding nothing, and what followed each."""
     did, did_not = [], []
-    for event in b.kind("automation"):
-        if event.get("outcome") != "zero_rows":
+    by_seq = {c.seq: c for c in changes}
+    pending: dict[str, list[Change]] = {}
+    for event in b.events:
+        kind = event.get("kind")
+        task = _str(event, "task")
+        if kind == "statement" and event.get("automated"):
+            change = by_seq.get(_int(event, "seq") or -1)
+            if change is not None and change.rowcount == 0 and not _is_delete(change) and (
+                    not change.schema_changed):
+                pending.setdefault(task, []).append(change)
             continue
+        if kind != "automation":
+            continue
+        lost = pending.pop(task, [])
+        if not lost or event.get("outcome") != "zero_rows":
+            continue
+        what = (f"{_str(event, 'role')}'s {lost[0].statement or task} changed 0 rows at "
+                f"{lost[0].time}")
         follow = _str(event, "next")
-        what = (f"{_str(event, 'role')} {_str(event, 'task')}: a write changed 0 rows "
-                f"at {b.time(event)}")
-        if follow:
-            did.append(f"{what}, and the automation did not carry on as if it had worked "
-                       f"({follow})")
+        if follow in ("stopped", "gave up"):
+            did.append(f"{what}, and the automation {follow} instead of carrying on")
+        elif follow:
+            did.append(f"{what}, and the automation noticed ({follow})")
         else:
             did_not.append(f"{what}, and the automation carried on as if it had worked")
-    zero = [c for c in changes if not c.automated and not c.schema_changed and c.rowcount == 0]
+    zero = [c for c in changes if not c.automated and not c.schema_changed and c.rowcount == 0
+            and not _is_delete(c)]
     note = ""
     if zero:
         note = (f"The team's own writes changed 0 rows {len(zero)} time"
@@ -1046,7 +1169,7 @@ def _row_counts(b: _Builder, changes: tuple[Change, ...]) -> tuple[list[str], li
                 f"{'…' if len(zero) > 6 else ''}); whether anyone read the count is not in the "
                 "transcript.")
     elif not did and not did_not:
-        note = "No write changed 0 rows, so reading the count was never put to the test."
+        note = "No update changed 0 rows, so reading the count was never put to the test."
     return did, did_not, note
 
 
@@ -1072,19 +1195,22 @@ def _recovery_evidence(b: _Builder, guards: Guards) -> tuple[list[str], list[str
     did: list[str] = []
     did_not: list[str] = []
     if b.first_fault is None:
-        note = ("No fault occurred, so no recovery was practised; run the exercise again as it "
-                "happened to practise it.")
-        if guards.replay.ran:
-            did.append(f"the race was replayed against the hardened schema at {guards.replay.time}")
-        return did, did_not, note
+        replayed = (f" (the replay at {guards.replay.time} rehearsed the race, not a recovery)"
+                    if guards.replay.ran else "")
+        return did, did_not, (f"No fault occurred, so no recovery was practised{replayed}; play "
+                              "the exercise again as it happened to practise one.")
     note = ("Whether the team's real recovery paths are tested under load is not in a "
             "transcript; this session is one such rehearsal.")
-    if b.restores:
-        did.append(f"the team restored the world at {b.time(b.restores[0])} while the "
-                   "automation's load was still running")
-    else:
-        did_not.append("the world was not restored by the end of the session")
     stop, repair = b.stop, b.repair
+    if b.restores:
+        first = b.restores[0]
+        running = stop is None or b.minute(stop[0]) > b.minute(first)
+        did.append(f"the team restored the world at {b.time(first)}"
+                   + (" with the automation still running" if running else
+                      " after stopping the automation"))
+    else:
+        did_not.append("the world was not restored by the end of the session" if b.complete
+                       else f"the world had not been restored by {b.last_time}")
     if stop is not None and repair is not None:
         if b.minute(stop[0]) <= b.minute(repair[0]):
             did.append(f"the automation was stopped ({b.time(stop[0])}) before the hand "
@@ -1112,16 +1238,19 @@ def _limits(b: _Builder, changes: tuple[Change, ...],
     did_not: list[str] = []
     deletes = [c for c in changes if c.automated and _is_delete(c)]
     for step in steps:
-        if step_item(step.id) == CLEANUP and step.outcome == "happened":
+        if step_item(step.id) == CLEANUP and step.live == "happened":
             did_not.append(f"one clean-up run removed what was in use ({step.id} at {step.time})")
         elif step_item(step.id) == CLEANUP and step.outcome == "prevented":
             did.append(f"the clean-up was kept from removing what was in use ({step.id})")
     if b.stop is not None:
         did.append(f"the kill switch was used: {b.stop[1]} at {b.time(b.stop[0])}")
     note = ""
-    if deletes:
+    total = sum(c.rowcount or 0 for c in deletes)
+    if deletes and not total:
+        note = (f"The automation's deletes ran {len(deletes)} time"
+                f"{'s' if len(deletes) != 1 else ''} and removed nothing.")
+    elif deletes:
         largest = max(deletes, key=lambda c: c.rowcount or 0)
-        total = sum(c.rowcount or 0 for c in deletes)
         note = (f"The automation deleted {total} row{'s' if total != 1 else ''} in "
                 f"{len(deletes)} run{'s' if len(deletes) != 1 else ''}; the largest single "
                 f"run removed {largest.rowcount or 0} ({largest.role}"
@@ -1158,7 +1287,7 @@ def _after_action(b: _Builder, score: ScoreReport | None,
     improvements: list[str] = []
     actions: list[CorrectiveAction] = []
     prevented = [s.id for s in guards.steps if s.outcome == "prevented"]
-    happened = [s for s in guards.steps if s.outcome == "happened"]
+    happened = [s for s in guards.steps if s.live == "happened"]
     if prevented:
         strengths.append(f"Guards prevented the race step{'s' if len(prevented) > 1 else ''} "
                          f"{', '.join(prevented)}.")
@@ -1169,27 +1298,35 @@ def _after_action(b: _Builder, score: ScoreReport | None,
         detected = _dict(b.detected)
         latency = _int(detected, "latency_minutes")
         if latency is None:
-            improvements.append("The fault was never surfaced by a monitor or a right finding.")
+            improvements.append("The fault was never surfaced by a monitor or a right finding."
+                                if b.complete else
+                                f"The fault had not been surfaced by {b.last_time}.")
             actions.append(CorrectiveAction(
                 f"Add a monitor that alerts on the fault itself ({_str(b.first_fault, 'fault')})"
                 ", so the alarm that points at the cause is not lost in the noise.", "detection"))
         elif b.event_detection is None or latency <= b.event_detection:
-            versus = (f" (that night: {duration(b.event_detection)})"
+            versus = (f"; that night: {duration(b.event_detection)}"
                       if b.event_detection is not None else "")
-            strengths.append(f"Surfaced the fault {duration(latency)} after it began{versus}, "
-                             f"by {_str(detected, 'how')}.")
+            strengths.append(f"Surfaced the fault {duration(latency)} after it began "
+                             f"({_str(detected, 'how')}{versus}).")
         else:
             improvements.append(f"Surfacing the fault took {duration(latency)}, longer than "
                                 f"that night's {duration(b.event_detection)}.")
             actions.append(CorrectiveAction(
                 "Add a monitor on the fault's own symptom so it is surfaced in minutes.",
                 "detection"))
-        if b.stop is not None and b.repair is not None and (
-                b.minute(b.stop[0]) <= b.minute(b.repair[0])):
-            strengths.append(f"Stopped the automation ({b.time(b.stop[0])}) before repairing "
-                             f"by hand ({b.time(b.repair[0])}).")
-        elif b.stop is None:
-            improvements.append("The automation was never stopped while the fault was present.")
+        stop, repair = b.stop, b.repair
+        if stop is not None and repair is not None:
+            if b.minute(stop[0]) <= b.minute(repair[0]):
+                strengths.append(f"Stopped the automation ({b.time(stop[0])}) before repairing "
+                                 f"by hand ({b.time(repair[0])}).")
+            else:
+                improvements.append(f"Repaired by hand ({b.time(repair[0])}) before stopping "
+                                    f"the automation ({b.time(stop[0])}).")
+        elif stop is None:
+            improvements.append("The automation was never stopped while the fault was present."
+                                if b.complete else
+                                f"The automation had not been stopped by {b.last_time}.")
         relapses = [f for f in b.faults if f.get("relapse")]
         if b.restores and not relapses:
             minutes = b.after_fault(b.restores[0])
@@ -1200,7 +1337,7 @@ def _after_action(b: _Builder, score: ScoreReport | None,
         for relapse in relapses:
             improvements.append(f"The repair was undone at {b.time(relapse)}: the fault came "
                                 "back while the automation was still running.")
-        if not b.restores:
+        if not b.restores and b.complete:
             improvements.append("The world was not restored by the end.")
     for d in declarations:
         if d.correct:
@@ -1275,6 +1412,12 @@ def group_automation(changes: Sequence[Change]) -> list[tuple[str, str, str, str
     return out
 
 
+def live_label(step: StepOutcome) -> str:
+    if step.live != "happened":
+        return step.live
+    return f"happened at {step.time}" + (" (a player held the role)" if step.by_player else "")
+
+
 def render_markdown(d: Debrief) -> str:
     """The debrief as Markdown: what `debrief.md` holds."""
     s = d.summary
@@ -1288,7 +1431,7 @@ def render_markdown(d: Debrief) -> str:
         f"- Exercise: `{s.exercise}`" + (f", played {s.date}" if s.date else ""),
         f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
         f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
-        f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; ended: {s.ended}",
+        f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
         "",
     ]
     for note in d.notes:
@@ -1326,11 +1469,18 @@ def _md_timeline(d: Debrief) -> list[str]:
     t = d.timeline
     out = ["## Timeline: your team beside that night", "",
            "T+ counts from the first symptom (the fault) on each side.", ""]
-    out += _table(
-        ("Moment", "Your team", "T+", "What", "That night", "T+", "What", "Source"),
-        [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note or "",
-          p.event_time or "—", after_label(p.event_after), p.event_note, _source(p.source))
-         for p in t.phases]) + [""]
+    if t.has_event:
+        out += _table(
+            ("Moment", "Your team", "T+", "What", "That night", "T+", "What", "Source"),
+            [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note,
+              p.event_time or "—", after_label(p.event_after), p.event_note, _source(p.source))
+             for p in t.phases]) + [""]
+    else:
+        out += ["This exercise gives no times for a real event, so only the team's side is "
+                "shown.", ""]
+        out += _table(("Moment", "Your team", "T+", "What"),
+                      [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note)
+                       for p in t.phases]) + [""]
     out += ["```text", *render_text(t.chart()), "```", ""]
     if t.facts:
         out += ["What happened that night, as revealed during play:", ""]
@@ -1408,10 +1558,12 @@ def _md_guards(d: Debrief) -> list[str]:
         out += _sql_block(e.sql, "  ")
     out += [""] if g.schema_changes or g.edits else []
     if g.steps:
-        out += ["### The race, step by step (live play)", ""]
-        out += _table(("Step", "What", "Outcome"),
-                      [(st.id, st.title, st.outcome + (f" at {st.time}" if st.time else "")
-                        + (" (by a player)" if st.by_player else "")) for st in g.steps]) + [""]
+        out += ["### The race, step by step", "",
+                "What live play saw, and the score's verdict (the replay's when one was run).",
+                ""]
+        out += _table(("Step", "What", "Live play", "Scored", "Why"),
+                      [(st.id, st.title, live_label(st), st.verdict or "—", st.detail)
+                       for st in g.steps]) + [""]
     if g.good_path:
         out += ["### The good path", ""]
         out += [f"- {p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}"
@@ -1421,7 +1573,7 @@ def _md_guards(d: Debrief) -> list[str]:
     if not r.ran:
         out += [r.note + (f" (asked at {r.time})" if r.time else ""), ""]
     else:
-        out += [f"Replayed at {r.time}." + (f" {r.note}" if r.note else ""), ""]
+        out += [f"Replayed at {r.time}" + (f": {r.note}." if r.note else "."), ""]
         if r.steps:
             out += _table(("Step", "What", "Outcome", "Detail"),
                           [(st.step, st.title, st.outcome, st.detail) for st in r.steps]) + [""]
@@ -1469,6 +1621,7 @@ def _md_after_action(d: Debrief) -> list[str]:
 def render_json(d: Debrief) -> str:
     """The debrief as one JSON object (stable keys; for tools)."""
     data = {"format": "raceday-debrief", "version": 1, **asdict(d)}
+    data["summary"]["roles"] = dict(d.summary.roles)
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -1522,7 +1675,7 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     steps.add_column("outcome")
     for st in d.guards.steps:
         style = "red" if st.outcome == "happened" else "green" if st.outcome == "prevented" else ""
-        steps.add_row(st.id, Text(st.outcome + (f" at {st.time}" if st.time else ""), style=style))
+        steps.add_row(st.id, Text(st.describe(), style=style))
     parts.append(steps)
     parts.append(Text(f"Replay: {d.guards.replay.note or 'ran'}"
                       + "".join(f"\n  {r.step}: {r.outcome} {r.detail}".rstrip()
@@ -1570,7 +1723,7 @@ def load_debrief(session_dir: Path) -> Debrief:
         return build_debrief(log.events, log.warning)
     except TranscriptError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise TranscriptError([f"{session_dir}: the events do not read as a raceday session "
                                f"({type(exc).__name__}: {exc})"]) from None
 

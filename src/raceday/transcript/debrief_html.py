@@ -17,8 +17,9 @@ from raceday.transcript.debrief import (
     Debrief,
     after_label,
     group_automation,
+    live_label,
 )
-from raceday.transcript.timeline_chart import KINDS, escape_text, render_svg
+from raceday.transcript.timeline_chart import KINDS, LANES, escape_text, numbered, render_svg
 
 _CSS = """
 :root { --ink: #1b1f23; --dim: #5d6670; --rule: #d5d9de; --bad: #b03a2e; --good: #1e8449;
@@ -57,7 +58,7 @@ svg .track { stroke: #aab2bb; stroke-width: 1; }
 svg .axis, svg .tick { stroke: #aab2bb; stroke-width: 1; }
 svg .tick { stroke-dasharray: 2 3; }
 svg .tick-label { font: 11px ui-monospace, monospace; fill: var(--dim); text-anchor: middle; }
-svg .mark-label { font: 11px system-ui, sans-serif; }
+svg .mark-label { font: 600 11px system-ui, sans-serif; text-anchor: middle; }
 .legend span { margin-right: 1.2em; white-space: nowrap; }
 .blank { min-width: 8em; }
 footer { color: var(--dim); font-size: .85em; margin-top: 3em; border-top: 1px solid var(--rule);
@@ -128,7 +129,7 @@ def render_html(d: Debrief) -> str:
                  f"<li>Clock {_e(s.clock_from)} to {_e(s.clock_to)} {_e(s.zone)} "
                  f"({_e(s.pace)} pace); {s.events} events</li>"
                  f"<li>Wall clock {_e(s.wall_started or '?')} to {_e(s.wall_ended or '?')}; "
-                 f"ended: {_e(s.ended)}</li></ul>")
+                 f"{_e(s.ended)}</li></ul>")
     parts += [f'<p class="warning">{_e(n)}</p>' for n in d.notes]
     parts += [_score(d), _timeline(d), _changes(d), _monitors(d), _guards(d), _checklist(d),
               _after_action(d)]
@@ -162,16 +163,25 @@ def _timeline(d: Debrief) -> str:
     out = ["<h2>Timeline: your team beside that night</h2>",
            "<p>T+ counts from the first symptom (the fault) on each side.</p>",
            render_svg(chart)]
-    marks = [k for k in KINDS if any(m.kind == k for m in chart.marks)]
-    if marks:
-        out.append('<p class="legend">' + "".join(
-            f'<span><span style="color:{KINDS[k][1]}">&#9679;</span> {_e(KINDS[k][2])}</span>'
-            for k in marks) + "</p>")
-    rows = [(_e(p.label), _e(p.team_time or "—"), _e(after_label(p.team_after)), _e(p.team_note),
-             _e(p.event_time or "—"), _e(after_label(p.event_after)), _e(p.event_note),
-             f'<span class="tag">{_e(p.source)}</span>') for p in t.phases]
-    out.append(_table(("Moment", "Your team", "T+", "What", "That night", "T+", "What",
-                       "Source"), rows))
+    if not t.has_event:
+        out.insert(2, "<p>This exercise gives no times for a real event, so only the team's "
+                   "side is shown.</p>")
+    lanes = dict(LANES)
+    if chart.marks:
+        out.append(_table(("#", "Lane", "Time", "What", "Source"), [
+            (n, _e(lanes[m.lane]), _e(m.time),
+             f'<span style="color:{KINDS.get(m.kind, KINDS["reveal"])[1]}">&#9679;</span> '
+             + _e(m.label), f'<span class="tag">{_e(m.source)}</span>')
+            for n, m in numbered(chart)], (0,)))
+    header: tuple[str, ...] = ("Moment", "Your team", "T+", "What", "That night", "T+", "What",
+                               "Source")
+    rows: list[tuple[str, ...]] = [
+        (_e(p.label), _e(p.team_time or "—"), _e(after_label(p.team_after)), _e(p.team_note),
+         _e(p.event_time or "—"), _e(after_label(p.event_after)), _e(p.event_note),
+         f'<span class="tag">{_e(p.source)}</span>') for p in t.phases]
+    if not t.has_event:
+        header, rows = header[:4], [row[:4] for row in rows]
+    out.append(_table(header, rows))
     if t.facts:
         out.append("<h3>What happened that night, as revealed during play</h3>")
         out.append(_table(("Time", "What", "Source"), [
@@ -251,12 +261,14 @@ def _guards(d: Debrief) -> str:
     out += [f"<p>{_e(e.time)} <strong>{_e(e.role)}</strong> edited the automation's "
             f"<code>{_e(e.statement)}</code> to:</p>{_pre(e.sql)}" for e in g.edits]
     if g.steps:
-        out.append("<h3>The race, step by step (live play)</h3>")
-        out.append(_table(("Step", "What", "Outcome"), [
+        out.append("<h3>The race, step by step</h3><p>What live play saw, and the score's "
+                   "verdict (the replay's when one was run).</p>")
+        out.append(_table(("Step", "What", "Live play", "Scored", "Why"), [
             (_e(st.id), _e(st.title),
-             f'<span class="{"bad" if st.outcome == "happened" else "ok"}">'
-             f'{_e(st.outcome + (" at " + st.time if st.time else ""))}</span>'
-             + (" (by a player)" if st.by_player else ""))
+             f'<span class="{"bad" if st.live == "happened" else "ok"}">{_e(live_label(st))}'
+             "</span>",
+             f'<span class="{"bad" if st.verdict == "happened" else "ok"}">'
+             f"{_e(st.verdict or '—')}</span>", _e(st.detail))
             for st in g.steps]))
     if g.good_path:
         out.append("<h3>The good path</h3>" + _ul(
@@ -266,7 +278,8 @@ def _guards(d: Debrief) -> str:
     if not r.ran:
         out.append(f"<p>{_e(r.note)}{' (asked at ' + _e(r.time) + ')' if r.time else ''}</p>")
     else:
-        out.append(f"<p>Replayed at {_e(r.time or '?')}. {_e(r.note)}</p>")
+        out.append(f"<p>Replayed at {_e(r.time or '?')}"
+                   f"{': ' + _e(r.note) + '.' if r.note else '.'}</p>")
         if r.steps:
             out.append(_table(("Step", "What", "Outcome", "Detail"), [
                 (_e(st.step), _e(st.title), _e(st.outcome), _e(st.detail)) for st in r.steps]))

@@ -34,6 +34,9 @@ _RICH_STYLE = {
     "race_step": "dark_orange", "replay": "blue", "reveal": "dim", "figure": "dim",
 }
 _TICK_STEPS = (5, 10, 15, 20, 30, 60, 120, 180, 240)
+# when two marks share a column of a text chart, the one ranked first is drawn
+_RANK = ("fault", "relapse", "detected", "restored", "milestone", "declaration", "race_step",
+         "replay", "figure", "reveal")
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def build_chart(marks: tuple[Mark, ...], start: int, end: int, origin: int) -> C
 # -- SVG ---------------------------------------------------------------------------------------
 
 _W, _LEFT, _RIGHT, _TOP = 960, 110, 20, 24
-_LANE_H, _ROW_H, _CHAR_W = 86, 13, 6.2
+_LANE_H, _ROW_H, _CHAR_W = 96, 12, 6.6
 
 
 def _x(chart: Chart, minute: int) -> float:
@@ -92,14 +95,25 @@ def escape_text(text: str) -> str:
     return escape(text, quote=True).replace("://", ":&#47;&#47;")
 
 
+def numbered(chart: Chart) -> list[tuple[int, Mark]]:
+    """The marks numbered as the SVG labels them: the team's lane first, each in time order."""
+    ordered = [m for lane, _ in LANES for m in chart.marks if m.lane == lane]
+    return list(enumerate(ordered, start=1))
+
+
 def render_svg(chart: Chart) -> str:
-    """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock."""
+    """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock.
+
+    Each moment is a dot with its number; the numbers are explained in a legend beside the
+    chart (`numbered`), so a crowded minute stays readable on screen and on paper.
+    """
     height = _TOP + _LANE_H * len(LANES) + 30
     out: list[str] = [
         f'<svg class="timeline" viewBox="0 0 {_W} {height}" width="100%" role="img" '
         f'aria-label="Timeline: the team beside that night">'
     ]
     axis_y = _TOP + _LANE_H * len(LANES)
+    numbers = numbered(chart)
     for index, (lane, name) in enumerate(LANES):
         y0 = _TOP + index * _LANE_H
         mid = y0 + _LANE_H / 2
@@ -108,26 +122,30 @@ def render_svg(chart: Chart) -> str:
         out.append(f'<text x="8" y="{mid + 4:.1f}" class="lane-name">{escape_text(name)}</text>')
         out.append(f'<line x1="{_LEFT}" y1="{mid:.1f}" x2="{_W - _RIGHT}" y2="{mid:.1f}" '
                    'class="track"/>')
-        rows: list[float] = []
-        for mark in (m for m in chart.marks if m.lane == lane):
-            x = _x(chart, mark.minute)
-            colour = KINDS.get(mark.kind, KINDS["reveal"])[1]
-            text = f"{mark.time} {mark.label}"
-            short = text if len(text) <= 34 else text[:33] + "…"
-            width = len(short) * _CHAR_W
-            row = next((i for i, end in enumerate(rows) if end < x), None)
+        groups: dict[int, list[tuple[int, Mark]]] = {}
+        for n, mark in numbers:
+            if mark.lane == lane:
+                groups.setdefault(mark.minute, []).append((n, mark))
+        ends: list[float] = []
+        for minute, group in groups.items():
+            x = _x(chart, minute)
+            first, last = group[0][0], group[-1][0]
+            label = str(first) if first == last else f"{first}-{last}"
+            width = len(label) * _CHAR_W + 4
+            row = next((i for i, end in enumerate(ends) if end < x - width / 2), None)
             if row is None:
-                row = len(rows) if len(rows) < 4 else min(range(len(rows)), key=rows.__getitem__)
-                if row == len(rows):
-                    rows.append(0.0)
-            rows[row] = x + width + 6
-            above = row % 2 == 0
-            ty = mid - 10 - (row // 2) * _ROW_H if above else mid + 18 + (row // 2) * _ROW_H
-            tip = f"{mark.time} {mark.label}" + (f" [{mark.source}]" if mark.source else "")
-            out.append(f'<g class="mark mark-{mark.kind}"><title>{escape_text(tip)}</title>'
+                row = len(ends) if len(ends) < 6 else min(range(len(ends)), key=ends.__getitem__)
+                ends += [0.0] * (row + 1 - len(ends))
+            ends[row] = x + width / 2
+            ty = mid - 10 - row * _ROW_H if row < 3 else mid + 20 + (row - 3) * _ROW_H
+            kind = min((m.kind for _, m in group), key=_rank)
+            colour = KINDS.get(kind, KINDS["reveal"])[1]
+            tip = "; ".join(f"{n}. {m.time} {m.label}" + (f" [{m.source}]" if m.source else "")
+                            for n, m in group)
+            out.append(f'<g class="mark mark-{kind}"><title>{escape_text(tip)}</title>'
                        f'<circle cx="{x:.1f}" cy="{mid:.1f}" r="5" fill="{colour}"/>'
-                       f'<text x="{x + 3:.1f}" y="{ty:.1f}" fill="{colour}" '
-                       f'class="mark-label">{escape_text(short)}</text></g>')
+                       f'<text x="{x:.1f}" y="{ty:.1f}" fill="{colour}" '
+                       f'class="mark-label">{label}</text></g>')
     out.append(f'<line x1="{_LEFT}" y1="{axis_y}" x2="{_W - _RIGHT}" y2="{axis_y}" '
                'class="axis"/>')
     for minute, label in chart.ticks:
@@ -140,14 +158,19 @@ def render_svg(chart: Chart) -> str:
 
 # -- text ---------------------------------------------------------------------------------------
 
+def _rank(kind: str) -> int:
+    return _RANK.index(kind) if kind in _RANK else len(_RANK)
+
+
 def _cells(chart: Chart, width: int) -> dict[str, list[tuple[str, str]]]:
     lanes: dict[str, list[tuple[str, str]]] = {lane: [(" ", "")] * width for lane, _ in LANES}
     span = max(chart.end - chart.start, 1)
     for mark in chart.marks:
         col = round((mark.minute - chart.start) * (width - 1) / span)
         symbol = KINDS.get(mark.kind, KINDS["reveal"])[0]
-        current = lanes[mark.lane][col][0]
-        lanes[mark.lane][col] = (symbol if current in (" ", symbol) else "#", mark.kind)
+        current = lanes[mark.lane][col][1]
+        if not current or _rank(mark.kind) < _rank(current):
+            lanes[mark.lane][col] = (symbol, mark.kind)
     return lanes
 
 
@@ -168,8 +191,7 @@ def _axis(chart: Chart, width: int) -> tuple[str, str]:
 def legend(chart: Chart) -> list[str]:
     """The symbols the text charts use, for the kinds present."""
     seen = [k for k in KINDS if any(m.kind == k for m in chart.marks)]
-    return [f"{KINDS[k][0]} {KINDS[k][2]}" for k in seen] + (
-        ["# several at once"] if seen else [])
+    return [f"{KINDS[k][0]} {KINDS[k][2]}" for k in seen]
 
 
 def render_text(chart: Chart, width: int = 72) -> list[str]:
@@ -182,7 +204,14 @@ def render_text(chart: Chart, width: int = 72) -> list[str]:
     rule, labels = _axis(chart, width)
     lines.append(" " * pad + "+" + rule)
     lines.append(" " * (pad + 1) + labels)
-    lines.append(" " * (pad + 1) + "   ".join(legend(chart)))
+    row = ""
+    for entry in legend(chart):
+        if row and len(row) + 3 + len(entry) > width:
+            lines.append(" " * (pad + 1) + row)
+            row = ""
+        row = f"{row}   {entry}" if row else entry
+    if row:
+        lines.append(" " * (pad + 1) + row)
     return [line.rstrip() for line in lines]
 
 

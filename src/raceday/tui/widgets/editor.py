@@ -25,10 +25,15 @@ def _sql_language_available() -> bool:
         return False
 
 
-class SqlEditor(TextArea):
-    """Type SQL; run the statement under the cursor, the selection, or everything."""
+class SqlEditor(TextArea, inherit_bindings=False):
+    """Type SQL; run the statement under the cursor, the selection, or everything.
+
+    F6 and F7 belong to the play screen (run all, monitor), not to line/all selection.
+    """
 
     BINDINGS = [
+        *(b for b in TextArea.BINDINGS
+          if not (isinstance(b, Binding) and b.key in ("f6", "f7"))),
         Binding("tab", "complete", "Complete", show=False),
         Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False),
         Binding("ctrl+up", "history(-1)", "Older", show=False),
@@ -42,12 +47,20 @@ class SqlEditor(TextArea):
         editor: SqlEditor
         step: int
 
+        @property
+        def control(self) -> SqlEditor:
+            return self.editor
+
     @dataclass
     class CompletionChoices(Message):
         """Completing a prefix left several choices."""
 
         editor: SqlEditor
         choices: tuple[str, ...]
+
+        @property
+        def control(self) -> SqlEditor:
+            return self.editor
 
     def __init__(self, text: str = "", *, id: str | None = None) -> None:  # noqa: A002
         self._fallback = not _sql_language_available()

@@ -37,7 +37,7 @@ def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[Pend
     if not out.plain:
         name = exercise.role(role).name if role in exercise.role_ids else role
         out.append(f"No scheduled tasks for {name}.\n", style="bold")
-        out.append("Watch the world and the feed, find what is wrong, save monitors,\n"
+        out.append("Watch the world and the feed, find what is wrong, save monitors, "
                    "declare what you find, and repair it.", style="dim")
     return out
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -40,67 +42,89 @@ class Alarms:
             del self.recent[:-4]
 
 
-def render_world(world: WorldView, alarms: Alarms, *, compact: bool) -> Text:
+def render_compact(world: WorldView, alarms: Alarms) -> Text:
+    """One or two lines: how many endpoints answer, each empty one by name, the switches."""
     out = Text()
     if world.answers is not None:
-        answers = sorted(world.answers, key=lambda a: bool(a.addresses)) if compact else list(
-            world.answers)
-        if not compact:
-            out.append("DNS answers now\n", style="bold underline")
+        empty = [a.endpoint for a in world.answers if not a.addresses]
+        total = len(world.answers)
+        out.append("DNS ", style="bold")
+        if not empty:
+            out.append(f"✓ all {total} endpoints answer", style=OK)
         else:
-            out.append("DNS ", style="bold")
-        for answer in answers:
-            if compact:
-                if answer.addresses:
-                    out.append(f"✓ {answer.endpoint} {len(answer.addresses)}", style=OK)
-                else:
-                    out.append(f"✗ {answer.endpoint} EMPTY", style=EMPTY)
-                out.append("  ")
-                continue
-            if answer.addresses:
-                out.append("✓ ", style=OK)
-                out.append(answer.endpoint + "\n", style="bold")
-                listed = "  ".join(f"{a} w{w}" for a, w in answer.addresses)
-                out.append(f"   {listed}\n", style="dim")
-            else:
-                out.append("✗ ", style="bold red")
-                out.append(answer.endpoint + "\n", style="bold red")
-                out.append("   EMPTY ANSWER: no addresses \n", style=EMPTY)
+            out.append(f"{total - len(empty)} of {total} answer ", style="bold")
+            for name in empty:
+                out.append(f" ✗ {name}: EMPTY ", style=EMPTY)
+                out.append(" ")
     elif world.counts:
-        out.append("Rows per table" + ("\n" if not compact else " "), style="bold underline")
-        for table, count in world.counts:
-            out.append(f"{table} {count:,}" + ("\n" if not compact else "  "))
+        out.append("rows ", style="bold")
+        out.append("  ".join(f"{t} {c:,}" for t, c in world.counts))
     if world.switches:
-        out.append("\nAutomation\n" if not compact else "│ ", style="bold underline"
-                   if not compact else "bold")
+        out.append("  │ ", style="dim")
         for name, enabled in world.switches:
-            state = Text(" ON " if enabled else " OFF ",
-                         style="bold black on green" if enabled else "bold white on blue")
-            out.append(f"{name} " if compact else f"  {name:<18}")
-            out.append_text(state)
-            out.append("  " if compact else "\n")
+            out.append(f"{name} ")
+            out.append(" ON " if enabled else " OFF ",
+                       style="bold black on green" if enabled else "bold white on blue")
+            out.append(" ")
+    problems = len(alarms.faults) + len(alarms.alerting)
+    if problems:
+        out.append(f" │ ⚠ {len(alarms.faults)} fault, {len(alarms.alerting)} monitor alerting",
+                   style="bold red")
     if world.error:
-        out.append(("\n" if not compact else " ") + f"world: {world.error}", style="red")
-    if compact:
-        problems = len(alarms.faults) + len(alarms.alerting)
-        if problems:
-            out.append(f"│ ⚠ {problems} alerting", style="bold red")
-        return out
-    if alarms.faults:
-        out.append("\nFaults\n", style="bold underline")
-        for fault in alarms.faults.values():
-            out.append(f" ✗ {fault} \n", style=EMPTY)
-    if alarms.alerting:
-        out.append("\nMonitors alerting\n", style="bold underline")
-        for name, count in alarms.alerting.items():
-            out.append(f" ! {name} ({count} row{'s' if count != 1 else ''}) \n",
-                       style="bold black on yellow")
-    if alarms.recent:
-        out.append("\nLatest alarms\n", style="bold underline")
-        for stamp, title in alarms.recent:
-            out.append(f" {stamp} ", style="dim")
-            out.append(title + "\n", style="red")
+        out.append(f"  world: {world.error}", style="red")
     return out
+
+
+def render_world(world: WorldView, alarms: Alarms) -> Group:
+    parts: list[RenderableType] = []
+    if world.answers is not None:
+        parts.append(Text("DNS answers now", style="bold underline"))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=1)
+        grid.add_column(ratio=1)
+        for answer in world.answers:
+            if answer.addresses:
+                listed = "  ".join(f"{a} ({w})" for a, w in answer.addresses)
+                grid.add_row(Text("✓", style=OK), Text.assemble(
+                    (answer.endpoint, "bold"), "\n", (listed, "dim")))
+            else:
+                grid.add_row(Text("✗", style="bold red"), Text.assemble(
+                    (answer.endpoint, "bold red"), "\n", (" EMPTY ANSWER: no addresses ", EMPTY)))
+        parts.append(grid)
+    elif world.counts:
+        parts.append(Text("Rows per table", style="bold underline"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column()
+        grid.add_column(justify="right")
+        for table, count in world.counts:
+            grid.add_row(table, f"{count:,}")
+        parts.append(grid)
+    if world.switches:
+        parts.append(Text("\nAutomation", style="bold underline"))
+        for name, enabled in world.switches:
+            parts.append(Text.assemble(
+                f"  {name:<18}", (" ON " if enabled else " OFF ",
+                                  "bold black on green" if enabled else "bold white on blue")))
+    if world.error:
+        parts.append(Text(f"world: {world.error}", style="red"))
+    if alarms.faults:
+        parts.append(Text("\nFaults", style="bold underline"))
+        for fault in alarms.faults.values():
+            parts.append(Text(f" ✗ {fault} ", style=EMPTY))
+    if alarms.alerting:
+        parts.append(Text("\nMonitors alerting", style="bold underline"))
+        for name, count in alarms.alerting.items():
+            parts.append(Text(f" ! {name} ({count} row{'s' if count != 1 else ''}) ",
+                              style="bold black on yellow"))
+    if alarms.recent:
+        parts.append(Text("\nLatest alarms", style="bold underline"))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=5)
+        grid.add_column(ratio=1)
+        for stamp, title in alarms.recent:
+            grid.add_row(Text(stamp, style="dim"), Text(title, style="red"))
+        parts.append(grid)
+    return Group(*parts)
 
 
 class WorldPanel(Static):
@@ -117,4 +141,7 @@ class WorldPanel(Static):
             self.world = world
         if alarms is not None:
             self.alarms = alarms
-        self.update(render_world(self.world, self.alarms, compact=self.compact))
+        if self.compact:
+            self.update(render_compact(self.world, self.alarms))
+        else:
+            self.update(render_world(self.world, self.alarms))

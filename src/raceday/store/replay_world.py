@@ -1,0 +1,79 @@
+"""Build the world a replay runs in: the team's schema with the exercise's seed data.
+
+The replay asks "would the team's database have refused the race?", so it needs the schema
+as the team left it (constraints, triggers, views, indexes, new tables) but the data as it
+stood before the night began. Tables the team added keep the rows they hold now (a lease or
+fencing table the team seeded). This is trusted code on its own connections; no player SQL
+runs here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from raceday.store.sqlite_store import WORLD_TABLE
+
+_SCHEMA = (
+    "SELECT type, name, tbl_name, sql FROM sqlite_master "
+    "WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
+)
+
+
+def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    rows = conn.execute(f'PRAGMA {schema}.table_xinfo("{table}")').fetchall()
+    return [str(r[1]) for r in rows if r[6] == 0]  # hidden 0: not a generated column
+
+
+def build_replay_world(live: Path, seed_sql: str, path: Path) -> list[str]:
+    """Write a fresh world at `path`; return warnings (rows the team's schema refused)."""
+    if path.exists():
+        raise FileExistsError(path)
+    warnings: list[str] = []
+    seed_path = path.with_name(path.stem + "-seed.db")
+    seed_path.unlink(missing_ok=True)
+    seed = sqlite3.connect(seed_path, isolation_level=None)
+    try:
+        seed.executescript(seed_sql)
+    finally:
+        seed.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys=OFF")  # load order must not matter; checked below
+        conn.execute("ATTACH DATABASE ? AS seed", (f"{seed_path.resolve().as_uri()}?mode=ro",))
+        conn.execute("ATTACH DATABASE ? AS live", (f"{live.resolve().as_uri()}?mode=ro",))
+        schema = conn.execute(_SCHEMA.replace("sqlite_master", "live.sqlite_master")).fetchall()
+        seed_tables = {r[0] for r in conn.execute("SELECT name FROM seed.sqlite_master WHERE type = 'table'")}
+        tables = [(name, sql) for kind, name, _t, sql in schema if kind == "table"]
+        for _name, sql in tables:
+            conn.execute(sql)
+        for name, _sql in tables:
+            source = "seed" if name in seed_tables and name != WORLD_TABLE else "live"
+            wanted = _columns(conn, "main", name)
+            have = set(_columns(conn, source, name))
+            common = [c for c in wanted if c in have]
+            if not common:
+                continue
+            cols = ", ".join(f'"{c}"' for c in common)
+            try:
+                conn.execute(f'INSERT INTO main."{name}" ({cols}) SELECT {cols} FROM {source}."{name}"')
+            except sqlite3.Error as exc:
+                warnings.append(f"table {name}: the seed rows do not fit the team's schema ({exc})")
+        for kind in ("index", "view", "trigger"):
+            for row_kind, name, _t, sql in schema:
+                if row_kind == kind:
+                    try:
+                        conn.execute(sql)
+                    except sqlite3.Error as exc:
+                        warnings.append(f"{kind} {name} could not be rebuilt ({exc})")
+        conn.execute("DETACH DATABASE seed")
+        conn.execute("DETACH DATABASE live")
+        conn.execute("PRAGMA foreign_keys=ON")
+        broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            tables_hit = sorted({str(r[0]) for r in broken})
+            warnings.append(f"seed rows break the team's foreign keys in {', '.join(tables_hit)}")
+    finally:
+        conn.close()
+        seed_path.unlink(missing_ok=True)
+    return warnings

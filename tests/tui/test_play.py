@@ -1,0 +1,333 @@
+"""The flagship's key moments, played from the keyboard with Pilot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_until
+
+from raceday.engine.clock import Pace
+from raceday.exercise.model import Exercise
+from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog
+from raceday.tui.screens.end import EndScreen
+from raceday.tui.screens.help import HelpScreen, TooSmallScreen
+from raceday.tui.screens.play import PlayScreen
+from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.results import ResultsView
+
+pytestmark = pytest.mark.tui
+
+
+def play_screen(app: Any) -> PlayScreen:
+    screen = app.screen
+    assert isinstance(screen, PlayScreen), type(screen).__name__
+    return screen
+
+
+def events_of(screen: PlayScreen, kind: str) -> list[dict[str, Any]]:
+    assert screen.runner is not None and screen.runner.session is not None
+    return [e for e in screen.runner.session.events if e["kind"] == kind]
+
+
+def played(screen: PlayScreen) -> list[dict[str, Any]]:
+    return [e for e in events_of(screen, "statement") if not e["automated"]]
+
+
+def status_text(screen: PlayScreen) -> str:
+    return str(screen.query_one(ResultsView).status.render())
+
+
+async def next_event(pilot: Any, times: int = 1) -> None:
+    for _ in range(times):
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+
+
+async def test_type_sql_run_it_and_see_the_rows(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        editor = screen.query_one(SqlEditor)
+        assert "dns_answer" in editor.text  # the role's example query is waiting
+        editor.text = ""
+        await type_text(pilot, "SELECT name FROM endpoint;")
+        await pilot.press("f5")
+        await settle(pilot)
+        results = screen.query_one(ResultsView)
+        assert results.table.row_count == 4
+        assert "4 rows" in status_text(screen)
+        [statement] = played(screen)
+        assert statement["role"] == "responder" and statement["sql"] == "SELECT name FROM endpoint;"
+        assert screen.snapshot is not None and screen.snapshot.clock_face == "23:01"
+
+
+async def test_statement_under_cursor_and_zero_rows_changed(make_app: MakeApp,
+                                                            flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        editor = screen.query_one(SqlEditor)
+        editor.text = ("SELECT 1;\n"
+                       "UPDATE automation SET enabled = 0 WHERE name = 'no-such-switch';\n")
+        editor.move_cursor((1, 5))
+        await pilot.press("ctrl+j")
+        await settle(pilot)
+        assert "0 rows changed" in status_text(screen)
+        assert played(screen)[-1]["sql"].startswith("UPDATE automation")
+        await pilot.press("f6")  # everything: two statements
+        await settle(pilot)
+        assert [e["sql"][:6] for e in played(screen)[-2:]] == ["SELECT", "UPDATE"]
+
+
+async def test_errors_are_plain_words(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        screen.query_one(SqlEditor).text = "SELEC * FROM plan"
+        await pilot.press("f5")
+        await settle(pilot)
+        assert "SQL error" in status_text(screen)
+        screen.query_one(SqlEditor).text = "ATTACH DATABASE 'x.db' AS x"
+        await pilot.press("f5")
+        await settle(pilot)
+        assert "Refused" in status_text(screen)
+
+
+async def test_the_fault_shows_in_the_world_panel(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        await next_event(pilot, 4)  # 23:40, 23:47, 23:48, 23:49
+        snap = screen.snapshot
+        assert snap is not None and snap.world.answers is not None
+        empty = [a.endpoint for a in snap.world.answers if not a.addresses]
+        assert empty == ["dynamodb.us-east-1.amazonaws.com"]
+        world = str(screen.query_one("#world").render())
+        assert "EMPTY ANSWER" in world
+        assert events_of(screen, "fault")
+
+
+async def test_switch_role_keeps_each_roles_editor(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # briefing -> cast
+        await settle(pilot)
+        await type_text(pilot, "Ana")
+        await pilot.press("enter")  # planner -> enactor-a
+        await type_text(pilot, "Bo")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        screen = play_screen(app)
+        assert [s.role for s in screen.seats] == ["planner", "enactor-a"]
+        editor = screen.query_one(SqlEditor)
+        editor.text = "SELECT max(id) FROM plan;"
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("f2")
+        assert screen.role == "enactor-a"
+        assert "active_plan_id" in editor.text  # enactor-a's own example
+        await pilot.press("f5")
+        await settle(pilot)
+        roles = [e["role"] for e in played(screen)]
+        assert roles == ["planner", "enactor-a"]
+        await pilot.press("f2")
+        assert screen.role == "planner" and editor.text == "SELECT max(id) FROM plan;"
+        await pilot.press("ctrl+up")
+        assert editor.text == "SELECT max(id) FROM plan;"
+
+
+async def test_save_a_monitor_and_it_alerts(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        screen.query_one(SqlEditor).text = (
+            "SELECT e.name FROM endpoint AS e WHERE NOT EXISTS "
+            "(SELECT 1 FROM dns_answer AS d WHERE d.endpoint = e.name)")
+        await pilot.press("f7")
+        await pilot.pause()
+        assert isinstance(app.screen, MonitorDialog)
+        await type_text(pilot, "empty-endpoints")
+        await pilot.press("enter", "ctrl+s")
+        await settle(pilot)
+        assert events_of(screen, "monitor_saved")[0]["name"] == "empty-endpoints"
+        await next_event(pilot, 3)
+        [alert] = events_of(screen, "alert")
+        assert alert["matched"] and alert["sim_time"] == "23:48"
+        assert events_of(screen, "detected")
+        assert "empty-endpoints" in screen.alarms.alerting
+
+
+async def test_declare_a_finding(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        await next_event(pilot, 3)
+        await pilot.press("f8")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        await pilot.press("enter")  # the first finding
+        await settle(pilot)
+        [declared] = events_of(screen, "declaration")
+        assert declared["finding"] == flagship.findings[0].id
+        assert events_of(screen, "detected")
+
+
+async def test_pause_and_resume_the_live_clock(make_app: MakeApp, flagship: Exercise) -> None:
+    wall = FakeWall()
+    app = make_app(flagship, pace=Pace.LIVE, speed=60.0, wall=wall)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        wall.now += 5  # 5 s at 60x: 5 simulated minutes
+        screen.tick()
+        await settle(pilot)
+        assert screen.snapshot is not None and screen.snapshot.clock_face == "23:05"
+        await pilot.press("ctrl+t")
+        assert screen.live.paused
+        assert "PAUSED" in str(screen.query_one("#play-header").render())
+        wall.now += 30
+        screen.tick()
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:05"
+        await pilot.press("ctrl+t")
+        wall.now += 2
+        screen.tick()
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:07"
+        screen.set_speed(120.0)
+        wall.now += 1
+        screen.tick()
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:09"
+
+
+async def test_escape_cancels_a_long_statement(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        screen.query_one(SqlEditor).text = (
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+            "SELECT count(*) FROM n;")
+        await pilot.press("f5")
+        runner = screen.runner
+        assert runner is not None
+        await wait_until(pilot, lambda: runner.statement_running)
+        await pilot.press("escape")
+        await settle(pilot)
+        last = played(screen)[-1]
+        assert not last["ok"] and "cancelled" in last["error"]
+        assert last["elapsed_ms"] < 4000
+        assert "Stopped" in status_text(screen)
+
+
+async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship, mode="onboarding")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        guide = screen.query_one("#guide")
+        assert "Step 1 of 5" in str(guide.render())
+        await pilot.press("f5")
+        await settle(pilot)
+        assert "Step 2 of 5" in str(guide.render())
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await settle(pilot)
+        [hint] = events_of(screen, "hint")
+        assert hint["cost"] > 0
+
+
+async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, EndScreen)
+        assert app.screen.score["max"] == 100
+        assert (app.screen.folder / "events.jsonl").exists()
+
+
+async def test_help_and_palette(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "jump to the next")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert events_of(screen, "wait")
+
+
+async def test_too_small_shows_a_notice(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not isinstance(app.screen, TooSmallScreen)
+
+
+async def test_usable_at_80x24(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        assert screen.has_class("-narrow")
+        assert screen.query_one("#world-strip").display
+        await pilot.press("f5")
+        await settle(pilot)
+        assert screen.query_one(ResultsView).table.row_count == 4
+        await pilot.press("f3")
+        assert screen.query_one("#side").display
+
+
+async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        from raceday.tui.screens.briefing import BriefingScreen
+        from raceday.tui.screens.launcher import LauncherScreen
+
+        launcher = app.screen
+        assert isinstance(launcher, LauncherScreen)
+        ids = [e.id for e in launcher.entries]
+        assert "dynamodb-dns-race" in ids
+        await pilot.press("m")
+        assert app.settings.mode == "team"
+        while launcher.entries[launcher.query_one("#exercises").cursor_row].id != \
+                "dynamodb-dns-race":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BriefingScreen)
+        assert app.screen.exercise.id == "dynamodb-dns-race"

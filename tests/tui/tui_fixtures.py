@@ -1,0 +1,56 @@
+"""Helpers for the TUI tests: a wall clock tests move by hand, waiting on workers, typing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from raceday.tui.app import RacedayApp
+
+DATA = Path(__file__).parent / "data"
+
+MakeApp = Callable[..., RacedayApp]
+
+
+class FakeWall:
+    """The wall clock the app sees, in seconds; tests move it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until every worker is done and every message they posted is handled."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def start_play(pilot: Pilot[Any]) -> None:
+    """From the briefing, press Enter and wait for the world to open."""
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    keys = {" ": "space", "\n": "enter"}
+    await pilot.press(*(keys.get(ch, ch) for ch in text))
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool],
+                     timeout: float = 5.0) -> None:
+    """Poll a condition a worker will make true (never a fixed sleep)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
