@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from rich.console import Console
 from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_until
 
 from raceday.engine.clock import Pace
@@ -15,6 +17,7 @@ from raceday.tui.screens.help import HelpScreen, TooSmallScreen
 from raceday.tui.screens.play import PlayScreen
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.results import ResultsView
+from raceday.tui.widgets.world import WorldPanel, render_world
 
 pytestmark = pytest.mark.tui
 
@@ -107,8 +110,12 @@ async def test_the_fault_shows_in_the_world_panel(make_app: MakeApp, flagship: E
         assert snap is not None and snap.world.answers is not None
         empty = [a.endpoint for a in snap.world.answers if not a.addresses]
         assert empty == ["dynamodb.us-east-1.amazonaws.com"]
-        world = str(screen.query_one("#world").render())
-        assert "EMPTY ANSWER" in world
+        panel = screen.query_one("#world", WorldPanel)
+        console = Console(width=60, record=True, file=io.StringIO())
+        console.print(render_world(panel.world, panel.alarms))
+        assert "EMPTY ANSWER" in console.export_text()
+        strip = screen.query_one("#world-strip", WorldPanel)
+        assert "dynamodb.us-east-1.amazonaws.com: EMPTY" in str(strip.render())
         assert events_of(screen, "fault")
 
 

@@ -1,0 +1,262 @@
+"""`raceday review SESSION_DIR`: walk a saved session event by event, read-only.
+
+For a facilitator narrating on a big screen: the events on the left, the one in hand in full
+on the right with the world as it stood after it, and the score at the end. Nothing here can
+change the session; it reads `events.jsonl` once and never touches `world.db`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Markdown, Static
+
+from raceday.errors import TranscriptError
+from raceday.transcript.debrief import (
+    Debrief,
+    WorldSoFar,
+    build_debrief,
+    render_markdown,
+    world_states,
+)
+from raceday.transcript.log import read_events
+from raceday.transcript.render import describe
+
+Event = dict[str, Any]
+
+_NOISE = {"wait"}
+_STYLE = {
+    "fault": "bold white on red", "alert": "bold black on yellow", "detected": "bold green",
+    "restored": "bold green", "milestone": "bold green", "declaration": "magenta",
+    "race_step": "bold red", "inject": "cyan", "score": "bold", "refused": "red",
+    "edit": "yellow", "replay": "bold blue",
+}
+_SHOWN = ("role", "task", "statement", "ok", "rowcount", "rows", "error", "error_kind",
+          "outcome", "next", "note", "how", "latency_minutes", "fault", "invariant", "relapse",
+          "name", "count", "matched", "finding", "correct", "id", "label", "step", "title",
+          "inject_kind", "source", "to", "until", "cost", "total", "max", "reason")
+
+
+def notable(event: Event) -> bool:
+    """Worth stopping at while narrating: not the automation's routine work."""
+    kind = event.get("kind")
+    if kind in _NOISE:
+        return False
+    if kind == "statement":
+        return not event.get("automated") or not event.get("ok", True)
+    if kind == "automation":
+        return event.get("outcome") not in ("applied", "skipped")
+    return True
+
+
+def line_of(event: Event) -> str:
+    """One line for the event list (the session's start gets its own short line)."""
+    if event.get("kind") == "session_start":
+        players = ", ".join(event.get("players") or []) or "nobody"
+        return f"START {event.get('title') or event.get('exercise')} (players: {players})"
+    return describe(event)
+
+
+def _start_detail(event: Event) -> RenderableType:
+    text = Text(f"{event.get('title') or event.get('exercise')}\n", style="bold")
+    if event.get("summary"):
+        text.append(f"{event['summary']}\n\n", style="italic")
+    text.append(f"exercise: {event.get('exercise')}\n")
+    text.append(f"players hold: {', '.join(event.get('players') or []) or 'nothing'}\n")
+    text.append(f"automation plays: {', '.join(event.get('automated') or []) or 'nothing'}\n")
+    text.append(f"clock starts {event.get('sim_time', '')} {event.get('zone', '')} "
+                f"({event.get('pace', '?')} pace)\n")
+    return text
+
+
+def event_detail(event: Event) -> RenderableType:
+    """The event in full: its one line, its fields, its SQL; the score with every reason."""
+    kind = str(event.get("kind", "?"))
+    head = Text(f"#{event.get('seq')}  {event.get('sim_time', '')}  {kind}\n", style="bold")
+    if kind == "session_start":
+        return Group(head, _start_detail(event))
+    head.append(describe(event) + "\n", style=_STYLE.get(kind, ""))
+    parts: list[RenderableType] = [head]
+    fields = Text()
+    for key in _SHOWN:
+        value = event.get(key)
+        if value in (None, "", [], {}) or (kind == "score" and key in ("total", "max")):
+            continue
+        fields.append(f"{key}: ", style="dim")
+        fields.append(f"{value}\n")
+    if fields:
+        parts.append(fields)
+    if event.get("text"):
+        parts.append(Text(str(event["text"]) + "\n", style="italic"))
+    for key in ("sql", "before"):
+        if isinstance(event.get(key), str) and event[key].strip():
+            if key == "before":
+                parts.append(Text("before:", style="dim"))
+            parts.append(Syntax(event[key].strip(), "sql", word_wrap=True,
+                                background_color="default"))
+    if kind == "score":
+        reasons = Text("\nEvery point, with its reason:\n", style="bold")
+        for reason in event.get("reasons") or []:
+            reasons.append(f"  - {reason}\n")
+        parts.append(reasons)
+    if kind == "replay":
+        for step in event.get("steps") or []:
+            if isinstance(step, dict):
+                parts.append(Text(f"  {step.get('id') or step.get('step')}: "
+                                  f"{step.get('status') or step.get('outcome')}  "
+                                  f"{step.get('outcome') or ''}"))
+    return Group(*parts)
+
+
+def world_text(state: WorldSoFar) -> Text:
+    text = Text()
+    for n, line in enumerate(state.lines()):
+        style = ("bold red" if line.startswith("FAULT") else "bold" if line.startswith("SCORE")
+                 else "bold" if n == 0 else "")
+        text.append(line + "\n", style=style)
+    return text
+
+
+class DebriefScreen(Screen[None]):
+    """The whole debrief as Markdown, for the end of the narration."""
+
+    BINDINGS = [Binding("escape,q,d", "app.pop_screen", "Back")]
+
+    def __init__(self, debrief: Debrief) -> None:
+        super().__init__()
+        self.debrief = debrief
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="review-debrief"):
+            yield Markdown(render_markdown(self.debrief))
+        yield Footer()
+
+
+class ReviewApp(App[int]):
+    """Read-only: step through a session's events; the world so far beside each."""
+
+    TITLE = "raceday review"
+    CSS = """
+    #review-bar { dock: top; height: 1; background: $panel; color: $text; padding: 0 1; }
+    #review-body { height: 1fr; }
+    #review-events { width: 3fr; }
+    #review-side { width: 2fr; border-left: vkey $primary 30%; }
+    #review-detail { height: auto; padding: 0 1; }
+    #review-world { height: auto; padding: 1 1; border-top: hkey $primary 30%; }
+    """
+    BINDINGS = [
+        # priority: the event table would otherwise take these keys for its own scrolling
+        Binding("right,n,space", "step(1)", "Next", priority=True),
+        Binding("left,p,backspace", "step(-1)", "Previous", priority=True),
+        Binding("right_square_bracket", "jump(1)", "Next notable"),
+        Binding("left_square_bracket", "jump(-1)", "Prev notable"),
+        Binding("home", "go(0)", "First", show=False, priority=True),
+        Binding("end", "go(-1)", "Last", show=False, priority=True),
+        Binding("d", "debrief", "Debrief"),
+        Binding("q,ctrl+q", "quit", "Quit"),
+    ]
+
+    def __init__(self, events: tuple[Event, ...], warning: str | None = None,
+                 folder: Path | None = None) -> None:
+        super().__init__()
+        self.events = events
+        self.warning = warning
+        self.folder = folder
+        self.states = world_states(events)
+        self.index = 0
+        start = next((e for e in events if e.get("kind") == "session_start"), {})
+        self.session_title = str(start.get("title") or start.get("exercise") or "session")
+
+    @classmethod
+    def from_folder(cls, session_dir: Path) -> ReviewApp:
+        """Read the transcript first, so a bad one fails before the screen opens."""
+        log = read_events(session_dir)
+        if not log.events:
+            raise TranscriptError([f"{session_dir}: the transcript holds no events"])
+        return cls(log.events, log.warning, session_dir)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="review-bar")
+        with Horizontal(id="review-body"):
+            table: DataTable[str | Text] = DataTable(id="review-events", cursor_type="row",
+                                                     zebra_stripes=True)
+            yield table
+            with VerticalScroll(id="review-side"):
+                yield Static(id="review-detail")
+                yield Static(id="review-world")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
+        table.add_columns("#", "time", "what")
+        for event in self.events:
+            kind = str(event.get("kind", ""))
+            line = Text(line_of(event), style=_STYLE.get(kind, "" if notable(event) else "dim"))
+            table.add_row(str(event.get("seq", "")), str(event.get("sim_time", "")), line)
+        table.focus()
+        if self.warning:
+            self.notify(self.warning, title="Transcript cut short", severity="warning",
+                        timeout=8)
+        self.show(0)
+
+    # -- moving --------------------------------------------------------------------------------
+
+    def show(self, index: int) -> None:
+        """Show event `index` (clamped): its detail, the world after it, the bar."""
+        if not self.events:
+            return
+        self.index = max(0, min(index, len(self.events) - 1))
+        event = self.events[self.index]
+        state = self.states[self.index]
+        self.query_one("#review-detail", Static).update(event_detail(event))
+        self.query_one("#review-world", Static).update(world_text(state))
+        where = f"  ({self.folder})" if self.folder else ""
+        self.query_one("#review-bar", Static).update(
+            f"Review · {self.session_title} · event {self.index + 1}/{len(self.events)} · "
+            f"{state.time}{where}")
+        table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
+        if table.cursor_row != self.index:
+            table.move_cursor(row=self.index)
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        if message.cursor_row != self.index:
+            self.show(message.cursor_row)
+
+    def action_step(self, delta: int) -> None:
+        self.show(self.index + delta)
+
+    def action_go(self, index: int) -> None:
+        self.show(index if index >= 0 else len(self.events) - 1)
+
+    def action_jump(self, direction: int) -> None:
+        """To the next (or previous) notable event: the team, faults, alerts, the score."""
+        index = self.index + direction
+        while 0 <= index < len(self.events):
+            if notable(self.events[index]):
+                self.show(index)
+                return
+            index += direction
+        self.show(len(self.events) - 1 if direction > 0 else 0)
+
+    def action_debrief(self) -> None:
+        self.push_screen(DebriefScreen(build_debrief(self.events, self.warning)))
+
+    @property
+    def state(self) -> WorldSoFar:
+        return self.states[self.index]
+
+
+def run_review(session_dir: Path) -> int:
+    """`raceday review SESSION_DIR`: errors (no transcript, a corrupt one) raise before the
+    screen opens, as `TranscriptError`, for the CLI to print as one line."""
+    app = ReviewApp.from_folder(session_dir)
+    app.run()
+    return 0

@@ -1,0 +1,146 @@
+"""The command line: exit codes, data on stdout, one-line errors on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from raceday.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+LOST = ROOT / "exercises" / "lost-update-basics"
+REQUIRED = {"exercise", "session", "total", "max", "fault", "detection", "guards", "recovery",
+            "reasons"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_script(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "play.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_version_is_printed() -> None:
+    out = subprocess.run([sys.executable, "-m", "raceday", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip().startswith("raceday ")
+
+
+def test_list_shows_every_bundled_exercise(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    assert "dynamodb-dns-race" in out and "lost-update-basics" in out
+
+
+def test_check_accepts_the_bundled_exercises(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check", str(LOST), str(ROOT / "exercises" / "dynamodb-dns-race"))
+    assert code == 0, err
+    assert out.count(": ok") == 2
+
+
+def test_check_reports_a_broken_exercise_as_file_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "lost-update-basics"
+    broken.mkdir()
+    for name in ("world.sql", "briefing.md"):
+        (broken / name).write_text((LOST / name).read_text())
+    text = (LOST / "exercise.yaml").read_text().replace("level: beginner", "level: expert", 1)
+    (broken / "exercise.yaml").write_text(text)
+    code, _, err = run(capsys, "check", str(broken))
+    assert code == 2
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("level:"))
+    assert f"exercise.yaml:{line}:" in err and "expert" in err
+    assert "Traceback" not in err
+
+
+def test_run_prints_one_json_object_with_the_contract_keys(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(tmp_path, "roles: [operator]\nsteps:\n  - as: operator\n"
+                                    "    sql: SELECT * FROM config\n")
+    code, out, err = run(capsys, "run", "lost-update-basics", "--script", str(script), "--json",
+                         "--transcripts", str(tmp_path / "t"))
+    assert code == 0, err
+    result = json.loads(out)
+    assert REQUIRED <= set(result)
+    for section in ("detection", "guards", "recovery"):
+        assert {"points", "max"} <= set(result[section])
+    assert "latency_minutes" in result["detection"]
+    assert "prevented" in result["guards"] and "restored" in result["recovery"]
+    assert Path(result["session"]).parent == tmp_path / "t"
+    assert (Path(result["session"]) / "events.jsonl").exists()
+
+
+def test_a_players_sql_error_is_play_and_exits_zero(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(tmp_path, "steps:\n  - as: operator\n    sql: SELEC broken\n  - end: true\n")
+    code, out, _ = run(capsys, "run", str(LOST), "--script", str(script), "--json",
+                       "--transcripts", str(tmp_path / "t"))
+    assert code == 0
+    events = (Path(json.loads(out)["session"]) / "events.jsonl").read_text().splitlines()
+    statement = next(json.loads(e) for e in events if '"statement"' in e and "SELEC" in e)
+    assert statement["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("steps:\n  - as: operator\n    sqll: SELECT 1\n", 3, "unknown step key 'sqll'"),
+        ("steps:\n  - as: chef\n    sql: SELECT 1\n", 2, "unknown role 'chef'"),
+        ("steps:\n  - as: writer-a\n    sql: SELECT 1\n", 2, "not held by the players"),
+        ("steps:\n  - as: operator\n    declare: aliens\n", 3, "unknown finding 'aliens'"),
+        ("steps:\n  - wait: soon\n", 2, "wait must be a clock time"),
+        ("exercise: other\nsteps: []\n", 1, "this script is for exercise 'other'"),
+        ("steps:\n  - as: operator\n   sql: [unbalanced\n", 3, "not valid YAML"),
+        ("steps:\n  - wait: \"09:10\"\n  - at: \"09:05\"\n    as: operator\n    sql: SELECT 1\n",
+         3, "has already passed"),
+    ],
+)
+def test_a_bad_script_exits_two_with_file_and_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, message: str,
+) -> None:
+    script = write_script(tmp_path, text)
+    code, out, err = run(capsys, "run", "lost-update-basics", "--script", str(script),
+                         "--transcripts", str(tmp_path / "t"))
+    assert code == 2
+    assert f"{script}:{line}:" in err and message in err, err
+    assert "Traceback" not in err and out == ""
+
+
+def test_an_unknown_exercise_lists_the_known_ones(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(tmp_path, "steps: []\n")
+    code, _, err = run(capsys, "run", "no-such-exercise", "--script", str(script))
+    assert code == 2
+    assert "no-such-exercise" in err and "dynamodb-dns-race" in err
+
+
+def test_transcript_prints_a_session_and_its_score(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(tmp_path, "steps:\n  - as: operator\n    sql: SELECT * FROM config\n")
+    _, out, _ = run(capsys, "run", "lost-update-basics", "--script", str(script), "--json",
+                    "--transcripts", str(tmp_path / "t"))
+    session = json.loads(out)["session"]
+    code, out, _ = run(capsys, "transcript", session)
+    assert code == 0
+    assert "SELECT * FROM config" in out and "Score" in out
+
+
+def test_transcript_of_a_missing_folder_is_a_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "transcript", str(tmp_path / "nothing"))
+    assert code == 2 and "no such transcript" in err
+
+
+def test_brief_prints_the_roles_and_the_scoring(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "brief", "dynamodb-dns-race")
+    assert code == 0
+    assert "responder" in out and "Detection" in out and "dns_answer" in out
