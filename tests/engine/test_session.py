@@ -248,3 +248,15 @@ def test_ending_before_the_race_earns_nothing_for_no_fault(make_session: MakeSes
     assert score.sections["detection"].points == 0
     assert score.sections["recovery"].points == 0
     assert "before the race" in score.sections["detection"].reasons[0]
+
+
+def test_a_check_broken_by_the_teams_schema_is_reported_and_play_goes_on(
+        make_session: MakeSession) -> None:
+    session = make_session()
+    session.execute("operator", "ALTER TABLE config RENAME COLUMN value TO amount")
+    session.advance_to(session.end_minute)
+    score = session.end()
+    failed = kinds(session, "check_failed")
+    assert failed and "value" in failed[0]["error"]
+    assert len({e["sql"] for e in failed}) == len(failed)  # each broken check reported once
+    assert score.total >= 0

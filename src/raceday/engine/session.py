@@ -18,6 +18,7 @@ from typing import Any
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState
 from raceday.engine.scoring import Score, score_session
+from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
@@ -102,6 +103,7 @@ class Session:
         self._violated: set[str] = set()
         self._alerting: set[str] = set()
         self._counter = 0
+        self._broken_checks: set[str] = set()
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -345,7 +347,10 @@ class Session:
         if not self.facts.race_steps(self.exercise):
             return self._emit("replay", available=False,
                               note="this exercise defines no race steps to replay")
-        result = replay_race(self).to_json()
+        try:
+            result = replay_race(self).to_json()
+        except Exception as exc:  # the live session must survive a replay that cannot be built
+            return self._emit("replay", available=False, error=f"the replay failed: {exc}")
         self.facts.replay = result
         return self._emit("replay", available=True, **result)
 
@@ -402,7 +407,7 @@ class Session:
     def _run_task(self, task: Task, attempt: int) -> None:
         role = task.role
         if task.when:
-            _, rows = self.store.app_query(task.when, self._params(role, task.when))
+            rows = self._check_rows(task.when, self._params(role, task.when))
             if not rows:
                 self._emit("automation", role=role, task=task.id, title=task.title,
                            outcome="skipped", note="the automation is switched off")
@@ -438,7 +443,7 @@ class Session:
             step.ran = True
             sql = step.step.happened
             extra = {"failed": int(failed), "rowcount": last_rowcount}
-            _, rows = self.store.app_query(sql, self._params(role, sql, extra))
+            rows = self._check_rows(sql, self._params(role, sql, extra))
             if rows and step.happened_at is None:
                 step.happened_at = self.minute
                 self._emit("race_step", step=step.step.id, title=step.step.title, happened=True)
@@ -466,6 +471,17 @@ class Session:
         return f"retry at {self.time_of(when)}"
 
     # -- checks ----------------------------------------------------------------------------
+
+    def _check_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """Rows of one of the exercise's own checks; a check the team's schema broke is
+        reported once and read as no rows, so play goes on."""
+        try:
+            return list(self.store.app_query(sql, params)[1])
+        except RacedayError as exc:
+            if sql not in self._broken_checks:
+                self._broken_checks.add(sql)
+                self._emit("check_failed", sql=sql, error=str(exc))
+            return []
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
@@ -499,7 +515,7 @@ class Session:
 
     def _check_world(self) -> None:
         for invariant in self.exercise.invariants:
-            _, rows = self.store.app_query(invariant.sql)
+            rows = self._check_rows(invariant.sql)
             if rows and invariant.id not in self._violated:
                 self._violated.add(invariant.id)
                 relapse = self.facts.restored_at is not None
@@ -520,7 +536,7 @@ class Session:
         for milestone in self.exercise.milestones:
             if milestone.id in self.facts.milestones:
                 continue
-            _, rows = self.store.app_query(milestone.sql)
+            rows = self._check_rows(milestone.sql)
             if rows:
                 self.facts.milestones[milestone.id] = self.minute
                 self._emit("milestone", id=milestone.id, label=milestone.label)
@@ -531,13 +547,13 @@ class Session:
             role = task.role
             for step in self._steps_of(task):
                 sql = step.step.happened
-                _, rows = self.store.app_query(sql, self._params(role, sql, {"failed": 0}))
+                rows = self._check_rows(sql, self._params(role, sql, {"failed": 0}))
                 if rows and step.happened_at is None:
                     step.happened_at = self.minute
                     self._emit("race_step", step=step.step.id, title=step.step.title,
                                happened=True, by_player=True)
             if task.done_when:
-                _, rows = self.store.app_query(task.done_when, self._params(role, task.done_when))
+                rows = self._check_rows(task.done_when, self._params(role, task.done_when))
                 if rows:
                     del self.pending[task_id]
                     self.facts.tasks_done[task_id] = self.minute
