@@ -52,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
 
+    deb = sub.add_parser("debrief", help="write a played session's debrief (md, html or json)")
+    deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
+    deb.add_argument("--format", dest="fmt", choices=["md", "html", "json", "terminal"],
+                     default="md")
+    deb.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+
+    review = sub.add_parser("review", help="walk a saved session event by event (read-only)")
+    review.add_argument("session", type=Path)
+
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
     return parser
@@ -111,6 +120,14 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         return print_transcript(args.session, out)
     if command == "run":
         return _run(args, out)
+    if command == "debrief":
+        from raceday.transcript.debrief import debrief_command
+
+        return debrief_command(args.session, args.fmt, args.output, out)
+    if command == "review":
+        from raceday.tui.screens.review import run_review  # the TUI, imported only here
+
+        return run_review(args.session)
     raise AssertionError(command)
 
 

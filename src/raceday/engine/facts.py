@@ -10,16 +10,41 @@ from raceday.exercise.model import Exercise, RaceStep
 
 @dataclass
 class RaceStepState:
-    """One race step: was its task reached, did it run, did the damage happen."""
+    """One race step: when its task ran (event counters), and whether the damage happened."""
 
     step: RaceStep
-    due: bool = False
-    ran: bool = False
+    runs: list[int] = field(default_factory=list)
     happened_at: int | None = None
+    happened_seq: int | None = None
 
     @property
-    def prevented(self) -> bool:
-        return self.due and self.happened_at is None
+    def due(self) -> bool:
+        return bool(self.runs)
+
+
+HAPPENED, PREVENTED, NOT_REACHED = "happened", "prevented", "not reached"
+
+
+def step_statuses(states: list[RaceStepState]) -> dict[str, str]:
+    """Each step's verdict, following the race's order.
+
+    A step that follows another (`after`) is prevented only by a run after that step
+    happened; when that step was prevented, the race stopped there and this one is too.
+    """
+    by_id = {s.step.id: s for s in states}
+    status: dict[str, str] = {}
+    for state in states:
+        after = state.step.after
+        if state.happened_at is not None:
+            status[state.step.id] = HAPPENED
+        elif after is None or after not in status:
+            status[state.step.id] = PREVENTED if state.runs else NOT_REACHED
+        elif status[after] == HAPPENED:
+            since = by_id[after].happened_seq or 0
+            status[state.step.id] = PREVENTED if any(r > since for r in state.runs) else NOT_REACHED
+        else:
+            status[state.step.id] = status[after]
+    return status
 
 
 @dataclass
@@ -46,8 +71,10 @@ class Facts:
     def race_reached(self, exercise: Exercise) -> bool:
         """Did play get far enough for "no fault" to mean something?"""
         steps = self.race_steps(exercise)
-        return self.reached_end or any(s.due for s in steps) or (
-            self.replay is not None and bool(steps))
+        prevented_by_replay = (self.replay is not None and bool(steps)
+                               and self.replay.get("fault_at") is None)
+        reached = any(v != NOT_REACHED for v in step_statuses(steps).values())
+        return self.reached_end or reached or prevented_by_replay
     _steps: list[RaceStepState] | None = None
 
     def race_steps(self, exercise: Exercise) -> list[RaceStepState]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
+from raceday.engine.facts import step_statuses
 from raceday.engine.session import Event, Session
 from raceday.exercise.model import Exercise, Statement
 from raceday.store.replay_world import build_replay_world
@@ -145,44 +146,60 @@ def _faults_at(session: Session, minute: int) -> tuple[str, ...]:
 
 def _step_replays(exercise: Exercise, race: Session) -> tuple[StepReplay, ...]:
     steps: list[StepReplay] = []
-    for state in race.facts.race_steps(exercise):
+    states = race.facts.race_steps(exercise)
+    statuses = step_statuses(states)
+    by_id = {s.step.id: s for s in states}
+    for state in states:
         step = state.step
-        runs = _runs(race, step.task)
+        status = statuses[step.id]
+        runs = [r for r in _runs(race, step.task) if r[1]["outcome"] != "skipped"]
         chosen = None
-        if state.happened_at is not None:
+        if status == "happened":
             chosen = next((r for r in runs if r[1]["minute"] == state.happened_at), None)
-        elif runs:
-            chosen = next((r for r in runs if r[1]["outcome"] != "skipped"), runs[0])
-        status = ("happened" if state.happened_at is not None
-                  else "prevented" if state.prevented else "not reached")
+        elif status == "prevented":
+            upstream = by_id.get(step.after) if step.after else None
+            if upstream is not None and statuses[upstream.step.id] == "prevented":
+                steps.append(StepReplay(step.id, step.title, status, None,
+                                        f"the race stopped at {upstream.step.id}", None, ()))
+                continue
+            since = upstream.happened_at if upstream and upstream.happened_at is not None else -1
+            candidates = [r for r in runs if r[1]["minute"] >= since]
+            # show the run where the guard spoke: refused or changed nothing, else the first
+            chosen = next((r for r in candidates if r[1]["outcome"] != "applied"),
+                          candidates[0] if candidates else None)
         if chosen is None:
             steps.append(StepReplay(step.id, step.title, status, None, "never ran", None, ()))
             continue
         statements, closing = chosen
-        outcome = _describe_run(statements)
-        if closing["outcome"] == "skipped":
-            outcome = "skipped: " + str(closing.get("note", "the automation is switched off"))
-        steps.append(StepReplay(step.id, step.title, status, closing["sim_time"], outcome,
-                                closing.get("next"), _faults_at(race, closing["minute"])))
+        steps.append(StepReplay(step.id, step.title, status, closing["sim_time"],
+                                _describe_run(statements), closing.get("next"),
+                                _faults_at(race, closing["minute"])))
     return tuple(steps)
 
 
 def _blocked(original: Session, team: Session) -> tuple[BlockedWrite, ...]:
-    def outcomes(session: Session) -> dict[tuple[str, int, int], tuple[str, list[Event]]]:
-        found: dict[tuple[str, int, int], tuple[str, list[Event]]] = {}
+    """Runs that changed rows on the original world and changed none (or failed) on the team's.
+
+    Whole runs are compared, not statements: the team may have edited a statement into
+    several (mark, then purge), and a run that still changed what it should is not blocked.
+    """
+
+    def runs(session: Session) -> dict[tuple[str, int, int], tuple[Event, list[Event]]]:
+        found: dict[tuple[str, int, int], tuple[Event, list[Event]]] = {}
         for task_id in {t.id for t in session.exercise.tasks}:
             for statements, closing in _runs(session, task_id):
-                key = (task_id, closing["minute"], closing.get("attempt", 0))
-                found[key] = (closing["outcome"], statements)
+                found[(task_id, closing["minute"], closing.get("attempt", 0))] = (closing, statements)
         return found
 
-    before = outcomes(original)
-    after = outcomes(team)
+    before = runs(original)
+    after = runs(team)
     blocked = []
     for key in sorted(before, key=lambda k: (k[1], k[0], k[2])):
         was, _ = before[key]
-        now, statements = after.get(key, ("missing", []))
-        if was == "applied" and now in {"failed", "zero_rows"}:
+        if was["outcome"] == "failed" or not was.get("changed"):
+            continue
+        now, statements = after.get(key, ({"outcome": "missing"}, []))
+        if now["outcome"] == "failed" or not now.get("changed"):
             blocked.append(BlockedWrite(key[0], team.time_of(key[1]), _describe_run(statements)))
     return tuple(blocked)
 
@@ -218,6 +235,8 @@ def replay_race(session: Session) -> ReplayResult:
         blocked = _blocked(original, team)
     live.unlink(missing_ok=True)
     fault = race.facts.fault_started
+    warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
+                    f"{e['error']}" for e in race.events if e["kind"] == "check_failed")
     return ReplayResult(
         steps=_step_replays(exercise, race),
         fault_at=race.time_of(fault) if fault is not None else None,

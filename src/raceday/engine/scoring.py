@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from raceday.engine.facts import Facts
+from raceday.engine.facts import HAPPENED, PREVENTED, Facts, step_statuses
 from raceday.exercise.model import Exercise
 
 TimeOf = Callable[[int], str]
@@ -99,6 +99,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     if rubric is None:
         return None
     steps = facts.race_steps(ex)
+    statuses = step_statuses(steps)
     reasons: list[str] = []
     total = 0
     share = rubric.points // len(steps) if steps else 0
@@ -117,8 +118,8 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             happened_now = status == "happened"
             detail = f"at {at}: {outcome}" if at else outcome
         else:
-            prevented_now = state.prevented
-            happened_now = state.happened_at is not None
+            prevented_now = statuses[state.step.id] == PREVENTED
+            happened_now = statuses[state.step.id] == HAPPENED
             detail = (f"at {time_of(state.happened_at)}" if state.happened_at is not None else "")
         if happened_now:
             happened.append(state.step.id)

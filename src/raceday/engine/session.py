@@ -22,6 +22,7 @@ from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
+from raceday.transcript.debrief import write_debrief
 from raceday.transcript.log import EventLog
 
 Event = dict[str, Any]
@@ -104,6 +105,7 @@ class Session:
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
+        self.debrief_error: str | None = None
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -378,7 +380,7 @@ class Session:
         if task.role in self.players:
             if attempt == 0:
                 for step in self._steps_of(task):
-                    step.due = True
+                    step.runs.append(len(self.events))
                 self._remember_for_player(task)
                 context = self._render_context(task, self.minute)
                 self.pending[task.id] = PendingTask(task, self.minute, context)
@@ -406,6 +408,8 @@ class Session:
 
     def _run_task(self, task: Task, attempt: int) -> None:
         role = task.role
+        if not task.statements:  # a player's task with nothing for the automation to do
+            return
         if task.when:
             rows = self._check_rows(task.when, self._params(role, task.when))
             if not rows:
@@ -413,9 +417,9 @@ class Session:
                            outcome="skipped", note="the automation is switched off")
                 return
         for step in self._steps_of(task):
-            step.due = True
+            step.runs.append(len(self.events))
         failed = False
-        zero = False
+        writes = zero_writes = changed = 0
         last_rowcount: int | None = None
         remembered: set[str] = set()
         for statement_id in task.statements:
@@ -432,7 +436,9 @@ class Session:
                             remembered.add(name)
                 if result.is_write and not result.columns:
                     last_rowcount = result.rowcount
-                    zero = zero or result.rowcount == 0
+                    writes += 1
+                    zero_writes += 0 if result.rowcount else 1
+                    changed += result.rowcount or 0
                 if not result.ok:
                     failed = True
                 if result.writes or result.schema_changed:
@@ -440,18 +446,19 @@ class Session:
             if failed:
                 break
         for step in self._steps_of(task):
-            step.ran = True
             sql = step.step.happened
             extra = {"failed": int(failed), "rowcount": last_rowcount}
             rows = self._check_rows(sql, self._params(role, sql, extra))
             if rows and step.happened_at is None:
                 step.happened_at = self.minute
+                step.happened_seq = len(self.events)
                 self._emit("race_step", step=step.step.id, title=step.step.title, happened=True)
+        zero = zero_writes > 0  # a write of the run changed 0 rows: it did not take
         outcome = "failed" if failed else "zero_rows" if zero else "applied"
         policy = task.on_error if failed else task.on_zero_rows if zero else None
         follow = self._follow_policy(task, attempt, policy)
         self._emit("automation", role=role, task=task.id, title=task.title, outcome=outcome,
-                   attempt=attempt, next=follow)
+                   attempt=attempt, next=follow, changed=changed if writes else None)
 
     def _follow_policy(self, task: Task, attempt: int, policy: Policy | None) -> str | None:
         if policy is None or policy is Policy.IGNORE:
@@ -550,6 +557,7 @@ class Session:
                 rows = self._check_rows(sql, self._params(role, sql, {"failed": 0}))
                 if rows and step.happened_at is None:
                     step.happened_at = self.minute
+                    step.happened_seq = len(self.events)
                     self._emit("race_step", step=step.step.id, title=step.step.title,
                                happened=True, by_player=True)
             if task.done_when:
@@ -626,6 +634,10 @@ class Session:
         self.ended = True
         self.store.close()
         self.log.close()
+        try:
+            write_debrief(self.folder)
+        except (RacedayError, OSError) as exc:  # the transcript is saved; the debrief can be redone
+            self.debrief_error = f"debrief not written: {exc}"
         return self.score
 
 

@@ -100,7 +100,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("match", "wrong_finding_cost", "event_minutes"),
     ),
     "guards": (("points",), ("steps", "good_path")),
-    "race_step": (("id", "task", "happened"), ("title", "points")),
+    "race_step": (("id", "task", "happened"), ("title", "points", "after")),
     "good_path": (("id", "title", "role", "sql", "penalty"), ()),
     "recovery": (("points",), ("items", "event_minutes")),
     "recovery_item": (
@@ -803,9 +803,14 @@ class _Reader:
         if m is None:
             return None
         points = self.integer(m, "points", what)
-        steps = tuple(
-            self.race_step(f, i) for f, i, _l in self.items(m, "steps", "race_step", f"{what}.steps")
-        )
+        step_items = list(self.items(m, "steps", "race_step", f"{what}.steps"))
+        steps = tuple(self.race_step(f, i) for f, i, _l in step_items)
+        seen: set[str] = set()
+        for step, (_f, _i, line) in zip(steps, step_items, strict=True):
+            if step.after is not None and step.after not in seen:
+                self.problem(line, f'race step "{step.id}": "after" must name an earlier step '
+                             f'(got "{step.after}")')
+            seen.add(step.id)
         if steps and "points" in m and sum(step.points for step in steps) != points:
             self.problem(
                 m["points"].line,
@@ -828,6 +833,7 @@ class _Reader:
             ),
             title=self.text(m, "title", what),
             points=self.integer(m, "points", what),
+            after=self.text(m, "after", what) or None,
         )
 
     def good_path(self, m: dict[str, Located], ident: str) -> GoodPath:

@@ -181,6 +181,8 @@ class RaceStep:
     """One named step of the race: a task whose run may or may not do its damage.
 
     `happened` is a query run right after the task's run; rows mean the step happened.
+    `after` names the step this one follows in the race: it can only be prevented by a run
+    after that step happened, and is prevented with it when that step was prevented.
     """
 
     id: str
@@ -188,6 +190,7 @@ class RaceStep:
     happened: str
     title: str = ""
     points: int = 0
+    after: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -129,7 +130,12 @@ class Phase:
 
 @dataclass(frozen=True)
 class EventFact:
-    """A moment of the real night the exercise revealed during play, with its source."""
+    """A moment of the real night that the exercise reveals, with its source.
+
+    `time` is when it happened that night: the entry's `event_at` when the exercise gives
+    one (a fact revealed at 02:40 about 05:38), else its `at`. `phase` (optional) names the
+    timeline row it answers: first-symptom, detection, automation-stopped, repair, restore.
+    """
 
     time: str
     title: str
@@ -270,7 +276,8 @@ class StepOutcome:
         live = f"happened at {self.time}" if self.live == "happened" else self.live
         if self.by_player:
             live += " (a player held the role)"
-        if not self.verdict:
+        if not self.verdict or (self.live == "happened" and self.verdict == "happened"
+                                and self.detail in ("", f"at {self.time}")):
             return live
         verdict = self.verdict + (f" ({self.detail})" if self.detail else "")
         return f"live: {live}; scored: {verdict}"
@@ -467,6 +474,11 @@ class _Builder:
     def never(self) -> str:
         """'never', or for a transcript that stops early, 'not by 09:08 (transcript ends)'."""
         return "never" if self.complete else f"not by {self.last_time} (the transcript ends)"
+
+    @property
+    def relapse_times(self) -> list[str]:
+        """When a fault came back after a restore (each minute once)."""
+        return list(dict.fromkeys(self.time(f) for f in self.faults if f.get("relapse")))
 
     def kind(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.get("kind") == kind]
@@ -748,7 +760,7 @@ def _restore_sentences(b: _Builder) -> list[str]:
            f"{duration(b.after_fault(first))} after the fault{versus}."]
     relapses = [f for f in b.faults if f.get("relapse")]
     if relapses:
-        out.append("The fault came back at " + ", ".join(b.time(r) for r in relapses) + ".")
+        out.append("The fault came back at " + ", ".join(b.relapse_times) + ".")
     last_fault = max((b.minute(f) for f in b.faults), default=-1)
     last_restore = max(b.minute(r) for r in b.restores)
     out.append("At the end the world was healthy." if last_restore >= last_fault
@@ -881,16 +893,16 @@ def _timeline(b: _Builder, declarations: tuple[Declaration, ...], replay: Replay
     facts = []
     for entry in b.start.get("event_timeline") or []:
         data = _dict(entry)
-        facts.append(EventFact(_str(data, "at"), _str(data, "title"), _str(data, "source"),
-                               _str(data, "phase")))
+        facts.append(EventFact(_str(data, "event_at") or _str(data, "at"), _str(data, "title"),
+                               _str(data, "source"), _str(data, "phase")))
     team = _team_phases(b)
     event_side = _event_phases(b, tuple(facts))
     phases = tuple(
         Phase(pid, label, team[pid][0], team[pid][1], team[pid][2], event_side[pid][0],
               event_side[pid][1], event_side[pid][2], event_side[pid][3])
         for pid, label in PHASES)
-    marks = _marks(b, tuple(facts), phases, replay)
     end = max([b.minute(e) for e in b.events] + [0])
+    marks = _marks(b, tuple(facts), phases, replay, end)
     return Timeline(phases, tuple(facts), marks, 0, end, b.clock.origin,
                     b.event_detection, b.event_restore)
 
@@ -919,7 +931,7 @@ def _team_phases(b: _Builder) -> dict[str, TeamSide]:
         note = "no invariant violated any more"
         if relapses:
             again = [b.time(r) for r in b.restores[1:]]
-            note = (f"undone at {', '.join(b.time(r) for r in relapses)}"
+            note = (f"undone at {', '.join(b.relapse_times)}"
                     + (f"; restored again at {', '.join(again)}" if again else
                        "; not restored again"))
         out["restore"] = (b.time(first), b.after_fault(first), note)
@@ -943,12 +955,14 @@ def _event_phases(b: _Builder, facts: tuple[EventFact, ...]) -> dict[str, EventS
     tagged = {f.phase: f for f in facts if f.phase}
     first = tagged.get("first-symptom")
     first_minute = b.clock.minute_of_face(first.time) if first else None
+    figure_of = {"first-symptom": 0, "detection": b.event_detection,
+                 "restore": b.event_restore}
     for pid, fact in tagged.items():
         if pid not in out:
             continue
         minute = b.clock.minute_of_face(fact.time)
         after = (minute - first_minute if minute is not None and first_minute is not None
-                 else None)
+                 else figure_of.get(pid))
         out[pid] = (fact.time, after, fact.title, fact.source)
     figures = (("first-symptom", 0 if b.event_detection is not None
                 or b.event_restore is not None else None),
@@ -970,7 +984,8 @@ def _event_phases(b: _Builder, facts: tuple[EventFact, ...]) -> dict[str, EventS
 
 
 def _marks(b: _Builder, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
-           replay: Replay) -> tuple[Mark, ...]:
+           replay: Replay, end: int) -> tuple[Mark, ...]:
+    """The chart's moments; that night's figures only where they fall within the session."""
     marks: list[Mark] = []
 
     def team(event: Event, kind: str, label: str) -> None:
@@ -999,7 +1014,7 @@ def _marks(b: _Builder, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
     fact_minutes = set()
     for fact in facts:
         minute = b.clock.minute_of_face(fact.time)
-        if minute is None:
+        if minute is None or minute > end:
             continue
         fact_minutes.add(minute)
         marks.append(Mark(EVENT, minute, fact.time, "reveal", fact.title, fact.source))
@@ -1007,7 +1022,7 @@ def _marks(b: _Builder, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
         for phase in phases:
             if phase.event_time is None and phase.event_after is not None:
                 minute = b.fault_minute + phase.event_after
-                if minute not in fact_minutes:
+                if minute not in fact_minutes and minute <= end:
                     marks.append(Mark(EVENT, minute, b.clock.time(minute), "figure",
                                       f"{phase.label.lower()} that night "
                                       f"(+{duration(phase.event_after)})", phase.source))
@@ -1220,8 +1235,8 @@ def _recovery_evidence(b: _Builder, guards: Guards) -> tuple[list[str], list[str
                            f"was stopped ({b.time(stop[0])})")
     elif repair is not None:
         did_not.append("the automation was never stopped around the hand repair")
-    for relapse in (f for f in b.faults if f.get("relapse")):
-        did_not.append(f"the repair was undone at {b.time(relapse)}: the fault came back")
+    for time in b.relapse_times:
+        did_not.append(f"the repair was undone at {time}: the fault came back")
     return did, did_not, note
 
 
@@ -1327,7 +1342,7 @@ def _after_action(b: _Builder, score: ScoreReport | None,
             improvements.append("The automation was never stopped while the fault was present."
                                 if b.complete else
                                 f"The automation had not been stopped by {b.last_time}.")
-        relapses = [f for f in b.faults if f.get("relapse")]
+        relapses = list({b.time(f): f for f in b.faults if f.get("relapse")}.values())
         if b.restores and not relapses:
             minutes = b.after_fault(b.restores[0])
             versus = (f" (that night: {duration(b.event_restore)})"
@@ -1335,8 +1350,10 @@ def _after_action(b: _Builder, score: ScoreReport | None,
             strengths.append(f"Restored the world {duration(minutes)} after the fault{versus}, "
                              "and the repair held.")
         for relapse in relapses:
+            running = stop is None or b.minute(stop[0]) > b.minute(relapse)
             improvements.append(f"The repair was undone at {b.time(relapse)}: the fault came "
-                                "back while the automation was still running.")
+                                "back" + (" while the automation was still running."
+                                          if running else "."))
         if not b.restores and b.complete:
             improvements.append("The world was not restored by the end.")
     for d in declarations:
@@ -1483,7 +1500,8 @@ def _md_timeline(d: Debrief) -> list[str]:
                        for p in t.phases]) + [""]
     out += ["```text", *render_text(t.chart()), "```", ""]
     if t.facts:
-        out += ["What happened that night, as revealed during play:", ""]
+        out += ["What happened that night (the facts this exercise reveals, each with its "
+                "source):", ""]
         out += [f"- {f.time} {f.title} {_source(f.source)}".rstrip() for f in t.facts] + [""]
     used = sorted({p.source for p in t.phases if p.source} | {f.source for f in t.facts
                                                               if f.source})
@@ -1634,7 +1652,13 @@ def render_terminal(d: Debrief, console: Console) -> None:
         console.print(renderable)
 
 
+def _row(table: Table, *cells: str | Text) -> None:
+    """Add a row whose text is shown as written: no Rich markup in a player's SQL or a tag."""
+    table.add_row(*(c if isinstance(c, Text) else Text(c) for c in cells))
+
+
 def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
+    """The debrief as Rich renderables (the terminal view and the TUI can both show them)."""
     s = d.summary
     parts: list[RenderableType] = []
     if d.warning:
@@ -1642,40 +1666,42 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     head = Text()
     head.append(f"{s.text}\n\n" if s.text else "", style="italic")
     head.append(s.outcome)
-    parts.append(Panel(head, title=f"Debrief: {s.title}", title_align="left"))
+    parts.append(Panel(head, title=Text(f"Debrief: {s.title}"), title_align="left"))
     sc = d.score
     if sc is not None:
-        table = Table(title=f"Score {sc.total}/{sc.max}", title_justify="left", show_lines=False)
+        table = Table(title=f"Score {sc.total}/{sc.max}", title_justify="left")
         table.add_column("part", style="bold")
         table.add_column("points", justify="right")
         table.add_column("reasons")
         for sec in sc.sections:
-            table.add_row(sec.name, f"{sec.points}/{sec.max}", "\n".join(sec.reasons))
+            _row(table, sec.name, f"{sec.points}/{sec.max}", "\n".join(sec.reasons))
         if sc.hints:
-            table.add_row("hints", f"-{sc.hint_cost}", ", ".join(sc.hints))
+            _row(table, "hints", f"-{sc.hint_cost}", ", ".join(sc.hints))
         parts.append(table)
     t = d.timeline
     phases = Table(title="Your team beside that night", title_justify="left")
-    for column in ("moment", "your team", "T+", "that night", "T+", "source"):
+    columns = ("moment", "your team", "T+", "that night", "T+", "source")
+    for column in columns if t.has_event else columns[:3]:
         phases.add_column(column)
     for p in t.phases:
-        phases.add_row(p.label, f"{p.team_time or '—'} {p.team_note}".strip(),
-                       after_label(p.team_after), f"{p.event_time or '—'} {p.event_note}".strip(),
-                       after_label(p.event_after), _source(p.source))
+        cells = (p.label, f"{p.team_time or '—'} {p.team_note}".strip(),
+                 after_label(p.team_after), f"{p.event_time or '—'} {p.event_note}".strip(),
+                 after_label(p.event_after), _source(p.source))
+        _row(phases, *(cells if t.has_event else cells[:3]))
     parts += [phases, render_rich(t.chart(), width)]
     team = Table(title="Changes by the team", title_justify="left")
     for column in ("time", "role", "SQL", "outcome"):
         team.add_column(column, overflow="fold")
     for c in d.team_changes:
-        role = c.role + (" [break-glass]" if c.break_glass else "")
-        team.add_row(c.time, role, Text(" ".join(c.sql.split())), c.outcome)
+        _row(team, c.time, c.role + (" (break-glass)" if c.break_glass else ""),
+             " ".join(c.sql.split()), c.outcome)
     parts.append(team)
     steps = Table(title="The race and the guards", title_justify="left")
     steps.add_column("step")
     steps.add_column("outcome")
     for st in d.guards.steps:
         style = "red" if st.outcome == "happened" else "green" if st.outcome == "prevented" else ""
-        steps.add_row(st.id, Text(st.describe(), style=style))
+        _row(steps, st.id, Text(st.describe(), style=style))
     parts.append(steps)
     parts.append(Text(f"Replay: {d.guards.replay.note or 'ran'}"
                       + "".join(f"\n  {r.step}: {r.outcome} {r.detail}".rstrip()
@@ -1687,7 +1713,7 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     for i in d.checklist:
         lines = [f"did: {x}" for x in i.did] + [f"did not: {x}" for x in i.did_not]
         lines += [i.note] if i.note else []
-        checklist.add_row(i.practice, i.status, "\n".join(lines) or NOT_SEEN)
+        _row(checklist, i.practice, i.status, "\n".join(lines) or NOT_SEEN)
     parts.append(checklist)
     aar = Text()
     aar.append("Strengths\n", style="bold")
@@ -1744,7 +1770,7 @@ def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = No
         raise InputError([f"unknown debrief format {fmt!r}; formats are {', '.join(FORMATS)}"])
     debrief = load_debrief(session_dir)
     if debrief.warning:
-        Console(stderr=True).print(f"raceday: warning: {debrief.warning}", markup=False)
+        sys.stderr.write(f"raceday: warning: {debrief.warning}\n")
     if fmt == "terminal":
         render_terminal(debrief, out)
         return 0

@@ -183,7 +183,7 @@ def _timeline(d: Debrief) -> str:
         header, rows = header[:4], [row[:4] for row in rows]
     out.append(_table(header, rows))
     if t.facts:
-        out.append("<h3>What happened that night, as revealed during play</h3>")
+        out.append("<h3>What happened that night (the facts this exercise reveals)</h3>")
         out.append(_table(("Time", "What", "Source"), [
             (_e(f.time), _e(f.title), f'<span class="tag">{_e(f.source)}</span>')
             for f in t.facts]))

@@ -7,6 +7,7 @@ Rich renderable for the terminal. Nothing here reads a transcript: the debrief h
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -90,9 +91,14 @@ def _x(chart: Chart, minute: int) -> float:
     return _LEFT + (minute - chart.start) * (_W - _LEFT - _RIGHT) / span
 
 
+_ATTRIBUTE_LIKE = re.compile(r"\b(src|href|srcset)=", re.IGNORECASE)
+
+
 def escape_text(text: str) -> str:
-    """Escape text for HTML/SVG; '://' is written as an entity so no URL appears in the file."""
-    return escape(text, quote=True).replace("://", ":&#47;&#47;")
+    """Escape text for HTML/SVG. '://' and 'src='/'href=' are written with entities, so text a
+    player typed (SQL naming a web address) reads the same but never looks like a reference."""
+    escaped = escape(text, quote=True).replace("://", ":&#47;&#47;")
+    return _ATTRIBUTE_LIKE.sub(r"\1&#61;", escaped)
 
 
 def numbered(chart: Chart) -> list[tuple[int, Mark]]:
@@ -229,9 +235,15 @@ def render_rich(chart: Chart, width: int = 72) -> Text:
     rule, labels = _axis(chart, width)
     text.append(" " * pad + "+" + rule + "\n", style="dim")
     text.append(" " * (pad + 1) + labels + "\n", style="dim")
+    used = 0
     for kind in KINDS:
         if any(m.kind == kind for m in chart.marks):
             symbol, _, word = KINDS[kind]
-            text.append(f" {symbol}", style=_RICH_STYLE.get(kind, ""))
-            text.append(f" {word} ")
+            if used and used + len(word) + 5 > width + pad:
+                text.append("\n")
+                used = 0
+            text.append(" " * (pad + 1) if not used else "   ")
+            text.append(symbol, style=_RICH_STYLE.get(kind, ""))
+            text.append(f" {word}")
+            used += len(word) + 5 + (pad if not used else 0)
     return text

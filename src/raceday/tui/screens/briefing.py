@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.markdown import Markdown as RichMarkdown
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 
 from raceday.engine.clock import clock_time
 from raceday.exercise.model import Exercise
@@ -150,8 +151,9 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         yield Static(f" Briefing · {self.exercise.title} · {start} {self.exercise.clock.zone}"
                      "   Enter starts", id="briefing-bar")
         with VerticalScroll(id="briefing-scroll"):
-            yield Markdown(situation_markdown(self.exercise, self.settings), id="situation")
-            yield Markdown("*Reading the world's tables…*", id="schema")
+            yield Static(RichMarkdown(situation_markdown(self.exercise, self.settings)),
+                         id="situation")
+            yield Static(RichMarkdown("*Reading the world's tables…*"), id="schema")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -167,8 +169,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.post_message(self.SchemaRead(text))
 
     @on(SchemaRead)
-    async def _schema_read(self, message: SchemaRead) -> None:
-        await self.query_one("#schema", Markdown).update(message.markdown)
+    def _schema_read(self, message: SchemaRead) -> None:
+        self.query_one("#schema", Static).update(RichMarkdown(message.markdown))
 
     def action_start(self) -> None:
         app = self._raceday()

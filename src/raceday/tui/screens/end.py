@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 
 from raceday.exercise.model import Exercise
 
@@ -109,7 +110,7 @@ transcript was saved. **q** (or ctrl+q) quits.
 """
 
     BINDINGS = [
-        Binding("q,escape", "app.quit", "Quit"),
+        Binding("q,escape", "app.quit", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
@@ -125,7 +126,8 @@ transcript was saved. **q** (or ctrl+q) quits.
         yield Static(f" The end · {self.exercise.title}   transcript: {self.folder}",
                      id="end-bar")
         with VerticalScroll(id="end-scroll"):
-            yield Markdown(end_markdown(self.exercise, self.score, self.folder, self.events))
+            yield Static(RichMarkdown(end_markdown(self.exercise, self.score, self.folder,
+                                                   self.events)), id="end-text")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 PLAY_HELP = """\
 # How to play
@@ -66,7 +67,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog dialog-help"):
-            yield Markdown(self.text)
+            yield Static(RichMarkdown(self.text))
             yield Static("Esc closes", classes="dialog-note")
 
     async def action_dismiss(self, result: None = None) -> None:

@@ -84,7 +84,7 @@ class PlayScreen(Screen[None]):
         Binding("f7", "monitor", "Monitor", priority=True),
         Binding("f8", "declare", "Declare", priority=True),
         Binding("f9", "hint", "Hint", priority=True),
-        Binding("ctrl+n", "next", "Next event", priority=True),
+        Binding("ctrl+n", "next", "Next", priority=True),
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
         Binding("ctrl+b", "inject", "Inject", show=False, priority=True),
@@ -212,7 +212,7 @@ class PlayScreen(Screen[None]):
                 ConfirmDialog(f"The night is over ({event.get('sim_time')}): the timeline has "
                               "run out. End the session and see the score?",
                               yes="See the score", no="Keep playing"),
-                self._confirm_end)
+                partial(self._confirm_end, reason="ended"))
 
     @on(Refreshed)
     def _refreshed(self, message: Refreshed) -> None:
@@ -580,13 +580,13 @@ class PlayScreen(Screen[None]):
             "End the session now and see the score? (The transcript is kept either way.)",
             yes="End and score", no="Keep playing"), self._confirm_end)
 
-    def _confirm_end(self, yes: bool | None) -> None:
+    def _confirm_end(self, yes: bool | None, reason: str = "ended by the players") -> None:
         if not yes or self.runner is None or self.ending:
             return
         self.ending = True
         self._stop_ticks()
         self.results.show_text(Text("Scoring…", style="bold"))
-        self.runner.end("ended by the players")
+        self.runner.end(reason)
 
     def palette_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
         """(name, help, callback) for the command palette."""

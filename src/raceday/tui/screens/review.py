@@ -172,6 +172,7 @@ class ReviewApp(App[int]):
         self.folder = folder
         self.states = world_states(events)
         self.index = 0
+        self.detail: RenderableType = ""
         start = next((e for e in events if e.get("kind") == "session_start"), {})
         self.session_title = str(start.get("title") or start.get("exercise") or "session")
 
@@ -204,7 +205,7 @@ class ReviewApp(App[int]):
         table.focus()
         if self.warning:
             self.notify(self.warning, title="Transcript cut short", severity="warning",
-                        timeout=8)
+                        timeout=8, markup=False)
         self.show(0)
 
     # -- moving --------------------------------------------------------------------------------
@@ -216,12 +217,13 @@ class ReviewApp(App[int]):
         self.index = max(0, min(index, len(self.events) - 1))
         event = self.events[self.index]
         state = self.states[self.index]
-        self.query_one("#review-detail", Static).update(event_detail(event))
+        self.detail = event_detail(event)
+        self.query_one("#review-detail", Static).update(self.detail)
         self.query_one("#review-world", Static).update(world_text(state))
         where = f"  ({self.folder})" if self.folder else ""
-        self.query_one("#review-bar", Static).update(
+        self.query_one("#review-bar", Static).update(Text(
             f"Review · {self.session_title} · event {self.index + 1}/{len(self.events)} · "
-            f"{state.time}{where}")
+            f"{state.time}{where}"))
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
         if table.cursor_row != self.index:
             table.move_cursor(row=self.index)

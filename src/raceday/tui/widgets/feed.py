@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import RichLog
 
@@ -38,47 +39,60 @@ _INJECT_STYLE = {
 }
 
 
-def feed_line(event: dict[str, Any]) -> Text | None:
-    """The feed's line for an event, or None for events the feed leaves out."""
+def _row(event: dict[str, Any], body: Text) -> Table:
+    """Time in a column of its own, so wrapped lines stay under the text."""
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=5, style="dim")
+    grid.add_column(ratio=1)
+    grid.add_row(str(event.get("sim_time", "")), body)
+    return grid
+
+
+def feed_text(event: dict[str, Any]) -> Text | None:
+    """The feed's words for an event, or None for events the feed leaves out."""
     kind = str(event.get("kind", ""))
     if kind in _QUIET:
         return None
-    stamp = Text(f"{event.get('sim_time', '')} ", style="dim")
     if kind == "statement" and event.get("automated"):
         if event.get("ok"):
             return None  # the automation line that follows says what the task did
-        return stamp + Text(describe(event), style="red")
+        return Text(describe(event), style="red")
     if kind == "automation":
         outcome = event.get("outcome")
         style = {"failed": "red", "zero_rows": "yellow", "skipped": "dim italic"}.get(
             str(outcome), "dim")
-        return stamp + Text(describe(event), style=style)
+        return Text(describe(event), style=style)
     if kind == "inject":
         ikind = str(event.get("inject_kind", "message"))
-        line = Text(describe(event), style=_INJECT_STYLE.get(ikind, "bold"))
         if ikind == "alarm":
-            line = Text(" ALARM ", style="bold white on red") + Text(" ") + Text(
-                str(event.get("title", "")), style="bold red")
+            line = Text.assemble((" ALARM ", "bold white on red"), " ",
+                                 (str(event.get("title", "")), "bold red"))
+        else:
+            line = Text(describe(event), style=_INJECT_STYLE.get(ikind, "bold"))
         text = str(event.get("text") or "")
         if text:
-            line.append("\n      " + " ".join(text.split()), style="")
-        return stamp + line
+            line.append("\n" + " ".join(text.split()))
+        return line
     if kind == "hint":
-        return stamp + Text(f"HINT (-{event.get('cost', 0)} points): {event.get('text')}",
-                            style=_KIND_STYLE["hint"])
+        return Text(f"HINT (-{event.get('cost', 0)} points): {event.get('text')}",
+                    style=_KIND_STYLE["hint"])
     if kind == "task_due":
-        return stamp + Text(f"TASK for {event.get('role')}: {event.get('title')}",
-                            style=_KIND_STYLE["task_due"]) + Text(
-            f"\n      {event.get('context', '')}")
+        return Text.assemble((f"TASK for {event.get('role')}: {event.get('title')}",
+                              _KIND_STYLE["task_due"]), f"\n{event.get('context', '')}")
     if kind == "statement":
         style = "" if event.get("ok") else "red"
         if event.get("ok") and event.get("rowcount") == 0 and event.get("rows") is None:
             style = "yellow"
-        return stamp + Text(describe(event), style=style)
+        return Text(describe(event), style=style)
     if kind == "monitor_saved":
-        return stamp + Text(f"monitor '{event.get('name')}' saved by {event.get('role')}",
-                            style=_KIND_STYLE[kind])
-    return stamp + Text(describe(event), style=_KIND_STYLE.get(kind, ""))
+        return Text(f"monitor '{event.get('name')}' saved by {event.get('role')}",
+                    style=_KIND_STYLE[kind])
+    return Text(describe(event), style=_KIND_STYLE.get(kind, ""))
+
+
+def feed_line(event: dict[str, Any]) -> Table | None:
+    body = feed_text(event)
+    return None if body is None else _row(event, body)
 
 
 class EventFeed(RichLog):

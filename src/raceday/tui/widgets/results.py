@@ -19,6 +19,8 @@ _ERROR_WORDS = {
     "error": "Error",
 }
 _SUMMARY_LINES = 4
+_FIRST_ROWS = 40
+"""Rows put in the table at once; the rest follow right after the first paint."""
 
 
 def format_elapsed(ms: float) -> str:
@@ -56,12 +58,16 @@ def describe_result(result: StatementResult) -> Text:
     return Text.assemble((" done ", "bold"), "  ", (elapsed, "dim"))
 
 
-def _cell(value: Any) -> Any:
+_NULL = Text("NULL", style="dim italic")
+
+
+def _cell(value: Any) -> Text:
+    """A cell as Text: never parsed as markup (a value may hold '[red]'), cheap to measure."""
     if value is None:
-        return Text("NULL", style="dim italic")
+        return _NULL
     if isinstance(value, bytes):
-        return f"<{len(value)} bytes>"
-    return str(value)
+        return Text(f"<{len(value)} bytes>", style="dim")
+    return Text(str(value), no_wrap=True, overflow="ellipsis")
 
 
 class ResultsView(Vertical):
@@ -72,6 +78,10 @@ class ResultsView(Vertical):
     ResultsView > #results-status { height: auto; max-height: 5; }
     ResultsView > DataTable { height: 1fr; }
     """
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Static("Run a statement: its rows appear here.", id="results-status")
@@ -86,6 +96,7 @@ class ResultsView(Vertical):
         return self.query_one("#results-status", Static)
 
     def show_running(self, sql: str) -> None:
+        self._generation += 1
         self.status.update(Text.assemble((" running ", "bold black on cyan"), " ",
                                          _short(sql, 60), ("   Esc cancels", "dim")))
 
@@ -113,4 +124,12 @@ class ResultsView(Vertical):
         if with_rows is None:
             return
         table.add_columns(*with_rows.columns)
-        table.add_rows([tuple(_cell(v) for v in row) for row in with_rows.rows])
+        rows = with_rows.rows
+        self._generation += 1
+        table.add_rows([tuple(_cell(v) for v in row) for row in rows[:_FIRST_ROWS]])
+        if len(rows) > _FIRST_ROWS:  # the rest after the first rows are on screen
+            self.call_after_refresh(self._add_rest, self._generation, rows[_FIRST_ROWS:])
+
+    def _add_rest(self, generation: int, rows: tuple[tuple[Any, ...], ...]) -> None:
+        if generation == self._generation:
+            self.table.add_rows([tuple(_cell(v) for v in row) for row in rows])

@@ -66,10 +66,10 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
             out.append(" ON " if enabled else " OFF ",
                        style="bold black on green" if enabled else "bold white on blue")
             out.append(" ")
-    problems = len(alarms.faults) + len(alarms.alerting)
+    problems = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in (
+        (len(alarms.faults), "fault"), (len(alarms.alerting), "monitor alert")) if n]
     if problems:
-        out.append(f" │ ⚠ {len(alarms.faults)} fault, {len(alarms.alerting)} monitor alerting",
-                   style="bold red")
+        out.append(" │ ⚠ " + ", ".join(problems), style="bold red")
     if world.error:
         out.append(f"  world: {world.error}", style="red")
     return out

@@ -18,8 +18,9 @@ CREATE VIEW dns_answer (endpoint, address, weight) AS
     FROM endpoint AS e JOIN plan_record AS r ON r.plan_id = e.active_plan_id AND r.endpoint = e.name;
 CREATE TABLE automation (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)));
 INSERT INTO automation VALUES ('dns-enactor', 1);
-INSERT INTO plan VALUES (1, '22:58'), (2, '22:59');
+INSERT INTO plan VALUES (1, '22:57'), (2, '22:58'), (3, '22:59');
 INSERT INTO plan_record VALUES
     (1, 'regional.example', '192.0.2.1', 10), (1, 'fips.example', '192.0.2.9', 10),
-    (2, 'regional.example', '192.0.2.2', 10), (2, 'fips.example', '192.0.2.8', 10);
-INSERT INTO endpoint VALUES ('regional.example', 2, 1, 'enactor'), ('fips.example', 2, 1, 'enactor');
+    (2, 'regional.example', '192.0.2.2', 10), (2, 'fips.example', '192.0.2.8', 10),
+    (3, 'regional.example', '192.0.2.3', 20), (3, 'fips.example', '192.0.2.7', 20);
+INSERT INTO endpoint VALUES ('regional.example', 3, 2, 'enactor'), ('fips.example', 3, 2, 'enactor');

@@ -1,0 +1,113 @@
+"""A short exercise played through the UI leaves the transcript a headless run of the same
+actions leaves (wall times and elapsed times aside)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from textual.widgets import TextArea
+from tui_fixtures import MakeApp, settle, start_play, type_text
+
+from raceday.commands import load_named_exercise
+from raceday.engine.headless import run_script
+from raceday.engine.script import load_script
+from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog, SqlDialog
+from raceday.tui.screens.end import EndScreen
+from raceday.tui.screens.play import PlayScreen
+from raceday.tui.widgets.editor import SqlEditor
+
+pytestmark = pytest.mark.tui
+
+EXERCISE = Path(__file__).parents[2] / "exercises" / "lost-update-basics"
+REPAIR = ("UPDATE config SET value = 'db-2', version = version + 1, updated_by = 'operator', "
+          "updated_at = '09:06' WHERE key = 'primary_db';")
+GUARD = ("UPDATE config SET value = :value, version = version + 1, updated_by = 'writer-b', "
+         "updated_at = :now_hhmm WHERE key = 'primary_db' AND version = :version")
+MONITOR = "SELECT value FROM config WHERE key = 'primary_db' AND value <> 'db-2'"
+IGNORED = {"wall_time", "elapsed_ms"}
+
+
+def comparable(folder: Path) -> list[dict[str, Any]]:
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k not in IGNORED} for line in lines]
+
+
+async def test_ui_and_headless_transcripts_match(make_app: MakeApp, tmp_path: Path) -> None:
+    exercise = load_named_exercise(str(EXERCISE))
+    app = make_app(exercise)
+    waits = 0
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        example = screen.query_one(SqlEditor).text
+        await pilot.press("f5")  # the operator's example query
+        await settle(pilot)
+        await pilot.press("ctrl+n")
+        waits += 1
+        await settle(pilot)
+        await pilot.press("f8")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("enter")  # lost-update, the first finding
+        await settle(pilot)
+        screen.query_one(SqlEditor).text = ""
+        await type_text(pilot, REPAIR)
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "edit an automation statement")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("down", "enter")  # writer-b-save
+        await pilot.pause()
+        assert isinstance(app.screen, SqlDialog)
+        app.screen.query_one(TextArea).text = GUARD
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("f7")
+        await pilot.pause()
+        assert isinstance(app.screen, MonitorDialog)
+        await type_text(pilot, "primary-moved")
+        await pilot.press("enter")
+        app.screen.query_one("#monitor-sql", TextArea).text = MONITOR
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        while not isinstance(app.screen, ConfirmDialog):
+            await pilot.press("ctrl+n")
+            waits += 1
+            await settle(pilot)
+        await pilot.press("enter")  # see the score
+        await settle(pilot)
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        ui_folder = end.folder.resolve()
+
+    script = {
+        "exercise": exercise.id,
+        "roles": ["operator"],
+        "steps": [
+            {"as": "operator", "sql": example},
+            {"wait": "next"},
+            {"as": "operator", "declare": "lost-update"},
+            {"as": "operator", "sql": REPAIR},
+            {"as": "operator", "edit": {"statement": "writer-b-save", "sql": GUARD}},
+            {"as": "operator", "monitor": {"name": "primary-moved", "sql": MONITOR}},
+            *({"wait": "next"} for _ in range(waits - 1)),
+        ],
+    }
+    path = tmp_path / "play.yaml"
+    path.write_text(yaml.safe_dump(script, sort_keys=False), encoding="utf-8")
+    session, _ = run_script(exercise, load_script(path, exercise), tmp_path / "headless")
+    ui_events = comparable(ui_folder)
+    headless_events = comparable(session.folder)
+    assert [e["kind"] for e in ui_events] == [e["kind"] for e in headless_events]
+    assert ui_events == headless_events
+    assert ui_events[-1]["kind"] == "score"

@@ -1,0 +1,97 @@
+"""`raceday review`: walking a saved session with the keyboard, read-only."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.widgets import Static
+
+from raceday.errors import TranscriptError
+from raceday.tui.screens.review import DebriefScreen, ReviewApp, notable
+
+pytestmark = pytest.mark.tui
+
+FIXTURES = Path(__file__).parents[1] / "transcript" / "fixtures"
+
+
+def text_of(app: ReviewApp, selector: str) -> str:
+    """The plain text a panel shows (the detail panel holds a Rich group)."""
+    if selector == "#review-detail":
+        out = io.StringIO()
+        Console(file=out, width=200).print(app.detail)
+        return out.getvalue()
+    return str(app.query_one(selector, Static).render())
+
+
+async def test_next_and_previous_walk_the_events() -> None:
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.index == 0
+        assert "The night of the race" in text_of(app, "#review-detail")
+        await pilot.press("n")
+        assert app.index == 1
+        await pilot.press("right", "right")
+        assert app.index == 3
+        await pilot.press("p")
+        assert app.index == 2
+        await pilot.press("left", "left", "left")
+        assert app.index == 0  # stops at the first event
+        assert "event 1/" in text_of(app, "#review-bar")
+
+
+async def test_the_world_so_far_and_the_score_at_the_end() -> None:
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    async with app.run_test(size=(120, 40)) as pilot:
+        fault = next(i for i, e in enumerate(app.events) if e["kind"] == "fault")
+        while app.index < fault:
+            await pilot.press("n")
+        assert app.state.faults and "FAULT" in text_of(app, "#review-world")
+        await pilot.press("end")
+        assert app.index == len(app.events) - 1
+        assert app.state.score == "41/100"
+        assert "SCORE 41/100" in text_of(app, "#review-world")
+        assert "Every point, with its reason" in text_of(app, "#review-detail")
+        await pilot.press("n")  # past the end: stays on the score
+        assert app.index == len(app.events) - 1
+
+
+async def test_notable_jumps_skip_the_automations_routine() -> None:
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("right_square_bracket")
+        assert app.index > 0 and notable(app.events[app.index])
+        skipped = app.events[1:app.index]
+        assert all(not notable(e) for e in skipped)
+        here = app.index
+        await pilot.press("right_square_bracket", "left_square_bracket")
+        assert app.index == here
+
+
+async def test_the_debrief_opens_over_the_review_and_closes() -> None:
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("d")
+        assert isinstance(app.screen, DebriefScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, DebriefScreen)
+
+
+async def test_an_interrupted_session_reviews_with_its_warning() -> None:
+    app = ReviewApp.from_folder(FIXTURES / "interrupted")
+    assert app.warning is not None and ":8:" in app.warning
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("end")
+        assert app.state.score is None
+
+
+def test_a_corrupt_or_missing_transcript_fails_before_the_screen_opens(tmp_path: Path) -> None:
+    with pytest.raises(TranscriptError, match="events.jsonl:3"):
+        ReviewApp.from_folder(FIXTURES / "corrupt")
+    with pytest.raises(TranscriptError, match="no such transcript"):
+        ReviewApp.from_folder(tmp_path)
+    shutil.copytree(FIXTURES / "night", tmp_path / "copy")
+    assert ReviewApp.from_folder(tmp_path / "copy").folder == tmp_path / "copy"

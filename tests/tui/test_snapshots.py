@@ -1,0 +1,107 @@
+"""Every screen at a fixed size, fixed clock, no blink, no animation (a small test exercise).
+
+Update after checking the report: `pytest tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from tui_fixtures import DATA, MakeApp, settle, start_play
+
+import raceday.exercise.catalog as catalog
+import raceday.tui.widgets.results as results
+from raceday.exercise.catalog import ExerciseEntry
+from raceday.exercise.model import Exercise
+
+pytestmark = pytest.mark.tui
+
+Snap = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def steady(monkeypatch: pytest.MonkeyPatch, mini: Exercise) -> None:
+    """Elapsed times vary from run to run; the launcher lists only the test exercise."""
+    monkeypatch.setattr(results, "format_elapsed", lambda ms: "0.1 ms")
+    entry = ExerciseEntry(id=mini.id, path=DATA / "mini-dns", title=mini.title,
+                          summary=mini.summary, length=mini.length, level=mini.level,
+                          roles=mini.role_ids, exercise=mini)
+    monkeypatch.setattr(catalog, "find_exercises", lambda *a, **k: [entry])
+
+
+def test_launcher(snap_compare: Snap, make_app: MakeApp) -> None:
+    assert snap_compare(make_app(None), terminal_size=(100, 30), run_before=settle)
+
+
+def test_briefing(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    assert snap_compare(make_app(mini), terminal_size=(100, 30), run_before=settle)
+
+
+def test_cast(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await start_play(pilot)
+        await pilot.press(*"Ana")
+
+    assert snap_compare(make_app(mini, mode="team"), terminal_size=(100, 30),
+                        run_before=run_before)
+
+
+async def _after_the_fault(pilot: Pilot[Any]) -> None:
+    await start_play(pilot)
+    await pilot.press("f5")
+    await settle(pilot)
+    for _ in range(2):
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+
+
+def test_play_wide_after_the_fault(snap_compare: Snap, make_app: MakeApp,
+                                   mini: Exercise) -> None:
+    assert snap_compare(make_app(mini), terminal_size=(120, 40), run_before=_after_the_fault)
+
+
+def test_play_at_80x24(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    assert snap_compare(make_app(mini), terminal_size=(80, 24), run_before=_after_the_fault)
+
+
+def test_play_zero_rows_changed(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await start_play(pilot)
+        editor = pilot.app.screen.query_one("#editor")
+        editor.text = "UPDATE automation SET enabled = 0 WHERE name = 'nope';"  # type: ignore[attr-defined]
+        await pilot.press("f5")
+        await settle(pilot)
+
+    assert snap_compare(make_app(mini), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_onboarding(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    assert snap_compare(make_app(mini, mode="onboarding"), terminal_size=(100, 30),
+                        run_before=start_play)
+
+
+def test_end(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _after_the_fault(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(make_app(mini), terminal_size=(100, 40), run_before=run_before)
+
+
+def test_help(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await start_play(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+
+    assert snap_compare(make_app(mini), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_too_small(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
+    assert snap_compare(make_app(mini), terminal_size=(60, 20), run_before=settle)
