@@ -105,6 +105,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     share = rubric.points // len(steps) if steps else 0
     prevented: list[str] = []
     happened: list[str] = []
+    verdicts: list[dict[str, Any]] = []
     replayed = {s["id"]: s for s in facts.replay["steps"]} if facts.replay else None
     if replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's database")
@@ -121,16 +122,20 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             prevented_now = statuses[state.step.id] == PREVENTED
             happened_now = statuses[state.step.id] == HAPPENED
             detail = (f"at {time_of(state.happened_at)}" if state.happened_at is not None else "")
+        name = f"{state.step.id} ({label})"
+        verdicts.append({"id": state.step.id, "title": label, "points": worth if prevented_now else 0,
+                         "status": "happened" if happened_now else "prevented" if prevented_now
+                         else "not reached", "detail": detail})
         if happened_now:
             happened.append(state.step.id)
-            reasons.append(f"guards +0/{worth}: {state.step.id} happened {detail} ({label})")
+            reasons.append(f"guards +0/{worth}: {name} happened {detail}".rstrip())
         elif prevented_now:
             prevented.append(state.step.id)
             total += worth
-            how = f" {detail}" if replayed is not None and detail else ""
-            reasons.append(f"guards +{worth}/{worth}: {state.step.id} was prevented{how} ({label})")
+            how = f": {detail}" if replayed is not None and detail else ""
+            reasons.append(f"guards +{worth}/{worth}: {name} was prevented{how}")
         else:
-            reasons.append(f"guards +0/{worth}: {state.step.id} was never reached ({label})")
+            reasons.append(f"guards +0/{worth}: {name} was never reached")
     total = min(total, rubric.points)
     blocked = facts.replay.get("blocked_good_writes", []) if facts.replay else []
     if blocked:
@@ -151,7 +156,8 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             total -= cost
             reasons.append(f"guards -{cost}: a guard also blocks the good path: {title} ({why}); "
                            "a guard that stops the good write is an outage of its own")
-    extra = {"prevented": prevented, "happened": happened, "good_path": good}
+    extra = {"prevented": prevented, "happened": happened, "steps": verdicts, "good_path": good,
+             "judged_by": "replay" if replayed is not None else "live"}
     return Section(total, rubric.points, tuple(reasons), extra)
 
 

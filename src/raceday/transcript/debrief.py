@@ -531,7 +531,11 @@ class _Builder:
                 happened.setdefault(_str(event, "step"), event)
         guards = _dict(_dict(self.score_event).get("guards"))
         verdicts: dict[str, tuple[str, str, str]] = {}
-        for reason in _strs(guards.get("reasons")):
+        for item in guards.get("steps") or []:  # structured verdicts (newer transcripts)
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                word = {"not reached": "never reached"}.get(_str(item, "status"), _str(item, "status"))
+                verdicts[item["id"]] = (word, _str(item, "detail"), _str(item, "title"))
+        for reason in _strs(guards.get("reasons")):  # older transcripts: read the reasons
             if parsed := _step_reason(reason):
                 verdicts.setdefault(parsed[0], parsed[1:])
         for status in ("happened", "prevented"):
