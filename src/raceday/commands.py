@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.table import Table
 
 from raceday.errors import ExerciseError
@@ -24,19 +25,14 @@ def list_exercises(out: Console) -> int:
     if not entries:
         out.print("No exercises found (bundled, or in ./exercises).")
         return 0
-    table = Table(title="Exercises", title_justify="left")
-    table.add_column("id", style="bold", no_wrap=True)
-    table.add_column("title")
-    table.add_column("length", justify="right", no_wrap=True)
-    table.add_column("level", no_wrap=True)
-    table.add_column("roles")
     for entry in entries:
+        out.print(f"[bold]{entry.id}[/bold]", end="")
         if entry.error:
-            table.add_row(entry.id, f"[red]does not load: {entry.error}[/red]", "", "", "")
+            out.print(f"  [red]does not load: {entry.error}[/red]")
             continue
-        table.add_row(entry.id, f"{entry.title}\n[dim]{entry.summary}[/dim]",
-                      f"{entry.length} min", entry.level, ", ".join(entry.roles))
-    out.print(table)
+        out.print(f"  {entry.title}  [dim]({entry.length} min, {entry.level})[/dim]")
+        out.print(Padding(f"{entry.summary}\n[dim]roles: {', '.join(entry.roles)}[/dim]",
+                          (0, 0, 1, 2)))
     out.print("Start one with [bold]raceday play ID[/bold]; read it first with "
               "[bold]raceday brief ID[/bold].")
     return 0
