@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from raceday.tui.app import RacedayApp
 
 MODE_WORDS = {
-    "solo": "solo: you play the responder; the automation plays everyone else",
+    "solo": "solo: you play the main role; the automation plays everyone else",
     "team": "team: one screen, players take the keyboard in turn (F2 passes it on)",
     "onboarding": "onboarding: guided first steps, hints on offer (each costs points)",
 }
