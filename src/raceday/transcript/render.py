@@ -28,9 +28,7 @@ def describe(event: dict[str, Any]) -> str:
     kind = event.get("kind", "?")
     if kind == "statement":
         who = event.get("role", "?") + (" (automation)" if event.get("automated") else "")
-        sql = " ".join(str(event.get("sql", "")).split())
-        if len(sql) > 90:
-            sql = sql[:87] + "..."
+        sql = _one_line(event.get("sql"))
         if not event.get("ok"):
             outcome = f"ERROR {event.get('error')}"
         elif event.get("rows") is not None:
@@ -62,10 +60,56 @@ def describe(event: dict[str, Any]) -> str:
         return f"score {event.get('total')}/{event.get('max')}"
     if kind == "refused":
         return f"refused {event.get('action')}: {event.get('error')}"
+    if kind == "session_start":
+        automated = ", ".join(event.get("automated") or []) or "none"
+        return (f"session started: {event.get('title')} ({event.get('pace')} pace); players hold "
+                f"{', '.join(event.get('players') or []) or 'no role'}; automation plays {automated}")
+    if kind == "race_step":
+        who = " (by a player)" if event.get("by_player") else ""
+        return f"RACE STEP {event.get('step')}{who}: {event.get('title')}"
+    if kind == "invariant_clear":
+        return f"fault cleared: {event.get('fault')}"
+    if kind == "restored":
+        return "RESTORED: no fault is present any more"
+    if kind == "milestone":
+        return f"milestone: {event.get('label')}"
+    if kind == "task_due":
+        return f"task due for {event.get('role')}: {event.get('context') or event.get('title')}"
+    if kind == "task_done":
+        return f"task done by {event.get('role')}: {event.get('title')} (+{event.get('points', 0)})"
+    if kind == "monitor_saved":
+        return f"{event.get('role')} saved monitor '{event.get('name')}': {_one_line(event.get('sql'))}"
+    if kind == "alert_clear":
+        return f"monitor '{event.get('name')}' is clear again"
+    if kind == "monitor_error":
+        return f"monitor '{event.get('name')}' failed: {event.get('error')}"
+    if kind == "edit":
+        return (f"{event.get('role')} edited automation statement '{event.get('statement')}': "
+                f"{_one_line(event.get('sql'))}")
+    if kind == "hint":
+        return f"hint revealed (-{event.get('cost', 0)}): {event.get('text')}"
+    if kind == "wait":
+        return f"waiting until {event.get('until')}"
+    if kind == "timeline_end":
+        return "the exercise's timeline has run out"
+    if kind == "check_failed":
+        return f"an exercise check failed (the schema changed?): {event.get('error')}"
+    if kind == "replay":
+        if not event.get("available"):
+            return f"replay: {event.get('error') or event.get('note')}"
+        return (f"REPLAY: prevented {', '.join(event.get('prevented') or []) or 'nothing'}; "
+                f"happened {', '.join(event.get('happened') or []) or 'nothing'}")
+    if kind == "note":
+        return f"note: {event.get('text')}"
     fields = {k: v for k, v in event.items()
               if k not in {"seq", "sim_time", "minute", "wall_time", "kind"} and v not in (None, "", [])}
     detail = ", ".join(f"{k}={v}" for k, v in fields.items())
     return f"{kind}: {detail}" if detail else kind
+
+
+def _one_line(sql: object, limit: int = 90) -> str:
+    text = " ".join(str(sql or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def print_transcript(folder: Path, out: Console) -> int:
