@@ -1,14 +1,17 @@
-"""How fast raceday starts: the CLI's cheap commands, loading exercises, importing the CLI.
+"""How fast raceday starts: the CLI's cheap commands, importing the CLI, loading exercises.
 
-Each figure is a median over fresh processes, printed next to its ratio to `python -c pass`
-measured in the same run (runs alternate, so a busy machine slows all of them alike):
+Every figure is the median over fresh processes, printed with its ratio to `python -c pass`
+measured in the same run (the commands take turns, so a busy machine slows all alike):
 
-- `raceday --version` and `raceday list`: wall time of the whole process;
-- import of raceday.cli: wall time of `python -c "import raceday.cli"`;
-- loading each bundled exercise: `load_exercise(folder)` timed inside a fresh process (so
-  the figure is the load alone, imports excluded), once with an empty SQL-check cache
-  ("cold": every statement is compiled against the world) and once with the cache filled
-  by the previous run ("warm").
+- `raceday --version`, `raceday list`: wall time of the whole process;
+- import raceday.cli: wall time of `python -c "import raceday.cli"`; import
+  raceday.commands likewise (what `raceday play` imports before loading the exercise);
+- load EXERCISE: `load_exercise(folder)` timed inside a fresh process whose imports are
+  done, so the figure is the load alone (YAML, checks, the world built in memory and every
+  statement compiled against it), as the first load of a `raceday play` does it.
+
+Python caches compiled modules in __pycache__ unless PYTHONDONTWRITEBYTECODE is set; when it
+is, every raceday module is compiled again in every process, and the figures include that.
 
 Usage: python benchmarks/bench_startup.py [--runs N]
 """
@@ -16,24 +19,22 @@ Usage: python benchmarks/bench_startup.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 LOAD_ONE = """
-import json, sys, time
+import sys, time
 from pathlib import Path
-import raceday.exercise.loader as loader
+from raceday.exercise.loader import load_exercise
 started = time.perf_counter()
-loader.load_exercise(Path(sys.argv[1]))
-print(json.dumps(time.perf_counter() - started))
+load_exercise(Path(sys.argv[1]))
+print(time.perf_counter() - started)
 """
 
 
@@ -42,15 +43,15 @@ def raceday_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "raceday"]
 
 
-def wall(command: list[str], env: dict[str, str]) -> float:
+def wall(command: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
     return time.perf_counter() - started
 
 
-def in_process(command: list[str], env: dict[str, str]) -> float:
-    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT, env=env)
-    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+def in_process(command: list[str]) -> float:
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def bundled_exercises() -> list[Path]:
@@ -59,52 +60,35 @@ def bundled_exercises() -> list[Path]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     runs = parser.parse_args().runs
     raceday = raceday_command()
-    exercises = bundled_exercises()
+    python = sys.executable
 
-    with tempfile.TemporaryDirectory(prefix="raceday-bench-") as scratch:
-        cold_env = dict(os.environ, RACEDAY_CACHE_DIR=str(Path(scratch) / "cold"))
-        warm_env = dict(os.environ, RACEDAY_CACHE_DIR=str(Path(scratch) / "warm"))
-        for folder in exercises:  # fill the warm cache once
-            in_process([sys.executable, "-c", LOAD_ONE, str(folder)], warm_env)
+    timed: dict[str, tuple[bool, list[str]]] = {  # name: (timed inside the process, command)
+        "python -c pass": (False, [python, "-c", "pass"]),
+        "raceday --version": (False, [*raceday, "--version"]),
+        "raceday list": (False, [*raceday, "list"]),
+        "import raceday.cli": (False, [python, "-c", "import raceday.cli"]),
+        "import raceday.commands": (False, [python, "-c", "import raceday.commands"]),
+    }
+    for folder in bundled_exercises():
+        timed[f"load {folder.name} (in-process)"] = (True, [python, "-c", LOAD_ONE, str(folder)])
 
-        timed: dict[str, tuple[str, list[str], dict[str, str]]] = {
-            "python -c pass": ("wall", [sys.executable, "-c", "pass"], cold_env),
-            "raceday --version": ("wall", [*raceday, "--version"], warm_env),
-            "raceday list": ("wall", [*raceday, "list"], warm_env),
-            "import raceday.cli": ("wall", [sys.executable, "-c", "import raceday.cli"], cold_env),
-        }
-        for folder in exercises:
-            command = [sys.executable, "-c", LOAD_ONE, str(folder)]
-            timed[f"load {folder.name} (cold)"] = ("in", command, cold_env)
-            timed[f"load {folder.name} (warm)"] = ("in", command, warm_env)
-
-        samples: dict[str, list[float]] = {name: [] for name in timed}
-        for _ in range(runs):
-            for name, (how, command, env) in timed.items():
-                if name.endswith("(cold)"):
-                    _empty(Path(env["RACEDAY_CACHE_DIR"]))
-                measure = wall if how == "wall" else in_process
-                samples[name].append(measure(command, env))
+    samples: dict[str, list[float]] = {name: [] for name in timed}
+    for _ in range(runs):
+        for name, (inside, command) in timed.items():
+            samples[name].append(in_process(command) if inside else wall(command))
 
     base = statistics.median(samples["python -c pass"])
-    print(f"median of {runs} runs each; ratios are to python -c pass ({base * 1000:.1f} ms)")
+    bytecode = "off" if sys.flags.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE") else "on"
+    print(f"median of {runs} runs; ratio to python -c pass ({base * 1000:.1f} ms); "
+          f"bytecode cache {bytecode}")
     for name, values in samples.items():
         median = statistics.median(values)
-        print(f"  {name:<38} {median * 1000:7.1f} ms  {median / base:6.2f}x")
+        print(f"  {name:<40} {median * 1000:7.1f} ms  {median / base:6.2f}x")
     return 0
-
-
-def _empty(folder: Path) -> None:
-    if folder.is_dir():
-        for child in sorted(folder.rglob("*"), reverse=True):
-            if child.is_dir():
-                child.rmdir()
-            else:
-                child.unlink()
 
 
 if __name__ == "__main__":

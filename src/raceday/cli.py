@@ -2,31 +2,40 @@
 
 stdout carries data (a score, a JSON object, a listing); errors go to stderr as one line
 each. Exit status: 0 done, 2 bad input, 1 internal error.
+
+Start-up time matters (`raceday play` should reach its briefing about as fast as any
+Textual app starts), so this module imports only what every command needs; the rest is
+imported by the command that uses it, and `raceday --version` imports nothing at all.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-
-from rich.console import Console
 
 from raceday import __version__
 from raceday.errors import InputError, RacedayError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from rich.console import Console
+
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+VERSION = f"raceday {__version__}"
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+    from pathlib import Path
+
     parser = argparse.ArgumentParser(
         prog="raceday",
         description="A terminal tabletop incident exercise: relive the us-east-1 DNS race "
         "of 19-20 October 2025 in real SQL.",
     )
-    parser.add_argument("--version", action="version", version=f"raceday {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play an exercise in the terminal (the default)")
@@ -67,7 +76,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:
+        # What argparse's version action does (print, exit 0), without importing argparse.
+        sys.stdout.write(VERSION + "\n")
+        raise SystemExit(0)
     args = _parser().parse_args(argv)
+    from rich.console import Console
+
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
@@ -91,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace, out: Console) -> int:
+    from pathlib import Path
+
     command = args.command or "play"
     if command == "play":
         from raceday.tui.launch import launch  # the only import of the TUI
@@ -132,6 +149,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
+    import json
+
     from raceday.commands import load_named_exercise
     from raceday.engine.headless import run_script
     from raceday.engine.script import load_script

@@ -1,18 +1,24 @@
-"""The CLI's commands that are more than a call: listing, checking, briefing."""
+"""The CLI's commands that are more than a call: listing, checking, briefing.
+
+`raceday play` imports this module for `load_named_exercise` before the TUI starts, so rich's
+renderables (Markdown alone pulls in markdown-it and Pygments) are imported by the commands
+that print them, not here.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.padding import Padding
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from raceday.errors import ExerciseError
 from raceday.exercise.catalog import find_exercises, resolve_exercise
 from raceday.exercise.loader import load_exercise
-from raceday.exercise.model import Exercise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from raceday.exercise.model import Exercise
 
 
 def load_named_exercise(name: str) -> Exercise:
@@ -21,6 +27,8 @@ def load_named_exercise(name: str) -> Exercise:
 
 
 def list_exercises(out: Console) -> int:
+    from rich.padding import Padding
+
     entries = find_exercises()
     if not entries:
         out.print("No exercises found (bundled, or in ./exercises).")
@@ -54,6 +62,9 @@ def check_paths(paths: list[Path], out: Console) -> int:
 
 
 def print_briefing(name: str, out: Console) -> int:
+    from rich.markdown import Markdown
+    from rich.table import Table
+
     exercise = load_named_exercise(name)
     out.print(Markdown(f"# {exercise.title}\n\n*{exercise.summary}*"))
     out.print(f"Length about {exercise.length} min · level {exercise.level} · the clock runs "

@@ -260,3 +260,21 @@ def test_a_check_broken_by_the_teams_schema_is_reported_and_play_goes_on(
     assert failed and "value" in failed[0]["error"]
     assert len({e["sql"] for e in failed}) == len(failed)  # each broken check reported once
     assert score.total >= 0
+
+
+def test_a_monitor_that_writes_is_refused_and_changes_nothing(make_session: MakeSession) -> None:
+    session = make_session()
+    event = session.save_monitor("operator", "sneaky",
+                                 "UPDATE config SET value = 1 RETURNING key")
+    assert event["kind"] == "refused" and "only read" in event["error"]
+    rows = session.execute("operator", "SELECT value FROM config")[0].rows
+    assert rows == ((10,),)
+
+
+def test_an_edit_that_does_not_parse_is_refused_and_the_old_sql_stays(
+        make_session: MakeSession) -> None:
+    session = make_session()
+    before = session.statement_sql["b-write"]
+    event = session.edit_statement("operator", "b-write", "UPDAT config SET value = :seen")
+    assert event["kind"] == "refused" and "does not parse" in event["error"]
+    assert session.statement_sql["b-write"] == before

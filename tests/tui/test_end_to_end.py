@@ -15,8 +15,9 @@ from tui_fixtures import MakeApp, settle, start_play, type_text
 from raceday.commands import load_named_exercise
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
-from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog, SqlDialog
+from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog
 from raceday.tui.screens.end import EndScreen
+from raceday.tui.screens.harden import HardenScreen
 from raceday.tui.screens.play import PlayScreen
 from raceday.tui.widgets.editor import SqlEditor
 
@@ -59,19 +60,18 @@ async def test_ui_and_headless_transcripts_match(make_app: MakeApp, tmp_path: Pa
         await type_text(pilot, REPAIR)
         await pilot.press("f5")
         await settle(pilot)
-        await pilot.press("ctrl+p")
+        await pilot.press("f4")  # harden: every automation statement in an editor
         await pilot.pause()
-        await type_text(pilot, "edit an automation statement")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, ChoiceDialog)
-        await pilot.press("down", "enter")  # writer-b-save
-        await pilot.pause()
-        assert isinstance(app.screen, SqlDialog)
-        app.screen.query_one(TextArea).text = GUARD
+        harden = app.screen
+        assert isinstance(harden, HardenScreen)
+        card = harden.card_for("writer-b-save")
+        assert card is not None
+        card.editor.focus()
+        card.editor.text = GUARD
         await pilot.press("ctrl+s")
         await settle(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("f7")
         await pilot.pause()
         assert isinstance(app.screen, MonitorDialog)

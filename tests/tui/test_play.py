@@ -338,3 +338,24 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         await settle(pilot)
         assert isinstance(app.screen, BriefingScreen)
         assert app.screen.exercise.id == "dynamodb-dns-race"
+
+
+def test_only_onboarding_names_the_fault() -> None:
+    """Solo and team see the symptom (the empty answer), not the scorer's diagnosis."""
+    from raceday.tui.snapshot import Answer, WorldView
+    from raceday.tui.widgets.feed import feed_text
+    from raceday.tui.widgets.world import Alarms, render_compact
+
+    fault = {"kind": "fault", "invariant": "empty-answer", "sim_time": "23:48",
+             "fault": "An endpoint's DNS answer is empty", "rows": [["regional.example"]]}
+    world = WorldView(answers=(Answer("regional.example", ()),))
+    for onboarding in (False, True):
+        alarms = Alarms(show_faults=onboarding)
+        alarms.note(fault)
+        console = Console(width=60, record=True, file=io.StringIO())
+        console.print(render_world(world, alarms))
+        text = console.export_text()
+        assert "EMPTY ANSWER" in text  # the symptom, always
+        assert ("Faults" in text) is onboarding
+        assert ("1 fault" in render_compact(world, alarms).plain) is onboarding
+        assert (feed_text(fault, judge=onboarding) is not None) is onboarding

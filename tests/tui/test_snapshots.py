@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_fixtures import DATA, MakeApp, settle, start_play
+from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 import raceday.exercise.catalog as catalog
 import raceday.tui.widgets.results as results
 from raceday.exercise.catalog import ExerciseEntry
+from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
 
 pytestmark = pytest.mark.tui
@@ -105,3 +106,46 @@ def test_help(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
 
 def test_too_small(snap_compare: Snap, make_app: MakeApp, mini: Exercise) -> None:
     assert snap_compare(make_app(mini), terminal_size=(60, 20), run_before=settle)
+
+
+def test_harden(snap_compare: Snap, make_app: MakeApp) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await start_play(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        editor = pilot.app.screen.query_one("#sql-0")
+        editor.text = ("UPDATE endpoint SET rollback_plan_id = active_plan_id, active_plan_id = 1,"  # type: ignore[attr-defined]
+                       "\nupdated_by = 'enactor' WHERE name = 'regional.example' "
+                       "AND active_plan_id < 1")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+    race = load_exercise(DATA / "mini-race")
+    assert snap_compare(make_app(race), terminal_size=(100, 30), run_before=run_before)
+
+
+async def _replay_to_the_empty_answer(pilot: Pilot[Any]) -> None:
+    await start_play(pilot)
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    screen: Any = pilot.app.screen
+    await wait_until(pilot, lambda: screen.walk is not None, timeout=30)
+    while not screen.step.empty:
+        await pilot.press("n")
+    await pilot.pause()
+
+
+def test_replay_step(snap_compare: Snap, make_app: MakeApp) -> None:
+    race = load_exercise(DATA / "mini-race")
+    assert snap_compare(make_app(race), terminal_size=(100, 30),
+                        run_before=_replay_to_the_empty_answer)
+
+
+def test_replay_verdict(snap_compare: Snap, make_app: MakeApp) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _replay_to_the_empty_answer(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+
+    race = load_exercise(DATA / "mini-race")
+    assert snap_compare(make_app(race), terminal_size=(100, 30), run_before=run_before)

@@ -12,6 +12,7 @@ import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,18 @@ from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
-from raceday.transcript.debrief import write_debrief
 from raceday.transcript.log import EventLog
 
 Event = dict[str, Any]
 Listener = Callable[[Event], None]
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=1024)
+def _param_names(sql: str) -> tuple[str, ...]:
+    """The named parameters (`:plan`) a statement uses."""
+    return tuple(_PARAM.findall(sql))
 _ALERT_ROWS_SHOWN = 5
 
 
@@ -106,6 +112,9 @@ class Session:
         self._counter = 0
         self._broken_checks: set[str] = set()
         self.debrief_error: str | None = None
+        self._steps_by_task: dict[str, list[RaceStepState]] | None = None
+        self._world_changes = 0  # bumped by every write or schema change
+        self._checked_at = -1  # the value of _world_changes when the world was last checked
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -255,9 +264,15 @@ class Session:
         name = name.strip()
         if not name:
             return self._emit("refused", role=role, action="monitor", error="a monitor needs a name")
-        first = self.store.execute(role, sql)
-        if len(first) != 1 or not first[0].ok or not first[0].columns:
-            why = first[0].error if first and first[0].error else "a monitor must be one SELECT"
+        first = self.store.probe(role, [sql])  # tried and rolled back: a monitor only reads
+        why = None
+        if first and first[0].error:
+            why = first[0].error
+        elif len(first) != 1 or not first[0].columns:
+            why = "a monitor must be one SELECT"
+        elif first[0].writes or first[0].rowcount:
+            why = "a monitor must only read (this query writes)"
+        if why is not None:
             return self._emit("refused", role=role, action="monitor", name=name, sql=sql, error=why)
         self.monitors[name] = Monitor(name, role, sql, self.minute)
         self._alerting.discard(name)
@@ -310,6 +325,12 @@ class Session:
             )
         if not sql.strip():
             return self._emit("refused", role=role, action="edit", error="the new SQL is empty")
+        runs_as = self.exercise.statement(statement_id).role
+        tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
+        broken = next((r for r in tried if r.error_kind == "syntax"), None)
+        if broken is not None:
+            return self._emit("refused", role=role, action="edit", statement=statement_id,
+                              error=f"the new SQL does not parse: {broken.error}")
         before = self.statement_sql[statement_id]
         self.statement_sql[statement_id] = sql
         self.facts.edits.append((self.minute, statement_id))
@@ -363,7 +384,7 @@ class Session:
         values.update(self.memory.get(role, {}))
         if extra:
             values.update(extra)
-        return {name: values.get(name) for name in _PARAM.findall(sql)}
+        return {name: values.get(name) for name in _param_names(sql)}
 
     def _render_context(self, task: Task, due: int) -> str:
         values = {"at": self.time_of(due), "now": self.clock_face}
@@ -404,7 +425,11 @@ class Session:
                             self.memory[role][name] = row[name]
 
     def _steps_of(self, task: Task) -> list[RaceStepState]:
-        return [s for s in self.facts.race_steps(self.exercise) if s.step.task == task.id]
+        if self._steps_by_task is None:
+            self._steps_by_task = {}
+            for state in self.facts.race_steps(self.exercise):
+                self._steps_by_task.setdefault(state.step.task, []).append(state)
+        return self._steps_by_task.get(task.id, [])
 
     def _run_task(self, task: Task, attempt: int) -> None:
         role = task.role
@@ -517,10 +542,17 @@ class Session:
         if result.writes:
             data["writes"] = list(result.writes)
         self._emit("statement", **data)
+        if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
+            self._world_changes += 1
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
 
-    def _check_world(self) -> None:
+    def _check_world(self, *, if_changed: bool = False) -> None:
+        """Check invariants and milestones. They take no parameters, so their answers can only
+        change when the world does; `if_changed` skips the check when nothing was written."""
+        if if_changed and self._checked_at == self._world_changes:
+            return
+        self._checked_at = self._world_changes
         for invariant in self.exercise.invariants:
             rows = self._check_rows(invariant.sql)
             if rows and invariant.id not in self._violated:
@@ -571,7 +603,7 @@ class Session:
     def _minute_checks(self) -> None:
         for monitor in list(self.monitors.values()):
             self._run_monitor(monitor)
-        self._check_world()
+        self._check_world(if_changed=True)
         self._check_player_tasks()
 
     def _run_monitor(self, monitor: Monitor) -> None:
@@ -634,6 +666,8 @@ class Session:
         self.ended = True
         self.store.close()
         self.log.close()
+        from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
+
         try:
             write_debrief(self.folder)
         except (RacedayError, OSError) as exc:  # the transcript is saved; the debrief can be redone

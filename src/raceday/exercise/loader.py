@@ -8,7 +8,6 @@ one line `file:line: what is wrong`, and all of them are raised together as one
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -191,6 +190,8 @@ def _describe(node: Located) -> str:
 
 
 def _suggest(key: str, known: Iterable[str]) -> str:
+    import difflib  # only a broken file needs it
+
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     if close:
         return f' (did you mean "{close[0]}"?)'

@@ -53,6 +53,10 @@ TEMP_SCHEMA_TABLES = frozenset({"sqlite_temp_master", "sqlite_temp_schema"})
 
 _OK = sqlite3.SQLITE_OK
 _DENY = sqlite3.SQLITE_DENY
+# The actions every statement reports, most of them per column: checked first, by constant.
+_READ_ACTION = sqlite3.SQLITE_READ
+_SELECT_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE})
+_FUNCTION_ACTION = sqlite3.SQLITE_FUNCTION
 
 _CREATE = {
     sqlite3.SQLITE_CREATE_TABLE,
@@ -106,6 +110,8 @@ class StatementContext:
     ddl: bool = False
     alter: bool = False
     dropping: str | None = None
+    reads: dict[tuple[str | None, str | None, bool], str | None] = field(default_factory=dict)
+    """Decisions on reads so far, by (table, database, alter): SQLite asks once per column."""
 
 
 class Authorizer:
@@ -132,7 +138,17 @@ class Authorizer:
         if self.internal:
             return _OK
         try:
-            reason = self._check(action, arg1, arg2, db, source)
+            if action == _READ_ACTION:
+                # A read's verdict depends only on these within one statement (the names
+                # and the role do not change while it is prepared).
+                reads = self.context.reads
+                key = (arg1, db, self.context.alter)
+                if key in reads:
+                    reason = reads[key]
+                else:
+                    reason = reads[key] = self._read(arg1, db)
+            else:
+                reason = self._check(action, arg1, arg2, db, source)
         except Exception as exc:  # a raising authorizer denies anyway; say why
             reason = f"the sandbox could not check this statement ({type(exc).__name__})"
         if reason is None:
@@ -145,13 +161,13 @@ class Authorizer:
     def _check(
         self, action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None
     ) -> str | None:
-        if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE):
+        if action in _SELECT_ACTIONS:
             return None
-        if action == sqlite3.SQLITE_READ:
+        if action == _READ_ACTION:
             return self._read(arg1, db)
         if action in _WRITES:
             return self._write(action, arg1 or "", db, source)
-        if action == sqlite3.SQLITE_FUNCTION:
+        if action == _FUNCTION_ACTION:
             return self._function((arg2 or "").lower())
         if action == sqlite3.SQLITE_PRAGMA:
             return self._pragma((arg1 or "").lower(), db)

@@ -86,8 +86,15 @@ def split_statements(sql: str) -> list[str]:
     return pieces
 
 
+# A word right at the start: what the tokenizer's first token is then (its "word" kind).
+_LEADING_WORD = re.compile(r"[^\W\d]\w*")
+
+
 def first_keyword(sql: str) -> str:
     """The first word of a statement, upper case ('' if none): EXPLAIN, VACUUM, WITH, ..."""
+    leading = _LEADING_WORD.match(sql)
+    if leading is not None:
+        return leading.group().upper()
     for match in _tokens(sql):
         kind = match.lastgroup
         if kind in ("ws", "comment"):

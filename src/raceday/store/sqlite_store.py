@@ -9,10 +9,19 @@ a separate app connection with no authorizer, so no flag can be flipped to let a
 
 The store is called from worker threads: every call takes one lock, except `interrupt()`,
 which only sets a flag the progress handler reads.
+
+The names the authorizers rely on (WorldNames) are re-read whenever the schema may have
+changed. Only this store's connections write the world while it is open (nothing else in
+raceday opens a live world.db), and in SQLite only DDL changes the schema version (triggers
+cannot run DDL), so it may have changed only after a role statement the authorizer saw as
+DDL (a successful one re-reads the names at once) or a trusted statement that is neither a
+query nor a row write (CREATE, DROP, ALTER, PRAGMA, BEGIN/ROLLBACK, ...). Only then is
+`PRAGMA schema_version` compared, before the next statement, instead of before every one.
 """
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import time
@@ -59,6 +68,10 @@ PROGRESS_EVERY = 1000
 
 # Statements whose cursor.rowcount Python fills in (it looks at the first word only).
 _PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
+# Trusted statements that cannot change the schema version, by first word. (With
+# writable_schema on, an UPDATE of sqlite_master changes the schema but not its version:
+# `PRAGMA schema_version` never caught that either.)
+_NO_DDL = frozenset({"SELECT", "VALUES", "WITH", "EXPLAIN", "INSERT", "UPDATE", "DELETE", "REPLACE"})
 _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token", "parser stack")
 
 
@@ -93,6 +106,8 @@ class WorldStore:
         self._role_conns: dict[str, _RoleConnection] = {}
         self._names = WorldNames()
         self._schema_version = -1
+        # True when the schema may have changed since the names were read (module docstring).
+        self._schema_unsure = True
         if not self.path.exists():
             raise StoreError(f"no world database at {self.path}")
         try:
@@ -173,7 +188,8 @@ class WorldStore:
         Statements after a failed one are not run and get no result. Raises KeyError for a
         role the store was not given (a bug in the caller, not player input).
         """
-        with self._call():
+        with self._lock:
+            self._begin_call()
             handle = self._role(role)
             refusal = _check_text(sql)
             if refusal is not None:
@@ -240,7 +256,8 @@ class WorldStore:
         Still under the time limit, so a broken exercise query cannot hang the session.
         Raises StoreError (kind "timeout", "constraint", "syntax" or "error") on failure.
         """
-        with self._call():
+        with self._lock:
+            self._begin_call()
             started = time.perf_counter()
             self._deadline = started + self.time_limit_s
             cursor: sqlite3.Cursor | None = None
@@ -255,6 +272,8 @@ class WorldStore:
                 self._deadline = float("inf")
                 if cursor is not None:
                     cursor.close()
+                if _may_change_schema(sql):
+                    self._schema_unsure = True  # whether it ran or failed half-way
             return columns, rows
 
     # -- the schema -----------------------------------------------------------------------
@@ -262,35 +281,7 @@ class WorldStore:
     def tables(self) -> list[TableInfo]:
         """Tables and views of the world with columns, CREATE text and triggers, by name."""
         with self._call():
-            triggers: dict[str, list[str]] = {}
-            for name, table in self._app.execute(
-                "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
-            ):
-                triggers.setdefault(table.lower(), []).append(name)
-            infos: list[TableInfo] = []
-            objects = self._app.execute(
-                "SELECT type, name, coalesce(sql, '') FROM sqlite_master "
-                "WHERE type IN ('table', 'view') ORDER BY name"
-            ).fetchall()
-            for kind, name, create_sql in objects:
-                if _hidden(name):
-                    continue
-                columns = tuple(
-                    ColumnInfo(name=col, type=ctype or "", notnull=bool(notnull), pk=bool(pk))
-                    for col, ctype, notnull, pk in self._app.execute(
-                        'SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)
-                    )
-                )
-                infos.append(
-                    TableInfo(
-                        name=name,
-                        kind=kind,
-                        columns=columns,
-                        sql=create_sql,
-                        triggers=tuple(triggers.get(name.lower(), ())),
-                    )
-                )
-            return infos
+            return _describe(self._app)
 
     def backup_to(self, path: Path) -> None:
         """Write a consistent copy of the world to `path` (SQLite backup API, one file)."""
@@ -321,12 +312,21 @@ class WorldStore:
 
     @contextmanager
     def _call(self) -> Iterator[None]:
-        """One public call at a time; a cancel meant for an earlier call does not carry over."""
+        """One public call at a time; a cancel meant for an earlier call does not carry over.
+
+        The statement paths (`execute`, `app_query`) do the same inline, without the cost
+        of a generator-based context manager: `with self._lock: self._begin_call()`.
+        """
         with self._lock:
-            if self._closed:
-                raise StoreError("the world store is closed")
-            self._cancel.clear()
+            self._begin_call()
             yield
+
+    def _begin_call(self) -> None:
+        """The checks at the start of every public call; the caller holds the lock."""
+        if self._closed:
+            raise StoreError("the world store is closed")
+        if self._cancel.is_set():  # clear() takes the event's lock even when there is nothing to clear
+            self._cancel.clear()
 
     def _progress(self) -> int:
         """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
@@ -430,6 +430,10 @@ class WorldStore:
             )
         finally:
             self._deadline = float("inf")
+            if auth.context.ddl:
+                # Even after the names were re-read above: look again before the next
+                # statement (DDL is rare; this also covers DDL that failed half-way).
+                self._schema_unsure = True
             if cursor is not None:
                 try:
                     cursor.close()
@@ -485,10 +489,16 @@ class WorldStore:
         return "error", _one_line(f"{type(exc).__name__}: {message}")
 
     def _sync_names(self) -> None:
-        """Reload the world's names if the schema changed since we last looked."""
+        """Reload the world's names if the schema changed since we last looked.
+
+        Asks SQLite only when it may have (`_schema_unsure`, see the module docstring).
+        """
+        if not self._schema_unsure:
+            return
         version = self._app.execute("PRAGMA schema_version").fetchone()[0]
         if version != self._schema_version:
             self._refresh_names()
+        self._schema_unsure = False
 
     def _refresh_names(self, handle: _RoleConnection | None = None) -> None:
         """Re-read the world's tables and triggers (through `handle`'s connection if given)."""
@@ -521,6 +531,7 @@ class WorldStore:
         self._names.triggers = frozenset(triggers)
         self._names.original = original
         self._schema_version = version
+        self._schema_unsure = False
 
     def _ensure_world_table(self) -> None:
         """A world built elsewhere has no record of its first tables: take them as they are."""
@@ -529,6 +540,79 @@ class WorldStore:
         ).fetchone()
         if found is None:
             _record_world(self._app)
+
+
+# -- the world without a store ------------------------------------------------------------
+
+DESCRIBE_TIME_LIMIT = 30.0
+"""Seconds `describe_world` lets the world script run (as the exercise check does)."""
+
+
+def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT) -> list[TableInfo]:
+    """The tables and views `world_sql` builds, as `WorldStore.tables()` describes them.
+
+    For a briefing's schema cheat-sheet before any session exists: the world is built in
+    memory, as `WorldStore.create` builds it (trusted exercise SQL, one script), and thrown
+    away. Raises ExerciseError when the script fails, tries to ATTACH a file or runs longer
+    than `time_limit_s`.
+    """
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        _harden(conn)
+        conn.set_authorizer(_deny_attach)
+        deadline = time.monotonic() + time_limit_s
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            conn.executescript(world_sql)
+        except (sqlite3.Error, ValueError, UnicodeError) as exc:
+            message = str(exc)
+            if message == "interrupted":
+                message = f"took longer than {time_limit_s:g} s to build (a runaway query?)"
+            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
+        conn.set_progress_handler(None, 0)
+        conn.set_authorizer(None)
+        return _describe(conn)
+    finally:
+        conn.close()
+
+
+def _deny_attach(action: int, *_args: object) -> int:
+    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _describe(conn: sqlite3.Connection) -> list[TableInfo]:
+    """Tables and views (not raceday's or SQLite's own) with columns, CREATE text, triggers."""
+    triggers: dict[str, list[str]] = {}
+    for name, table in conn.execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+    ):
+        triggers.setdefault(table.lower(), []).append(name)
+    infos: list[TableInfo] = []
+    objects = conn.execute(
+        "SELECT type, name, coalesce(sql, '') FROM sqlite_master "
+        "WHERE type IN ('table', 'view') ORDER BY name"
+    ).fetchall()
+    for kind, name, create_sql in objects:
+        if _hidden(name):
+            continue
+        columns = tuple(
+            ColumnInfo(name=col, type=ctype or "", notnull=bool(notnull), pk=bool(pk))
+            for col, ctype, notnull, pk in conn.execute(
+                'SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)
+            )
+        )
+        infos.append(
+            TableInfo(
+                name=name,
+                kind=kind,
+                columns=columns,
+                sql=create_sql,
+                triggers=tuple(triggers.get(name.lower(), ())),
+            )
+        )
+    return infos
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -572,6 +656,12 @@ def _record_world(conn: sqlite3.Connection) -> None:
         "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
         f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{WORLD_TABLE}'"
     )
+
+
+@functools.lru_cache(maxsize=512)
+def _may_change_schema(sql: str) -> bool:
+    """Whether a trusted statement may change the schema version (the same checks run often)."""
+    return first_keyword(sql) not in _NO_DDL
 
 
 def _changes(handle: _RoleConnection) -> int:

@@ -17,6 +17,8 @@ from typing import Any
 from raceday.errors import TranscriptError
 
 EVENTS_FILE = "events.jsonl"
+# What json.dumps(record, ensure_ascii=False, default=str) uses, built once, not per event.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
@@ -44,7 +46,7 @@ class EventLog:
         self._seq += 1
         record = {"seq": self._seq, **event}
         record.setdefault("wall_time", datetime.now(UTC).isoformat(timespec="milliseconds"))
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.write(_ENCODER.encode(record) + "\n")
         self._file.flush()
         return record
 

@@ -31,6 +31,8 @@ def describe(event: dict[str, Any]) -> str:
         sql = _one_line(event.get("sql"))
         if not event.get("ok"):
             outcome = f"ERROR {event.get('error')}"
+        elif event.get("schema_changed"):
+            outcome = "schema changed"
         elif event.get("rows") is not None:
             n = event["rows"]
             outcome = f"{'more than ' if event.get('truncated') else ''}{n} row{'s' if n != 1 else ''}"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from raceday.store.results import StatementResult
 from raceday.tui.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from raceday.tui.replaywalk import ReplayWalk
 
 
 @dataclass
@@ -69,3 +72,11 @@ class JobFailed(Message):
 
     action: str
     error: str
+
+
+@dataclass
+class ReplayReady(Message):
+    """The replay ran (or could not): its event, and the walk through the replayed night."""
+
+    event: dict[str, Any]
+    walk: ReplayWalk

@@ -23,6 +23,7 @@ from raceday.tui.messages import (
     EngineEvent,
     JobFailed,
     Refreshed,
+    ReplayReady,
     SessionEnded,
     SessionOpened,
     StatementsRan,
@@ -143,6 +144,27 @@ class SessionRunner:
             return [ActionDone(action, call(self._need()))]
 
         self.submit(action, job, tables=tables)
+
+    def replay(self) -> None:
+        """Replay the race against the team's database (about a second), then read the
+        replayed night for the walk; the screen shows a loading indicator meanwhile."""
+        def job() -> list[Message]:
+            from raceday.tui.replaywalk import load_walk, unavailable
+
+            session = self._need()
+            event = session.replay()
+            original = {s.id: s.sql for s in session.exercise.statements}
+            edits = tuple(sid for sid, sql in session.statement_sql.items()
+                          if sql.strip() != original.get(sid, "").strip())
+            try:
+                walk = load_walk(session.exercise, event, session.folder, edits)
+            except Exception as exc:  # the replay is recorded; only the walk is missing
+                walk = unavailable({**event, "available": False,
+                                    "error": f"the replayed night could not be read: "
+                                             f"{_one_line(exc)}"})
+            return [ReplayReady(event, walk)]
+
+        self.submit("replay", job)
 
     def tick(self, minute: int) -> None:
         """Let the clock run to `minute` (live pace); a tick already queued covers it."""

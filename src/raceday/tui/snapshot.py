@@ -15,6 +15,7 @@ from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
     from raceday.engine.session import Session
+    from raceday.store.protocol import Store
 
 _COUNT_TABLES = 12
 
@@ -97,13 +98,17 @@ class WorldPlan:
 
 def read_world(session: Session, plan: WorldPlan) -> WorldView:
     """Query the world for the panel (worker thread only)."""
-    store = session.store
+    return read_store_world(session.store, plan)
+
+
+def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
+    """Query a world (the session's, or the replay's) for the panel (worker thread only)."""
     answers: tuple[Answer, ...] | None = None
     counts: list[tuple[str, int]] = []
     switches: tuple[tuple[str, bool], ...] = ()
     try:
         if plan.dns:
-            rows = _answers(session)
+            rows = _answers(store)
             grouped: dict[str, list[tuple[str, Any]]] = {}
             for name, address, weight in rows:
                 bucket = grouped.setdefault(str(name), [])
@@ -123,13 +128,13 @@ def read_world(session: Session, plan: WorldPlan) -> WorldView:
     return WorldView(answers, tuple(counts), switches)
 
 
-def _answers(session: Session) -> list[Any]:
+def _answers(store: Store) -> list[Any]:
     sql = ("SELECT e.name, d.address, d.weight FROM endpoint AS e "
            "LEFT JOIN dns_answer AS d ON d.endpoint = e.name ORDER BY {}")
     try:
-        return session.store.app_query(sql.format("e.rowid, d.address"))[1]
+        return store.app_query(sql.format("e.rowid, d.address"))[1]
     except Exception:  # a WITHOUT ROWID endpoint table: order by name instead
-        return session.store.app_query(sql.format("e.name, d.address"))[1]
+        return store.app_query(sql.format("e.name, d.address"))[1]
 
 
 def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) -> Snapshot:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -112,15 +110,10 @@ def schema_markdown(exercise: Exercise, tables: list[TableInfo]) -> str:
 
 
 def read_schema(exercise: Exercise) -> list[TableInfo]:
-    """Build the world in a scratch folder and list its tables (a worker thread only)."""
-    from raceday.store.sqlite_store import WorldStore
+    """The world's tables, built in memory and thrown away (a worker thread only)."""
+    from raceday.store.sqlite_store import describe_world
 
-    with tempfile.TemporaryDirectory(prefix="raceday-brief-") as scratch:
-        store = WorldStore.create(Path(scratch) / "world.db", exercise.world_sql, exercise.roles)
-        try:
-            return store.tables()
-        finally:
-            store.close()
+    return describe_world(exercise.world_sql)
 
 
 class BriefingScreen(Screen[None]):
@@ -151,13 +144,24 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         yield Static(f" Briefing · {self.exercise.title} · {start} {self.exercise.clock.zone}"
                      "   Enter starts", id="briefing-bar")
         with VerticalScroll(id="briefing-scroll"):
-            yield Static(RichMarkdown(situation_markdown(self.exercise, self.settings)),
+            # the first frame shows the title and summary; the Markdown (and the import of
+            # its parser) follows right after it, so the briefing is on screen at once
+            yield Static(Text.assemble((self.exercise.title, "bold"), "\n\n",
+                                       (" ".join(self.exercise.summary.split()), "italic")),
                          id="situation")
-            yield Static(RichMarkdown("*Reading the world's tables…*"), id="schema")
+            yield Static("", id="schema")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#briefing-scroll").focus()
+        self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        from rich.markdown import Markdown as RichMarkdown
+
+        self.query_one("#situation", Static).update(
+            RichMarkdown(situation_markdown(self.exercise, self.settings)))
+        self.query_one("#schema", Static).update(RichMarkdown("*Reading the world's tables…*"))
         self._read_schema()
 
     @work(thread=True, exit_on_error=False, group="briefing")
@@ -170,6 +174,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
 
     @on(SchemaRead)
     def _schema_read(self, message: SchemaRead) -> None:
+        from rich.markdown import Markdown as RichMarkdown
+
         self.query_one("#schema", Static).update(RichMarkdown(message.markdown))
 
     def action_start(self) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.markdown import Markdown as RichMarkdown
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -55,9 +58,16 @@ def end_markdown(exercise: Exercise, score: dict[str, Any], folder: Path,
     fault = score.get("fault") or {}
     if fault.get("occurred"):
         lines.append(f"The fault began at **{fault.get('started_at')}**.")
-    else:
+    elif (steps := (score.get("guards") or {}).get("steps")) and all(
+            isinstance(step, dict) and step.get("status") == "prevented" for step in steps):
         lines.append("**No fault occurred**: the race was prevented outright, so detection "
                      "and recovery were not needed (full marks).")
+    else:
+        detection = score.get("detection") or {}
+        lines.append("**No fault occurred while you played**: the session ended before the "
+                     "race did its damage"
+                     + (" (detection and recovery count as not needed)."
+                        if detection.get("points") == detection.get("max") else "."))
     lines += ["", "| part | points |", "|---|---|"]
     for name in ("detection", "guards", "recovery", "tasks"):
         section = score.get(name)
@@ -106,13 +116,20 @@ class EndScreen(Screen[None]):
 # The end
 
 The score, every point with its reason, your times beside that night's, and where the
-transcript was saved. **q** (or ctrl+q) quits.
+transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
+`debrief.md`); **q** (or ctrl+q) quits.
 """
 
     BINDINGS = [
+        Binding("d", "debrief", "Debrief"),
         Binding("q,escape", "app.quit", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
+
+    @dataclass
+    class DebriefRead(Message):
+        debrief: Any
+        error: str | None = None
 
     def __init__(self, exercise: Exercise, score: dict[str, Any], folder: Path,
                  events: list[dict[str, Any]]) -> None:
@@ -123,8 +140,8 @@ transcript was saved. **q** (or ctrl+q) quits.
         self.events = events
 
     def compose(self) -> ComposeResult:
-        yield Static(f" The end · {self.exercise.title}   transcript: {self.folder}",
-                     id="end-bar")
+        yield Static(f" The end · {self.exercise.title}   d: the debrief   "
+                     f"transcript: {self.folder}", id="end-bar")
         with VerticalScroll(id="end-scroll"):
             yield Static(RichMarkdown(end_markdown(self.exercise, self.score, self.folder,
                                                    self.events)), id="end-text")
@@ -135,3 +152,27 @@ transcript was saved. **q** (or ctrl+q) quits.
 
     def request_quit(self) -> None:
         self.app.exit(0)
+
+    def action_debrief(self) -> None:
+        """d: the session's debrief, built from its transcript (in a worker: it reads files)."""
+        self._read_debrief()
+
+    @work(thread=True, exit_on_error=False, group="debrief")
+    def _read_debrief(self) -> None:
+        from raceday.transcript.debrief import load_debrief
+
+        try:
+            self.post_message(self.DebriefRead(load_debrief(self.folder)))
+        except Exception as exc:  # a transcript that cannot be read: say so, stay here
+            self.post_message(self.DebriefRead(None, str(exc).strip().splitlines()[0]
+                                               if str(exc).strip() else type(exc).__name__))
+
+    @on(DebriefRead)
+    def _debrief_read(self, message: DebriefRead) -> None:
+        if message.debrief is None:
+            self.notify(f"The debrief could not be built: {message.error}",
+                        title="No debrief", severity="error", timeout=10)
+            return
+        from raceday.tui.screens.review import DebriefScreen
+
+        self.app.push_screen(DebriefScreen(message.debrief, self.folder))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -14,7 +13,8 @@ PLAY_HELP = """\
 
 You sit at one role's keyboard (its name is on the editor). Type SQL, run it, read the
 result. The clock shows the night in PDT; the feed below the header says what happens,
-newest last; alarms are red. The world panel shows every endpoint's DNS answer as it is now.
+newest last; alarms are red. The world panel shows every endpoint's DNS answer as it is now
+(what is wrong, you find; only onboarding names the fault for you).
 
 | key | does |
 |---|---|
@@ -31,8 +31,10 @@ newest last; alarms are red. The world panel shows every endpoint's DNS answer a
 | ctrl+n | let the clock run to the next inject (turns pace: time moves when you act) |
 | ctrl+t | pause / resume the clock (live pace) |
 | ctrl+g | change the speed (live pace) |
+| **F4** | harden: the automation's own statements, each in an editor (save, put back) |
+| ctrl+r | replay the race against your database, then step through it |
 | ctrl+b | facilitator: send an ad-hoc inject |
-| ctrl+p | command palette: every action, plus edit an automation statement and replay |
+| ctrl+p | command palette: every action by name |
 | ctrl+q | end the session (asks first) and see the score |
 
 Time: in the *turns* pace each statement costs the exercise's minutes and ctrl+n waits for
@@ -66,6 +68,8 @@ class HelpScreen(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
+        from rich.markdown import Markdown as RichMarkdown  # not needed for the first frame
+
         with VerticalScroll(classes="dialog dialog-help"):
             yield Static(RichMarkdown(self.text))
             yield Static("Esc closes", classes="dialog-note")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -31,6 +31,7 @@ from raceday.tui.messages import (
     EngineEvent,
     JobFailed,
     Refreshed,
+    ReplayReady,
     SessionEnded,
     SessionOpened,
     StatementsRan,
@@ -43,7 +44,6 @@ from raceday.tui.screens.dialogs import (
     InjectRequest,
     MonitorDialog,
     MonitorRequest,
-    SqlDialog,
 )
 from raceday.tui.screens.help import PLAY_HELP
 from raceday.tui.snapshot import Snapshot
@@ -54,9 +54,15 @@ from raceday.tui.widgets.schema import SchemaTree
 from raceday.tui.widgets.tasks import TaskList, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
+if TYPE_CHECKING:
+    from raceday.tui.screens.harden import HardenScreen
+    from raceday.tui.screens.replay import ReplayScreen
+
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
+RUNNING_AFTER = 0.15
+"""Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
 
 
 @dataclass
@@ -78,13 +84,15 @@ class PlayScreen(Screen[None]):
 
     BINDINGS = [
         Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
-        Binding("f6", "run(True)", "Run all", priority=True),
+        Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
         Binding("f2", "switch_role", "Role", priority=True),
         Binding("f3", "side", "Panel", priority=True),
+        Binding("f4", "harden", "Harden", priority=True),
         Binding("f7", "monitor", "Monitor", priority=True),
         Binding("f8", "declare", "Declare", priority=True),
         Binding("f9", "hint", "Hint", priority=True),
         Binding("ctrl+n", "next", "Next", priority=True),
+        Binding("ctrl+r", "replay", "Replay", priority=True),
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
         Binding("ctrl+b", "inject", "Inject", show=False, priority=True),
@@ -100,7 +108,7 @@ class PlayScreen(Screen[None]):
                       for role in exercise.role_ids if role in cast]
         self.active = 0
         self.snapshot: Snapshot | None = None
-        self.alarms = Alarms()
+        self.alarms = Alarms(show_faults=settings.mode == "onboarding")
         self.done_tasks: set[str] = set()
         self.live = LiveClock(speed=settings.speed)
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
@@ -108,8 +116,14 @@ class PlayScreen(Screen[None]):
         self.timeline_asked = False
         self.ending = False
         self._ticker: Timer | None = None
+        self._running_note: Timer | None = None
         self.runner: SessionRunner | None = None
         self.tables: dict[str, tuple[str, ...]] = {}
+        self.hardening: HardenScreen | None = None
+        self.replaying: ReplayScreen | None = None
+        self._shown: dict[str, object] = {}
+        """What each panel shows now: an unchanged panel is not redrawn (a redraw costs a
+        frame's worth of rendering when a 1,000-row result is about to appear)."""
 
     # -- layout --------------------------------------------------------------------------
 
@@ -118,7 +132,7 @@ class PlayScreen(Screen[None]):
         yield WorldPanel(compact=True, id="world-strip")
         with Horizontal(id="play-body"):
             with Vertical(id="play-main"):
-                yield EventFeed(id="feed")
+                yield EventFeed(judge=self.settings.mode == "onboarding", id="feed")
                 yield Static("", id="guide")
                 yield SqlEditor(self.seat.text, id="editor")
                 yield ResultsView(id="results")
@@ -132,7 +146,7 @@ class PlayScreen(Screen[None]):
                         yield SchemaTree(id="schema")
                     with TabPane("Monitors", id="tab-monitors"), VerticalScroll():
                         yield Static("No monitors yet: F7 saves one.", id="monitors")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # 80 columns: keys first
 
     @property
     def seat(self) -> Seat:
@@ -235,11 +249,17 @@ class PlayScreen(Screen[None]):
 
     @on(StatementsRan)
     def _ran(self, message: StatementsRan) -> None:
+        if self._running_note is not None:
+            self._running_note.stop()
+            self._running_note = None
         self.results.show(message.results)
 
     @on(ActionDone)
     def _action_done(self, message: ActionDone) -> None:
         event = message.event or {}
+        if message.action == "edit" and self.hardening is not None:
+            self.hardening.edit_done(event)  # the statement's card says what happened
+            return
         if event.get("kind") == "refused":
             self.notify(str(event.get("error")), title=f"{message.action}: refused",
                         severity="error", timeout=8)
@@ -250,15 +270,36 @@ class PlayScreen(Screen[None]):
             "hint": lambda e: f"Hint (-{e.get('cost', 0)} points): {e.get('text')}",
             "inject": lambda e: f"Inject sent: {e.get('title')}",
             "edit": lambda e: f"Automation statement {e.get('statement')} replaced.",
-            "replay": lambda e: str(e.get("note") or "Replay recorded."),
             "remove monitor": lambda e: "Monitor removed.",
         }
         say: Callable[[dict[str, Any]], str] | None = words.get(message.action)
         if say is not None and message.event is not None:
             self.notify(say(event), timeout=6 if message.action != "hint" else 15)
 
+    @on(ReplayReady)
+    def _replayed(self, message: ReplayReady) -> None:
+        if self.replaying is not None:
+            self.replaying.show_walk(message.walk)
+            return
+        walk = message.walk
+        if walk.error is not None:
+            self.notify(walk.error, title="No replay", severity="warning", timeout=8)
+        else:
+            self.notify(f"Replay recorded: {len(walk.prevented)} of {len(walk.verdicts)} race "
+                        f"steps prevented, guards {walk.points}/{walk.max_points}.", timeout=8)
+
     @on(JobFailed)
     def _failed(self, message: JobFailed) -> None:
+        if message.action == "run" and self._running_note is not None:
+            self._running_note.stop()
+            self._running_note = None
+        if message.action == "run":
+            self.results.show_text(Text(f"The statement could not run: {message.error}",
+                                        style="bold red"))
+        if message.action == "replay" and self.replaying is not None:
+            self.replaying.failed(message.error)
+        if message.action == "edit" and self.hardening is not None:
+            self.hardening.edit_failed(message.error)
         self.notify(message.error, title=f"{message.action} failed", severity="error",
                     timeout=10)
         if message.action == "open":
@@ -302,10 +343,17 @@ class PlayScreen(Screen[None]):
             text.append(f" ({self.seat.player})", style="cyan")
         text.append("  │ ")
         text.append(self.exercise.title, style="dim")
-        self.query_one("#play-header", Static).update(text)
+        if self._changed("header", text):
+            self.query_one("#play-header", Static).update(text, layout=False)  # one line
 
     def _show_world(self, snapshot: Snapshot | None = None) -> None:
         world = snapshot.world if snapshot else None
+        alarms = self.alarms
+        key = (world or (self.snapshot.world if self.snapshot else None),
+               tuple(alarms.faults.items()), tuple(alarms.alerting.items()),
+               tuple(alarms.recent))
+        if not self._changed("world", key):
+            return
         for panel in self.query(WorldPanel):
             panel.show(world, self.alarms)
 
@@ -314,7 +362,8 @@ class PlayScreen(Screen[None]):
         text = render_tasks(self.exercise, self.role, snap.minute if snap else 0,
                             snap.pending if snap else (), self.done_tasks,
                             hints=self.guide is not None)
-        self.query_one("#tasks", TaskList).update(text)
+        if self._changed("tasks", text):
+            self.query_one("#tasks", TaskList).update(text)
 
     def _show_monitors(self) -> None:
         snap = self.snapshot
@@ -328,7 +377,15 @@ class PlayScreen(Screen[None]):
             text.append(f" {monitor.name}", style="bold")
             text.append(f"  ({monitor.role})\n", style="dim")
             text.append(f"   {' '.join(monitor.sql.split())}\n", style="dim")
-        self.query_one("#monitors", Static).update(text)
+        if self._changed("monitors", text):
+            self.query_one("#monitors", Static).update(text)
+
+    def _changed(self, panel: str, content: object) -> bool:
+        """Note what `panel` will show; False when it shows exactly that already."""
+        if panel in self._shown and self._shown[panel] == content:
+            return False
+        self._shown[panel] = content
+        return True
 
     def _show_seat(self) -> None:
         editor = self.editor
@@ -385,7 +442,11 @@ class PlayScreen(Screen[None]):
         if not seat.history or seat.history[-1] != sql:
             seat.history.append(sql)
         seat.position = len(seat.history)
-        self.results.show_running(sql)
+        # a statement that answers at once never shows "running": that frame would cost as
+        # much as drawing its result (a slow one shows it, and Esc cancels it)
+        if self._running_note is not None:
+            self._running_note.stop()
+        self._running_note = self.set_timer(RUNNING_AFTER, partial(self.results.show_running, sql))
         runner.execute(seat.role, sql)
 
     def action_cancel(self) -> None:
@@ -533,39 +594,54 @@ class PlayScreen(Screen[None]):
 
         self.app.push_screen(InjectDialog(classes="dialog-screen"), send)
 
-    def action_edit_statement(self) -> None:
+    def action_harden(self) -> None:
+        """F4: every automation statement in its own editor (saving goes through us)."""
         if self._ready() is None or self.snapshot is None:
             return
-        role = self.role
-        current = dict(self.snapshot.statement_sql)
-        options = [(sid, f"{sid}: {' '.join(sql.split())[:60]}") for sid, sql in current.items()]
-        if not options:
-            self.notify("This exercise has no automation statements.")
+        if not self.exercise.statements:
+            self.notify("This exercise gives the automation no statements to edit.")
             return
+        from raceday.tui.screens.harden import HardenScreen
 
-        def edit(statement: str | None) -> None:
-            if statement is None:
-                return
+        role = self.role
+        screen = HardenScreen(self, role, dict(self.snapshot.statement_sql),
+                              may_edit=self.exercise.role(role).schema)
+        self.hardening = screen
 
-            def save(sql: str | None) -> None:
-                if sql is not None:
-                    self._act("edit", lambda s: s.edit_statement(role, statement, sql))
+        def closed(_: None = None) -> None:
+            self.hardening = None
+            self.editor.focus()
 
-            self.app.push_screen(SqlDialog(
-                f"Edit the automation's {statement} (as {role})",
-                "The automation runs this SQL from now on. A guard in the statement itself "
-                "(a WHERE that re-checks) cannot be stale.", current[statement]), save)
+        self.app.push_screen(screen, closed)
 
-        self.app.push_screen(ChoiceDialog("Edit an automation statement", options), edit)
+    def action_replay(self) -> None:
+        """ctrl+r: replay the race against the team's database, then walk through it."""
+        runner = self._ready()
+        if runner is None:
+            return
+        if self.replaying is not None:
+            self.notify("A replay is already running.", severity="warning")
+            return
+        from raceday.tui.screens.replay import ReplayScreen
+
+        screen = ReplayScreen()
+        self.replaying = screen
+
+        def closed(_: None = None) -> None:
+            self.replaying = None
+
+        self.app.push_screen(screen, closed)
+        runner.replay()
+
+    def act(self, action: str, call: Callable[[Any], dict[str, Any] | None]) -> None:
+        """For the screens over this one (harden): a session call through our runner."""
+        self._act(action, call)
 
     def remove_monitor(self, name: str) -> None:
         def remove(session: Any) -> None:
             session.remove_monitor(name)
 
         self._act("remove monitor", remove)
-
-    def replay(self) -> None:
-        self._act("replay", lambda s: s.replay())
 
     def _act(self, action: str, call: Callable[[Any], dict[str, Any] | None]) -> None:
         runner = self._ready()
@@ -599,9 +675,10 @@ class PlayScreen(Screen[None]):
             ("Reveal a hint", "F9: costs points", self.action_hint),
             ("Jump to the next inject", "ctrl+n: let the clock run", self.action_next),
             ("Send an ad-hoc inject", "facilitator", self.action_inject),
-            ("Edit an automation statement", "guards can live in the automation's own SQL",
-             self.action_edit_statement),
-            ("Replay the race", "against the team's database", self.replay),
+            ("Harden the automation: edit its statements",
+             "F4: guards can live in the automation's own SQL", self.action_harden),
+            ("Replay the race", "ctrl+r: against the team's database, step by step",
+             self.action_replay),
             ("End the session and see the score", "ctrl+q", self.request_quit),
         ]
         if self.settings.pace is Pace.LIVE:

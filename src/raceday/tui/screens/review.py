@@ -128,13 +128,20 @@ def world_text(state: WorldSoFar) -> Text:
 class DebriefScreen(Screen[None]):
     """The whole debrief as Markdown, for the end of the narration."""
 
+    DEFAULT_CSS = """
+    DebriefScreen > #debrief-bar { dock: top; height: 1; background: $panel; color: $text; }
+    """
     BINDINGS = [Binding("escape,q,d", "app.pop_screen", "Back")]
 
-    def __init__(self, debrief: Debrief) -> None:
+    def __init__(self, debrief: Debrief, folder: Path | None = None) -> None:
         super().__init__()
         self.debrief = debrief
+        self.folder = folder
 
     def compose(self) -> ComposeResult:
+        saved = f" · saved as {self.folder / 'debrief.md'}" if self.folder else ""
+        yield Static(Text(f" Debrief · Esc back{saved}", no_wrap=True, overflow="ellipsis"),
+                     id="debrief-bar")
         with VerticalScroll(id="review-debrief"):
             yield Markdown(render_markdown(self.debrief))
         yield Footer()

@@ -11,6 +11,9 @@ from textual.widgets import RichLog
 from raceday.transcript.render import describe
 
 _QUIET = {"session_start", "wait"}
+_JUDGE = {"fault", "invariant_clear", "race_step", "restored"}
+"""The scorer's own view of the night: the broken invariant named, the race step taken.
+Shown only in onboarding; elsewhere the players must see it in the world themselves."""
 _KIND_STYLE = {
     "fault": "bold white on red",
     "alert": "bold black on yellow",
@@ -48,10 +51,11 @@ def _row(event: dict[str, Any], body: Text) -> Table:
     return grid
 
 
-def feed_text(event: dict[str, Any]) -> Text | None:
-    """The feed's words for an event, or None for events the feed leaves out."""
+def feed_text(event: dict[str, Any], *, judge: bool = True) -> Text | None:
+    """The feed's words for an event, or None for events the feed leaves out (and, unless
+    `judge`, the scorer's events: faults, race steps, restores)."""
     kind = str(event.get("kind", ""))
-    if kind in _QUIET:
+    if kind in _QUIET or (not judge and kind in _JUDGE):
         return None
     if kind == "statement" and event.get("automated"):
         if event.get("ok"):
@@ -90,8 +94,8 @@ def feed_text(event: dict[str, Any]) -> Text | None:
     return Text(describe(event), style=_KIND_STYLE.get(kind, ""))
 
 
-def feed_line(event: dict[str, Any]) -> Table | None:
-    body = feed_text(event)
+def feed_line(event: dict[str, Any], *, judge: bool = True) -> Table | None:
+    body = feed_text(event, judge=judge)
     return None if body is None else _row(event, body)
 
 
@@ -102,11 +106,12 @@ class EventFeed(RichLog):
     EventFeed { background: $surface; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, judge: bool = True, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=2000,
                          auto_scroll=True)
+        self.judge = judge
 
     def add(self, event: dict[str, Any]) -> None:
-        line = feed_line(event)
+        line = feed_line(event, judge=self.judge)
         if line is not None:
             self.write(line)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from raceday.store.results import StatementResult
+from raceday.tui.widgets.grid import ResultGrid
 
 _ERROR_WORDS = {
     "refused": "Refused",
@@ -19,8 +18,6 @@ _ERROR_WORDS = {
     "error": "Error",
 }
 _SUMMARY_LINES = 4
-_FIRST_ROWS = 40
-"""Rows put in the table at once; the rest follow right after the first paint."""
 
 
 def format_elapsed(ms: float) -> str:
@@ -58,45 +55,28 @@ def describe_result(result: StatementResult) -> Text:
     return Text.assemble((" done ", "bold"), "  ", (elapsed, "dim"))
 
 
-_NULL = Text("NULL", style="dim italic")
-
-
-def _cell(value: Any) -> Text:
-    """A cell as Text: never parsed as markup (a value may hold '[red]'), cheap to measure."""
-    if value is None:
-        return _NULL
-    if isinstance(value, bytes):
-        return Text(f"<{len(value)} bytes>", style="dim")
-    return Text(str(value), no_wrap=True, overflow="ellipsis")
-
-
 class ResultsView(Vertical):
     """A summary line per statement above a table of the last one's rows."""
 
     DEFAULT_CSS = """
     ResultsView { height: 1fr; }
     ResultsView > #results-status { height: auto; max-height: 5; }
-    ResultsView > DataTable { height: 1fr; }
+    ResultsView > ResultGrid { height: 1fr; }
     """
-
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id)
-        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Static("Run a statement: its rows appear here.", id="results-status")
-        yield DataTable(id="results-table", zebra_stripes=True, cursor_type="row")
+        yield ResultGrid(id="results-table")
 
     @property
-    def table(self) -> DataTable[Any]:
-        return self.query_one(DataTable)
+    def table(self) -> ResultGrid:
+        return self.query_one(ResultGrid)
 
     @property
     def status(self) -> Static:
         return self.query_one("#results-status", Static)
 
     def show_running(self, sql: str) -> None:
-        self._generation += 1
         self.status.update(Text.assemble((" running ", "bold black on cyan"), " ",
                                          _short(sql, 60), ("   Esc cancels", "dim")))
 
@@ -118,18 +98,8 @@ class ResultsView(Vertical):
                 line = Text.assemble((_short(result.sql, 32) + "  ", "dim"), line)
             lines.append(line)
         self.status.update(Text("\n").join(lines))
-        table = self.table
-        table.clear(columns=True)
         with_rows = next((r for r in reversed(results) if r.columns), None)
         if with_rows is None:
-            return
-        table.add_columns(*with_rows.columns)
-        rows = with_rows.rows
-        self._generation += 1
-        table.add_rows([tuple(_cell(v) for v in row) for row in rows[:_FIRST_ROWS]])
-        if len(rows) > _FIRST_ROWS:  # the rest after the first rows are on screen
-            self.call_after_refresh(self._add_rest, self._generation, rows[_FIRST_ROWS:])
-
-    def _add_rest(self, generation: int, rows: tuple[tuple[Any, ...], ...]) -> None:
-        if generation == self._generation:
-            self.table.add_rows([tuple(_cell(v) for v in row) for row in rows])
+            self.table.clear()
+        else:
+            self.table.show_rows(with_rows.columns, with_rows.rows)

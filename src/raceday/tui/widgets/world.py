@@ -19,11 +19,18 @@ OK = "green"
 
 @dataclass
 class Alarms:
-    """What is wrong as far as the screen has heard, kept from the events."""
+    """What is wrong as far as the screen has heard, kept from the events.
+
+    `show_faults`: name the exercise's broken invariants ("Faults"). Only onboarding does:
+    an invariant's text is the scorer's own diagnosis ("a stale save undid the failover"),
+    and showing it would do the detecting the score rewards. Everyone sees the symptoms:
+    every endpoint's answer (an empty one shouts), the alarms, their own monitors.
+    """
 
     faults: dict[str, str] = field(default_factory=dict)
     alerting: dict[str, int] = field(default_factory=dict)
     recent: list[tuple[str, str]] = field(default_factory=list)
+    show_faults: bool = True
 
     def note(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
@@ -66,8 +73,9 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
             out.append(" ON " if enabled else " OFF ",
                        style="bold black on green" if enabled else "bold white on blue")
             out.append(" ")
+    faults = len(alarms.faults) if alarms.show_faults else 0
     problems = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in (
-        (len(alarms.faults), "fault"), (len(alarms.alerting), "monitor alert")) if n]
+        (faults, "fault"), (len(alarms.alerting), "monitor alert")) if n]
     if problems:
         out.append(" │ ⚠ " + ", ".join(problems), style="bold red")
     if world.error:
@@ -107,7 +115,7 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
                                   "bold black on green" if enabled else "bold white on blue")))
     if world.error:
         parts.append(Text(f"world: {world.error}", style="red"))
-    if alarms.faults:
+    if alarms.faults and alarms.show_faults:
         parts.append(Text("\nFaults", style="bold underline"))
         for fault in alarms.faults.values():
             parts.append(Text(f" ✗ {fault} ", style=EMPTY))

@@ -1,0 +1,366 @@
+"""The replay, step by step: the race against the team's database, one key at a time.
+
+Opened at once with a loading indicator while the replay runs (about a second, in the
+runner's worker); then each step of the replayed night: the automation's run, what its
+statements did, the race step it caused or the guard that stopped it, and every endpoint's
+DNS answer after it. The last step is the verdict: each race step prevented or not, the good
+writes the guards blocked (penalised), the warnings and the score it gives the guards.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, OptionList, Static
+from textual.widgets.option_list import Option
+
+from raceday.tui.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
+from raceday.tui.widgets.world import EMPTY, OK, Alarms, render_world
+
+REPLAY_HELP = """\
+# The replay
+
+raceday played the night again on a fresh copy of your world (your schema, the exercise's
+seed data, your edits to the automation) with every role automated, and then the normal
+night without the delayed worker, to see whether your guards also block good writes.
+
+| key | does |
+|---|---|
+| **n**, →, space | next step |
+| **p**, ←, backspace | previous step |
+| home / end | the first step / the verdict |
+| **Esc**, q | back |
+
+The right-hand panel shows every endpoint's DNS answer after the step (from the replay's
+own fault events; the addresses at the end are read from the replayed world).
+"""
+
+_STATUS = {
+    "prevented": (" PREVENTED ", "bold black on green"),
+    "happened": (" HAPPENED ", "bold white on red"),
+    "not reached": (" not reached ", "dim reverse"),
+}
+_NARROW = 110
+_WIDE = 140
+"""From this width the list of steps is shown beside the step."""
+_LABEL = 31
+
+
+def _outcome_badge(run: Run) -> Text:
+    if run.outcome == "failed":
+        return Text(" refused ", style="bold white on red")
+    if run.outcome == "zero_rows":
+        return Text(" 0 rows changed ", style="bold black on yellow")
+    return Text(" applied ", style="bold black on green")
+
+
+def _statement_lines(run: Run) -> list[RenderableType]:
+    parts: list[RenderableType] = []
+    for statement in run.statements:
+        sql = " ".join(str(statement.get("sql", "")).split())
+        parts.append(Padding(Text(sql, style="dim"), (0, 0, 0, 2)))
+        if not statement.get("ok", True):
+            said = Text(f"→ refused ({statement.get('error_kind')}): {statement.get('error')}",
+                        style="bold red")
+        elif statement.get("rows") is not None:
+            n = statement["rows"]
+            said = Text(f"→ read {n} row{'s' if n != 1 else ''}")
+        else:
+            n = statement.get("rowcount") or 0
+            said = Text(f"→ changed {n} row{'s' if n != 1 else ''}" if n
+                        else "→ 0 rows changed", style="" if n else "bold yellow")
+        parts.append(Padding(said, (0, 0, 0, 4)))
+    return parts
+
+
+def _run_detail(run: Run, *, full: bool = True) -> list[RenderableType]:
+    head = Text()
+    head.append(f"{run.time}  ", style="bold")
+    head.append(f"{run.role}", style="bold cyan")
+    head.append(f": {run.title}  ")
+    head.append_text(_outcome_badge(run))
+    parts: list[RenderableType] = [head]
+    if full:
+        parts += _statement_lines(run)
+    if run.next:
+        parts.append(Text(f"  then the automation: {run.next}", style="italic"))
+    for mark in run.marks:
+        kind = mark.get("kind")
+        if kind == "race_step":
+            parts.append(Text.assemble((" RACE STEP ", "bold white on red"), " ",
+                                       (str(mark.get("title") or mark.get("step")), "bold red")))
+        elif kind == "fault":
+            parts.append(Text.assemble((" FAULT ", EMPTY), " ", str(mark.get("fault"))))
+        elif kind == "invariant_clear":
+            parts.append(Text.assemble((" cleared ", "bold black on green"), " ",
+                                       str(mark.get("fault"))))
+        elif kind == "check_failed":
+            parts.append(Text(f"  an exercise check failed: {mark.get('error')}", style="red"))
+    if run.guard:
+        for line in run.guard.splitlines():
+            parts.append(Text.assemble((" GUARD ", "bold black on green"), " ",
+                                       (line, "bold green")))
+    return parts
+
+
+def _tally(step: WalkStep) -> Text:
+    text = Text()
+    for title, count in step.tally:
+        text.append(f"  {count:>3} × ", style="dim")
+        text.append(title + "\n")
+    return text
+
+
+def step_detail(walk: ReplayWalk, step: WalkStep) -> RenderableType:
+    """The step in words (and SQL): what ran, what it did, what it caused or met."""
+    if step.kind == "intro":
+        return _intro(walk)
+    if step.kind == "verdict":
+        return verdict(walk)
+    title = Text(f"{step.time}  {step.title}\n", style="bold")
+    if step.kind == "quiet":
+        return Group(title, Text(f"{step.count} automation runs, every one as usual "
+                                 "(nothing refused, nothing marked):\n", style="dim"),
+                     _tally(step))
+    if step.kind == "repeat":
+        times = ", ".join(sorted({r.time for r in step.runs}))
+        parts: list[RenderableType] = [
+            title, Text(f"Each of these {step.count} runs ended the same way: "
+                        f"{', '.join(sorted({outcome_words(r) for r in step.runs}))}.\n"),
+            _tally(step), Text(f"\nat {times}\n", style="dim"), Text("The first of them:")]
+        parts += _run_detail(step.runs[0])
+        return Group(*parts)
+    parts = _run_detail(step.runs[0])
+    if step.happened:
+        parts.append(Text("\nThe race got through here: nothing of yours stopped this step.",
+                          style="italic red"))
+    elif step.guards:
+        parts.append(Text("\nYour guard spoke here: the race stops at this step.",
+                          style="italic green"))
+    return Group(*parts)
+
+
+def _intro(walk: ReplayWalk) -> RenderableType:
+    text = Text()
+    text.append("The replay begins\n\n", style="bold")
+    text.append("raceday plays the night again on a fresh copy of your world: your schema "
+                "(tables, constraints, triggers, views), the exercise's seed data, every role "
+                "automated, and the automation's statements as you left them.\n\n")
+    if walk.edits:
+        text.append("Your edits to the automation: ", style="bold")
+        text.append(", ".join(walk.edits) + "\n")
+    else:
+        text.append("No edits to the automation: only your schema can stop the race.\n")
+    steps = [s for s in walk.steps if s.kind not in ("intro", "verdict")]
+    if steps:
+        text.append(f"\n{len(steps)} steps to the verdict, from {steps[0].time.split('–')[0]} "
+                    f"to {steps[-1].time.split('–')[-1]}. ", style="dim")
+    text.append("n or → steps forward, p or ← back.", style="dim")
+    return text
+
+
+def verdict(walk: ReplayWalk) -> RenderableType:
+    """Every race step prevented or not, the blocked good writes, warnings, the score."""
+    parts: list[RenderableType] = [Text("The verdict, race step by race step\n",
+                                        style="bold")]
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=13)
+    grid.add_column(ratio=1)
+    for v in walk.verdicts:
+        label, style = _STATUS.get(v.status, (f" {v.status} ", ""))
+        row = Text()
+        row.append(v.id, style="bold")
+        if v.at:
+            row.append(f"  at {v.at}")
+        earned = v.worth if v.status == "prevented" else 0
+        row.append(f"  +{earned}/{v.worth}", style="green" if earned else "dim")
+        row.append(f"\n{v.title}\n", style="dim")
+        row.append(v.outcome + (f"; then {v.next}" if v.next else "") + "\n")
+        grid.add_row(Text(label, style=style), row)
+    parts.append(grid)
+    if walk.blocked:
+        parts.append(Text("\nGood writes your guards blocked on the normal night "
+                          "(penalised: a guard that stops the good path is an outage too):",
+                          style="bold red"))
+        for b in walk.blocked:
+            parts.append(Text(f"  ✗ {b.get('task')} at {b.get('at')}: {b.get('outcome')}",
+                              style="red"))
+    else:
+        parts.append(Text("\nOn the normal night (without the delayed worker) every good "
+                          "write still took.", style="green"))
+    for warning in walk.warnings:
+        parts.append(Text(f"⚠ {warning}", style="yellow"))
+    score = Text("\nScore: ", style="bold")
+    score.append(f"guards {walk.points}/{walk.max_points} from this replay", style="bold")
+    prevented = sum(v.worth for v in walk.verdicts if v.status == "prevented")
+    score.append(f"  ({prevented} for the race steps prevented")
+    if walk.penalty:
+        score.append(f", −{walk.penalty} for the blocked good writes", style="red")
+    score.append("). The session's score uses the latest replay; the good path is tried "
+                 "once more when the session ends.", style="dim")
+    parts.append(score)
+    return Group(*parts)
+
+
+def world_after(walk: ReplayWalk, step: WalkStep) -> RenderableType:
+    """Every endpoint's DNS answer after the step; at the verdict, the replayed world's."""
+    if step.kind == "verdict" and walk.final_world is not None:
+        title = Text("The replayed world at the end\n", style="bold")
+        return Group(title, render_world(walk.final_world, Alarms()), *_faults(step))
+    lines: list[RenderableType] = [Text(f"After {step.time or 'the start'}", style="bold")]
+    if walk.endpoints:
+        answering = len(walk.endpoints) - len(step.empty)
+        lines.append(Text(f"DNS: {answering} of {len(walk.endpoints)} endpoints answer",
+                          style="bold" if step.empty else OK))
+        for name in walk.endpoints:
+            empty = name in step.empty
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append("✗ " if empty else "✓ ", style="bold red" if empty else OK)
+            line.append(name, style="bold red" if empty else "")
+            lines.append(line)
+            lines.append(Text("  EMPTY ANSWER: no addresses " if empty else "  answers",
+                              style=EMPTY if empty else "dim"))
+    return Group(*lines, *_faults(step))
+
+
+def _faults(step: WalkStep) -> list[RenderableType]:
+    parts: list[RenderableType] = []
+    if not step.faults:
+        parts.append(Text("\nno fault", style="dim"))
+        return parts
+    parts.append(Text("\nFaults", style="bold underline"))
+    parts += [Text(f" ✗ {fault} ", style=EMPTY) for fault in step.faults]
+    return parts
+
+
+def _step_label(step: WalkStep) -> Text:
+    mark, style = "·", "dim"
+    if step.kind == "run" and step.happened:
+        mark, style = "✗", "bold red"
+    elif step.kind == "run" and step.guards:
+        mark, style = "✓", "bold green"
+    elif step.kind in ("intro", "verdict"):
+        mark, style = "■", "bold"
+    elif step.kind == "repeat":
+        mark, style = "×", ""
+    elif step.kind == "run":
+        mark, style = "▸", ""
+    when = step.time.split("–")[0]
+    title = step.title if len(step.title) <= _LABEL - 8 else step.title[:_LABEL - 9] + "…"
+    return Text.assemble((f"{mark} ", style), (f"{when:<5} ", "dim"), (title, style))
+
+
+class ReplayScreen(Screen[None]):
+    HELP = REPLAY_HELP
+    BINDINGS = [
+        Binding("n,right,space", "step(1)", "Next", priority=True),
+        Binding("p,left,backspace", "step(-1)", "Previous", priority=True),
+        Binding("home", "go(0)", "First", show=False, priority=True),
+        Binding("end", "go(-1)", "Verdict", priority=True),
+        Binding("escape,q", "close", "Back", priority=True),
+        Binding("question_mark", "app.help", "Help", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.walk: ReplayWalk | None = None
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(" Replay · running the race against your database…",
+                          style="bold"), id="replay-bar")
+        with Vertical(id="replay-loading"):
+            yield Static("Replaying the night on a copy of your world:\nthe race, then the "
+                         "normal night without the delayed worker (about a second).",
+                         id="replay-loading-text")
+            yield LoadingIndicator()
+        with Horizontal(id="replay-body"):
+            yield OptionList(id="replay-steps")
+            with VerticalScroll(id="replay-detail-scroll"):
+                yield Static("", id="replay-detail")
+            with VerticalScroll(id="replay-world-scroll"):
+                yield Static("", id="replay-world")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#replay-body").display = False
+        self._layout_for(self.app.size.width)
+
+    def on_resize(self) -> None:
+        self._layout_for(self.app.size.width)
+
+    def _layout_for(self, width: int) -> None:
+        self.set_class(width < _NARROW, "-narrow")
+        self.set_class(width >= _WIDE, "-wide")
+
+    # -- the walk arrives ------------------------------------------------------------------------
+
+    def show_walk(self, walk: ReplayWalk) -> None:
+        self.walk = walk
+        self.query_one("#replay-loading").display = False
+        body = self.query_one("#replay-body")
+        body.display = True
+        if walk.error is not None:
+            self.query_one("#replay-steps").display = False
+            self.query_one("#replay-world-scroll").display = False
+            self.query_one("#replay-detail", Static).update(Text.assemble(
+                (" No replay ", "bold white on red"), f" {walk.error}"))
+            self.query_one("#replay-bar", Static).update(Text(" Replay · not available",
+                                                              style="bold"))
+            return
+        steps = self.query_one("#replay-steps", OptionList)
+        steps.add_options([Option(_step_label(s), id=str(i)) for i, s in enumerate(walk.steps)])
+        self.show(0)
+
+    def failed(self, error: str) -> None:
+        self.show_walk(ReplayWalk({}, (), (), (), (), (), None, 0, 0, 0, "", error=error))
+
+    # -- moving ----------------------------------------------------------------------------------
+
+    def show(self, index: int) -> None:
+        walk = self.walk
+        if walk is None or not walk.steps:
+            return
+        self.index = max(0, min(index, len(walk.steps) - 1))
+        step = walk.steps[self.index]
+        self.query_one("#replay-detail", Static).update(step_detail(walk, step))
+        self.query_one("#replay-world", Static).update(world_after(walk, step))
+        self.query_one("#replay-detail-scroll").scroll_home(animate=False)
+        bar = Text()
+        bar.append(" Replay ", style="bold reverse")
+        bar.append(f"  step {self.index + 1}/{len(walk.steps)}")
+        if step.time:
+            bar.append(f" · {step.time}")
+        bar.append(f" · prevented {len(walk.prevented)}/{len(walk.verdicts)}"
+                   f" · guards {walk.points}/{walk.max_points}", style="bold")
+        self.query_one("#replay-bar", Static).update(bar)
+        steps = self.query_one("#replay-steps", OptionList)
+        if steps.highlighted != self.index:
+            with steps.prevent(OptionList.OptionHighlighted):  # not an echo of our own move
+                steps.highlighted = self.index
+
+    @property
+    def step(self) -> WalkStep | None:
+        return self.walk.steps[self.index] if self.walk and self.walk.steps else None
+
+    @on(OptionList.OptionHighlighted, "#replay-steps")
+    def _picked(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != self.index:
+            self.show(event.option_index)
+
+    def action_step(self, delta: int) -> None:
+        self.show(self.index + delta)
+
+    def action_go(self, index: int) -> None:
+        if self.walk is not None:
+            self.show(index if index >= 0 else len(self.walk.steps) - 1)
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,201 @@
+"""Hardening the automation's statements, replaying the race step by step, the debrief."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.widgets import Markdown, Static
+from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
+
+from raceday.exercise.loader import load_exercise
+from raceday.exercise.model import Exercise
+from raceday.tui.screens.end import EndScreen
+from raceday.tui.screens.harden import HardenScreen, StatementCard
+from raceday.tui.screens.play import PlayScreen
+from raceday.tui.screens.replay import ReplayScreen
+
+pytestmark = pytest.mark.tui
+
+GUARDED_APPLY = """UPDATE endpoint
+SET rollback_plan_id = active_plan_id, active_plan_id = :plan,
+    updated_by = 'enactor-a', updated_at = :now_hhmm
+WHERE name = 'dynamodb.us-east-1.amazonaws.com' AND active_plan_id < :plan"""
+
+
+def text_of(widget: Static) -> str:
+    """The plain text a Static shows, whatever it holds (text or a Rich group)."""
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(widget.content)
+    return out.getvalue()
+
+
+def card(screen: HardenScreen, statement: str) -> StatementCard:
+    found = screen.card_for(statement)
+    assert found is not None
+    return found
+
+
+async def open_harden(pilot: Any) -> HardenScreen:
+    await pilot.press("f4")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, HardenScreen), type(screen).__name__
+    return screen
+
+
+async def test_edit_an_automation_statement_and_put_it_back(make_app: MakeApp,
+                                                            flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        play = app.screen
+        assert isinstance(play, PlayScreen)
+        harden = await open_harden(pilot)
+        assert [c.statement.id for c in harden.cards] == [s.id for s in flagship.statements]
+        apply = card(harden, "enactor-a-apply")
+        assert "run by enactor-a" in text_of(apply.query_one(".harden-head", Static))
+        assert "EDITED" not in text_of(apply.query_one(".harden-head", Static))
+        apply.editor.focus()
+        apply.editor.text = GUARDED_APPLY
+        await pilot.pause()
+        assert "unsaved" in text_of(apply.query_one(".harden-head", Static))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        session = play.runner.session if play.runner else None
+        assert session is not None
+        assert session.statement_sql["enactor-a-apply"] == GUARDED_APPLY
+        assert "EDITED" in text_of(apply.query_one(".harden-head", Static))
+        assert "Saved" in text_of(apply.query_one(".harden-status", Static))
+        assert "1 edited" in text_of(harden.query_one("#harden-bar", Static))
+        [edit] = [e for e in session.events if e["kind"] == "edit"]
+        assert edit["statement"] == "enactor-a-apply" and edit["role"] == "responder"
+
+        await pilot.press("ctrl+o")  # the exercise's original again
+        await settle(pilot)
+        original = next(s.sql for s in flagship.statements if s.id == "enactor-a-apply")
+        assert session.statement_sql["enactor-a-apply"] == original
+        assert "EDITED" not in text_of(apply.query_one(".harden-head", Static))
+        assert "Original" in text_of(apply.query_one(".harden-status", Static))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is play and play.hardening is None
+
+
+async def test_a_role_that_may_not_edit_is_told_so(make_app: MakeApp) -> None:
+    mini = load_exercise(DATA / "mini-race")
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.start_play(mini, {"enactor": "Eve"})
+        await settle(pilot)
+        harden = await open_harden(pilot)
+        assert "may not change the schema" in text_of(harden.query_one("#harden-warning",
+                                                                       Static))
+        cleanup = card(harden, "cleanup")
+        cleanup.editor.focus()
+        cleanup.editor.text = "DELETE FROM plan WHERE id < 2 AND id NOT IN " \
+                              "(SELECT active_plan_id FROM endpoint)"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        status = text_of(cleanup.query_one(".harden-status", Static))
+        assert "Refused" in status and "role enactor may not edit the automation" in status
+        assert "EDITED" not in text_of(cleanup.query_one(".harden-head", Static))
+
+
+async def replay_walk(pilot: Any) -> ReplayScreen:
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ReplayScreen)
+    await wait_until(pilot, lambda: screen.walk is not None, timeout=30)
+    await pilot.pause()
+    return screen
+
+
+async def test_replay_steps_through_the_race_and_names_the_guard(make_app: MakeApp,
+                                                                 flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        harden = await open_harden(pilot)
+        apply = card(harden, "enactor-a-apply")
+        apply.editor.focus()
+        apply.editor.text = GUARDED_APPLY
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        replay = await replay_walk(pilot)  # ctrl+r works from the harden screen too
+        walk = replay.walk
+        assert walk is not None and walk.error is None
+        assert replay.index == 0 and "The replay begins" in text_of(replay.query_one(
+            "#replay-detail", Static))
+        assert walk.edits == ("enactor-a-apply",)
+        assert set(walk.prevented) == {"stale-apply", "active-plan-delete", "empty-answer",
+                                       "wedged-automation"}
+        # step to the run where the guard spoke
+        while replay.step is not None and not replay.step.guards:
+            before = replay.index
+            await pilot.press("n")
+            assert replay.index == before + 1
+        step = replay.step
+        assert step is not None and step.time == "23:48"
+        assert "stale-apply prevented here: 0 rows changed" in step.guards[0]
+        world = text_of(replay.query_one("#replay-world", Static))
+        assert "4 of 4 endpoints answer" in world
+        await pilot.press("p")
+        assert replay.step is not None and not replay.step.guards
+        await pilot.press("end")
+        assert replay.step is not None and replay.step.kind == "verdict"
+        detail = text_of(replay.query_one("#replay-detail", Static))
+        assert "PREVENTED" in detail and "guards 40/40" in detail
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HardenScreen)
+
+
+async def test_replay_without_guards_shows_the_empty_answer(make_app: MakeApp) -> None:
+    mini = load_exercise(DATA / "mini-race")
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        replay = await replay_walk(pilot)
+        walk = replay.walk
+        assert walk is not None and walk.happened == ("stale-apply", "empty-answer")
+        kinds = [s.kind for s in walk.steps]
+        assert kinds[0] == "intro" and kinds[-1] == "verdict"
+        cleanup = next(s for s in walk.steps if s.empty)
+        assert cleanup.empty == ("regional.example",)
+        assert "The regional endpoint's answer is empty" in cleanup.happened
+        replay.show(walk.steps.index(cleanup))
+        await pilot.pause()
+        world = text_of(replay.query_one("#replay-world", Static))
+        assert "1 of 2 endpoints answer" in world and "EMPTY ANSWER" in world
+        await pilot.press("end")
+        detail = text_of(replay.query_one("#replay-detail", Static))
+        assert "HAPPENED" in detail and "guards 0/40" in detail
+
+
+async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercise) -> None:
+    app = make_app(mini)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        assert (end.folder / "debrief.md").exists()
+        await pilot.press("d")
+        await settle(pilot)
+        from raceday.tui.screens.review import DebriefScreen
+
+        debrief = app.screen
+        assert isinstance(debrief, DebriefScreen)
+        assert debrief.query_one(Markdown) is not None
+        assert "Mini DNS race" in (end.folder / "debrief.md").read_text(encoding="utf-8")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is end
