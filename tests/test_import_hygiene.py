@@ -39,3 +39,14 @@ def test_only_the_store_imports_sqlite3() -> None:
         "    importlib.import_module(m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_cli_module_imports_nothing_heavy_until_a_command_needs_it() -> None:
+    """`raceday --version` and shell completion stay instant."""
+    code = (
+        "import sys, raceday.cli\n"
+        "print(','.join(m for m in ('rich', 'argparse', 'textual', 'yaml', 'sqlite3')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
