@@ -4,7 +4,11 @@
 and score with every reason, the team's timeline beside that night's, every statement that
 changed the world, the monitors and declarations, the guards and the replay, the article's
 checklist with what the team did and did not do, and an after-action report skeleton.
-Renderers turn it into Markdown, JSON, the terminal (Rich) and HTML (`debrief_html`).
+
+Renderers turn it into Markdown (`debrief_markdown`), HTML (`debrief_html`), the terminal
+(`debrief_terminal`, with Rich) and JSON (here). They import the model from this module, so it
+imports them only when asked for: `render`, `debrief_command`, and the re-exported
+`render_markdown`, `render_terminal` and `terminal_renderables` (see `__getattr__`).
 
 Everything is inferred from events; where a transcript cannot tell, the debrief says so
 ("not seen in this session") rather than guess.
@@ -12,30 +16,27 @@ Everything is inferred from events; where a transcript cannot tell, the debrief 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
+from rich.console import Console
 
 from raceday.errors import InputError, TranscriptError
 from raceday.transcript.log import read_events
-from raceday.transcript.timeline_chart import (
-    EVENT,
-    TEAM,
-    Chart,
-    Mark,
-    build_chart,
-    render_rich,
-    render_text,
-)
+from raceday.transcript.timeline_chart import EVENT, TEAM, Chart, Mark, build_chart
+
+if TYPE_CHECKING:  # at run time `__getattr__` imports them, when first asked for
+    from raceday.transcript.debrief_markdown import render_markdown as render_markdown
+    from raceday.transcript.debrief_terminal import render_terminal as render_terminal
+    from raceday.transcript.debrief_terminal import (
+        terminal_renderables as terminal_renderables,
+    )
 
 Event = dict[str, Any]
 
@@ -162,6 +163,12 @@ class Timeline:
         return bool(self.facts) or (self.event_detection_minutes is not None
                                     or self.event_restore_minutes is not None)
 
+    @property
+    def sources(self) -> list[str]:
+        """The source tags the phases and facts cite, each once, sorted."""
+        return sorted({p.source for p in self.phases if p.source}
+                      | {f.source for f in self.facts if f.source})
+
     def chart(self) -> Chart:
         return build_chart(self.marks, self.start, self.end, self.origin)
 
@@ -272,10 +279,15 @@ class StepOutcome:
         """The verdict when there is one, else what live play saw."""
         return self.verdict or self.live
 
+    @property
+    def live_label(self) -> str:
+        """What live play saw: 'happened at 23:48' (and who held the role), or why not."""
+        if self.live != "happened":
+            return self.live
+        return f"happened at {self.time}" + (" (a player held the role)" if self.by_player else "")
+
     def describe(self) -> str:
-        live = f"happened at {self.time}" if self.live == "happened" else self.live
-        if self.by_player:
-            live += " (a player held the role)"
+        live = self.live_label
         if not self.verdict or (self.live == "happened" and self.verdict == "happened"
                                 and self.detail in ("", f"at {self.time}")):
             return live
@@ -630,7 +642,7 @@ def build_debrief(events: Sequence[Event], warning: str | None = None) -> Debrie
         good_path=_good_path(b),
         replay=_replay(b),
     )
-    timeline = _timeline(b, declarations, guards.replay)
+    timeline = _timeline(b, guards.replay)
     checklist = _checklist(b, tuple(changes), monitors, guards)
     notes = []
     if score is None:
@@ -893,7 +905,7 @@ def _plain(value: Any) -> str:
 # -- the timeline ------------------------------------------------------------------------------
 
 
-def _timeline(b: _Builder, declarations: tuple[Declaration, ...], replay: Replay) -> Timeline:
+def _timeline(b: _Builder, replay: Replay) -> Timeline:
     facts = []
     for entry in b.start.get("event_timeline") or []:
         data = _dict(entry)
@@ -1384,43 +1396,29 @@ def _after_action(b: _Builder, score: ScoreReport | None,
     return AfterAction(tuple(strengths), tuple(improvements), tuple(actions))
 
 
-# -- Markdown ------------------------------------------------------------------------------------
-
-
-def _cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def _code(text: str) -> str:
-    flat = " ".join(text.split())
-    ticks = "``" if "`" in flat else "`"
-    return f"{ticks}{flat.replace('|', chr(92) + '|')}{ticks}" if flat else ""
-
-
-def _sql_block(sql: str, indent: str = "") -> list[str]:
-    fence = "~~~~" if "```" in sql else "```"
-    body = [f"{indent}{line}".rstrip() for line in sql.strip().splitlines()]
-    return [f"{indent}{fence}sql", *body, f"{indent}{fence}"]
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines
+# -- shared by the renderers (Markdown, HTML, terminal) -------------------------------------------
 
 
 def after_label(minutes: int | None) -> str:
     return "—" if minutes is None else ("T+0" if minutes == 0 else f"T+{duration(minutes)}")
 
 
-def _source(tag: str) -> str:
+def source_tag(tag: str) -> str:
     return f"[{tag}]" if tag else ""
 
 
-def group_automation(changes: Sequence[Change]) -> list[tuple[str, str, str, str, int, int]]:
-    """(role, statement, outcome, times, runs, rows) per automation statement and outcome."""
+def source_text(tag: str) -> str:
+    """What a source tag stands for."""
+    return SOURCES.get(tag, "as the exercise names it")
+
+
+def group_automation(d: Debrief) -> list[tuple[str, str, str, str, int, int]]:
+    """(role, statement, outcome, times, runs, rows) per automation statement and outcome, over
+    every write the automation made or tried, in order."""
+    runs = sorted(d.automation_changes + tuple(c for c in d.failures if c.automated),
+                  key=lambda c: c.seq)
     groups: dict[tuple[str, str, str], list[Change]] = {}
-    for c in changes:
+    for c in runs:
         outcome = ("changed rows" if (c.rowcount or 0) > 0 else "changed 0 rows") if c.ok else (
             f"failed: {c.error}")
         groups.setdefault((c.role, c.statement or c.task or "-", outcome), []).append(c)
@@ -1430,210 +1428,6 @@ def group_automation(changes: Sequence[Change]) -> list[tuple[str, str, str, str
         shown = ", ".join(times) if len(times) <= 6 else f"{times[0]} … {times[-1]}"
         out.append((role, statement, outcome, shown, len(items),
                     sum(c.rowcount or 0 for c in items if c.ok)))
-    return out
-
-
-def live_label(step: StepOutcome) -> str:
-    if step.live != "happened":
-        return step.live
-    return f"happened at {step.time}" + (" (a player held the role)" if step.by_player else "")
-
-
-def render_markdown(d: Debrief) -> str:
-    """The debrief as Markdown: what `debrief.md` holds."""
-    s = d.summary
-    out: list[str] = [f"# Debrief: {s.title}", ""]
-    if d.warning:
-        out += [f"> **Warning:** {d.warning}", ""]
-    out += [f"*{s.text}*", ""] if s.text else []
-    out += [s.outcome, ""]
-    played = ", ".join(s.players) or "nobody (all automated)"
-    out += [
-        f"- Exercise: `{s.exercise}`" + (f", played {s.date}" if s.date else ""),
-        f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
-        f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
-        f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
-        "",
-    ]
-    for note in d.notes:
-        out += [f"> {note}", ""]
-    out += _md_score(d)
-    out += _md_timeline(d)
-    out += _md_changes(d)
-    out += _md_monitors(d)
-    out += _md_guards(d)
-    out += _md_checklist(d)
-    out += _md_after_action(d)
-    out += ["---", "", "*Written by raceday from the session's transcript (events.jsonl).*", ""]
-    return "\n".join(out)
-
-
-def _md_score(d: Debrief) -> list[str]:
-    sc = d.score
-    if sc is None:
-        return ["## Score", "", "No score: the session did not reach its end.", ""]
-    out = [f"## Score: {sc.total}/{sc.max}", ""]
-    if sc.prevented_outright:
-        out += ["The team prevented the race outright: detection and recovery score full marks "
-                "as not needed. To practise the response too, play it again as it happened.",
-                ""]
-    rows = [(sec.name, sec.points, sec.max) for sec in sc.sections]
-    if sc.hint_cost or sc.hints:
-        rows.append(("hints", -sc.hint_cost, 0))
-    out += _table(("Part", "Points", "Of"), rows) + [""]
-    out += ["Every point, with its reason:", ""]
-    out += [f"- {r}" for r in sc.reasons] + [""]
-    return out
-
-
-def _md_timeline(d: Debrief) -> list[str]:
-    t = d.timeline
-    out = ["## Timeline: your team beside that night", "",
-           "T+ counts from the first symptom (the fault) on each side.", ""]
-    if t.has_event:
-        out += _table(
-            ("Moment", "Your team", "T+", "What", "That night", "T+", "What", "Source"),
-            [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note,
-              p.event_time or "—", after_label(p.event_after), p.event_note, _source(p.source))
-             for p in t.phases]) + [""]
-    else:
-        out += ["This exercise gives no times for a real event, so only the team's side is "
-                "shown.", ""]
-        out += _table(("Moment", "Your team", "T+", "What"),
-                      [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note)
-                       for p in t.phases]) + [""]
-    out += ["```text", *render_text(t.chart()), "```", ""]
-    if t.facts:
-        out += ["What happened that night (the facts this exercise reveals, each with its "
-                "source):", ""]
-        out += [f"- {f.time} {f.title} {_source(f.source)}".rstrip() for f in t.facts] + [""]
-    used = sorted({p.source for p in t.phases if p.source} | {f.source for f in t.facts
-                                                              if f.source})
-    if used:
-        out += ["Sources: " + "; ".join(f"[{tag}] {SOURCES.get(tag, 'as the exercise names it')}"
-                                        for tag in used) + ".", ""]
-    return out
-
-
-def _md_changes(d: Debrief) -> list[str]:
-    out = ["## Every change to the world", "", "### By the team", ""]
-    team = d.team_changes
-    if not team:
-        out += ["The team changed nothing in the world.", ""]
-    for c in team:
-        flags = ", ".join(f for f, on in (("break-glass", c.break_glass),
-                                          ("schema", c.schema_changed)) if on)
-        out.append(f"- {c.time} **{c.role}**{f' ({flags})' if flags else ''}: {c.outcome}")
-        out += _sql_block(c.sql, "  ")
-    out.append("")
-    auto = group_automation(sorted(
-        d.automation_changes + tuple(c for c in d.failures if c.automated), key=lambda c: c.seq))
-    out += ["### By the automation", ""]
-    if auto:
-        out += _table(("Role", "Statement", "Outcome", "When", "Runs", "Rows"), auto) + [""]
-    else:
-        out += ["The automation changed nothing.", ""]
-    team_fail = [c for c in d.failures if not c.automated]
-    if team_fail:
-        out += ["### The team's statements that failed", ""]
-        out += _table(("When", "Role", "SQL", "Error"),
-                      [(c.time, c.role, _code(c.sql), c.outcome) for c in team_fail]) + [""]
-    if d.refusals:
-        out += ["### Actions raceday refused", ""]
-        out += _table(("When", "Role", "Action", "Why"),
-                      [(r.time, r.role, r.action, r.error) for r in d.refusals]) + [""]
-    return out
-
-
-def _md_monitors(d: Debrief) -> list[str]:
-    out = ["## Monitors and declarations", ""]
-    if d.monitors:
-        out += _table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"),
-                      [(m.name, m.role, m.saved_at, m.first_alert or "never", m.alerts,
-                        "yes" if m.matched else "no",
-                        _code(m.sql) + (f" (error: {m.error})" if m.error else ""))
-                       for m in d.monitors]) + [""]
-    else:
-        out += ["No monitor was saved.", ""]
-    if d.declarations:
-        out += _table(("When", "Role", "Finding", "Right?"),
-                      [(x.time, x.role, x.text, "right" if x.correct else "wrong")
-                       for x in d.declarations]) + [""]
-    else:
-        out += ["No finding was declared.", ""]
-    if d.hints:
-        out += ["Hints revealed: " + "; ".join(f"{h.time} {h.text} (-{h.cost})"
-                                               for h in d.hints), ""]
-    return out
-
-
-def _md_guards(d: Debrief) -> list[str]:
-    g = d.guards
-    out = ["## Guards and the replay", "", "### Guards the team put in place", ""]
-    if not g.schema_changes and not g.edits:
-        out += ["None: no schema change and no edit to the automation.", ""]
-    for c in g.schema_changes:
-        out.append(f"- {c.time} **{c.role}** changed the schema:")
-        out += _sql_block(c.sql, "  ")
-    for e in g.edits:
-        out.append(f"- {e.time} **{e.role}** edited the automation's `{e.statement}` to:")
-        out += _sql_block(e.sql, "  ")
-    out += [""] if g.schema_changes or g.edits else []
-    if g.steps:
-        out += ["### The race, step by step", "",
-                "What live play saw, and the score's verdict (the replay's when one was run).",
-                ""]
-        out += _table(("Step", "What", "Live play", "Scored", "Why"),
-                      [(st.id, st.title, live_label(st), st.verdict or "—", st.detail)
-                       for st in g.steps]) + [""]
-    if g.good_path:
-        out += ["### The good path", ""]
-        out += [f"- {p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}"
-                for p in g.good_path] + [""]
-    out += ["### Replay", ""]
-    r = g.replay
-    if not r.ran:
-        out += [r.note + (f" (asked at {r.time})" if r.time else ""), ""]
-    else:
-        out += [f"Replayed at {r.time}" + (f": {r.note}." if r.note else "."), ""]
-        if r.steps:
-            out += _table(("Step", "What", "Outcome", "Detail"),
-                          [(st.step, st.title, st.outcome, st.detail) for st in r.steps]) + [""]
-        out += [f"- {line}" for line in r.details] + ([""] if r.details else [])
-    return out
-
-
-def _md_checklist(d: Debrief) -> list[str]:
-    out = ["## The article's checklist", ""]
-    out += _table(("Practice", "Status"), [(i.practice, i.status) for i in d.checklist]) + [""]
-    about = {item: text for item, _, text in CHECKLIST}
-    for i in d.checklist:
-        out += [f"### {i.practice}: {i.status}", "", f"*{about[i.id]}*", ""]
-        out += [f"- Did: {line}" for line in i.did]
-        out += [f"- Did not: {line}" for line in i.did_not]
-        if not i.did and not i.did_not:
-            out.append(f"- {NOT_SEEN[0].upper() + NOT_SEEN[1:]}.")
-        if i.note:
-            out.append(f"- Note: {i.note}")
-        out.append("")
-    return out
-
-
-def _md_after_action(d: Debrief) -> list[str]:
-    a = d.after_action
-    out = ["## After-action report", "",
-           "A skeleton to finish together: add what the transcript cannot know.", "",
-           "### Strengths", ""]
-    out += [f"- {x}" for x in a.strengths] or ["- (none recorded: add them in the hot wash)"]
-    out += ["", "### Areas for improvement", ""]
-    out += [f"- {x}" for x in a.improvements] or ["- (none recorded: add them in the hot wash)"]
-    out += ["", "### Corrective actions", ""]
-    out += _table(("#", "Action", "From", "Owner", "Due date"),
-                  [(n, x.action, x.origin, x.owner, x.due)
-                   for n, x in enumerate(a.actions, start=1)])
-    if not a.actions:
-        out.append("| 1 | | | | |")
-    out.append("")
     return out
 
 
@@ -1647,103 +1441,22 @@ def render_json(d: Debrief) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-# -- the terminal --------------------------------------------------------------------------------
-
-
-def render_terminal(d: Debrief, console: Console) -> None:
-    """The debrief in the terminal, with Rich: tables, the timeline chart, the checklist."""
-    for renderable in terminal_renderables(d, width=max(40, min(console.width, 120) - 20)):
-        console.print(renderable)
-
-
-def _row(table: Table, *cells: str | Text) -> None:
-    """Add a row whose text is shown as written: no Rich markup in a player's SQL or a tag."""
-    table.add_row(*(c if isinstance(c, Text) else Text(c) for c in cells))
-
-
-def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
-    """The debrief as Rich renderables (the terminal view and the TUI can both show them)."""
-    s = d.summary
-    parts: list[RenderableType] = []
-    if d.warning:
-        parts.append(Text(f"Warning: {d.warning}", style="bold yellow"))
-    head = Text()
-    head.append(f"{s.text}\n\n" if s.text else "", style="italic")
-    head.append(s.outcome)
-    parts.append(Panel(head, title=Text(f"Debrief: {s.title}"), title_align="left"))
-    sc = d.score
-    if sc is not None:
-        table = Table(title=f"Score {sc.total}/{sc.max}", title_justify="left")
-        table.add_column("part", style="bold")
-        table.add_column("points", justify="right")
-        table.add_column("reasons")
-        for sec in sc.sections:
-            _row(table, sec.name, f"{sec.points}/{sec.max}", "\n".join(sec.reasons))
-        if sc.hints:
-            _row(table, "hints", f"-{sc.hint_cost}", ", ".join(sc.hints))
-        parts.append(table)
-    t = d.timeline
-    phases = Table(title="Your team beside that night", title_justify="left")
-    columns = ("moment", "your team", "T+", "that night", "T+", "source")
-    for column in columns if t.has_event else columns[:3]:
-        phases.add_column(column)
-    for p in t.phases:
-        cells = (p.label, f"{p.team_time or '—'} {p.team_note}".strip(),
-                 after_label(p.team_after), f"{p.event_time or '—'} {p.event_note}".strip(),
-                 after_label(p.event_after), _source(p.source))
-        _row(phases, *(cells if t.has_event else cells[:3]))
-    parts += [phases, render_rich(t.chart(), width)]
-    team = Table(title="Changes by the team", title_justify="left")
-    for column in ("time", "role", "SQL", "outcome"):
-        team.add_column(column, overflow="fold")
-    for c in d.team_changes:
-        _row(team, c.time, c.role + (" (break-glass)" if c.break_glass else ""),
-             " ".join(c.sql.split()), c.outcome)
-    parts.append(team)
-    steps = Table(title="The race and the guards", title_justify="left")
-    steps.add_column("step")
-    steps.add_column("outcome")
-    for st in d.guards.steps:
-        style = "red" if st.outcome == "happened" else "green" if st.outcome == "prevented" else ""
-        _row(steps, st.id, Text(st.describe(), style=style))
-    parts.append(steps)
-    parts.append(Text(f"Replay: {d.guards.replay.note or 'ran'}"
-                      + "".join(f"\n  {r.step}: {r.outcome} {r.detail}".rstrip()
-                                for r in d.guards.replay.steps)))
-    checklist = Table(title="The article's checklist", title_justify="left", show_lines=True)
-    checklist.add_column("practice", style="bold")
-    checklist.add_column("status")
-    checklist.add_column("evidence")
-    for i in d.checklist:
-        lines = [f"did: {x}" for x in i.did] + [f"did not: {x}" for x in i.did_not]
-        lines += [i.note] if i.note else []
-        _row(checklist, i.practice, i.status, "\n".join(lines) or NOT_SEEN)
-    parts.append(checklist)
-    aar = Text()
-    aar.append("Strengths\n", style="bold")
-    aar.append("".join(f"  + {x}\n" for x in d.after_action.strengths) or "  (none recorded)\n")
-    aar.append("Areas for improvement\n", style="bold")
-    aar.append("".join(f"  - {x}\n" for x in d.after_action.improvements) or "  (none recorded)\n")
-    aar.append("Corrective actions (owner, due date: to fill in)\n", style="bold")
-    aar.append("".join(f"  {n}. {x.action}\n" for n, x in enumerate(d.after_action.actions, 1))
-               or "  (none)\n")
-    parts.append(Panel(aar, title="After-action report", title_align="left"))
-    return [Group(*parts)]
-
-
 # -- files and the command ------------------------------------------------------------------------
 
 
 def render(d: Debrief, fmt: str) -> str:
-    """The debrief in a text format: md, html or json."""
-    renderers: dict[str, Callable[[Debrief], str]] = {"md": render_markdown, "json": render_json}
+    """The debrief in a text format: md, html or json (each renderer imported when asked for)."""
+    if fmt == "md":
+        from raceday.transcript.debrief_markdown import render_markdown
+
+        return render_markdown(d)
     if fmt == "html":
         from raceday.transcript.debrief_html import render_html
 
         return render_html(d)
-    if fmt not in renderers:
-        raise InputError([f"unknown debrief format {fmt!r}; formats are md, html, json"])
-    return renderers[fmt](d)
+    if fmt == "json":
+        return render_json(d)
+    raise InputError([f"unknown debrief format {fmt!r}; formats are md, html, json"])
 
 
 def load_debrief(session_dir: Path) -> Debrief:
@@ -1762,7 +1475,7 @@ def write_debrief(folder: Path) -> Path:
     """Write `debrief.md` into a session folder (called when a session ends); returns its path."""
     debrief = load_debrief(folder)
     path = folder / DEBRIEF_FILE
-    path.write_text(render_markdown(debrief), encoding="utf-8")
+    path.write_text(render(debrief, "md"), encoding="utf-8")
     return path
 
 
@@ -1776,6 +1489,8 @@ def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = No
     if debrief.warning:
         sys.stderr.write(f"raceday: warning: {debrief.warning}\n")
     if fmt == "terminal":
+        from raceday.transcript.debrief_terminal import render_terminal
+
         render_terminal(debrief, out)
         return 0
     text = render(debrief, fmt)
@@ -1911,3 +1626,18 @@ def world_states(events: Sequence[Event]) -> tuple[WorldSoFar, ...]:
         state = replace(state, **changes)
         states.append(state)
     return tuple(states)
+
+
+# -- the renderers, re-exported ---------------------------------------------------------------
+
+_RENDERERS = {"render_markdown": "debrief_markdown", "render_terminal": "debrief_terminal",
+              "terminal_renderables": "debrief_terminal"}
+
+
+def __getattr__(name: str) -> object:
+    """`from raceday.transcript.debrief import render_markdown` imports the renderer's module
+    then: it imports the model from here, and a headless `raceday run` needs only Markdown."""
+    module = _RENDERERS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"raceday.transcript.{module}"), name)

@@ -12,12 +12,11 @@ from collections.abc import Iterable, Sequence
 from raceday.transcript.debrief import (
     CHECKLIST,
     NOT_SEEN,
-    SOURCES,
     Change,
     Debrief,
     after_label,
     group_automation,
-    live_label,
+    source_text,
 )
 from raceday.transcript.timeline_chart import KINDS, LANES, escape_text, numbered, render_svg
 
@@ -187,11 +186,8 @@ def _timeline(d: Debrief) -> str:
         out.append(_table(("Time", "What", "Source"), [
             (_e(f.time), _e(f.title), f'<span class="tag">{_e(f.source)}</span>')
             for f in t.facts]))
-    used = sorted({p.source for p in t.phases if p.source} | {f.source for f in t.facts
-                                                              if f.source})
-    if used:
-        out.append("<h3>Sources</h3>" + _ul(
-            f"{tag}: {SOURCES.get(tag, 'as the exercise names it')}" for tag in used))
+    if t.sources:
+        out.append("<h3>Sources</h3>" + _ul(f"{tag}: {source_text(tag)}" for tag in t.sources))
     return "".join(out)
 
 
@@ -210,8 +206,7 @@ def _changes(d: Debrief) -> str:
     out = ["<h2>Every change to the world</h2>", "<h3>By the team</h3>"]
     team = d.team_changes
     out.append(_change_rows(team) if team else "<p>The team changed nothing in the world.</p>")
-    auto = group_automation(sorted(
-        d.automation_changes + tuple(c for c in d.failures if c.automated), key=lambda c: c.seq))
+    auto = group_automation(d)
     out.append("<h3>By the automation</h3>")
     out.append(_table(("Role", "Statement", "Outcome", "When", "Runs", "Rows"),
                       [tuple(_e(x) for x in row) for row in auto], (4, 5))
@@ -265,7 +260,7 @@ def _guards(d: Debrief) -> str:
                    "verdict (the replay's when one was run).</p>")
         out.append(_table(("Step", "What", "Live play", "Scored", "Why"), [
             (_e(st.id), _e(st.title),
-             f'<span class="{"bad" if st.live == "happened" else "ok"}">{_e(live_label(st))}'
+             f'<span class="{"bad" if st.live == "happened" else "ok"}">{_e(st.live_label)}'
              "</span>",
              f'<span class="{"bad" if st.verdict == "happened" else "ok"}">'
              f"{_e(st.verdict or '—')}</span>", _e(st.detail))

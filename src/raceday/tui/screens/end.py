@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from raceday.exercise.model import Exercise
+from raceday.exercise.times import parse_time
 
 _TEAM_KINDS = {"fault", "detected", "declaration", "milestone", "restored", "race_step",
                "invariant_clear"}
@@ -25,12 +26,6 @@ def _duration(minutes: int | None) -> str:
     if minutes is None:
         return "—"
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def _minute_of(exercise: Exercise, face: str) -> int:
-    hour, minute = (int(p) for p in face.split(":")[:2])
-    start = exercise.clock.start
-    return (hour * 60 + minute - (start.hour * 60 + start.minute)) % (24 * 60)
 
 
 def _team_line(event: dict[str, Any]) -> str:
@@ -95,7 +90,7 @@ def end_markdown(exercise: Exercise, score: dict[str, Any], folder: Path,
     for order, item in enumerate(start.get("event_timeline") or []):
         at = str(item.get("at", ""))
         try:
-            minute = _minute_of(exercise, at)
+            minute = parse_time(at, exercise.clock.start)
         except ValueError:
             continue
         rows.append((minute, 10**6 + order, at, "", str(item.get("title", ""))))

@@ -1,0 +1,237 @@
+"""The debrief as Markdown: what `debrief.md` holds, and what the review screen shows.
+
+Tables are GitHub-flavoured; a player's SQL goes in fenced blocks (or inline code in a table
+cell) exactly as written, with the pipes of table cells escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from raceday.transcript.debrief import (
+    CHECKLIST,
+    NOT_SEEN,
+    Debrief,
+    after_label,
+    group_automation,
+    source_tag,
+    source_text,
+)
+from raceday.transcript.timeline_chart import render_text
+
+
+def _cell(text: object) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    flat = " ".join(text.split())
+    ticks = "``" if "`" in flat else "`"
+    return f"{ticks}{flat.replace('|', chr(92) + '|')}{ticks}" if flat else ""
+
+
+def _sql_block(sql: str, indent: str = "") -> list[str]:
+    fence = "~~~~" if "```" in sql else "```"
+    body = [f"{indent}{line}".rstrip() for line in sql.strip().splitlines()]
+    return [f"{indent}{fence}sql", *body, f"{indent}{fence}"]
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(d: Debrief) -> str:
+    """The debrief as Markdown: what `debrief.md` holds."""
+    s = d.summary
+    out: list[str] = [f"# Debrief: {s.title}", ""]
+    if d.warning:
+        out += [f"> **Warning:** {d.warning}", ""]
+    out += [f"*{s.text}*", ""] if s.text else []
+    out += [s.outcome, ""]
+    played = ", ".join(s.players) or "nobody (all automated)"
+    out += [
+        f"- Exercise: `{s.exercise}`" + (f", played {s.date}" if s.date else ""),
+        f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
+        f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
+        f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
+        "",
+    ]
+    for note in d.notes:
+        out += [f"> {note}", ""]
+    out += _score(d)
+    out += _timeline(d)
+    out += _changes(d)
+    out += _monitors(d)
+    out += _guards(d)
+    out += _checklist(d)
+    out += _after_action(d)
+    out += ["---", "", "*Written by raceday from the session's transcript (events.jsonl).*", ""]
+    return "\n".join(out)
+
+
+def _score(d: Debrief) -> list[str]:
+    sc = d.score
+    if sc is None:
+        return ["## Score", "", "No score: the session did not reach its end.", ""]
+    out = [f"## Score: {sc.total}/{sc.max}", ""]
+    if sc.prevented_outright:
+        out += ["The team prevented the race outright: detection and recovery score full marks "
+                "as not needed. To practise the response too, play it again as it happened.",
+                ""]
+    rows = [(sec.name, sec.points, sec.max) for sec in sc.sections]
+    if sc.hint_cost or sc.hints:
+        rows.append(("hints", -sc.hint_cost, 0))
+    out += _table(("Part", "Points", "Of"), rows) + [""]
+    out += ["Every point, with its reason:", ""]
+    out += [f"- {r}" for r in sc.reasons] + [""]
+    return out
+
+
+def _timeline(d: Debrief) -> list[str]:
+    t = d.timeline
+    out = ["## Timeline: your team beside that night", "",
+           "T+ counts from the first symptom (the fault) on each side.", ""]
+    if t.has_event:
+        out += _table(
+            ("Moment", "Your team", "T+", "What", "That night", "T+", "What", "Source"),
+            [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note,
+              p.event_time or "—", after_label(p.event_after), p.event_note, source_tag(p.source))
+             for p in t.phases]) + [""]
+    else:
+        out += ["This exercise gives no times for a real event, so only the team's side is "
+                "shown.", ""]
+        out += _table(("Moment", "Your team", "T+", "What"),
+                      [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note)
+                       for p in t.phases]) + [""]
+    out += ["```text", *render_text(t.chart()), "```", ""]
+    if t.facts:
+        out += ["What happened that night (the facts this exercise reveals, each with its "
+                "source):", ""]
+        out += [f"- {f.time} {f.title} {source_tag(f.source)}".rstrip() for f in t.facts] + [""]
+    if t.sources:
+        out += ["Sources: " + "; ".join(f"[{tag}] {source_text(tag)}" for tag in t.sources) + ".",
+                ""]
+    return out
+
+
+def _changes(d: Debrief) -> list[str]:
+    out = ["## Every change to the world", "", "### By the team", ""]
+    team = d.team_changes
+    if not team:
+        out += ["The team changed nothing in the world.", ""]
+    for c in team:
+        flags = ", ".join(f for f, on in (("break-glass", c.break_glass),
+                                          ("schema", c.schema_changed)) if on)
+        out.append(f"- {c.time} **{c.role}**{f' ({flags})' if flags else ''}: {c.outcome}")
+        out += _sql_block(c.sql, "  ")
+    out.append("")
+    auto = group_automation(d)
+    out += ["### By the automation", ""]
+    if auto:
+        out += _table(("Role", "Statement", "Outcome", "When", "Runs", "Rows"), auto) + [""]
+    else:
+        out += ["The automation changed nothing.", ""]
+    team_fail = [c for c in d.failures if not c.automated]
+    if team_fail:
+        out += ["### The team's statements that failed", ""]
+        out += _table(("When", "Role", "SQL", "Error"),
+                      [(c.time, c.role, _code(c.sql), c.outcome) for c in team_fail]) + [""]
+    if d.refusals:
+        out += ["### Actions raceday refused", ""]
+        out += _table(("When", "Role", "Action", "Why"),
+                      [(r.time, r.role, r.action, r.error) for r in d.refusals]) + [""]
+    return out
+
+
+def _monitors(d: Debrief) -> list[str]:
+    out = ["## Monitors and declarations", ""]
+    if d.monitors:
+        out += _table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"),
+                      [(m.name, m.role, m.saved_at, m.first_alert or "never", m.alerts,
+                        "yes" if m.matched else "no",
+                        _code(m.sql) + (f" (error: {m.error})" if m.error else ""))
+                       for m in d.monitors]) + [""]
+    else:
+        out += ["No monitor was saved.", ""]
+    if d.declarations:
+        out += _table(("When", "Role", "Finding", "Right?"),
+                      [(x.time, x.role, x.text, "right" if x.correct else "wrong")
+                       for x in d.declarations]) + [""]
+    else:
+        out += ["No finding was declared.", ""]
+    if d.hints:
+        out += ["Hints revealed: " + "; ".join(f"{h.time} {h.text} (-{h.cost})"
+                                               for h in d.hints), ""]
+    return out
+
+
+def _guards(d: Debrief) -> list[str]:
+    g = d.guards
+    out = ["## Guards and the replay", "", "### Guards the team put in place", ""]
+    if not g.schema_changes and not g.edits:
+        out += ["None: no schema change and no edit to the automation.", ""]
+    for c in g.schema_changes:
+        out.append(f"- {c.time} **{c.role}** changed the schema:")
+        out += _sql_block(c.sql, "  ")
+    for e in g.edits:
+        out.append(f"- {e.time} **{e.role}** edited the automation's `{e.statement}` to:")
+        out += _sql_block(e.sql, "  ")
+    out += [""] if g.schema_changes or g.edits else []
+    if g.steps:
+        out += ["### The race, step by step", "",
+                "What live play saw, and the score's verdict (the replay's when one was run).",
+                ""]
+        out += _table(("Step", "What", "Live play", "Scored", "Why"),
+                      [(st.id, st.title, st.live_label, st.verdict or "—", st.detail)
+                       for st in g.steps]) + [""]
+    if g.good_path:
+        out += ["### The good path", ""]
+        out += [f"- {p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}"
+                for p in g.good_path] + [""]
+    out += ["### Replay", ""]
+    r = g.replay
+    if not r.ran:
+        out += [r.note + (f" (asked at {r.time})" if r.time else ""), ""]
+    else:
+        out += [f"Replayed at {r.time}" + (f": {r.note}." if r.note else "."), ""]
+        if r.steps:
+            out += _table(("Step", "What", "Outcome", "Detail"),
+                          [(st.step, st.title, st.outcome, st.detail) for st in r.steps]) + [""]
+        out += [f"- {line}" for line in r.details] + ([""] if r.details else [])
+    return out
+
+
+def _checklist(d: Debrief) -> list[str]:
+    out = ["## The article's checklist", ""]
+    out += _table(("Practice", "Status"), [(i.practice, i.status) for i in d.checklist]) + [""]
+    about = {item: text for item, _, text in CHECKLIST}
+    for i in d.checklist:
+        out += [f"### {i.practice}: {i.status}", "", f"*{about[i.id]}*", ""]
+        out += [f"- Did: {line}" for line in i.did]
+        out += [f"- Did not: {line}" for line in i.did_not]
+        if not i.did and not i.did_not:
+            out.append(f"- {NOT_SEEN[0].upper() + NOT_SEEN[1:]}.")
+        if i.note:
+            out.append(f"- Note: {i.note}")
+        out.append("")
+    return out
+
+
+def _after_action(d: Debrief) -> list[str]:
+    a = d.after_action
+    out = ["## After-action report", "",
+           "A skeleton to finish together: add what the transcript cannot know.", "",
+           "### Strengths", ""]
+    out += [f"- {x}" for x in a.strengths] or ["- (none recorded: add them in the hot wash)"]
+    out += ["", "### Areas for improvement", ""]
+    out += [f"- {x}" for x in a.improvements] or ["- (none recorded: add them in the hot wash)"]
+    out += ["", "### Corrective actions", ""]
+    out += _table(("#", "Action", "From", "Owner", "Due date"),
+                  [(n, x.action, x.origin, x.owner, x.due)
+                   for n, x in enumerate(a.actions, start=1)])
+    if not a.actions:
+        out.append("| 1 | | | | |")
+    out.append("")
+    return out
