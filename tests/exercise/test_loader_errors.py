@@ -6,6 +6,8 @@ exactly the one expected line (never a traceback, never a cascade of follow-on n
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from exercise_fixtures import Broken
 
@@ -531,3 +533,23 @@ def test_every_problem_is_reported_at_once(broken: Broken) -> None:
     )
     assert sorted(int(p.split(":")[1]) for p in found) == expected_lines
     assert all(p.startswith("minimal/exercise.yaml:") for p in found)
+
+
+def test_a_reveal_with_an_unknown_phase_or_a_bad_event_time_is_reported(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+    folder = tmp_path / "dynamodb-dns-race"
+    folder.mkdir()
+    for name in ("world.sql", "briefing.md"):
+        (folder / name).write_text((source / name).read_text())
+    text = (source / "exercise.yaml").read_text()
+    text = text.replace("phase: detection", "phase: lunch", 1).replace(
+        'event_at: "05:38"', 'event_at: "25:38"', 1)
+    (folder / "exercise.yaml").write_text(text)
+    with pytest.raises(ExerciseError) as caught:
+        load_exercise(folder)
+    lines = text.splitlines()
+    phase_line = next(n for n, t in enumerate(lines, 1) if "phase: lunch" in t)
+    event_line = next(n for n, t in enumerate(lines, 1) if 'event_at: "25:38"' in t)
+    problems = "\n".join(caught.value.problems)
+    assert f"exercise.yaml:{phase_line}:" in problems and "lunch" in problems
+    assert f"exercise.yaml:{event_line}:" in problems and "25:38" in problems

@@ -175,7 +175,9 @@ class Session:
             summary=ex.summary,
             roles={r.id: r.name for r in ex.roles},
             event_timeline=[
-                {"at": self.time_of(i.at), "title": i.title, "source": i.source}
+                {"at": self.time_of(i.at), "title": i.title, "source": i.source,
+                 **({"phase": i.phase} if i.phase else {}),
+                 **({"event_at": i.event_at} if i.event_at else {})}
                 for i in ex.injects if i.kind.value == "reveal"
             ],
             event_figures={

@@ -87,7 +87,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "retry": (("every",), ("until", "limit")),
-    "inject": (("id", "at", "title"), ("text", "kind", "to", "source")),
+    "inject": (("id", "at", "title"), ("text", "kind", "to", "source", "phase", "event_at")),
     "invariant": (("id", "fault", "sql"), ()),
     "milestone": (("id", "label", "sql"), ()),
     "finding": (("id", "text", "correct"), ("explanation",)),
@@ -110,6 +110,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
 
 LEVELS = ("beginner", "intermediate", "advanced")
+PHASES = ("first-symptom", "detection", "automation-stopped", "repair", "restore")
 SOURCES = ("aws-summary", "dat453", "health-dashboard", "secondary", "exercise-assumption")
 BUILTIN_PARAMETERS = ("now", "now_hhmm")
 HAPPENED_PARAMETERS = ("failed", "rowcount")
@@ -735,6 +736,8 @@ class _Reader:
             kind=self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE),
             to=self.refs_list(m, "to", what, "role"),
             source=self.choice(m, "source", what, SOURCES, ""),
+            phase=self.choice(m, "phase", what, PHASES, ""),
+            event_at=(self._hhmm(m["event_at"], "event_at", what) or "") if "event_at" in m else "",
             line=line,
         )
 

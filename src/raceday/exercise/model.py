@@ -124,7 +124,12 @@ class Task:
 
 @dataclass(frozen=True)
 class Inject:
-    """Something the players see at a time: an alarm, a message, a status post, a reveal."""
+    """Something the players see at a time: an alarm, a message, a status post, a reveal.
+
+    A reveal may say which moment of the real night it is (`phase`: first-symptom, detection,
+    automation-stopped, repair, restore) and, when it tells of a time other than its own,
+    when that was (`event_at`, "HH:MM" that night), so the debrief can set the team beside it.
+    """
 
     id: str
     at: int
@@ -133,6 +138,8 @@ class Inject:
     kind: InjectKind = InjectKind.MESSAGE
     to: tuple[str, ...] = ()
     source: str = ""
+    phase: str = ""
+    event_at: str = ""
     line: int = 0
 
 

@@ -971,6 +971,10 @@ def _event_phases(b: _Builder, facts: tuple[EventFact, ...]) -> dict[str, EventS
     tagged = {f.phase: f for f in facts if f.phase}
     first = tagged.get("first-symptom")
     first_minute = b.clock.minute_of_face(first.time) if first else None
+    detection = tagged.get("detection")
+    if first_minute is None and detection is not None and b.event_detection is not None:
+        found = b.clock.minute_of_face(detection.time)  # that night's first symptom, by figure
+        first_minute = found - b.event_detection if found is not None else None
     figure_of = {"first-symptom": 0, "detection": b.event_detection,
                  "restore": b.event_restore}
     for pid, fact in tagged.items():
