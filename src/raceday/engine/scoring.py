@@ -94,6 +94,33 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     return Section(points, rubric.points, tuple(reasons), extra)
 
 
+def step_worth(ex: Exercise) -> dict[str, int]:
+    """What each race step is worth: its own points, or an even share of the guards'."""
+    rubric = ex.scoring.guards
+    steps = rubric.steps if rubric else ()
+    share = rubric.points // len(steps) if rubric and steps else 0
+    return {s.id: s.points or share for s in steps}
+
+
+def blocked_penalty(ex: Exercise) -> int:
+    """What blocking the normal night's good writes costs (once, however many)."""
+    rubric = ex.scoring.guards
+    if rubric is None:
+        return 0
+    return max((p.penalty for p in rubric.good_path), default=rubric.points // 2)
+
+
+def replay_guards(ex: Exercise, replay: dict[str, Any]) -> dict[str, Any]:
+    """The guards points a replay earns on its own (before the end's good-path probes)."""
+    rubric = ex.scoring.guards
+    maximum = rubric.points if rubric else 0
+    worth = step_worth(ex)
+    earned = min(sum(worth.get(s["id"], 0) for s in replay.get("steps", [])
+                     if s.get("status") == PREVENTED), maximum)
+    penalty = min(earned, blocked_penalty(ex)) if replay.get("blocked_good_writes") else 0
+    return {"points": earned - penalty, "max": maximum, "penalty": penalty, "worth": worth}
+
+
 def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     rubric = ex.scoring.guards
     if rubric is None:
@@ -102,7 +129,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     statuses = step_statuses(steps)
     reasons: list[str] = []
     total = 0
-    share = rubric.points // len(steps) if steps else 0
+    worth_of = step_worth(ex)
     prevented: list[str] = []
     happened: list[str] = []
     verdicts: list[dict[str, Any]] = []
@@ -110,7 +137,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     if replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's database")
     for state in steps:
-        worth = state.step.points or share
+        worth = worth_of[state.step.id]
         label = state.step.title or state.step.id
         if replayed is not None:
             seen = replayed.get(state.step.id, {})
@@ -139,8 +166,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     total = min(total, rubric.points)
     blocked = facts.replay.get("blocked_good_writes", []) if facts.replay else []
     if blocked:
-        penalty = max((p.penalty for p in rubric.good_path), default=rubric.points // 2)
-        cost = min(total, penalty)
+        cost = min(total, blocked_penalty(ex))
         total -= cost
         first = blocked[0]
         reasons.append(

@@ -18,7 +18,7 @@ from typing import Any
 
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState
-from raceday.engine.scoring import Score, score_session
+from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
 from raceday.store.protocol import Store
@@ -377,7 +377,8 @@ class Session:
         except Exception as exc:  # the live session must survive a replay that cannot be built
             return self._emit("replay", available=False, error=f"the replay failed: {exc}")
         self.facts.replay = result
-        return self._emit("replay", available=True, **result)
+        return self._emit("replay", available=True, guards=replay_guards(self.exercise, result),
+                          **result)
 
     # -- automation ------------------------------------------------------------------------
 

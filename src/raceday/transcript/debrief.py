@@ -888,7 +888,13 @@ def _replay_details(event: Event) -> tuple[str, ...]:
         path = Path(folder)
         shown = f"{path.parent.name}/{path.name}" if path.parent.name == "replay" else folder
         lines.append(f"The replay's own transcript: {shown} (in the session folder).")
-    known = {"prevented", "happened", "fault_at", "blocked_good_writes", "warnings", "folder"}
+    guards = _dict(event.get("guards"))
+    if guards:
+        penalty = _int(guards, "penalty") or 0
+        lines.append(f"This replay alone earns guards {_int(guards, 'points')}/{_int(guards, 'max')}"
+                     + (f" (after -{penalty} for the blocked good writes)." if penalty else "."))
+    known = {"prevented", "happened", "fault_at", "blocked_good_writes", "warnings", "folder",
+             "guards"}
     lines += [f"{k}: {_plain(v)}" for k, v in event.items()
               if k not in _SKIP | known and v not in (None, "", [], {})]
     return tuple(lines)

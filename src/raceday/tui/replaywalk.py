@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from raceday.engine.scoring import replay_guards
 from raceday.exercise.model import Exercise
 from raceday.transcript.log import read_events
 from raceday.tui.snapshot import WorldPlan, WorldView, read_store_world
@@ -172,23 +173,16 @@ def runs_of(events: tuple[Event, ...] | list[Event]) -> list[Run]:
 
 
 def _verdicts(exercise: Exercise, event: Event) -> tuple[tuple[Verdict, ...], int, int, int]:
-    """Each race step's verdict with its worth; the points, their maximum, the penalty."""
-    rubric = exercise.scoring.guards
-    steps = rubric.steps if rubric else ()
-    share = rubric.points // len(steps) if rubric and steps else 0
-    worth = {s.id: s.points or share for s in steps}
+    """Each race step's verdict with its worth; the points, their maximum, the penalty (as the
+    engine's scoring judged this replay)."""
+    guards = event.get("guards") or replay_guards(exercise, event)
+    worth = guards["worth"]
     verdicts = tuple(
         Verdict(str(s.get("id")), str(s.get("title") or s.get("id")), str(s.get("status")),
                 s.get("at"), str(s.get("outcome", "")), s.get("next"),
                 worth.get(str(s.get("id")), 0), tuple(s.get("faults_after") or ()))
         for s in event.get("steps") or [] if isinstance(s, dict))
-    max_points = rubric.points if rubric else 0
-    points = min(sum(v.worth for v in verdicts if v.status == "prevented"), max_points)
-    penalty = 0
-    if event.get("blocked_good_writes") and rubric is not None:
-        penalty = min(points, max((p.penalty for p in rubric.good_path),
-                                  default=rubric.points // 2))
-    return verdicts, points - penalty, max_points, penalty
+    return verdicts, guards["points"], guards["max"], guards["penalty"]
 
 
 def _mark_guards(exercise: Exercise, runs: list[Run], verdicts: tuple[Verdict, ...]) -> None:
