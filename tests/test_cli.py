@@ -144,3 +144,13 @@ def test_brief_prints_the_roles_and_the_scoring(capsys: pytest.CaptureFixture[st
     code, out, _ = run(capsys, "brief", "dynamodb-dns-race")
     assert code == 0
     assert "responder" in out and "Detection" in out and "dns_answer" in out
+
+
+def test_the_committed_example_transcript_still_reads(capsys: pytest.CaptureFixture[str]) -> None:
+    example = ROOT / "transcripts" / "examples" / "lost-update-basics-solo-complete"
+    code, out, err = run(capsys, "transcript", str(example))
+    assert code == 0, err
+    assert "Score 100/100" in out
+    code, out, err = run(capsys, "debrief", str(example), "--format", "md")
+    assert code == 0, err
+    assert out.startswith("# Debrief: The lost update")
