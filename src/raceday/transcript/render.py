@@ -23,6 +23,10 @@ _STYLE = {
 }
 
 
+_OUTCOME = {"applied": "done", "zero_rows": "0 rows changed", "failed": "failed",
+            "skipped": "skipped"}
+
+
 def describe(event: dict[str, Any]) -> str:
     """One line for an event, as the feed and `raceday transcript` show it."""
     kind = event.get("kind", "?")
@@ -48,7 +52,9 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "automation":
         follow = f"; {event['next']}" if event.get("next") else ""
         note = f" ({event['note']})" if event.get("note") else ""
-        return f"{event.get('role')} {event.get('task')}: {event.get('outcome')}{note}{follow}"
+        what = event.get("title") or event.get("task")
+        outcome = _OUTCOME.get(str(event.get("outcome")), str(event.get("outcome")))
+        return f"{event.get('role')}: {what}: {outcome}{note}{follow}"
     if kind == "fault":
         again = " AGAIN" if event.get("relapse") else ""
         return f"FAULT{again}: {event.get('fault')}"
