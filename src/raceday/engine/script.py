@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
+from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 
 
 @dataclass(frozen=True)
@@ -74,12 +73,9 @@ class _Reader:
         self.path = path
         self.problems: list[str] = []
 
-    def err(self, node: yaml.Node | None, message: str) -> None:
-        line = node.start_mark.line + 1 if node is not None else 1
+    def err(self, node: Located | None, message: str) -> None:
+        line = node.line if node is not None else 1
         self.problems.append(f"{self.path}:{line}: {message}")
-
-    def scalar(self, node: yaml.Node) -> Any:
-        return yaml.safe_load(yaml.serialize(node))
 
 
 def load_script(path: Path, exercise: Exercise) -> Script:
@@ -90,42 +86,40 @@ def load_script(path: Path, exercise: Exercise) -> Script:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScriptError([f"{path}: cannot read the script: {exc}"]) from None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ScriptError([f"{path}:{line}: not valid YAML: {problem}"]) from None
-    if not isinstance(root, yaml.MappingNode):
+        root, yaml_problems = load_located(text)
+    except YamlSyntaxError as exc:
+        raise ScriptError([f"{path}:{exc.line}: not valid YAML: {exc.message}"]) from None
+    for line, message in yaml_problems:
+        reader.problems.append(f"{path}:{line}: {message}")
+    if root is None or not root.is_mapping:
         raise ScriptError([f"{path}:1: a play script is a mapping with `steps:`"])
-    top = {k.value: (k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode)}
-    for key, (knode, _) in top.items():
+    top: dict[str, Located] = root.value
+    for key, node in top.items():
         if key not in _TOP_KEYS:
-            reader.err(knode, f"unknown key '{key}' (expected one of: {', '.join(sorted(_TOP_KEYS))})")
+            reader.err(node, f"unknown key '{key}' (expected one of: {', '.join(sorted(_TOP_KEYS))})")
     exercise_id = None
     if "exercise" in top:
-        knode, vnode = top["exercise"]
-        exercise_id = str(reader.scalar(vnode))
+        exercise_id = str(top["exercise"].plain_value())
         if exercise_id != exercise.id:
-            reader.err(vnode, f"this script is for exercise '{exercise_id}', not '{exercise.id}'")
+            reader.err(top["exercise"], f"this script is for exercise '{exercise_id}', not '{exercise.id}'")
     roles: tuple[str, ...] | None = None
     if "roles" in top:
-        _, vnode = top["roles"]
-        value = reader.scalar(vnode)
+        node = top["roles"]
+        value = node.plain_value()
         if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
-            reader.err(vnode, "roles must be a list of role ids")
+            reader.err(node, "roles must be a list of role ids")
         else:
             roles = tuple(value)
             for role in roles:
                 if role not in exercise.role_ids:
-                    reader.err(vnode, f"unknown role '{role}' (roles are {', '.join(exercise.role_ids)})")
+                    reader.err(node, f"unknown role '{role}' (roles are {', '.join(exercise.role_ids)})")
     held = roles if roles is not None else exercise.default_roles
     steps: list[Step] = []
     if "steps" not in top:
         reader.err(root, "missing key 'steps'")
     else:
-        _, snode = top["steps"]
-        if not isinstance(snode, yaml.SequenceNode):
+        snode = top["steps"]
+        if not snode.is_list:
             reader.err(snode, "steps must be a list")
         else:
             for item in snode.value:
@@ -137,46 +131,45 @@ def load_script(path: Path, exercise: Exercise) -> Script:
     return Script(path, exercise_id, roles, tuple(steps))
 
 
-def _read_step(reader: _Reader, node: yaml.Node, ex: Exercise, held: tuple[str, ...]) -> Step | None:
-    if not isinstance(node, yaml.MappingNode):
+def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ...]) -> Step | None:
+    if not node.is_mapping:
         reader.err(node, "a step is a mapping such as `{as: responder, sql: SELECT 1}`")
         return None
-    line = node.start_mark.line + 1
-    fields: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for k, v in node.value:
-        key = k.value if isinstance(k, yaml.ScalarNode) else str(k)
+    line = node.line
+    fields: dict[str, Located] = {}
+    for key, value in node.value.items():
         if key not in _STEP_KEYS:
-            reader.err(k, f"unknown step key '{key}' (expected one of: {', '.join(sorted(_STEP_KEYS))})")
+            reader.err(value, f"unknown step key '{key}' (expected one of: {', '.join(sorted(_STEP_KEYS))})")
             continue
-        fields[key] = (k, v)
+        fields[key] = value
     actions = [a for a in _ACTIONS if a in fields]
     if len(actions) > 1:
         reader.err(node, f"a step does one thing; this one has {', '.join(actions)}")
         return None
     at = None
     if "at" in fields:
-        at = _when(reader.scalar(fields["at"][1]))
+        at = _when(fields["at"].plain_value())
         if at is None or at.text == "next":
-            reader.err(fields["at"][1], "at must be a clock time like \"23:50\" or a step like \"+10m\"")
+            reader.err(fields["at"], "at must be a clock time like \"23:50\" or a step like \"+10m\"")
     if not actions:
         if at is None:
             reader.err(node, f"a step needs one of: {', '.join(_ACTIONS)}")
             return None
         return Step(line, "wait", until=at)
     action = actions[0]
-    knode, vnode = fields[action]
-    value = reader.scalar(vnode)
+    vnode = fields[action]
+    value = vnode.plain_value()
     role = None
     if action in {"sql", "monitor", "declare", "edit"}:
         if "as" not in fields:
             reader.err(node, f"a {action} step needs `as: ROLE`")
             return None
-        role = str(reader.scalar(fields["as"][1]))
+        role = str(fields["as"].plain_value())
         if role not in ex.role_ids:
-            reader.err(fields["as"][1], f"unknown role '{role}' (roles are {', '.join(ex.role_ids)})")
+            reader.err(fields["as"], f"unknown role '{role}' (roles are {', '.join(ex.role_ids)})")
             return None
         if role not in held:
-            reader.err(fields["as"][1], f"role '{role}' is not held by the players of this script "
+            reader.err(fields["as"], f"role '{role}' is not held by the players of this script "
                        f"(roles: {', '.join(held) or 'none'}); add it to `roles:`")
             return None
     if action == "sql":
