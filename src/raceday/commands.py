@@ -55,7 +55,8 @@ def check_paths(paths: list[Path], out: Console) -> int:
             problems.extend(exc.problems)
             continue
         out.print(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
-                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)", markup=False)
+                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)", markup=False,
+                  soft_wrap=True)
     if problems:
         raise ExerciseError(problems)
     return 0
