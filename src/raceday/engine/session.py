@@ -418,14 +418,21 @@ class Session:
         if not task.remember:
             return
         role = task.role
+        remembered: set[str] = set()
         for statement_id in task.statements:
             sql = self.statement_sql[statement_id]
             for result in self.store.probe(role, [sql], self._params(role, sql)):
-                if result.ok and result.columns and result.rows:
-                    row = dict(zip(result.columns, result.rows[0], strict=False))
-                    for name in task.remember:
-                        if name in row:
-                            self.memory[role][name] = row[name]
+                self._remember(task, result, remembered)
+
+    def _remember(self, task: Task, result: StatementResult, remembered: set[str]) -> None:
+        """Keep the task's `remember` columns from the first row the run returns with them."""
+        if not (task.remember and result.ok and result.columns and result.rows):
+            return
+        row = dict(zip(result.columns, result.rows[0], strict=False))
+        for name in task.remember:
+            if name in row and name not in remembered:
+                self.memory[task.role][name] = row[name]
+                remembered.add(name)
 
     def _steps_of(self, task: Task) -> list[RaceStepState]:
         if self._steps_by_task is None:
@@ -456,12 +463,7 @@ class Session:
             for result in results:
                 self._record_statement(role, result, automated=True, task=task.id,
                                        statement=statement_id)
-                if result.ok and result.columns and result.rows and task.remember:
-                    row = dict(zip(result.columns, result.rows[0], strict=False))
-                    for name in task.remember:
-                        if name in row and name not in remembered:
-                            self.memory[role][name] = row[name]
-                            remembered.add(name)
+                self._remember(task, result, remembered)
                 if result.is_write and not result.columns:
                     last_rowcount = result.rowcount
                     writes += 1
