@@ -10,6 +10,7 @@ imported by the command that uses it, and `raceday --version` imports nothing at
 
 from __future__ import annotations
 
+import pathlib
 import sys
 
 from raceday import __version__
@@ -158,12 +159,25 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
-    _, result = run_script(exercise, script, args.transcripts)
+    session, result = run_script(exercise, script, args.transcripts)
+    _write_debrief(session.folder)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         print_score(result, out)
     return EXIT_OK
+
+
+def _write_debrief(folder: pathlib.Path) -> None:
+    """The session is saved whatever happens here; a debrief can be written again later."""
+    from raceday.errors import RacedayError
+    from raceday.transcript.debrief import write_debrief
+
+    try:
+        write_debrief(folder)
+    except (RacedayError, OSError) as exc:
+        sys.stderr.write(f"raceday: warning: debrief not written ({exc}); "
+                         f"`raceday debrief {folder}` writes it again\n")
 
 
 if __name__ == "__main__":

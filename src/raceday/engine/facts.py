@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from raceday.exercise.model import Exercise, RaceStep
+from raceday.transcript.events import ReplayResult
 
 
 @dataclass
@@ -64,7 +63,7 @@ class Facts:
     edits: list[tuple[int, str]] = field(default_factory=list)
     player_writes: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
-    replay: dict[str, Any] | None = None
+    replay: ReplayResult | None = None
     reached_end: bool = False
     ended_at: int = 0
 
@@ -72,7 +71,7 @@ class Facts:
         """Did play get far enough for "no fault" to mean something?"""
         steps = self.race_steps(exercise)
         prevented_by_replay = (self.replay is not None and bool(steps)
-                               and self.replay.get("fault_at") is None)
+                               and self.replay.fault_at is None)
         reached = any(v != NOT_REACHED for v in step_statuses(steps).values())
         return self.reached_end or reached or prevented_by_replay
     _steps: list[RaceStepState] | None = None

@@ -8,74 +8,18 @@ every write that took on the first but not on the second is a good write the gua
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
-from raceday.engine.session import Event, Session
+from raceday.engine.session import Session
 from raceday.exercise.model import Exercise, Statement
 from raceday.store.replay_world import build_replay_world
 from raceday.store.sqlite_store import WorldStore
+from raceday.transcript import events as ev
+from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
 from raceday.transcript.log import EventLog
-
-
-@dataclass(frozen=True)
-class StepReplay:
-    """One race step as the replay saw it."""
-
-    id: str
-    title: str
-    status: str  # prevented | happened | not reached
-    at: str | None
-    outcome: str  # what the step's statements did: "applied (1 row)", "refused: ...", ...
-    next: str | None
-    faults_after: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "status": self.status, "at": self.at,
-                "outcome": self.outcome, "next": self.next, "faults_after": list(self.faults_after)}
-
-
-@dataclass(frozen=True)
-class BlockedWrite:
-    """A write of the normal night that the original world took and the team's refused."""
-
-    task: str
-    at: str
-    outcome: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "at": self.at, "outcome": self.outcome}
-
-
-@dataclass(frozen=True)
-class ReplayResult:
-    steps: tuple[StepReplay, ...]
-    fault_at: str | None
-    blocked: tuple[BlockedWrite, ...]
-    warnings: tuple[str, ...]
-    folder: str
-
-    @property
-    def prevented(self) -> list[str]:
-        return [s.id for s in self.steps if s.status == "prevented"]
-
-    @property
-    def happened(self) -> list[str]:
-        return [s.id for s in self.steps if s.status == "happened"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "steps": [s.to_json() for s in self.steps],
-            "prevented": self.prevented,
-            "happened": self.happened,
-            "fault_at": self.fault_at,
-            "blocked_good_writes": [b.to_json() for b in self.blocked],
-            "warnings": list(self.warnings),
-            "folder": self.folder,
-        }
+from raceday.transcript.wording import describe_run
 
 
 def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
@@ -103,29 +47,17 @@ def _play(exercise: Exercise, world: Path, folder: Path, until: int) -> Session:
     return session
 
 
-def _describe_run(events: list[Event]) -> str:
-    parts = []
-    for e in events:
-        if e["kind"] != "statement":
-            continue
-        if not e["ok"]:
-            parts.append(f"refused ({e.get('error_kind')}): {e.get('error')}")
-        elif e.get("rows") is not None:
-            parts.append(f"read {e['rows']} row{'s' if e['rows'] != 1 else ''}")
-        else:
-            n = e.get("rowcount") or 0
-            parts.append(f"applied ({n} row{'s' if n != 1 else ''})" if n else "0 rows changed")
-    return "; ".join(parts) or "no statement ran"
+Run = tuple[list[ev.Statement], ev.Automation]
 
 
-def _runs(session: Session, task_id: str) -> list[tuple[list[Event], Event]]:
+def _runs(session: Session, task_id: str) -> list[Run]:
     """Each run of a task: its statement events and the closing automation event."""
-    runs: list[tuple[list[Event], Event]] = []
-    current: list[Event] = []
+    runs: list[Run] = []
+    current: list[ev.Statement] = []
     for event in session.events:
-        if event["kind"] == "statement" and event.get("task") == task_id:
+        if isinstance(event, ev.Statement) and event.task == task_id:
             current.append(event)
-        elif event["kind"] == "automation" and event.get("task") == task_id:
+        elif isinstance(event, ev.Automation) and event.task == task_id:
             runs.append((current, event))
             current = []
     return runs
@@ -135,12 +67,12 @@ def _faults_at(session: Session, minute: int) -> tuple[str, ...]:
     """Faults present right after `minute` (from the fault and clear events)."""
     present: dict[str, str] = {}
     for event in session.events:
-        if event["minute"] > minute:
+        if event.minute > minute:
             break
-        if event["kind"] == "fault":
-            present[event["invariant"]] = event["fault"]
-        elif event["kind"] == "invariant_clear":
-            present.pop(event["invariant"], None)
+        if isinstance(event, ev.Fault):
+            present[event.invariant] = event.fault
+        elif isinstance(event, ev.InvariantClear):
+            present.pop(event.invariant, None)
     return tuple(present.values())
 
 
@@ -152,28 +84,29 @@ def _step_replays(exercise: Exercise, race: Session) -> tuple[StepReplay, ...]:
     for state in states:
         step = state.step
         status = statuses[step.id]
-        runs = [r for r in _runs(race, step.task) if r[1]["outcome"] != "skipped"]
+        runs = [r for r in _runs(race, step.task) if r[1].outcome != "skipped"]
         chosen = None
         if status == "happened":
-            chosen = next((r for r in runs if r[1]["minute"] == state.happened_at), None)
+            chosen = next((r for r in runs if r[1].minute == state.happened_at), None)
         elif status == "prevented":
             upstream = by_id.get(step.after) if step.after else None
             if upstream is not None and statuses[upstream.step.id] == "prevented":
-                steps.append(StepReplay(step.id, step.title, status, None,
-                                        f"the race stopped at {upstream.step.id}", None, ()))
+                steps.append(StepReplay(id=step.id, title=step.title, status=status,
+                                        outcome=f"the race stopped at {upstream.step.id}"))
                 continue
             since = upstream.happened_at if upstream and upstream.happened_at is not None else -1
-            candidates = [r for r in runs if r[1]["minute"] >= since]
+            candidates = [r for r in runs if r[1].minute >= since]
             # show the run where the guard spoke: refused or changed nothing, else the first
-            chosen = next((r for r in candidates if r[1]["outcome"] != "applied"),
+            chosen = next((r for r in candidates if r[1].outcome != "applied"),
                           candidates[0] if candidates else None)
         if chosen is None:
-            steps.append(StepReplay(step.id, step.title, status, None, "never ran", None, ()))
+            steps.append(StepReplay(id=step.id, title=step.title, status=status,
+                                    outcome="never ran"))
             continue
         statements, closing = chosen
-        steps.append(StepReplay(step.id, step.title, status, closing["sim_time"],
-                                _describe_run(statements), closing.get("next"),
-                                _faults_at(race, closing["minute"])))
+        steps.append(StepReplay(id=step.id, title=step.title, status=status,
+                                at=closing.sim_time, outcome=describe_run(statements),
+                                next=closing.next, faults_after=_faults_at(race, closing.minute)))
     return tuple(steps)
 
 
@@ -184,23 +117,28 @@ def _blocked(original: Session, team: Session) -> tuple[BlockedWrite, ...]:
     several (mark, then purge), and a run that still changed what it should is not blocked.
     """
 
-    def runs(session: Session) -> dict[tuple[str, int, int], tuple[Event, list[Event]]]:
-        found: dict[tuple[str, int, int], tuple[Event, list[Event]]] = {}
+    def runs(session: Session) -> dict[tuple[str, int, int], Run]:
+        found: dict[tuple[str, int, int], Run] = {}
         for task_id in {t.id for t in session.exercise.tasks}:
-            for statements, closing in _runs(session, task_id):
-                found[(task_id, closing["minute"], closing.get("attempt", 0))] = (closing, statements)
+            for run in _runs(session, task_id):
+                found[(task_id, run[1].minute, run[1].attempt)] = run
         return found
 
     before = runs(original)
     after = runs(team)
     blocked = []
     for key in sorted(before, key=lambda k: (k[1], k[0], k[2])):
-        was, _ = before[key]
-        if was["outcome"] == "failed" or not was.get("changed"):
+        _, was = before[key]
+        if was.outcome == "failed" or not was.changed:
             continue
-        now, statements = after.get(key, ({"outcome": "missing"}, []))
-        if now["outcome"] == "failed" or not now.get("changed"):
-            blocked.append(BlockedWrite(key[0], team.time_of(key[1]), _describe_run(statements)))
+        if key not in after:
+            blocked.append(BlockedWrite(task=key[0], at=team.time_of(key[1]),
+                                        outcome="no statement ran"))
+            continue
+        statements, now = after[key]
+        if now.outcome == "failed" or not now.changed:
+            blocked.append(BlockedWrite(task=key[0], at=team.time_of(key[1]),
+                                        outcome=describe_run(statements)))
     return tuple(blocked)
 
 
@@ -236,11 +174,11 @@ def replay_race(session: Session) -> ReplayResult:
     live.unlink(missing_ok=True)
     fault = race.facts.fault_started
     warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
-                    f"{e['error']}" for e in race.events if e["kind"] == "check_failed")
+                    f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
     return ReplayResult(
         steps=_step_replays(exercise, race),
         fault_at=race.time_of(fault) if fault is not None else None,
-        blocked=blocked,
+        blocked_good_writes=blocked,
         warnings=tuple(warnings),
         folder=str(folder),
     )

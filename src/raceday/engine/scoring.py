@@ -8,6 +8,7 @@ from typing import Any
 
 from raceday.engine.facts import HAPPENED, PREVENTED, Facts, step_statuses
 from raceday.exercise.model import Exercise
+from raceday.transcript.events import ReplayGuards, ReplayResult
 
 TimeOf = Callable[[int], str]
 
@@ -110,15 +111,14 @@ def blocked_penalty(ex: Exercise) -> int:
     return max((p.penalty for p in rubric.good_path), default=rubric.points // 2)
 
 
-def replay_guards(ex: Exercise, replay: dict[str, Any]) -> dict[str, Any]:
+def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
     """The guards points a replay earns on its own (before the end's good-path probes)."""
     rubric = ex.scoring.guards
     maximum = rubric.points if rubric else 0
     worth = step_worth(ex)
-    earned = min(sum(worth.get(s["id"], 0) for s in replay.get("steps", [])
-                     if s.get("status") == PREVENTED), maximum)
-    penalty = min(earned, blocked_penalty(ex)) if replay.get("blocked_good_writes") else 0
-    return {"points": earned - penalty, "max": maximum, "penalty": penalty, "worth": worth}
+    earned = min(sum(worth.get(s.id, 0) for s in replay.steps if s.status == PREVENTED), maximum)
+    penalty = min(earned, blocked_penalty(ex)) if replay.blocked_good_writes else 0
+    return ReplayGuards(points=earned - penalty, max=maximum, penalty=penalty, worth=worth)
 
 
 def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
@@ -133,15 +133,15 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     prevented: list[str] = []
     happened: list[str] = []
     verdicts: list[dict[str, Any]] = []
-    replayed = {s["id"]: s for s in facts.replay["steps"]} if facts.replay else None
+    replayed = {s.id: s for s in facts.replay.steps} if facts.replay else None
     if replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's database")
     for state in steps:
         worth = worth_of[state.step.id]
         label = state.step.title or state.step.id
         if replayed is not None:
-            seen = replayed.get(state.step.id, {})
-            status, at, outcome = seen.get("status"), seen.get("at"), seen.get("outcome", "")
+            seen = replayed.get(state.step.id)
+            status, at, outcome = (seen.status, seen.at, seen.outcome) if seen else (None, None, "")
             prevented_now = status == "prevented"
             happened_now = status == "happened"
             detail = f"at {at}: {outcome}" if at else outcome
@@ -164,15 +164,15 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         else:
             reasons.append(f"guards +0/{worth}: {name} was never reached")
     total = min(total, rubric.points)
-    blocked = facts.replay.get("blocked_good_writes", []) if facts.replay else []
+    blocked = facts.replay.blocked_good_writes if facts.replay else ()
     if blocked:
         cost = min(total, blocked_penalty(ex))
         total -= cost
         first = blocked[0]
         reasons.append(
             f"guards -{cost}: on the normal night your guards refused {_plural(len(blocked), 'write')}"
-            f" that the original world took (first: {first['task']} at {first['at']}: "
-            f"{first['outcome']})")
+            f" that the original world took (first: {first.task} at {first.at}: "
+            f"{first.outcome})")
     good: list[dict[str, Any]] = []
     for path_id, title, ok, why in facts.good_path:
         good.append({"id": path_id, "title": title, "ok": ok, "why": why})

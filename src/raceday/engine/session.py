@@ -11,10 +11,10 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState
@@ -23,10 +23,12 @@ from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
+from raceday.transcript import events as ev
+from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog
 
-Event = dict[str, Any]
 Listener = Callable[[Event], None]
+E = TypeVar("E", bound=Event)
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
@@ -111,7 +113,6 @@ class Session:
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
-        self.debrief_error: str | None = None
         self._steps_by_task: dict[str, list[RaceStepState]] | None = None
         self._world_changes = 0  # bumped by every write or schema change
         self._checked_at = -1  # the value of _world_changes when the world was last checked
@@ -123,10 +124,8 @@ class Session:
         """Call `listener` with every event from now on (after it is in the transcript)."""
         self._listeners.append(listener)
 
-    def _emit(self, kind: str, **data: Any) -> Event:
-        record = self.log.append(
-            {"sim_time": self.clock_face, "minute": self.minute, "kind": kind, **data}
-        )
+    def _emit(self, event: E) -> E:
+        record = self.log.append(replace(event, sim_time=self.clock_face, minute=self.minute))
         self.events.append(record)
         for listener in self._listeners:
             listener(record)
@@ -163,29 +162,29 @@ class Session:
     def start(self) -> Event:
         """Record the start and fire whatever is due at the first minute."""
         ex = self.exercise
-        event = self._emit(
-            "session_start",
+        event = self._emit(ev.SessionStart(
+            schema=ev.SCHEMA_VERSION,
             exercise=ex.id,
             title=ex.title,
-            players=list(self.players),
-            automated=[r for r in ex.role_ids if r not in self.players],
+            players=self.players,
+            automated=tuple(r for r in ex.role_ids if r not in self.players),
             pace=self.pace.value,
             clock_start=ex.clock.start.isoformat(),
             zone=ex.clock.zone,
             summary=ex.summary,
             roles={r.id: r.name for r in ex.roles},
-            event_timeline=[
-                {"at": self.time_of(i.at), "title": i.title, "source": i.source,
-                 **({"phase": i.phase} if i.phase else {}),
-                 **({"event_at": i.event_at} if i.event_at else {})}
+            event_timeline=tuple(
+                ev.Reveal(at=self.time_of(i.at), title=i.title, source=i.source or "",
+                          phase=i.phase or None, event_at=i.event_at or None)
                 for i in ex.injects if i.kind.value == "reveal"
-            ],
+            ),
             event_figures={
                 "detection_minutes": d.event_minutes if (d := ex.scoring.detection) else None,
                 "restore_minutes": r.event_minutes if (r := ex.scoring.recovery) else None,
             },
-            findings={f.id: {"text": f.text, "correct": f.correct} for f in ex.findings},
-        )
+            findings={f.id: ev.FindingInfo(text=f.text, correct=f.correct) for f in ex.findings},
+            length_minutes=self.end_minute,
+        ))
         self._check_world()
         self._fire_due(self.minute)
         self._minute_checks()
@@ -202,14 +201,14 @@ class Session:
             self._minute_checks()
             if self.minute >= self.end_minute and not self.timeline_over:
                 self.timeline_over = True
-                self._emit("timeline_end", note="the exercise's timeline has run out")
+                self._emit(ev.TimelineEnd(note="the exercise's timeline has run out"))
 
     def wait(self, until: int | None = None) -> None:
         """Run to a time, or (None) to the next inject anyone will see, or the end."""
         if until is None:
             later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
             until = min(later) if later else self.end_minute
-        self._emit("wait", until=self.time_of(min(until, self.end_minute)))
+        self._emit(ev.Wait(until=self.time_of(min(until, self.end_minute))))
         self.advance_to(until)
 
     def next_inject_minute(self) -> int | None:
@@ -225,15 +224,14 @@ class Session:
             due = heapq.heappop(self._agenda)
             if due.phase == _INJECT:
                 inject = due.item
-                self._emit(
-                    "inject",
+                self._emit(ev.Inject(
                     id=inject.id,
                     inject_kind=inject.kind.value,
                     title=inject.title,
                     text=inject.text,
-                    to=list(inject.to),
+                    to=tuple(inject.to),
                     source=inject.source,
-                )
+                ))
             else:
                 self._due_task(due.item, due.attempt)
 
@@ -265,7 +263,8 @@ class Session:
         self._require_player(role)
         name = name.strip()
         if not name:
-            return self._emit("refused", role=role, action="monitor", error="a monitor needs a name")
+            return self._emit(ev.Refused(role=role, action="monitor",
+                                         error="a monitor needs a name"))
         first = self.store.probe(role, [sql])  # tried and rolled back: a monitor only reads
         why = None
         if first and first[0].error:
@@ -275,16 +274,17 @@ class Session:
         elif first[0].writes or first[0].rowcount:
             why = "a monitor must only read (this query writes)"
         if why is not None:
-            return self._emit("refused", role=role, action="monitor", name=name, sql=sql, error=why)
+            return self._emit(ev.Refused(role=role, action="monitor", name=name, sql=sql,
+                                         error=why))
         self.monitors[name] = Monitor(name, role, sql, self.minute)
         self._alerting.discard(name)
-        event = self._emit("monitor_saved", role=role, name=name, sql=sql)
+        event = self._emit(ev.MonitorSaved(role=role, name=name, sql=sql))
         self._run_monitor(self.monitors[name])
         return event
 
     def remove_monitor(self, name: str) -> None:
         if self.monitors.pop(name, None) is not None:
-            self._emit("monitor_removed", name=name)
+            self._emit(ev.MonitorRemoved(name=name))
 
     def declare(self, role: str, finding_id: str) -> Event:
         """Declare a finding; judged at once, recorded for the score."""
@@ -292,15 +292,14 @@ class Session:
         finding = self.exercise.finding(finding_id)
         if finding is None:
             known = ", ".join(f.id for f in self.exercise.findings)
-            return self._emit(
-                "refused",
+            return self._emit(ev.Refused(
                 role=role,
                 action="declare",
                 error=f"no finding {finding_id!r}; findings are {known}",
-            )
-        event = self._emit(
-            "declaration", role=role, finding=finding.id, text=finding.text, correct=finding.correct
-        )
+            ))
+        event = self._emit(ev.Declaration(
+            role=role, finding=finding.id, text=finding.text, correct=finding.correct
+        ))
         self.facts.declarations.append((self.minute, finding.id, finding.correct))
         if finding.correct:
             self._detect(f"declared '{finding.text}'")
@@ -312,31 +311,29 @@ class Session:
         self._require_player(role)
         if statement_id not in self.statement_sql:
             known = ", ".join(self.statement_sql)
-            return self._emit(
-                "refused",
+            return self._emit(ev.Refused(
                 role=role,
                 action="edit",
                 error=f"no automation statement {statement_id!r}; statements are {known}",
-            )
+            ))
         if not self.exercise.role(role).schema:
-            return self._emit(
-                "refused",
+            return self._emit(ev.Refused(
                 role=role,
                 action="edit",
                 error=f"role {role} may not edit the automation (it may not change the schema)",
-            )
+            ))
         if not sql.strip():
-            return self._emit("refused", role=role, action="edit", error="the new SQL is empty")
+            return self._emit(ev.Refused(role=role, action="edit", error="the new SQL is empty"))
         runs_as = self.exercise.statement(statement_id).role
         tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
         broken = next((r for r in tried if r.error_kind == "syntax"), None)
         if broken is not None:
-            return self._emit("refused", role=role, action="edit", statement=statement_id,
-                              error=f"the new SQL does not parse: {broken.error}")
+            return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
+                                         error=f"the new SQL does not parse: {broken.error}"))
         before = self.statement_sql[statement_id]
         self.statement_sql[statement_id] = sql
         self.facts.edits.append((self.minute, statement_id))
-        return self._emit("edit", role=role, statement=statement_id, sql=sql, before=before)
+        return self._emit(ev.Edit(role=role, statement=statement_id, sql=sql, before=before))
 
     def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
         """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
@@ -349,36 +346,36 @@ class Session:
             preferred = [h for h in hints if h.task in pending_tasks]
             hints = preferred or hints
         if not hints:
-            return self._emit("refused", action="hint", error="no hint left to reveal")
+            return self._emit(ev.Refused(action="hint", error="no hint left to reveal"))
         hint = hints[0]
         if hint.id not in revealed:
             self.facts.hints.append((hint.cost, hint.id))
-        return self._emit("hint", id=hint.id, text=hint.text, cost=hint.cost, task=hint.task)
+        return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task))
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
         """A facilitator's ad-hoc inject."""
-        return self._emit(
-            "inject", id="adhoc", inject_kind="message", title=title, text=text, to=list(to),
+        return self._emit(ev.Inject(
+            id="adhoc", inject_kind="message", title=title, text=text, to=tuple(to),
             source="facilitator",
-        )
+        ))
 
     def note(self, text: str, role: str | None = None) -> Event:
-        return self._emit("note", role=role, text=text)
+        return self._emit(ev.Note(role=role, text=text))
 
-    def replay(self) -> Event:
+    def replay(self) -> ev.Replay:
         """Replay the race against a copy of the team's database; guards are judged by it."""
         from raceday.engine.replay import replay_race  # replay builds sessions of its own
 
         if not self.facts.race_steps(self.exercise):
-            return self._emit("replay", available=False,
-                              note="this exercise defines no race steps to replay")
+            return self._emit(ev.Replay(available=False,
+                                        note="this exercise defines no race steps to replay"))
         try:
-            result = replay_race(self).to_json()
+            result = replay_race(self)
         except Exception as exc:  # the live session must survive a replay that cannot be built
-            return self._emit("replay", available=False, error=f"the replay failed: {exc}")
+            return self._emit(ev.Replay(available=False, error=f"the replay failed: {exc}"))
         self.facts.replay = result
-        return self._emit("replay", available=True, guards=replay_guards(self.exercise, result),
-                          **result)
+        return self._emit(ev.Replay(available=True, result=result,
+                                    guards=replay_guards(self.exercise, result)))
 
     # -- automation ------------------------------------------------------------------------
 
@@ -408,8 +405,8 @@ class Session:
                 self._remember_for_player(task)
                 context = self._render_context(task, self.minute)
                 self.pending[task.id] = PendingTask(task, self.minute, context)
-                self._emit("task_due", role=task.role, task=task.id, title=task.title,
-                           context=context, hint_available=bool(task.hint))
+                self._emit(ev.TaskDue(role=task.role, task=task.id, title=task.title,
+                                      context=context, hint_available=bool(task.hint)))
             return
         self._run_task(task, attempt)
 
@@ -448,8 +445,8 @@ class Session:
         if task.when:
             rows = self._check_rows(task.when, self._params(role, task.when))
             if not rows:
-                self._emit("automation", role=role, task=task.id, title=task.title,
-                           outcome="skipped", note="the automation is switched off")
+                self._emit(ev.Automation(role=role, task=task.id, title=task.title,
+                                         outcome="skipped", note="the automation is switched off"))
                 return
         for step in self._steps_of(task):
             step.runs.append(len(self.events))
@@ -482,13 +479,13 @@ class Session:
             if rows and step.happened_at is None:
                 step.happened_at = self.minute
                 step.happened_seq = len(self.events)
-                self._emit("race_step", step=step.step.id, title=step.step.title, happened=True)
+                self._emit(ev.RaceStep(step=step.step.id, title=step.step.title))
         zero = zero_writes > 0  # a write of the run changed 0 rows: it did not take
         outcome = "failed" if failed else "zero_rows" if zero else "applied"
         policy = task.on_error if failed else task.on_zero_rows if zero else None
         follow = self._follow_policy(task, attempt, policy)
-        self._emit("automation", role=role, task=task.id, title=task.title, outcome=outcome,
-                   attempt=attempt, next=follow, changed=changed if writes else None)
+        self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome=outcome,
+                                 attempt=attempt, next=follow, changed=changed if writes else None))
 
     def _follow_policy(self, task: Task, attempt: int, policy: Policy | None) -> str | None:
         if policy is None or policy is Policy.IGNORE:
@@ -517,7 +514,7 @@ class Session:
         except RacedayError as exc:
             if sql not in self._broken_checks:
                 self._broken_checks.add(sql)
-                self._emit("check_failed", sql=sql, error=str(exc))
+                self._emit(ev.CheckFailed(sql=sql, error=str(exc)))
             return []
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
@@ -525,28 +522,23 @@ class Session:
         role_def = self.exercise.role(role)
         break_glass = any(t in role_def.break_glass and t not in role_def.write
                           for t in result.writes)
-        data: dict[str, Any] = {
-            "role": role,
-            "sql": result.sql,
-            "ok": result.ok,
-            "rowcount": result.rowcount,
-            "rows": len(result.rows) if result.columns else None,
-            "truncated": result.truncated,
-            "error": result.error,
-            "error_kind": result.error_kind,
-            "elapsed_ms": round(result.elapsed_ms, 3),
-            "automated": automated,
-        }
-        if task:
-            data["task"] = task
-            data["statement"] = statement
-        if break_glass:
-            data["break_glass"] = True
-        if result.schema_changed:
-            data["schema_changed"] = True
-        if result.writes:
-            data["writes"] = list(result.writes)
-        self._emit("statement", **data)
+        self._emit(ev.Statement(
+            role=role,
+            sql=result.sql,
+            ok=result.ok,
+            rowcount=result.rowcount,
+            rows=len(result.rows) if result.columns else None,
+            truncated=result.truncated,
+            error=result.error,
+            error_kind=result.error_kind,
+            elapsed_ms=round(result.elapsed_ms, 3),
+            automated=automated,
+            task=task or None,
+            statement=statement if task else None,
+            break_glass=break_glass,
+            schema_changed=result.schema_changed,
+            writes=tuple(result.writes),
+        ))
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
         if result.ok and result.writes and not automated:
@@ -568,22 +560,22 @@ class Session:
                     self.facts.fault_invariant = invariant.id
                 if relapse:
                     self.facts.relapses.append(self.minute)
-                self._emit("fault", invariant=invariant.id, fault=invariant.fault,
-                           relapse=relapse, rows=_short(rows))
+                self._emit(ev.Fault(invariant=invariant.id, fault=invariant.fault,
+                                    relapse=relapse, rows=_short(rows)))
             elif not rows and invariant.id in self._violated:
                 self._violated.discard(invariant.id)
-                self._emit("invariant_clear", invariant=invariant.id, fault=invariant.fault)
+                self._emit(ev.InvariantClear(invariant=invariant.id, fault=invariant.fault))
                 if not self._violated:
                     self.facts.restored_at = self.minute
                     self.facts.restores.append(self.minute)
-                    self._emit("restored", note="no invariant is violated any more")
+                    self._emit(ev.Restored(note="no invariant is violated any more"))
         for milestone in self.exercise.milestones:
             if milestone.id in self.facts.milestones:
                 continue
             rows = self._check_rows(milestone.sql)
             if rows:
                 self.facts.milestones[milestone.id] = self.minute
-                self._emit("milestone", id=milestone.id, label=milestone.label)
+                self._emit(ev.Milestone(id=milestone.id, label=milestone.label))
 
     def _check_player_tasks(self) -> None:
         for task_id, pending in list(self.pending.items()):
@@ -595,15 +587,15 @@ class Session:
                 if rows and step.happened_at is None:
                     step.happened_at = self.minute
                     step.happened_seq = len(self.events)
-                    self._emit("race_step", step=step.step.id, title=step.step.title,
-                               happened=True, by_player=True)
+                    self._emit(ev.RaceStep(step=step.step.id, title=step.step.title,
+                                           by_player=True))
             if task.done_when:
                 rows = self._check_rows(task.done_when, self._params(role, task.done_when))
                 if rows:
                     del self.pending[task_id]
                     self.facts.tasks_done[task_id] = self.minute
-                    self._emit("task_done", role=role, task=task_id, title=task.title,
-                               points=task.points)
+                    self._emit(ev.TaskDone(role=role, task=task_id, title=task.title,
+                                           points=task.points))
 
     def _minute_checks(self) -> None:
         for monitor in list(self.monitors.values()):
@@ -617,7 +609,7 @@ class Session:
         if result is None or not result.ok:
             error = result.error if result else "no result"
             if monitor.name not in self._alerting:
-                self._emit("monitor_error", name=monitor.name, error=error)
+                self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
         if result.rows and monitor.name not in self._alerting:
@@ -626,13 +618,13 @@ class Session:
             matched = not match or any(
                 str(cell) == match for row in result.rows for cell in row
             )
-            self._emit("alert", name=monitor.name, role=monitor.role, columns=list(result.columns),
-                       rows=_short(result.rows), count=len(result.rows), matched=matched)
+            self._emit(ev.Alert(name=monitor.name, role=monitor.role, columns=tuple(result.columns),
+                                rows=_short(result.rows), count=len(result.rows), matched=matched))
             if matched:
                 self._detect(f"monitor '{monitor.name}' alerted")
         elif not result.rows and monitor.name in self._alerting:
             self._alerting.discard(monitor.name)
-            self._emit("alert_clear", name=monitor.name)
+            self._emit(ev.AlertClear(name=monitor.name))
 
     def _detect(self, how: str) -> None:
         facts = self.facts
@@ -640,7 +632,7 @@ class Session:
             return
         facts.detected_at = self.minute
         facts.detected_by = how
-        self._emit("detected", how=how, latency_minutes=self.minute - facts.fault_started)
+        self._emit(ev.Detected(how=how, latency_minutes=self.minute - facts.fault_started))
 
     # -- end -------------------------------------------------------------------------------
 
@@ -649,7 +641,9 @@ class Session:
         return not self._violated
 
     def end(self, reason: str = "ended") -> Score:
-        """Judge the good paths, score, write the score event and close the transcript."""
+        """Judge the good paths, score, write the score event and close the transcript.
+
+        Writing the debrief is the caller's step: the engine decides, it does not render."""
         if self.score is not None:
             return self.score
         self._check_player_tasks()
@@ -667,16 +661,10 @@ class Session:
         self.facts.reached_end = self.timeline_over
         self.facts.ended_at = self.minute
         self.score = score_session(self.exercise, self.facts, self.time_of)
-        self._emit("score", reason=reason, **self.score.to_json())
+        self._emit(ev.ScoreEvent(reason=reason, score=self.score.to_json()))
         self.ended = True
         self.store.close()
         self.log.close()
-        from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
-
-        try:
-            write_debrief(self.folder)
-        except (RacedayError, OSError) as exc:  # the transcript is saved; the debrief can be redone
-            self.debrief_error = f"debrief not written: {exc}"
         return self.score
 
 
@@ -685,5 +673,5 @@ class _Missing(dict[str, str]):
         return "{" + key + "}"
 
 
-def _short(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    return [list(row) for row in rows[:_ALERT_ROWS_SHOWN]]
+def _short(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(tuple(row) for row in rows[:_ALERT_ROWS_SHOWN])

@@ -1,24 +1,36 @@
 """The append-only event log of a session: `events.jsonl`.
 
 Each event is written and flushed before anyone is told its outcome, so a crash loses
-nothing that a player saw. Reading tolerates a torn last line (a killed process) and says so.
+nothing that a player saw. Reading validates every line once, here, at the edge: what comes
+back is typed events in order, or one line naming what is wrong and where. A torn last line
+(a killed process) is dropped with a warning, not an error.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from raceday.errors import TranscriptError
+from raceday.transcript.events import (
+    READABLE_VERSIONS,
+    SCHEMA_VERSION,
+    Event,
+    EventError,
+    SessionStart,
+    check_base,
+    from_record,
+    to_json_line,
+)
 
 EVENTS_FILE = "events.jsonl"
-# What json.dumps(record, ensure_ascii=False, default=str) uses, built once, not per event.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+E = TypeVar("E", bound=Event)
 
 
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
@@ -42,11 +54,12 @@ class EventLog:
         self._file = self.path.open("a", encoding="utf-8")
         self._seq = 0
 
-    def append(self, event: dict[str, Any]) -> dict[str, Any]:
+    def append(self, event: E) -> E:
+        """Number and time-stamp the event, write it, flush it, and give it back."""
         self._seq += 1
-        record = {"seq": self._seq, **event}
-        record.setdefault("wall_time", datetime.now(UTC).isoformat(timespec="milliseconds"))
-        self._file.write(_ENCODER.encode(record) + "\n")
+        wall = event.wall_time or datetime.now(UTC).isoformat(timespec="milliseconds")
+        record = dataclasses.replace(event, seq=self._seq, wall_time=wall)
+        self._file.write(to_json_line(record) + "\n")
         self._file.flush()
         return record
 
@@ -61,33 +74,75 @@ class EventLog:
 class ReadLog:
     """Events read back, with a warning when the last line was cut short."""
 
-    events: tuple[dict[str, Any], ...]
+    events: tuple[Event, ...]
     warning: str | None = None
+
+    @property
+    def start(self) -> SessionStart | None:
+        first = self.events[0] if self.events else None
+        return first if isinstance(first, SessionStart) else None
 
 
 def read_events(folder: Path) -> ReadLog:
-    """Read a session's events; a torn final line is dropped with a warning, not an error."""
+    """Read and validate a session's events (see the module's docstring)."""
     path = folder / EVENTS_FILE if folder.is_dir() else folder
     if not path.exists():
         raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"])
-    events: list[dict[str, Any]] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise TranscriptError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    lines = text.splitlines()
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    events: list[Event] = []
     warning = None
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    length: int | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
-            event = json.loads(line)
-            if not isinstance(event, dict) or "kind" not in event:
-                raise ValueError("not an event object")
+            record = json.loads(line)
+        except RecursionError:
+            raise TranscriptError([f"{where}: not a valid event: nested too deeply"]) from None
         except ValueError as exc:
-            if number == len(lines):
-                warning = f"{path}:{number}: last line cut short (session interrupted?); ignored"
+            if number == last:
+                warning = f"{where}: last line cut short (session interrupted?); ignored"
                 break
-            raise TranscriptError([f"{path}:{number}: not a valid event: {exc}"]) from None
+            raise TranscriptError([f"{where}: not a valid event: {exc}"]) from None
+        try:
+            if not events and isinstance(record, dict):
+                _check_version(record.get("schema", 1))
+            event = from_record(record)
+            if not events:
+                length = _check_start(event)
+            check_base(event, event.kind, length)
+        except RecursionError:
+            raise TranscriptError([f"{where}: not a valid event: nested too deeply"]) from None
+        except EventError as exc:
+            raise TranscriptError([f"{where}: not a valid event: {exc}"]) from None
+        expected = len(events) + 1
+        if event.seq != expected:
+            problem = ("a duplicate" if event.seq < expected else "a gap before it")
+            raise TranscriptError([f"{where}: seq {event.seq} where {expected} was expected "
+                                   f"({problem}); the log is damaged"])
         events.append(event)
     return ReadLog(tuple(events), warning)
 
 
-def iter_kind(events: tuple[dict[str, Any], ...], kind: str) -> Iterator[dict[str, Any]]:
-    return (e for e in events if e.get("kind") == kind)
+def _check_start(event: Event) -> int | None:
+    if not isinstance(event, SessionStart):
+        raise EventError(f"the first event must be session_start, not {event.kind}")
+    return event.length_minutes
+
+
+def _check_version(version: object) -> None:
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        raise EventError(f"transcript schema version {version!r} is not one this raceday reads "
+                         f"(it reads {', '.join(map(str, READABLE_VERSIONS))}; it writes "
+                         f"{SCHEMA_VERSION})")
+
+
+def of_kind(events: Sequence[Event], kind: type[E]) -> Iterator[E]:
+    """The events of one kind, in order, typed as that kind."""
+    return (e for e in events if isinstance(e, kind))

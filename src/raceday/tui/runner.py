@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from raceday.engine.clock import Pace
+from raceday.errors import RacedayError
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -193,9 +194,20 @@ class SessionRunner:
         def job() -> list[Message]:
             session = self._need()
             score = session.end(reason)
+            write_session_debrief(session.folder)
             return [SessionEnded(score.to_json(), session.folder, list(session.events))]
 
         self.submit("end", job, refresh=False)
+
+
+def write_session_debrief(folder: Path) -> None:
+    """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it."""
+    from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
+
+    try:
+        write_debrief(folder)
+    except (RacedayError, OSError):
+        pass  # the end screen builds its debrief from the events, not from this file
 
 
 def _one_line(exc: BaseException) -> str:

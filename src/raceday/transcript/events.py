@@ -1,0 +1,578 @@
+"""Every kind of event a session records: the contract between the engine and what shows it.
+
+Each kind is a frozen dataclass. This module alone turns events into JSON lines and back,
+and validates a line once, at the edge, so every consumer (the TUI, the debrief, `review`,
+`transcript`, scoring) reads typed values and never picks a dict apart.
+
+Schema versions: 2 is written today (`session_start.schema`). A log without the field was
+written before it existed (version 1); its lines have the same shape and read the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+
+JSON = Any  # a JSON value as json.loads gives it (rows of results, the score's sections)
+
+_CLOCK = re.compile(r"^\d\d:\d\d$")
+_MAX_MINUTE = 7 * 24 * 60  # no exercise is longer than a week
+
+
+class EventError(ValueError):
+    """A line that is not a valid event; the message names the field and what is wrong."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """What every event carries: its place in the log and the clock it happened at."""
+
+    kind: ClassVar[str] = ""
+    seq: int = 0
+    sim_time: str = ""
+    minute: int = 0
+    wall_time: str = ""
+
+
+# -- the session ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reveal:
+    """One entry of that night's timeline, set beside the team's in the debrief."""
+
+    at: str
+    title: str
+    source: str
+    phase: str | None = None
+    event_at: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FindingInfo:
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStart(Event):
+    kind: ClassVar[str] = "session_start"
+    schema: int = 1
+    exercise: str
+    title: str
+    players: tuple[str, ...]
+    automated: tuple[str, ...]
+    pace: str
+    clock_start: str
+    zone: str
+    summary: str
+    roles: Mapping[str, str]
+    event_timeline: tuple[Reveal, ...] = ()
+    event_figures: Mapping[str, int | None] = field(default_factory=dict)
+    findings: Mapping[str, FindingInfo] = field(default_factory=dict)
+    length_minutes: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimelineEnd(Event):
+    kind: ClassVar[str] = "timeline_end"
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Wait(Event):
+    kind: ClassVar[str] = "wait"
+    until: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inject(Event):
+    kind: ClassVar[str] = "inject"
+    id: str
+    inject_kind: str
+    title: str
+    text: str = ""
+    to: tuple[str, ...] = ()
+    source: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Note(Event):
+    kind: ClassVar[str] = "note"
+    text: str
+    role: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refused(Event):
+    """An action the session would not take (a monitor that writes, an unknown finding…)."""
+
+    kind: ClassVar[str] = "refused"
+    action: str
+    error: str
+    role: str | None = None
+    name: str | None = None
+    sql: str | None = None
+    statement: str | None = None
+
+
+# -- statements and the automation ------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Statement(Event):
+    """One SQL statement, a player's or the automation's, and what it did."""
+
+    kind: ClassVar[str] = "statement"
+    role: str
+    sql: str
+    ok: bool
+    rowcount: int | None = None
+    rows: int | None = None
+    truncated: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    elapsed_ms: float = 0.0
+    automated: bool = False
+    task: str | None = None
+    statement: str | None = None
+    break_glass: bool = False
+    schema_changed: bool = False
+    writes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Automation(Event):
+    """One run of an automated task: applied, failed, changed 0 rows, or skipped."""
+
+    kind: ClassVar[str] = "automation"
+    role: str
+    task: str
+    title: str
+    outcome: str  # applied | failed | zero_rows | skipped
+    attempt: int = 0
+    next: str | None = None
+    changed: int | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskDue(Event):
+    kind: ClassVar[str] = "task_due"
+    role: str
+    task: str
+    title: str
+    context: str = ""
+    hint_available: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskDone(Event):
+    kind: ClassVar[str] = "task_done"
+    role: str
+    task: str
+    title: str
+    points: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Edit(Event):
+    """A change to one of the automation's own statements."""
+
+    kind: ClassVar[str] = "edit"
+    role: str
+    statement: str
+    sql: str
+    before: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaceStep(Event):
+    kind: ClassVar[str] = "race_step"
+    step: str
+    title: str
+    happened: bool = True
+    by_player: bool = False
+
+
+# -- the world's health -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault(Event):
+    kind: ClassVar[str] = "fault"
+    invariant: str
+    fault: str
+    relapse: bool = False
+    rows: tuple[tuple[JSON, ...], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class InvariantClear(Event):
+    kind: ClassVar[str] = "invariant_clear"
+    invariant: str
+    fault: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Restored(Event):
+    kind: ClassVar[str] = "restored"
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Milestone(Event):
+    kind: ClassVar[str] = "milestone"
+    id: str
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckFailed(Event):
+    """One of the exercise's own checks could not run against the team's world."""
+
+    kind: ClassVar[str] = "check_failed"
+    sql: str
+    error: str
+
+
+# -- monitors, findings, hints ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonitorSaved(Event):
+    kind: ClassVar[str] = "monitor_saved"
+    role: str
+    name: str
+    sql: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonitorRemoved(Event):
+    kind: ClassVar[str] = "monitor_removed"
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonitorError(Event):
+    kind: ClassVar[str] = "monitor_error"
+    name: str
+    error: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Alert(Event):
+    kind: ClassVar[str] = "alert"
+    name: str
+    role: str
+    columns: tuple[str, ...] = ()
+    rows: tuple[tuple[JSON, ...], ...] = ()
+    count: int = 0
+    matched: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertClear(Event):
+    kind: ClassVar[str] = "alert_clear"
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Detected(Event):
+    kind: ClassVar[str] = "detected"
+    how: str
+    latency_minutes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Declaration(Event):
+    kind: ClassVar[str] = "declaration"
+    role: str
+    finding: str
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hint(Event):
+    kind: ClassVar[str] = "hint"
+    id: str
+    text: str
+    cost: int = 0
+    task: str | None = None
+
+
+# -- the replay and the score -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepReplay:
+    """One race step as the replay saw it."""
+
+    id: str
+    title: str
+    status: str  # prevented | happened | not reached
+    at: str | None = None
+    outcome: str = ""  # what the step's statements did: "applied (1 row)", "refused: ...", ...
+    next: str | None = None
+    faults_after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockedWrite:
+    """A write of the normal night that the original world took and the team's refused."""
+
+    task: str
+    at: str
+    outcome: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayGuards:
+    """The guard points a replay earns on its own."""
+
+    points: int
+    max: int
+    penalty: int = 0
+    worth: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayResult:
+    """What replaying the race against the team's database showed."""
+
+    steps: tuple[StepReplay, ...] = ()
+    fault_at: str | None = None
+    blocked_good_writes: tuple[BlockedWrite, ...] = ()
+    warnings: tuple[str, ...] = ()
+    folder: str = ""
+
+    @property
+    def prevented(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.steps if s.status == "prevented")
+
+    @property
+    def happened(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.steps if s.status == "happened")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replay(Event):
+    kind: ClassVar[str] = "replay"
+    available: bool
+    result: ReplayResult | None = None
+    guards: ReplayGuards | None = None
+    note: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreEvent(Event):
+    """The final score. `score` is the verdict as scoring decided it (see `verdicts`)."""
+
+    kind: ClassVar[str] = "score"
+    reason: str
+    score: Mapping[str, JSON]
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    SessionStart, TimelineEnd, Wait, Inject, Note, Refused, Statement, Automation, TaskDue,
+    TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
+    MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
+    Replay, ScoreEvent,
+)
+BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
+_BASE_FIELDS = ("seq", "sim_time", "minute", "kind")
+
+
+# -- to JSON ------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_record(event: Event) -> dict[str, Any]:
+    """The event as the JSON object written to `events.jsonl`.
+
+    Optional fields left at an empty default are not written, so a log stays readable.
+    """
+    record: dict[str, Any] = {"seq": event.seq, "sim_time": event.sim_time,
+                              "minute": event.minute, "kind": event.kind}
+    if isinstance(event, ScoreEvent):  # the score's sections sit at the top level (the contract)
+        record["reason"] = event.reason
+        record.update(_plain(event.score))
+    elif isinstance(event, Replay):
+        record["available"] = event.available
+        for name in ("note", "error"):
+            if getattr(event, name) is not None:
+                record[name] = getattr(event, name)
+        if event.guards is not None:
+            record["guards"] = _plain(event.guards)
+        if event.result is not None:
+            result = event.result
+            record.update(_plain(result))
+            record["prevented"] = list(result.prevented)
+            record["happened"] = list(result.happened)
+    else:
+        for f in dataclasses.fields(event):
+            if f.name in _BASE_FIELDS or f.name == "wall_time":
+                continue
+            value = getattr(event, f.name)
+            if _is_empty_default(f, value):
+                continue
+            record[f.name] = _plain(value)
+    record["wall_time"] = event.wall_time
+    return record
+
+
+def _is_empty_default(f: dataclasses.Field[Any], value: Any) -> bool:
+    """Left at its default (a value that says nothing), so not worth a place in the line."""
+    if f.default is not dataclasses.MISSING:
+        return f.default in (None, False, (), "") and bool(value == f.default)
+    if f.default_factory is not dataclasses.MISSING:
+        return bool(value == f.default_factory())
+    return False
+
+
+def to_json_line(event: Event) -> str:
+    return json.dumps(to_record(event), ensure_ascii=False, default=str)
+
+
+# -- from JSON ----------------------------------------------------------------------------------
+
+
+def from_record(record: Any) -> Event:
+    """A typed event from one decoded JSON line; `EventError` names what is wrong."""
+    if not isinstance(record, dict):
+        raise EventError("not an event object")
+    kind = record.get("kind")
+    if not isinstance(kind, str):
+        raise EventError("no 'kind'")
+    cls = BY_KIND.get(kind)
+    if cls is None:
+        raise EventError(f"unknown event kind {kind!r}")
+    data = dict(record)
+    data.pop("kind")
+    if cls is ScoreEvent:
+        base = {k: data.pop(k) for k in ("seq", "sim_time", "minute", "wall_time") if k in data}
+        reason = data.pop("reason", "ended")
+        data = {**base, "reason": reason, "score": data}
+    elif cls is Replay:
+        result_keys = {f.name for f in dataclasses.fields(ReplayResult)}
+        if data.get("available") and "steps" in data:
+            data["result"] = {k: data.pop(k) for k in list(data) if k in result_keys}
+        for derived in ("prevented", "happened"):
+            data.pop(derived, None)
+    return typing.cast(Event, _build(cls, data, kind))
+
+
+def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [k for k in data if k not in fields]
+    if unknown:
+        raise EventError(f"{where}: unknown field {unknown[0]!r}")
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        if name not in data:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise EventError(f"{where}: missing field {name!r}")
+            continue
+        values[name] = _coerce(hints[name], data[name], f"{where}.{name}")
+    return cls(**values)
+
+
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _coerce(tp: Any, value: Any, where: str) -> Any:
+    """Check `value` against the annotation `tp`, turning lists into tuples and objects into
+    the dataclasses they stand for."""
+    if tp is Any:
+        return value
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(tp)
+        if value is None:
+            if type(None) in options:
+                return None
+            raise EventError(f"{where}: must not be null")
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _coerce(option, value, where)
+            except EventError:
+                continue
+        raise EventError(f"{where}: {_kind_of(value)} is not {_name(tp)}")
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise EventError(f"{where}: expected a list, got {_kind_of(value)}")
+        (item, _) = typing.get_args(tp)
+        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin in (Mapping, dict, typing.Mapping):
+        if not isinstance(value, dict):
+            raise EventError(f"{where}: expected an object, got {_kind_of(value)}")
+        _, item = typing.get_args(tp)
+        return {k: _coerce(item, v, f"{where}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise EventError(f"{where}: expected an object, got {_kind_of(value)}")
+        return _build(typing.cast(type[Any], tp), value, where)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise EventError(f"{where}: expected true or false, got {_kind_of(value)}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise EventError(f"{where}: expected a whole number, got {_kind_of(value)}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise EventError(f"{where}: expected a number, got {_kind_of(value)}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise EventError(f"{where}: expected text, got {_kind_of(value)}")
+        return value
+    raise EventError(f"{where}: cannot read a value of type {_name(tp)}")  # pragma: no cover
+
+
+def _kind_of(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "text", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def _name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def check_base(event: Event, where: str, length_minutes: int | None) -> None:
+    """The fields every event has: a clock face and a minute inside the exercise."""
+    if not _CLOCK.match(event.sim_time):
+        raise EventError(f"{where}: sim_time {event.sim_time!r} is not HH:MM")
+    limit = length_minutes if length_minutes is not None else _MAX_MINUTE
+    if not 0 <= event.minute <= limit:
+        raise EventError(f"{where}: minute {event.minute} is outside the exercise (0 to {limit})")
