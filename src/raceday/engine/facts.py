@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from raceday.exercise.model import Exercise, RaceStep
 from raceday.transcript.events import ReplayResult
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.engine.session import Session
