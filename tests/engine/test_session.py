@@ -66,7 +66,7 @@ def test_a_players_sql_error_is_play_not_a_crash(make_session: MakeSession) -> N
     results = session.execute("operator", "SELEC nonsense")
     assert not results[0].ok
     event = next(e for e in kinds(session, ev.Statement) if not e.automated)
-    assert event.ok is False and "syntax" in event.error
+    assert event.ok is False and "syntax" in (event.error or "")
 
 
 def test_the_kill_switch_skips_the_automation(make_session: MakeSession) -> None:
@@ -132,7 +132,7 @@ def test_a_guard_prevents_the_race_and_detection_is_not_needed(make_session: Mak
     assert not score.fault["occurred"]
     assert score.sections["guards"].extra["prevented"] == ["stale-write"]
     refused = [e for e in kinds(session, ev.Statement) if e.automated and not e.ok]
-    assert "stale write refused" in refused[0].error
+    assert "stale write refused" in (refused[0].error or "")
     assert score.sections["detection"].points == 30
     assert score.sections["recovery"].points == 30
     retries = [e for e in kinds(session, ev.Automation) if e.outcome == "failed"]

@@ -188,7 +188,7 @@ def test_solo_complete_stops_every_mistake_and_scores_full_marks(tmp_path: Path)
     assert outcomes(result) == GUARDED_OUTCOMES
     # Each refusal is the guard's own: a CHECK, a foreign key, the trigger; the version
     # check and the fencing token change 0 rows; the unique key makes the retry a no-op.
-    failed = [(e.sim_time, e.statement, e.error_kind, e.error)
+    failed = [(e.sim_time, e.statement, e.error_kind, e.error or "")
               for e in kinds(events, ev.Statement) if e.automated and not e.ok]
     assert [(t, s, k) for t, s, k, _ in failed] == [
         ("09:15", "a-sync", "constraint"),
