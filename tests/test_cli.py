@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from raceday.cli import main
+from raceday.transcript.events import Statement
+from raceday.transcript.log import of_kind, read_events
 
 ROOT = Path(__file__).resolve().parent.parent
 LOST = ROOT / "exercises" / "lost-update-basics"
@@ -85,9 +87,9 @@ def test_a_players_sql_error_is_play_and_exits_zero(
     code, out, _ = run(capsys, "run", str(LOST), "--script", str(script), "--json",
                        "--transcripts", str(tmp_path / "t"))
     assert code == 0
-    events = (Path(json.loads(out)["session"]) / "events.jsonl").read_text().splitlines()
-    statement = next(json.loads(e) for e in events if '"statement"' in e and "SELEC" in e)
-    assert statement["ok"] is False
+    events = read_events(Path(json.loads(out)["session"])).events
+    statement = next(e for e in of_kind(events, Statement) if "SELEC" in e.sql)
+    assert statement.ok is False
 
 
 @pytest.mark.parametrize(
@@ -146,11 +148,29 @@ def test_brief_prints_the_roles_and_the_scoring(capsys: pytest.CaptureFixture[st
     assert "responder" in out and "Detection" in out and "dns_answer" in out
 
 
+EXAMPLE = ROOT / "transcripts" / "examples" / "lost-update-basics-solo-complete"
+
+
 def test_the_committed_example_transcript_still_reads(capsys: pytest.CaptureFixture[str]) -> None:
-    example = ROOT / "transcripts" / "examples" / "lost-update-basics-solo-complete"
-    code, out, err = run(capsys, "transcript", str(example))
+    code, out, err = run(capsys, "transcript", str(EXAMPLE))
     assert code == 0, err
     assert "Score 100/100" in out
-    code, out, err = run(capsys, "debrief", str(example), "--format", "md")
+    assert "FAULT: primary_db" in out and "RESTORED" in out and "applied (1 row)" in out
+
+
+def test_the_committed_example_transcript_still_has_a_debrief(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "debrief", str(EXAMPLE), "--format", "md")
     assert code == 0, err
     assert out.startswith("# Debrief: The lost update")
+
+
+def test_run_prints_the_score_and_where_the_session_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = write_script(tmp_path, "steps:\n  - as: operator\n    sql: SELECT * FROM config\n"
+                                    "  - end: true\n")
+    code, out, err = run(capsys, "run", "lost-update-basics", "--script", str(script),
+                         "--transcripts", str(tmp_path / "t"))
+    assert code == 0, err
+    assert "Score " in out and "No fault occurred." in out
+    assert f"Transcript: {tmp_path / 't'}" in out.replace("\n", "")

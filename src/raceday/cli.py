@@ -155,7 +155,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     from raceday.commands import load_named_exercise
     from raceday.engine.headless import run_script
     from raceday.engine.script import load_script
+    from raceday.transcript.events import ScoreEvent
     from raceday.transcript.render import print_score
+    from raceday.transcript.score_view import read_score
 
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
@@ -164,19 +166,23 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
-        print_score(result, out)
+        score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
+        print_score(read_score(score), out, session.folder)
     return EXIT_OK
 
 
 def _write_debrief(folder: pathlib.Path) -> None:
-    """The session is saved whatever happens here; a debrief can be written again later."""
-    from raceday.errors import RacedayError
+    """The session is saved whatever happens here; a debrief can be written again later.
+
+    Any failure is a warning, not the command's: the score is decided and the transcript
+    complete, so `raceday run` still prints them and exits 0."""
     from raceday.transcript.debrief import write_debrief
 
     try:
         write_debrief(folder)
-    except (RacedayError, OSError) as exc:
-        sys.stderr.write(f"raceday: warning: debrief not written ({exc}); "
+    except Exception as exc:  # the debrief is a rendering; the session stands
+        why = str(exc) if isinstance(exc, (RacedayError, OSError)) else repr(exc)
+        sys.stderr.write(f"raceday: warning: debrief not written ({why}); "
                          f"`raceday debrief {folder}` writes it again\n")
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.session import Session
+from raceday.transcript import events as ev
 
 
 def test_speed_maps_wall_seconds_to_simulated_minutes() -> None:
@@ -55,5 +56,5 @@ def test_in_the_live_pace_statements_cost_no_time(
     clock.start(wall=0.0)
     live.advance_to(int(clock.minutes(6.0)))  # the caller's tick
     assert live.clock_face == "00:06"
-    assert any(e["kind"] == "automation" and e["task"] == "write" for e in live.events)
+    assert any(isinstance(e, ev.Automation) and e.task == "write" for e in live.events)
     live.end()

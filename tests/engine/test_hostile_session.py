@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -10,6 +9,8 @@ import pytest
 
 from raceday.commands import load_named_exercise
 from raceday.engine.headless import open_session
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
 
 RUNAWAY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 
@@ -54,9 +55,9 @@ def test_hostile_sql_is_refused_recorded_and_play_goes_on(
     created = _files(tmp_path) - before
     assert all(session.folder in p.parents for p in created), created
     assert not any(outside.iterdir())
-    events = [json.loads(line) for line in (session.folder / "events.jsonl").read_text().splitlines()]
-    refused = [e for e in events if e["kind"] == "statement" and not e["ok"] and not e["automated"]]
-    assert refused and needle in refused[0]["error"]
+    events = read_events(session.folder).events
+    refused = [e for e in of_kind(events, ev.Statement) if not e.ok and not e.automated]
+    assert refused and needle in (refused[0].error or "")
 
 
 def test_a_read_of_ravedays_own_state_finds_nothing_to_read(tmp_path: Path) -> None:

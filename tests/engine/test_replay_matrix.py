@@ -17,9 +17,9 @@ Then the same for lost-update-basics: its six guards each stop their own replaye
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,13 +31,14 @@ from raceday.engine.script import load_script
 from raceday.engine.session import Session
 from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGSHIP = ROOT / "exercises" / "dynamodb-dns-race"
 LOST_UPDATE = ROOT / "exercises" / "lost-update-basics"
 STEPS = ["stale-apply", "active-plan-delete", "empty-answer", "wedged-automation"]
 REGIONAL = "dynamodb.us-east-1.amazonaws.com"
-VARYING = {"seq", "wall_time", "folder"}  # what may differ between two replays of one world
 
 # An action is ("sql", text) run as the responder, or ("edit", statement id, new text).
 Action = tuple[str, ...]
@@ -274,7 +275,7 @@ INSTALL_FAILS = {"fk-view-left": "error in view dns_answer: no such table: main.
 
 @dataclass
 class Replayed:
-    replay: dict[str, Any]  # the replay event
+    replay: ev.ReplayResult  # what the replay event found
     guards: dict[str, Any]  # the score's guards section
     errors: list[str]  # what the responder's statements refused while installing
     session: Session
@@ -288,7 +289,7 @@ def install(session: Session, combo: str, role: str = "responder") -> list[str]:
                 errors += [r.error or "" for r in session.execute(role, action[1]) if not r.ok]
             else:
                 event = session.edit_statement(role, action[1], action[2])
-                assert event["kind"] == "edit", event
+                assert isinstance(event, ev.Edit), event
     return errors
 
 
@@ -307,16 +308,21 @@ def replayed(flagship: Exercise, tmp_path_factory: pytest.TempPathFactory,
         if combo not in done:
             session = open_session(flagship, ("responder",), tmp_path_factory.mktemp("matrix"))
             errors = install(session, combo)
-            event = session.replay()
+            result = replay_result(session.replay())
             score = session.end().to_json()
-            done[combo] = Replayed(event, score["guards"], errors, session)
+            done[combo] = Replayed(result, score["guards"], errors, session)
         return done[combo]
 
     yield get
 
 
-def step(replay: dict[str, Any], step_id: str) -> dict[str, Any]:
-    return next(s for s in replay["steps"] if s["id"] == step_id)
+def replay_result(event: ev.Replay) -> ev.ReplayResult:
+    assert event.available and event.result is not None, event
+    return event.result
+
+
+def step(replay: ev.ReplayResult, step_id: str) -> ev.StepReplay:
+    return next(s for s in replay.steps if s.id == step_id)
 
 
 # -- the matrix -----------------------------------------------------------------------------
@@ -333,22 +339,21 @@ def test_each_guard_is_judged_by_what_it_stops(
     else:
         assert got.errors == []
     replay = got.replay
-    assert replay["available"] is True
-    assert [s["id"] for s in replay["steps"]] == STEPS
+    assert [s.id for s in replay.steps] == STEPS
     prevented = [s for s in STEPS if s not in expect.happened]
-    assert replay["happened"] == list(expect.happened)
-    assert replay["prevented"] == prevented
-    assert {s: step(replay, s)["at"] for s in expect.happened} == expect.happened
-    assert replay["fault_at"] == expect.fault_at
+    assert list(replay.happened) == list(expect.happened)
+    assert list(replay.prevented) == prevented
+    assert {s: step(replay, s).at for s in expect.happened} == expect.happened
+    assert replay.fault_at == expect.fault_at
     if combo == "fk-view-left":  # the exercise's own checks cannot run without `endpoint`
-        assert any("no such table: endpoint" in w for w in replay["warnings"])
+        assert any("no such table: endpoint" in w for w in replay.warnings)
     else:
-        assert replay["warnings"] == []
-    blocked = replay["blocked_good_writes"]
+        assert replay.warnings == ()
+    blocked = replay.blocked_good_writes
     if expect.blocked is None:
-        assert blocked == []
+        assert blocked == ()
     else:
-        assert (blocked[0]["task"], blocked[0]["at"]) == expect.blocked
+        assert (blocked[0].task, blocked[0].at) == expect.blocked
     # The score follows the replay.
     assert got.guards["prevented"] == prevented
     assert got.guards["happened"] == list(expect.happened)
@@ -363,15 +368,15 @@ def test_a_refusal_is_named_in_the_step_that_it_stopped(
     replayed: Callable[[str], Replayed],
 ) -> None:
     # Enactor A's apply runs once (23:48), so its step shows exactly what stopped it.
-    assert step(replayed("forward-only").replay, "stale-apply")["outcome"] == (
+    assert step(replayed("forward-only").replay, "stale-apply").outcome == (
         "refused (constraint): refused: older than the plan in service")
-    assert step(replayed("rollback-older").replay, "stale-apply")["outcome"] == (
+    assert step(replayed("rollback-older").replay, "stale-apply").outcome == (
         "refused (constraint): refused: the rollback must be older than the plan")
-    assert step(replayed("conditional-a").replay, "stale-apply")["outcome"] == "0 rows changed"
-    assert step(replayed("fence").replay, "stale-apply")["outcome"] == "0 rows changed"
+    assert step(replayed("conditional-a").replay, "stale-apply").outcome == "0 rows changed"
+    assert step(replayed("fence").replay, "stale-apply").outcome == "0 rows changed"
     happened = step(replayed("none").replay, "wedged-automation")
-    assert happened["outcome"] == "read 1 row; refused (constraint): FOREIGN KEY constraint failed"
-    assert happened["faults_after"] == ["An endpoint's DNS answer is empty"]
+    assert happened.outcome == "read 1 row; refused (constraint): FOREIGN KEY constraint failed"
+    assert happened.faults_after == ("An endpoint's DNS answer is empty",)
 
 
 @pytest.mark.parametrize("combo", ["freeze-endpoint", "keep-every-plan", "fk-view-left"])
@@ -379,8 +384,8 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(
     combo: str, replayed: Callable[[str], Replayed]
 ) -> None:
     got = replayed(combo)
-    blocked = got.replay["blocked_good_writes"]
-    tasks = {b["task"] for b in blocked}
+    blocked = got.replay.blocked_good_writes
+    tasks = {b.task for b in blocked}
     # Only the normal night's own tasks: the delayed Enactor A is not part of it.
     assert tasks <= {"enactor-b-apply", "enactor-c-apply", "enactor-b-cleanup",
                      "enactor-c-cleanup"}
@@ -394,32 +399,32 @@ def test_a_prevented_clean_up_step_shows_the_refused_run(
     replayed: Callable[[str], Replayed],
 ) -> None:
     got = step(replayed("plan-in-use+no-empty-answer").replay, "active-plan-delete")
-    assert got["at"] == "23:48"
-    assert got["outcome"].startswith("refused (constraint): refused: an endpoint serves")
+    assert got.at == "23:48"
+    assert got.outcome.startswith("refused (constraint): refused: an endpoint serves")
 
 
 # -- the replay against the live night -----------------------------------------------------
 
 
-def _events(folder: Path) -> list[dict[str, Any]]:
-    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines]
+def _events(folder: Path) -> tuple[ev.Event, ...]:
+    return read_events(folder).events
 
 
-def _automation(events: list[dict[str, Any]], skip: frozenset[str] = frozenset(),
+def _automation(events: Sequence[ev.Event], skip: frozenset[str] = frozenset(),
                 ) -> list[tuple[Any, ...]]:
     """What the automation did, statement by statement, and each run's outcome (leaving out
     the tasks in `skip`: a player's tasks, which the replay, with no players, "runs")."""
     out: list[tuple[Any, ...]] = []
     for e in events:
-        if e["kind"] == "statement" and e["automated"]:
-            out.append((e["sim_time"], e["task"], e["statement"], e["ok"], e["rowcount"],
-                        e["error"]))
-        elif e["kind"] == "automation" and e["task"] in skip:
-            continue
-        elif e["kind"] in {"automation", "race_step", "fault", "invariant_clear"}:
-            out.append((e["sim_time"], e["kind"], e.get("task") or e.get("step")
-                        or e.get("invariant"), e.get("outcome"), e.get("next")))
+        if isinstance(e, ev.Statement) and e.automated:
+            out.append((e.sim_time, e.task, e.statement, e.ok, e.rowcount, e.error))
+        elif isinstance(e, ev.Automation):
+            if e.task not in skip:
+                out.append((e.sim_time, e.kind, e.task, e.outcome, e.next))
+        elif isinstance(e, ev.RaceStep):
+            out.append((e.sim_time, e.kind, e.step, None, None))
+        elif isinstance(e, (ev.Fault, ev.InvariantClear)):
+            out.append((e.sim_time, e.kind, e.invariant, None, None))
     return out
 
 
@@ -434,15 +439,15 @@ def test_without_guards_the_replay_is_the_live_night(
     live.end()
     replay = replayed("none").replay
     # The same race steps at the same clock times, the fault at 23:48 ...
-    live_steps = {e["step"]: e["sim_time"] for e in live_events if e["kind"] == "race_step"}
+    live_steps = {e.step: e.sim_time for e in of_kind(live_events, ev.RaceStep)}
     assert live_steps == AS_THAT_NIGHT
-    assert {s["id"]: s["at"] for s in replay["steps"]} == live_steps
-    assert [e["sim_time"] for e in live_events if e["kind"] == "fault"] == ["23:48"]
-    assert replay["fault_at"] == "23:48"
+    assert {s.id: s.at for s in replay.steps} == live_steps
+    assert [e.sim_time for e in of_kind(live_events, ev.Fault)] == ["23:48"]
+    assert replay.fault_at == "23:48"
     # ... and, run for run, statement for statement, the same automation.
-    race = _events(Path(replay["folder"]) / "race")
+    race = _events(Path(replay.folder) / "race")
     assert _automation(race) == _automation(live_events)
-    assert race[-1]["sim_time"] == "01:00"
+    assert race[-1].sim_time == "01:00"
 
 
 def _dump(session: Session, path: Path) -> list[str]:
@@ -467,22 +472,18 @@ def test_replays_are_deterministic_and_leave_the_live_world_alone(
     after = _dump(session, tmp_path / "after.db")
     assert after == before
     assert session.minute == minute  # a replay spends no time on the live clock
-    assert [e["kind"] for e in session.events[count:]] == ["replay", "replay"]
-    assert first["folder"] != second["folder"]
-    assert Path(first["folder"]).parent == Path(second["folder"]).parent == (
-        session.folder / "replay")
-    stable = [{k: v for k, v in e.items() if k not in VARYING} for e in (first, second)]
-    assert stable[0] == stable[1]
-    assert first["prevented"] == STEPS
+    assert [type(e) for e in session.events[count:]] == [ev.Replay, ev.Replay]
+    one, two = replay_result(first), replay_result(second)
+    assert one.folder != two.folder
+    assert Path(one.folder).parent == Path(two.folder).parent == session.folder / "replay"
+    # what may differ between two replays of one world: the place in the log, the folder
+    assert dataclasses.replace(one, folder="") == dataclasses.replace(two, folder="")
+    assert first.guards == second.guards
+    assert list(one.prevented) == STEPS
     # The replay event is in the transcript, with its steps.
     session.end()
-    logged = [e for e in _events(session.folder) if e["kind"] == "replay"]
-    assert len(logged) == 2
-    assert logged[0]["seq"] == first["seq"]
-    assert [s["id"] for s in logged[0]["steps"]] == STEPS
-    assert all({"status", "at", "outcome", "next", "faults_after"} <= set(s)
-               for s in logged[0]["steps"])
-    assert logged[0]["prevented"] == STEPS and logged[0]["blocked_good_writes"] == []
+    logged = list(of_kind(_events(session.folder), ev.Replay))
+    assert logged == [first, second]
 
 
 def test_a_clean_up_that_marked_its_plans_is_not_blocked(flagship: Exercise,
@@ -493,16 +494,16 @@ def test_a_clean_up_that_marked_its_plans_is_not_blocked(flagship: Exercise,
                            "UPDATE plan SET deleted_at = :now "
                            "WHERE id < :plan - 7 AND deleted_at IS NULL; "
                            "DELETE FROM plan WHERE deleted_at <= :now - 30")
-    replay = session.replay()
+    replay = replay_result(session.replay())
     session.end()
-    assert replay["blocked_good_writes"] == []
+    assert replay.blocked_good_writes == ()
 
 
 def test_replaying_an_unguarded_world_before_the_race_earns_no_free_points(
     replayed: Callable[[str], Replayed],
 ) -> None:
     got = replayed("none")
-    assert got.replay["fault_at"] == "23:48"
+    assert got.replay.fault_at == "23:48"
     score = got.session.score
     assert score is not None
     assert score.sections["detection"].points == 0
@@ -521,11 +522,12 @@ def test_a_script_with_replay_fills_guards_prevented(flagship: Exercise, tmp_pat
     assert all(p["ok"] for p in result["guards"]["good_path"])
     assert result["fault"]["occurred"] is False
     assert result["total"] == result["max"] == 100
-    replay = next(e for e in _events(Path(result["session"])) if e["kind"] == "replay")
-    assert replay["sim_time"] == "23:06" and replay["warnings"] == []
-    assert replay["blocked_good_writes"] == []
+    event = next(of_kind(_events(Path(result["session"])), ev.Replay))
+    replay = replay_result(event)
+    assert event.sim_time == "23:06" and replay.warnings == ()
+    assert replay.blocked_good_writes == ()
     # The rebuilt endpoint kept its view: the replay's world answers for every endpoint.
-    race = Path(replay["folder"]) / "race.db"
+    race = Path(replay.folder) / "race.db"
     conn = sqlite3.connect(f"file:{race}?mode=ro", uri=True)
     try:
         assert conn.execute("SELECT count(DISTINCT endpoint) FROM dns_answer").fetchone() == (4,)
@@ -600,10 +602,11 @@ def lu_replayed(lost_update: Exercise, tmp_path_factory: pytest.TempPathFactory,
                 if action[0] == "sql":
                     assert all(r.ok for r in session.execute("operator", action[1]))
                 else:
-                    assert session.edit_statement("operator", action[1], action[2])["kind"] == "edit"
-            event = session.replay()
+                    edit = session.edit_statement("operator", action[1], action[2])
+                    assert isinstance(edit, ev.Edit), edit
+            result = replay_result(session.replay())
             score = session.end().to_json()
-            done[guard] = Replayed(event, score["guards"], [], session)
+            done[guard] = Replayed(result, score["guards"], [], session)
         return done[guard]
 
     return get
@@ -616,12 +619,12 @@ def test_each_lost_update_guard_stops_its_own_mistake_and_no_other(
     got = lu_replayed(guard)
     own = LU_OWN[guard]
     replay = got.replay
-    assert replay["prevented"] == [own]
-    assert replay["happened"] == [s for s in LU_STEPS if s != own]
-    assert {s["id"]: s["at"] for s in replay["steps"] if s["status"] == "happened"} == {
+    assert replay.prevented == (own,)
+    assert list(replay.happened) == [s for s in LU_STEPS if s != own]
+    assert {s.id: s.at for s in replay.steps if s.status == "happened"} == {
         s: t for s, t in LU_LIVE_NIGHT.items() if s != own}
-    assert replay["fault_at"] == LU_FAULT[guard]
-    assert replay["blocked_good_writes"] == [] and replay["warnings"] == []
+    assert replay.fault_at == LU_FAULT[guard]
+    assert replay.blocked_good_writes == () and replay.warnings == ()
     assert got.guards["prevented"] == [own]
     assert got.guards["points"] == 5
     assert all(p["ok"] for p in got.guards["good_path"])
@@ -636,15 +639,14 @@ def test_without_guards_the_lost_update_replay_is_the_live_morning(
     live_events = list(live.events)
     live.end()
     replay = lu_replayed("none").replay
-    assert {e["step"]: e["sim_time"] for e in live_events if e["kind"] == "race_step"} == (
-        LU_LIVE_NIGHT)
-    assert {s["id"]: s["at"] for s in replay["steps"]} == LU_LIVE_NIGHT
-    assert replay["happened"] == LU_STEPS and replay["fault_at"] == LU_FAULT["none"]
+    assert {e.step: e.sim_time for e in of_kind(live_events, ev.RaceStep)} == LU_LIVE_NIGHT
+    assert {s.id: s.at for s in replay.steps} == LU_LIVE_NIGHT
+    assert list(replay.happened) == LU_STEPS and replay.fault_at == LU_FAULT["none"]
     # The operator's own tasks (repair, the six guards) have no statements: with no players
     # in the replay nothing runs for them and nothing is logged.
     players = frozenset(t.id for t in lost_update.tasks if t.role == "operator")
-    race = _events(Path(replay["folder"]) / "race")
-    assert [e for e in race if e["kind"] == "automation" and e["task"] in players] == []
+    race = _events(Path(replay.folder) / "race")
+    assert [e for e in of_kind(race, ev.Automation) if e.task in players] == []
     assert _automation(race, players) == _automation(live_events)
 
 
@@ -655,9 +657,9 @@ def test_freezing_config_blocks_the_failover_and_is_penalised(
     # late-save, backwards: 15 points) and also writer A's failover on the normal morning
     # (-5) and the good path that moves primary_db (-5).
     got = lu_replayed("freeze-config")
-    assert got.replay["prevented"] == ["stale-retry", "late-save", "backwards"]
-    assert got.replay["blocked_good_writes"] == [
-        {"task": "a-failover", "at": "09:02", "outcome": "refused (constraint): config is frozen"}]
+    assert got.replay.prevented == ("stale-retry", "late-save", "backwards")
+    assert got.replay.blocked_good_writes == (ev.BlockedWrite(
+        task="a-failover", at="09:02", outcome="refused (constraint): config is frozen"),)
     assert [p["id"] for p in got.guards["good_path"] if not p["ok"]] == ["primary-can-move"]
     assert got.guards["points"] == 5
 
@@ -670,7 +672,7 @@ def test_all_six_guards_from_a_script_prevent_every_step(
     assert result["guards"]["prevented"] == LU_STEPS
     assert result["guards"]["points"] == 30
     assert result["guards"]["reasons"][0].startswith("guards: judged by the replay")
-    replay = next(e for e in _events(Path(result["session"])) if e["kind"] == "replay")
-    assert replay["fault_at"] is None  # the 09:03 save changes 0 rows against version 2
-    assert replay["blocked_good_writes"] == [] and replay["warnings"] == []
+    replay = replay_result(next(of_kind(_events(Path(result["session"])), ev.Replay)))
+    assert replay.fault_at is None  # the 09:03 save changes 0 rows against version 2
+    assert replay.blocked_good_writes == () and replay.warnings == ()
     assert result["total"] == result["max"] == 100

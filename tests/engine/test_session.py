@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 import pytest
 from engine_fixtures import tiny_exercise
 
 from raceday.engine.session import Session, SessionError
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
 
 MakeSession = Callable[..., Session]
+E = TypeVar("E", bound=ev.Event)
 
 
-def kinds(session: Session, kind: str) -> list[dict[str, Any]]:
-    return [e for e in session.events if e["kind"] == kind]
+def kinds(session: Session, kind: type[E]) -> list[E]:
+    return list(of_kind(session.events, kind))
 
 
 def change_limit(session: Session) -> None:
@@ -28,24 +31,24 @@ def test_the_stale_write_happens_when_nobody_guards(make_session: MakeSession) -
     change_limit(session)
     session.advance_to(session.end_minute)
     score = session.end()
-    faults = kinds(session, "fault")
-    assert faults[0]["sim_time"] == "00:05"
+    faults = kinds(session, ev.Fault)
+    assert faults[0].sim_time == "00:05"
     assert score.fault == {"occurred": True, "started_at": "00:05", "invariant": "lost"}
     assert score.sections["guards"].extra["happened"] == ["stale-write"]
     assert score.sections["detection"].points == 0
-    automated = [e for e in kinds(session, "statement") if e["automated"]]
-    assert [e["statement"] for e in automated] == ["b-read", "b-write"]
+    automated = [e for e in kinds(session, ev.Statement) if e.automated]
+    assert [e.statement for e in automated] == ["b-read", "b-write"]
 
 
 def test_events_are_numbered_without_gaps_and_on_disk(make_session: MakeSession) -> None:
     session = make_session()
     change_limit(session)
     session.end()
-    lines = (session.folder / "events.jsonl").read_text().splitlines()
-    on_disk = [json.loads(line) for line in lines]
-    assert [e["seq"] for e in on_disk] == list(range(1, len(on_disk) + 1))
-    assert on_disk[-1]["kind"] == "score"
-    assert all({"seq", "sim_time", "wall_time", "kind"} <= set(e) for e in on_disk)
+    on_disk = read_events(session.folder).events
+    assert on_disk == tuple(session.events)
+    assert [e.seq for e in on_disk] == list(range(1, len(on_disk) + 1))
+    assert isinstance(on_disk[-1], ev.ScoreEvent)
+    assert all(e.sim_time and e.wall_time for e in on_disk)
     assert (session.folder / "world.db").exists()
 
 
@@ -62,8 +65,8 @@ def test_a_players_sql_error_is_play_not_a_crash(make_session: MakeSession) -> N
     session = make_session()
     results = session.execute("operator", "SELEC nonsense")
     assert not results[0].ok
-    event = next(e for e in kinds(session, "statement") if not e["automated"])
-    assert event["ok"] is False and "syntax" in event["error"]
+    event = next(e for e in kinds(session, ev.Statement) if not e.automated)
+    assert event.ok is False and "syntax" in (event.error or "")
 
 
 def test_the_kill_switch_skips_the_automation(make_session: MakeSession) -> None:
@@ -72,8 +75,8 @@ def test_the_kill_switch_skips_the_automation(make_session: MakeSession) -> None
     session.execute("operator", "UPDATE automation SET enabled = 0")
     session.advance_to(session.end_minute)
     score = session.end()
-    skipped = [e for e in kinds(session, "automation") if e["outcome"] == "skipped"]
-    assert skipped and skipped[0]["task"] == "write"
+    skipped = [e for e in kinds(session, ev.Automation) if e.outcome == "skipped"]
+    assert skipped and skipped[0].task == "write"
     assert not score.fault["occurred"]
     assert "never reached" in " ".join(score.sections["guards"].reasons)
 
@@ -85,8 +88,8 @@ def test_a_monitor_alerts_and_detects_the_fault(make_session: MakeSession) -> No
                          "SELECT key FROM config WHERE value = 10 AND version > 1")
     session.advance_to(session.end_minute)
     score = session.end()
-    alert = kinds(session, "alert")[0]
-    assert alert["sim_time"] == "00:05" and alert["matched"] is True
+    alert = kinds(session, ev.Alert)[0]
+    assert alert.sim_time == "00:05" and alert.matched is True
     assert score.sections["detection"].extra["latency_minutes"] == 0
     assert score.sections["detection"].points == 30
 
@@ -94,7 +97,7 @@ def test_a_monitor_alerts_and_detects_the_fault(make_session: MakeSession) -> No
 def test_a_broken_monitor_is_refused_at_once(make_session: MakeSession) -> None:
     session = make_session()
     event = session.save_monitor("operator", "bad", "SELECT nope FROM nowhere")
-    assert event["kind"] == "refused" and "nowhere" in event["error"]
+    assert isinstance(event, ev.Refused) and "nowhere" in event.error
     assert "bad" not in session.monitors
 
 
@@ -114,7 +117,7 @@ def test_declarations_are_judged_and_wrong_ones_cost(make_session: MakeSession) 
 def test_an_unknown_finding_is_refused_with_the_known_ones(make_session: MakeSession) -> None:
     session = make_session()
     event = session.declare("operator", "aliens")
-    assert event["kind"] == "refused" and "stale-write" in event["error"]
+    assert isinstance(event, ev.Refused) and "stale-write" in event.error
 
 
 def test_a_guard_prevents_the_race_and_detection_is_not_needed(make_session: MakeSession) -> None:
@@ -128,12 +131,12 @@ def test_a_guard_prevents_the_race_and_detection_is_not_needed(make_session: Mak
     score = session.end()
     assert not score.fault["occurred"]
     assert score.sections["guards"].extra["prevented"] == ["stale-write"]
-    refused = [e for e in kinds(session, "statement") if e["automated"] and not e["ok"]]
-    assert "stale write refused" in refused[0]["error"]
+    refused = [e for e in kinds(session, ev.Statement) if e.automated and not e.ok]
+    assert "stale write refused" in (refused[0].error or "")
     assert score.sections["detection"].points == 30
     assert score.sections["recovery"].points == 30
-    retries = [e for e in kinds(session, "automation") if e["outcome"] == "failed"]
-    assert retries[0]["next"] == "retry at 00:10"
+    retries = [e for e in kinds(session, ev.Automation) if e.outcome == "failed"]
+    assert retries[0].next == "retry at 00:10"
     assert len(retries) == 5  # 00:05, then every 5 min until 00:25
 
 
@@ -156,16 +159,16 @@ def test_editing_the_automation_makes_its_write_conditional(make_session: MakeSe
     change_limit(session)
     session.advance_to(session.end_minute)
     score = session.end()
-    zero = [e for e in kinds(session, "automation") if e["outcome"] == "zero_rows"]
-    assert zero and zero[0]["next"] == "retry at 00:10"
+    zero = [e for e in kinds(session, ev.Automation) if e.outcome == "zero_rows"]
+    assert zero and zero[0].next == "retry at 00:10"
     assert not score.fault["occurred"]
-    assert kinds(session, "edit")[0]["before"].startswith("UPDATE config SET value = :seen")
+    assert kinds(session, ev.Edit)[0].before.startswith("UPDATE config SET value = :seen")
 
 
 def test_only_schema_roles_may_edit_the_automation(make_session: MakeSession) -> None:
     session = make_session(players=("operator", "reader"))
     event = session.edit_statement("reader", "b-write", "SELECT 1")
-    assert event["kind"] == "refused" and "may not edit" in event["error"]
+    assert isinstance(event, ev.Refused) and "may not edit" in event.error
 
 
 def test_automated_roles_cannot_be_played_without_holding_them(make_session: MakeSession) -> None:
@@ -177,9 +180,9 @@ def test_automated_roles_cannot_be_played_without_holding_them(make_session: Mak
 def test_a_held_automation_role_gets_its_tasks_instead(make_session: MakeSession) -> None:
     session = make_session(players=("operator", "writer-b"))
     session.advance_to(6)
-    due = kinds(session, "task_due")
-    assert [e["task"] for e in due] == ["read", "write"]
-    assert not [e for e in kinds(session, "statement") if e["automated"]]
+    due = kinds(session, ev.TaskDue)
+    assert [e.task for e in due] == ["read", "write"]
+    assert not [e for e in kinds(session, ev.Statement) if e.automated]
     score = session.end()
     assert score.sections["guards"].extra["prevented"] == ["stale-write"]
 
@@ -196,8 +199,8 @@ def test_a_repair_undone_by_the_automation_is_a_relapse(make_session: MakeSessio
     session.execute("operator", "UPDATE config SET value = 20, version = 3")  # hand repair
     session.advance_to(session.end_minute)
     score = session.end()
-    faults = kinds(session, "fault")
-    assert [(e["sim_time"], e["relapse"]) for e in faults] == [("00:05", False), ("00:10", True)]
+    faults = kinds(session, ev.Fault)
+    assert [(e.sim_time, e.relapse) for e in faults] == [("00:05", False), ("00:10", True)]
     recovery = score.sections["recovery"]
     assert recovery.extra["first_restored_at"] == "00:06"
     assert recovery.extra["minutes_to_restore"] is None  # no repair held
@@ -209,21 +212,26 @@ def test_a_repair_undone_by_the_automation_is_a_relapse(make_session: MakeSessio
 def test_hints_cost_points(make_session: MakeSession) -> None:
     session = make_session()
     event = session.reveal_hint()
-    assert event["text"] == "Look at the version"
+    assert isinstance(event, ev.Hint) and event.text == "Look at the version"
     session.advance_to(session.end_minute)
     score = session.end()
     assert score.hint_cost == 3 and any(r.startswith("hints -3") for r in score.reasons)
 
 
 def test_the_same_actions_give_the_same_transcript(make_session: MakeSession) -> None:
-    def play() -> list[dict[str, Any]]:
+    def steady(e: ev.Event) -> ev.Event:
+        """The event without what varies from run to run (the wall clock, timings)."""
+        if isinstance(e, ev.Statement):
+            e = dataclasses.replace(e, elapsed_ms=0.0)
+        return dataclasses.replace(e, wall_time="")
+
+    def play() -> list[ev.Event]:
         session = make_session()
         change_limit(session)
         session.save_monitor("operator", "m", "SELECT key FROM config WHERE value = 10")
         session.advance_to(session.end_minute)
         session.end()
-        return [{k: v for k, v in e.items() if k not in {"wall_time", "elapsed_ms"}}
-                for e in session.events]
+        return [steady(e) for e in session.events]
 
     assert play() == play()
 
@@ -237,7 +245,7 @@ def test_timeline_end_is_announced_once(make_session: MakeSession) -> None:
     session = make_session(tiny_exercise())
     session.advance_to(10_000)
     session.advance_to(10_000)
-    assert len(kinds(session, "timeline_end")) == 1
+    assert len(kinds(session, ev.TimelineEnd)) == 1
     assert session.clock_face == "00:30"
 
 
@@ -256,9 +264,9 @@ def test_a_check_broken_by_the_teams_schema_is_reported_and_play_goes_on(
     session.execute("operator", "ALTER TABLE config RENAME COLUMN value TO amount")
     session.advance_to(session.end_minute)
     score = session.end()
-    failed = kinds(session, "check_failed")
-    assert failed and "value" in failed[0]["error"]
-    assert len({e["sql"] for e in failed}) == len(failed)  # each broken check reported once
+    failed = kinds(session, ev.CheckFailed)
+    assert failed and "value" in failed[0].error
+    assert len({e.sql for e in failed}) == len(failed)  # each broken check reported once
     assert score.total >= 0
 
 
@@ -266,7 +274,7 @@ def test_a_monitor_that_writes_is_refused_and_changes_nothing(make_session: Make
     session = make_session()
     event = session.save_monitor("operator", "sneaky",
                                  "UPDATE config SET value = 1 RETURNING key")
-    assert event["kind"] == "refused" and "only read" in event["error"]
+    assert isinstance(event, ev.Refused) and "only read" in event.error
     rows = session.execute("operator", "SELECT value FROM config")[0].rows
     assert rows == ((10,),)
 
@@ -276,5 +284,5 @@ def test_an_edit_that_does_not_parse_is_refused_and_the_old_sql_stays(
     session = make_session()
     before = session.statement_sql["b-write"]
     event = session.edit_statement("operator", "b-write", "UPDAT config SET value = :seen")
-    assert event["kind"] == "refused" and "does not parse" in event["error"]
+    assert isinstance(event, ev.Refused) and "does not parse" in event.error
     assert session.statement_sql["b-write"] == before

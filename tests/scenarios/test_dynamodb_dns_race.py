@@ -7,9 +7,10 @@ whether the world was restored and why the recovery scored what it did.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -17,26 +18,38 @@ from raceday.cli import main
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
 from raceday.exercise.loader import load_exercise
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
 
 EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 SCRIPTS = EXERCISE / "scripts"
 REGIONAL = "dynamodb.us-east-1.amazonaws.com"
 STEPS = ["stale-apply", "active-plan-delete", "empty-answer", "wedged-automation"]
 SOURCES = {"aws-summary", "dat453", "health-dashboard", "secondary", "exercise-assumption"}
-VARYING = {"wall_time", "elapsed_ms"}  # differ from run to run by nature
+Events = tuple[ev.Event, ...]
+E = TypeVar("E", bound=ev.Event)
 
 
-def play(name: str, transcripts: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play(name: str, transcripts: Path) -> tuple[dict[str, Any], Events]:
     """Play one reference script; return its JSON result and its transcript's events."""
     exercise = load_exercise(EXERCISE)
     script = load_script(SCRIPTS / f"{name}.yaml", exercise)
     session, result = run_script(exercise, script, transcripts)
-    lines = (Path(result["session"]) / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    return result, [json.loads(line) for line in lines]
+    return result, read_events(Path(result["session"])).events
 
 
-def of_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["kind"] == kind]
+def kinds(events: Events, kind: type[E]) -> list[E]:
+    return list(of_kind(events, kind))
+
+
+def steady(events: Events) -> list[ev.Event]:
+    """The events without what differs from run to run by nature (wall clock, timings)."""
+    out: list[ev.Event] = []
+    for e in events:
+        if isinstance(e, ev.Statement):
+            e = dataclasses.replace(e, elapsed_ms=0.0)
+        out.append(dataclasses.replace(e, wall_time=""))
+    return out
 
 
 def reasons(result: dict[str, Any], section: str) -> str:
@@ -59,7 +72,7 @@ def test_the_exercise_loads_and_every_inject_has_a_source(
 
 def test_the_injects_arrive_at_the_nights_times(tmp_path: Path) -> None:
     _, events = play("as-it-happened", tmp_path)
-    seen = {e["id"]: (e["sim_time"], e["source"]) for e in of_kind(events, "inject")}
+    seen = {e.id: (e.sim_time, e.source) for e in kinds(events, ev.Inject)}
     assert seen["other-teams-2351"] == ("23:51", "secondary")
     for at in ("00:11", "00:51", "02:01", "02:22"):
         assert seen[f"health-dashboard-{at.replace(':', '')}"] == (at, "health-dashboard")
@@ -67,7 +80,7 @@ def test_the_injects_arrive_at_the_nights_times(tmp_path: Path) -> None:
     assert seen["reveal-mitigations"][0] == "01:15"
     assert seen["reveal-dns-restored"] == ("02:25", "aws-summary")
     assert seen["reveal-caches"][0] == "02:40"
-    alarms = [e for e in of_kind(events, "inject") if e["inject_kind"] == "alarm"]
+    alarms = [e for e in kinds(events, ev.Inject) if e.inject_kind == "alarm"]
     assert len(alarms) >= 6  # the one that points at the cause is one of many
 
 
@@ -76,25 +89,25 @@ def test_the_injects_arrive_at_the_nights_times(tmp_path: Path) -> None:
 
 def test_untouched_the_race_runs_as_it_did_that_night(tmp_path: Path) -> None:
     result, events = play("as-it-happened", tmp_path)
-    steps = {e["step"]: e["sim_time"] for e in of_kind(events, "race_step")}
+    steps = {e.step: e.sim_time for e in kinds(events, ev.RaceStep)}
     assert steps == {"stale-apply": "23:48", "active-plan-delete": "23:48",
                      "empty-answer": "23:48", "wedged-automation": "23:50"}
-    fault = of_kind(events, "fault")[0]
-    assert fault["sim_time"] == "23:48"
-    assert fault["rows"] == [[REGIONAL]]  # only the regional endpoint, not its siblings
+    fault = kinds(events, ev.Fault)[0]
+    assert fault.sim_time == "23:48"
+    assert fault.rows == ((REGIONAL,),)  # only the regional endpoint, not its siblings
     # In the minute of the race: B applies the newest plan, A its stale one, B cleans up.
-    minute = [(e.get("statement"), e["ok"], e["rowcount"])
-              for e in of_kind(events, "statement") if e["sim_time"] == "23:48"]
+    minute = [(e.statement, e.ok, e.rowcount)
+              for e in kinds(events, ev.Statement) if e.sim_time == "23:48"]
     assert minute == [("enactor-b-pick", True, None), ("enactor-b-apply", True, 4),
                       ("enactor-a-apply", True, 1), ("enactor-b-cleanup", True, 1)]
     # Afterwards every apply fails on the rollback pointer until the automation is stopped.
-    applies = [e for e in of_kind(events, "statement")
-               if e.get("statement") in {"enactor-b-apply", "enactor-c-apply"}
-               and "23:50" <= e["sim_time"] <= "23:59"]
-    assert applies and all(not e["ok"] and "FOREIGN KEY" in e["error"] for e in applies)
-    retries = [e for e in of_kind(events, "statement") if e.get("task") == "enactor-a-retry"]
-    assert [e["sim_time"] for e in retries] == ["00:12", "00:42", "01:12"]
-    assert all("FOREIGN KEY" in e["error"] for e in retries)
+    applies = [e for e in kinds(events, ev.Statement)
+               if e.statement in {"enactor-b-apply", "enactor-c-apply"}
+               and "23:50" <= e.sim_time <= "23:59"]
+    assert applies and all(not e.ok and "FOREIGN KEY" in (e.error or "") for e in applies)
+    retries = [e for e in kinds(events, ev.Statement) if e.task == "enactor-a-retry"]
+    assert [e.sim_time for e in retries] == ["00:12", "00:42", "01:12"]
+    assert all("FOREIGN KEY" in (e.error or "") for e in retries)
 
 
 # -- the five reference plays -----------------------------------------------------------------
@@ -120,8 +133,8 @@ def test_textbook(tmp_path: Path) -> None:
     assert result["detection"]["latency_minutes"] <= 5
     assert result["detection"]["points"] == 30
     assert "monitor 'empty-endpoints' alerted" in reasons(result, "detection")
-    alert = of_kind(events, "alert")[0]
-    assert alert["sim_time"] == "23:48" and alert["matched"] is True
+    alert = kinds(events, ev.Alert)[0]
+    assert alert.sim_time == "23:48" and alert.matched is True
     assert result["recovery"]["restored"] is True
     assert result["recovery"]["points"] == 30
     assert result["recovery"]["minutes_to_restore"] <= 10  # restored by 23:58, well before 01:00
@@ -142,10 +155,10 @@ def test_guarded(tmp_path: Path) -> None:
     assert "not needed" in reasons(result, "detection")
     assert "not needed" in reasons(result, "recovery")
     assert result["total"] == 100
-    refused = [e for e in of_kind(events, "statement")
-               if e.get("statement") == "enactor-a-apply"]
-    assert refused and all(e["error_kind"] == "constraint" for e in refused)
-    assert not of_kind(events, "fault")
+    refused = [e for e in kinds(events, ev.Statement)
+               if e.statement == "enactor-a-apply"]
+    assert refused and all(e.error_kind == "constraint" for e in refused)
+    assert not kinds(events, ev.Fault)
 
 
 def test_enactor_a_refuses(tmp_path: Path) -> None:
@@ -154,26 +167,26 @@ def test_enactor_a_refuses(tmp_path: Path) -> None:
     assert "stale-apply" in result["guards"]["prevented"]
     assert sorted(result["guards"]["prevented"]) == sorted(STEPS)
     assert result["recovery"]["restored"] is True
-    due = [e for e in of_kind(events, "task_due") if e["role"] == "enactor-a"]
-    assert [e["task"] for e in due][:1] == ["enactor-a-check"]
-    assert any(e["task"] == "enactor-a-apply" and e["sim_time"] == "23:48" for e in due)
+    due = [e for e in kinds(events, ev.TaskDue) if e.role == "enactor-a"]
+    assert [e.task for e in due][:1] == ["enactor-a-check"]
+    assert any(e.task == "enactor-a-apply" and e.sim_time == "23:48" for e in due)
     # The automation never writes as enactor-a: the player holds the role.
-    assert not [e for e in of_kind(events, "statement")
-                if e["role"] == "enactor-a" and e["automated"]]
-    refusal = [e for e in of_kind(events, "statement")
-               if e["role"] == "enactor-a" and e["rowcount"] is not None]
-    assert [e["rowcount"] for e in refusal] == [0]
+    assert not [e for e in kinds(events, ev.Statement)
+                if e.role == "enactor-a" and e.automated]
+    refusal = [e for e in kinds(events, ev.Statement)
+               if e.role == "enactor-a" and e.rowcount is not None]
+    assert [e.rowcount for e in refusal] == [0]
 
 
 def test_hasty_repair(tmp_path: Path) -> None:
     result, events = play("hasty-repair", tmp_path)
     assert result["fault"]["started_at"] == "23:48"
     assert 5 < result["detection"]["latency_minutes"] <= 15
-    relapses = [e["sim_time"] for e in of_kind(events, "fault") if e["relapse"]]
+    relapses = [e.sim_time for e in kinds(events, ev.Fault) if e.relapse]
     assert relapses == ["00:12", "00:42"]  # Enactor A's late retry, twice
-    undo = [e for e in of_kind(events, "statement")
-            if e.get("task") == "enactor-a-retry" and e["sim_time"] in relapses]
-    assert undo and all(e["ok"] and e["rowcount"] == 1 for e in undo)
+    undo = [e for e in kinds(events, ev.Statement)
+            if e.task == "enactor-a-retry" and e.sim_time in relapses]
+    assert undo and all(e.ok and e.rowcount == 1 for e in undo)
     assert result["recovery"]["restored"] is True  # the third repair, after stopping, holds
     text = reasons(result, "recovery")
     assert "after 'repaired' at 23:59" in text
@@ -193,10 +206,7 @@ def test_a_script_plays_the_same_twice(name: str, tmp_path: Path) -> None:
     first, events_1 = play(name, tmp_path / "one")
     second, events_2 = play(name, tmp_path / "two")
 
-    def stable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [{k: v for k, v in e.items() if k not in VARYING} for e in events]
-
-    assert stable(events_1) == stable(events_2)
+    assert steady(events_1) == steady(events_2)
     first.pop("session"), second.pop("session")
     assert first == second
 

@@ -9,10 +9,11 @@ its own replayed mistake and no other, so the six lessons do not blur into one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -20,6 +21,8 @@ from raceday.cli import main
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
 from raceday.exercise.loader import load_exercise
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
 
 EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "lost-update-basics"
 SCRIPTS = EXERCISE / "scripts"
@@ -28,7 +31,8 @@ STEPS = ["stale-retry", "blank-address", "in-use-delete", "late-save", "duplicat
 GUARD_TASKS = ["guard-version", "guard-blank", "guard-in-use", "guard-fence", "guard-retry",
                "guard-forward"]
 SOURCES = {"aws-summary", "dat453", "health-dashboard", "secondary", "exercise-assumption"}
-VARYING = {"wall_time", "elapsed_ms"}  # differ from run to run by nature
+Events = tuple[ev.Event, ...]
+E = TypeVar("E", bound=ev.Event)
 
 # What each replayed job leaves in job_run when every guard is in place.
 GUARDED_OUTCOMES = {
@@ -49,21 +53,30 @@ UNGUARDED_OUTCOMES = {
 }
 
 
-def play_file(path: Path, transcripts: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play_file(path: Path, transcripts: Path) -> tuple[dict[str, Any], Events]:
     """Play a script; return its JSON result and its transcript's events."""
     exercise = load_exercise(EXERCISE)
     script = load_script(path, exercise)
     _, result = run_script(exercise, script, transcripts)
-    lines = (Path(result["session"]) / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    return result, [json.loads(line) for line in lines]
+    return result, read_events(Path(result["session"])).events
 
 
-def play(name: str, transcripts: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play(name: str, transcripts: Path) -> tuple[dict[str, Any], Events]:
     return play_file(SCRIPTS / f"{name}.yaml", transcripts)
 
 
-def of_kind(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["kind"] == kind]
+def kinds(events: Events, kind: type[E]) -> list[E]:
+    return list(of_kind(events, kind))
+
+
+def steady(events: Events) -> list[ev.Event]:
+    """The events without what differs from run to run by nature (wall clock, timings)."""
+    out: list[ev.Event] = []
+    for e in events:
+        if isinstance(e, ev.Statement):
+            e = dataclasses.replace(e, elapsed_ms=0.0)
+        out.append(dataclasses.replace(e, wall_time=""))
+    return out
 
 
 def reasons(result: dict[str, Any], section: str | None = None) -> str:
@@ -126,8 +139,8 @@ def test_watching_only_the_lost_update_happens_at_0903_and_every_mistake_lands(
     result, events = play("no-guards", tmp_path)
     assert result["fault"] == {"occurred": True, "started_at": "09:03",
                                "invariant": "lost-update"}
-    saves = [e for e in of_kind(events, "statement") if e.get("statement") == "writer-b-save"]
-    assert [(e["sim_time"], e["rowcount"]) for e in saves] == [
+    saves = [e for e in kinds(events, ev.Statement) if e.statement == "writer-b-save"]
+    assert [(e.sim_time, e.rowcount) for e in saves] == [
         ("09:03", 1), ("09:14", 1), ("09:17", 1)]
     # Detected by the monitor naming primary_db, one minute after the fault.
     assert result["detection"]["points"] == 20
@@ -137,7 +150,7 @@ def test_watching_only_the_lost_update_happens_at_0903_and_every_mistake_lands(
     assert result["guards"]["points"] == 0
     assert result["guards"]["prevented"] == []
     assert result["guards"]["happened"] == STEPS
-    steps = {e["step"]: e["sim_time"] for e in of_kind(events, "race_step")}
+    steps = {e.step: e.sim_time for e in kinds(events, ev.RaceStep)}
     assert steps == {"stale-retry": "09:14", "blank-address": "09:15", "in-use-delete": "09:16",
                      "late-save": "09:17", "duplicate-retry": "09:17", "backwards": "09:18"}
     assert outcomes(result) == UNGUARDED_OUTCOMES
@@ -167,16 +180,16 @@ def test_solo_complete_stops_every_mistake_and_scores_full_marks(tmp_path: Path)
     assert result["recovery"]["points"] == 20
     assert result["recovery"]["restored"] is True
     assert result["recovery"]["restored_at"] == "09:06"
-    assert of_kind(events, "race_step") == []
-    faults = of_kind(events, "fault")
-    assert [(f["invariant"], f["relapse"]) for f in faults] == [("lost-update", False)]
+    assert kinds(events, ev.RaceStep) == []
+    faults = kinds(events, ev.Fault)
+    assert [(f.invariant, f.relapse) for f in faults] == [("lost-update", False)]
     assert result["tasks"]["points"] == 30
     assert set(result["tasks"]["done"]) == {"repair", *GUARD_TASKS}
     assert outcomes(result) == GUARDED_OUTCOMES
     # Each refusal is the guard's own: a CHECK, a foreign key, the trigger; the version
     # check and the fencing token change 0 rows; the unique key makes the retry a no-op.
-    failed = [(e["sim_time"], e["statement"], e["error_kind"], e["error"])
-              for e in of_kind(events, "statement") if e["automated"] and not e["ok"]]
+    failed = [(e.sim_time, e.statement, e.error_kind, e.error or "")
+              for e in kinds(events, ev.Statement) if e.automated and not e.ok]
     assert [(t, s, k) for t, s, k, _ in failed] == [
         ("09:15", "a-sync", "constraint"),
         ("09:16", "a-cleanup", "constraint"),
@@ -185,12 +198,12 @@ def test_solo_complete_stops_every_mistake_and_scores_full_marks(tmp_path: Path)
     assert "CHECK constraint failed" in failed[0][3]
     assert "FOREIGN KEY constraint failed" in failed[1][3]
     assert "may only go forward" in failed[2][3]
-    zero = [(e["sim_time"], e["statement"]) for e in of_kind(events, "statement")
-            if e["automated"] and e["ok"] and e["rowcount"] == 0]
+    zero = [(e.sim_time, e.statement) for e in kinds(events, ev.Statement)
+            if e.automated and e.ok and e.rowcount == 0]
     assert zero == [("09:14", "writer-b-save"), ("09:17", "writer-b-save"),
                     ("09:17", "a-register")]
     # The player's statements all worked, and writer A's value survived the replay.
-    assert all(e["ok"] for e in of_kind(events, "statement") if not e["automated"])
+    assert all(e.ok for e in kinds(events, ev.Statement) if not e.automated)
     assert world(result, "SELECT value, updated_by FROM config") == [("db-2", "operator")]
     assert world(result, "SELECT host FROM read_pool ORDER BY host") == [("db-2",), ("db-4",)]
 
@@ -200,7 +213,7 @@ def test_solo_complete_stops_every_mistake_and_scores_full_marks(tmp_path: Path)
 
 def test_a_wrong_finding_costs_points_and_one_guard_is_not_enough(tmp_path: Path) -> None:
     result, events = play("wrong-finding", tmp_path)
-    declared = [(e["finding"], e["correct"]) for e in of_kind(events, "declaration")]
+    declared = [(e.finding, e.correct) for e in kinds(events, ev.Declaration)]
     assert declared == [("replica-lag", False), ("lost-update", True)]
     assert result["fault"]["occurred"] is True
     assert result["detection"]["latency_minutes"] == 3
@@ -286,7 +299,7 @@ GUARD_STEPS = {
 }
 
 
-def play_text(text: str, tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play_text(text: str, tmp_path: Path) -> tuple[dict[str, Any], Events]:
     path = tmp_path / "play.yaml"
     path.write_text(text, encoding="utf-8")
     return play_file(path, tmp_path / "transcripts")
@@ -319,8 +332,8 @@ def test_the_foreign_key_before_the_check_wedges_the_host_rebuild(tmp_path: Path
     text = (OBSERVE_AND_REPAIR + GUARD_STEPS["guard-in-use"] + GUARD_STEPS["guard-blank"]
             + LOOK_AFTER_THE_REPLAY)
     result, events = play_text(text, tmp_path)
-    errors = [e["error"] for e in of_kind(events, "statement")
-              if not e["automated"] and not e["ok"]]
+    errors = [e.error for e in kinds(events, ev.Statement)
+              if not e.automated and not e.ok]
     assert any("FOREIGN KEY constraint failed" in (error or "") for error in errors)
     assert result["guards"]["prevented"] == ["in-use-delete"]
 
@@ -328,16 +341,12 @@ def test_the_foreign_key_before_the_check_wedges_the_host_rebuild(tmp_path: Path
 # -- determinism and the command line --------------------------------------------------------
 
 
-def _stable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in e.items() if k not in VARYING} for e in events]
-
-
 @pytest.mark.parametrize("name", ["solo-complete", "no-guards", "wrong-finding"])
 def test_the_same_script_gives_the_same_events_twice(name: str, tmp_path: Path) -> None:
     first, first_events = play(name, tmp_path / "one")
     second, second_events = play(name, tmp_path / "two")
     assert first["session"] != second["session"]
-    assert _stable(first_events) == _stable(second_events)
+    assert steady(first_events) == steady(second_events)
     first.pop("session")
     second.pop("session")
     assert first == second

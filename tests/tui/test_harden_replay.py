@@ -12,6 +12,7 @@ from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.harden import HardenScreen, StatementCard
 from raceday.tui.screens.play import PlayScreen
@@ -70,8 +71,8 @@ async def test_edit_an_automation_statement_and_put_it_back(make_app: MakeApp,
         assert "EDITED" in text_of(apply.query_one(".harden-head", Static))
         assert "Saved" in text_of(apply.query_one(".harden-status", Static))
         assert "1 edited" in text_of(harden.query_one("#harden-bar", Static))
-        [edit] = [e for e in session.events if e["kind"] == "edit"]
-        assert edit["statement"] == "enactor-a-apply" and edit["role"] == "responder"
+        [edit] = [e for e in session.events if isinstance(e, ev.Edit)]
+        assert edit.statement == "enactor-a-apply" and edit.role == "responder"
 
         await pilot.press("ctrl+o")  # the exercise's original again
         await settle(pilot)

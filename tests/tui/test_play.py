@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.console import Console
@@ -11,6 +11,8 @@ from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.help import HelpScreen, TooSmallScreen
@@ -20,6 +22,7 @@ from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.world import WorldPanel, render_world
 
 pytestmark = pytest.mark.tui
+E = TypeVar("E", bound=ev.Event)
 
 
 def play_screen(app: Any) -> PlayScreen:
@@ -28,13 +31,13 @@ def play_screen(app: Any) -> PlayScreen:
     return screen
 
 
-def events_of(screen: PlayScreen, kind: str) -> list[dict[str, Any]]:
+def events_of(screen: PlayScreen, kind: type[E]) -> list[E]:
     assert screen.runner is not None and screen.runner.session is not None
-    return [e for e in screen.runner.session.events if e["kind"] == kind]
+    return list(of_kind(screen.runner.session.events, kind))
 
 
-def played(screen: PlayScreen) -> list[dict[str, Any]]:
-    return [e for e in events_of(screen, "statement") if not e["automated"]]
+def played(screen: PlayScreen) -> list[ev.Statement]:
+    return [e for e in events_of(screen, ev.Statement) if not e.automated]
 
 
 def status_text(screen: PlayScreen) -> str:
@@ -62,7 +65,7 @@ async def test_type_sql_run_it_and_see_the_rows(make_app: MakeApp, flagship: Exe
         assert results.table.row_count == 4
         assert "4 rows" in status_text(screen)
         [statement] = played(screen)
-        assert statement["role"] == "responder" and statement["sql"] == "SELECT name FROM endpoint;"
+        assert statement.role == "responder" and statement.sql == "SELECT name FROM endpoint;"
         assert screen.snapshot is not None and screen.snapshot.clock_face == "23:01"
 
 
@@ -79,10 +82,10 @@ async def test_statement_under_cursor_and_zero_rows_changed(make_app: MakeApp,
         await pilot.press("ctrl+j")
         await settle(pilot)
         assert "0 rows changed" in status_text(screen)
-        assert played(screen)[-1]["sql"].startswith("UPDATE automation")
+        assert played(screen)[-1].sql.startswith("UPDATE automation")
         await pilot.press("f6")  # everything: two statements
         await settle(pilot)
-        assert [e["sql"][:6] for e in played(screen)[-2:]] == ["SELECT", "UPDATE"]
+        assert [e.sql[:6] for e in played(screen)[-2:]] == ["SELECT", "UPDATE"]
 
 
 async def test_errors_are_plain_words(make_app: MakeApp, flagship: Exercise) -> None:
@@ -116,7 +119,7 @@ async def test_the_fault_shows_in_the_world_panel(make_app: MakeApp, flagship: E
         assert "EMPTY ANSWER" in console.export_text()
         strip = screen.query_one("#world-strip", WorldPanel)
         assert "dynamodb.us-east-1.amazonaws.com: EMPTY" in str(strip.render())
-        assert events_of(screen, "fault")
+        assert events_of(screen, ev.Fault)
 
 
 async def test_switch_role_keeps_each_roles_editor(make_app: MakeApp, flagship: Exercise) -> None:
@@ -141,7 +144,7 @@ async def test_switch_role_keeps_each_roles_editor(make_app: MakeApp, flagship: 
         assert "active_plan_id" in editor.text  # enactor-a's own example
         await pilot.press("f5")
         await settle(pilot)
-        roles = [e["role"] for e in played(screen)]
+        roles = [e.role for e in played(screen)]
         assert roles == ["planner", "enactor-a"]
         await pilot.press("f2")
         assert screen.role == "planner" and editor.text == "SELECT max(id) FROM plan;"
@@ -163,11 +166,11 @@ async def test_save_a_monitor_and_it_alerts(make_app: MakeApp, flagship: Exercis
         await type_text(pilot, "empty-endpoints")
         await pilot.press("enter", "ctrl+s")
         await settle(pilot)
-        assert events_of(screen, "monitor_saved")[0]["name"] == "empty-endpoints"
+        assert events_of(screen, ev.MonitorSaved)[0].name == "empty-endpoints"
         await next_event(pilot, 3)
-        [alert] = events_of(screen, "alert")
-        assert alert["matched"] and alert["sim_time"] == "23:48"
-        assert events_of(screen, "detected")
+        [alert] = events_of(screen, ev.Alert)
+        assert alert.matched and alert.sim_time == "23:48"
+        assert events_of(screen, ev.Detected)
         assert "empty-endpoints" in screen.alarms.alerting
 
 
@@ -183,9 +186,9 @@ async def test_declare_a_finding(make_app: MakeApp, flagship: Exercise) -> None:
         assert isinstance(dialog, ChoiceDialog)
         await pilot.press("enter")  # the first finding
         await settle(pilot)
-        [declared] = events_of(screen, "declaration")
-        assert declared["finding"] == flagship.findings[0].id
-        assert events_of(screen, "detected")
+        [declared] = events_of(screen, ev.Declaration)
+        assert declared.finding == flagship.findings[0].id
+        assert events_of(screen, ev.Detected)
 
 
 async def test_pause_and_resume_the_live_clock(make_app: MakeApp, flagship: Exercise) -> None:
@@ -232,8 +235,8 @@ async def test_escape_cancels_a_long_statement(make_app: MakeApp, flagship: Exer
         await pilot.press("escape")
         await settle(pilot)
         last = played(screen)[-1]
-        assert not last["ok"] and "cancelled" in last["error"]
-        assert last["elapsed_ms"] < 4000
+        assert not last.ok and "cancelled" in (last.error or "")
+        assert last.elapsed_ms < 4000
         assert "Stopped" in status_text(screen)
 
 
@@ -252,8 +255,8 @@ async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exe
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")
         await settle(pilot)
-        [hint] = events_of(screen, "hint")
-        assert hint["cost"] > 0
+        [hint] = events_of(screen, ev.Hint)
+        assert hint.cost > 0
 
 
 async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship: Exercise) -> None:
@@ -271,7 +274,7 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, EndScreen)
-        assert app.screen.score["max"] == 100
+        assert app.screen.score.max == 100
         assert (app.screen.folder / "events.jsonl").exists()
 
 
@@ -291,7 +294,7 @@ async def test_help_and_palette(make_app: MakeApp, flagship: Exercise) -> None:
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
-        assert events_of(screen, "wait")
+        assert events_of(screen, ev.Wait)
 
 
 async def test_too_small_shows_a_notice(make_app: MakeApp, flagship: Exercise) -> None:
@@ -346,8 +349,8 @@ def test_only_onboarding_names_the_fault() -> None:
     from raceday.tui.widgets.feed import feed_text
     from raceday.tui.widgets.world import Alarms, render_compact
 
-    fault = {"kind": "fault", "invariant": "empty-answer", "sim_time": "23:48",
-             "fault": "An endpoint's DNS answer is empty", "rows": [["regional.example"]]}
+    fault = ev.Fault(invariant="empty-answer", sim_time="23:48",
+                     fault="An endpoint's DNS answer is empty", rows=(("regional.example",),))
     world = WorldView(answers=(Answer("regional.example", ()),))
     for onboarding in (False, True):
         alarms = Alarms(show_faults=onboarding)

@@ -11,6 +11,7 @@ from rich.console import Console
 from textual.widgets import Static
 
 from raceday.errors import TranscriptError
+from raceday.transcript import events as ev
 from raceday.tui.screens.review import DebriefScreen, ReviewApp, notable
 
 pytestmark = pytest.mark.tui
@@ -46,7 +47,7 @@ async def test_next_and_previous_walk_the_events() -> None:
 async def test_the_world_so_far_and_the_score_at_the_end() -> None:
     app = ReviewApp.from_folder(FIXTURES / "night")
     async with app.run_test(size=(120, 40)) as pilot:
-        fault = next(i for i, e in enumerate(app.events) if e["kind"] == "fault")
+        fault = next(i for i, e in enumerate(app.events) if isinstance(e, ev.Fault))
         while app.index < fault:
             await pilot.press("n")
         assert app.state.faults and "FAULT" in text_of(app, "#review-world")

@@ -9,6 +9,7 @@ from typing import Any
 from raceday.engine.facts import HAPPENED, PREVENTED, Facts, step_statuses
 from raceday.exercise.model import Exercise
 from raceday.transcript.events import ReplayGuards, ReplayResult
+from raceday.transcript.wording import plural
 
 TimeOf = Callable[[int], str]
 
@@ -45,10 +46,6 @@ class Score:
         return data
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     rubric = ex.scoring.detection
     if rubric is None:
@@ -81,7 +78,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         versus = (f"; that night it took {rubric.event_minutes} min"
                   if rubric.event_minutes is not None else "")
         reasons.append(
-            f"detection {points}/{rubric.points}: surfaced {_plural(latency, 'minute')} after "
+            f"detection {points}/{rubric.points}: surfaced {plural(latency, 'minute')} after "
             f"it began ({time_of(facts.detected_at)}, {facts.detected_by}); full marks within "
             f"{rubric.full_within} min, none after {rubric.zero_after} min{versus}"
         )
@@ -170,7 +167,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         total -= cost
         first = blocked[0]
         reasons.append(
-            f"guards -{cost}: on the normal night your guards refused {_plural(len(blocked), 'write')}"
+            f"guards -{cost}: on the normal night your guards refused {plural(len(blocked), 'write')}"
             f" that the original world took (first: {first.task} at {first.at}: "
             f"{first.outcome})")
     good: list[dict[str, Any]] = []
@@ -220,7 +217,7 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     if minutes is not None:
         versus = (f" (that night: {rubric.event_minutes} min)"
                   if rubric.event_minutes is not None else "")
-        reasons.append(f"recovery: restored for good {_plural(minutes, 'minute')} after the "
+        reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
     return Section(min(total, rubric.points), rubric.points, tuple(reasons), extra)
 
@@ -284,7 +281,7 @@ def score_session(ex: Exercise, facts: Facts, time_of: TimeOf) -> Score:
     earned = sum(s.points for s in sections.values())
     hint_cost = min(earned, sum(cost for cost, _ in facts.hints))
     if facts.hints:
-        reasons.append(f"hints -{hint_cost}: {_plural(len(facts.hints), 'hint')} revealed")
+        reasons.append(f"hints -{hint_cost}: {plural(len(facts.hints), 'hint')} revealed")
     fault: dict[str, Any] = {
         "occurred": facts.fault_started is not None,
         "started_at": time_of(facts.fault_started) if facts.fault_started is not None else None,

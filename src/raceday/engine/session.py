@@ -306,7 +306,7 @@ class Session:
         self._spend()
         return event
 
-    def edit_statement(self, role: str, statement_id: str, sql: str) -> Event:
+    def edit_statement(self, role: str, statement_id: str, sql: str) -> ev.Edit | ev.Refused:
         """Replace a named automation statement for the rest of the session."""
         self._require_player(role)
         if statement_id not in self.statement_sql:
@@ -314,16 +314,19 @@ class Session:
             return self._emit(ev.Refused(
                 role=role,
                 action="edit",
+                statement=statement_id,
                 error=f"no automation statement {statement_id!r}; statements are {known}",
             ))
         if not self.exercise.role(role).schema:
             return self._emit(ev.Refused(
                 role=role,
                 action="edit",
+                statement=statement_id,
                 error=f"role {role} may not edit the automation (it may not change the schema)",
             ))
         if not sql.strip():
-            return self._emit(ev.Refused(role=role, action="edit", error="the new SQL is empty"))
+            return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
+                                         error="the new SQL is empty"))
         runs_as = self.exercise.statement(statement_id).role
         tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
         broken = next((r for r in tried if r.error_kind == "syntax"), None)

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
+from raceday.transcript.score_view import ScoreView, read_score
+from raceday.transcript.wording import describe_statement, plural
 
-_STYLE = {
-    "inject": "cyan",
-    "fault": "bold red",
-    "alert": "bold yellow",
-    "detected": "bold green",
-    "restored": "bold green",
-    "declaration": "magenta",
-    "refused": "red",
-    "score": "bold",
+_STYLE: dict[type[ev.Event], str] = {
+    ev.Inject: "cyan",
+    ev.Fault: "bold red",
+    ev.Alert: "bold yellow",
+    ev.Detected: "bold green",
+    ev.Restored: "bold green",
+    ev.Declaration: "magenta",
+    ev.Refused: "red",
+    ev.ScoreEvent: "bold",
 }
 
 
@@ -27,96 +29,87 @@ _OUTCOME = {"applied": "done", "zero_rows": "0 rows changed", "failed": "failed"
             "skipped": "skipped"}
 
 
-def describe(event: dict[str, Any]) -> str:
-    """One line for an event, as the feed and `raceday transcript` show it."""
-    kind = event.get("kind", "?")
-    if kind == "statement":
-        who = event.get("role", "?") + (" (automation)" if event.get("automated") else "")
-        sql = _one_line(event.get("sql"))
-        if not event.get("ok"):
-            outcome = f"ERROR {event.get('error')}"
-        elif event.get("schema_changed"):
-            outcome = "schema changed"
-        elif event.get("rows") is not None:
-            n = event["rows"]
-            outcome = f"{'more than ' if event.get('truncated') else ''}{n} row{'s' if n != 1 else ''}"
-        else:
-            n = event.get("rowcount") or 0
-            outcome = f"{n} row{'s' if n != 1 else ''} changed"
-        glass = " [break-glass]" if event.get("break_glass") else ""
-        return f"{who}{glass}: {sql}  -> {outcome}"
-    if kind == "inject":
-        tag = str(event.get("inject_kind", "message")).upper()
-        source = f" [{event['source']}]" if event.get("source") else ""
-        return f"{tag}: {event.get('title', '')}{source}"
-    if kind == "automation":
-        follow = f"; {event['next']}" if event.get("next") else ""
-        note = f" ({event['note']})" if event.get("note") else ""
-        what = event.get("title") or event.get("task")
-        outcome = _OUTCOME.get(str(event.get("outcome")), str(event.get("outcome")))
-        return f"{event.get('role')}: {what}: {outcome}{note}{follow}"
-    if kind == "fault":
-        again = " AGAIN" if event.get("relapse") else ""
-        return f"FAULT{again}: {event.get('fault')}"
-    if kind == "alert":
-        return f"ALERT from monitor '{event.get('name')}': {event.get('count')} row(s) {event.get('rows')}"
-    if kind == "declaration":
-        return f"{event.get('role')} declared: {event.get('text')}"
-    if kind == "detected":
-        return f"detected after {event.get('latency_minutes')} min: {event.get('how')}"
-    if kind == "score":
-        return f"score {event.get('total')}/{event.get('max')}"
-    if kind == "refused":
-        return f"refused {event.get('action')}: {event.get('error')}"
-    if kind == "session_start":
-        automated = ", ".join(event.get("automated") or []) or "none"
-        return (f"session started: {event.get('title')} ({event.get('pace')} pace); players hold "
-                f"{', '.join(event.get('players') or []) or 'no role'}; automation plays {automated}")
-    if kind == "race_step":
-        who = " (by a player)" if event.get("by_player") else ""
-        return f"RACE STEP {event.get('step')}{who}: {event.get('title')}"
-    if kind == "invariant_clear":
-        return f"fault cleared: {event.get('fault')}"
-    if kind == "restored":
+def describe(event: ev.Event) -> str:
+    """One line for an event, as the feed, `review` and `raceday transcript` show it."""
+    e = event
+    if isinstance(e, ev.Statement):
+        who = e.role + (" (automation)" if e.automated else "")
+        glass = " [break-glass]" if e.break_glass else ""
+        return f"{who}{glass}: {_one_line(e.sql)}  -> {describe_statement(e)}"
+    if isinstance(e, ev.Inject):
+        source = f" [{e.source}]" if e.source else ""
+        return f"{e.inject_kind.upper()}: {e.title}{source}"
+    if isinstance(e, ev.Automation):
+        follow = f"; {e.next}" if e.next else ""
+        note = f" ({e.note})" if e.note else ""
+        outcome = _OUTCOME.get(e.outcome, e.outcome)
+        return f"{e.role}: {e.title or e.task}: {outcome}{note}{follow}"
+    if isinstance(e, ev.Fault):
+        return f"FAULT{' AGAIN' if e.relapse else ''}: {e.fault}"
+    if isinstance(e, ev.Alert):
+        rows = [list(row) for row in e.rows]
+        return f"ALERT from monitor '{e.name}': {plural(e.count, 'row')} {rows}"
+    if isinstance(e, ev.Declaration):
+        return f"{e.role} declared: {e.text}"
+    if isinstance(e, ev.Detected):
+        return f"detected after {e.latency_minutes} min: {e.how}"
+    if isinstance(e, ev.ScoreEvent):
+        score = read_score(e)
+        return f"score {score.total}/{score.max}"
+    if isinstance(e, ev.Refused):
+        return f"refused {e.action}: {e.error}"
+    if isinstance(e, ev.SessionStart):
+        automated = ", ".join(e.automated) or "none"
+        return (f"session started: {e.title} ({e.pace} pace); players hold "
+                f"{', '.join(e.players) or 'no role'}; automation plays {automated}")
+    if isinstance(e, ev.RaceStep):
+        who = " (by a player)" if e.by_player else ""
+        return f"RACE STEP {e.step}{who}: {e.title}"
+    if isinstance(e, ev.InvariantClear):
+        return f"fault cleared: {e.fault}"
+    if isinstance(e, ev.Restored):
         return "RESTORED: no fault is present any more"
-    if kind == "milestone":
-        return f"milestone: {event.get('label')}"
-    if kind == "task_due":
-        return f"task due for {event.get('role')}: {event.get('context') or event.get('title')}"
-    if kind == "task_done":
-        return f"task done by {event.get('role')}: {event.get('title')} (+{event.get('points', 0)})"
-    if kind == "monitor_saved":
-        return f"{event.get('role')} saved monitor '{event.get('name')}': {_one_line(event.get('sql'))}"
-    if kind == "alert_clear":
-        return f"monitor '{event.get('name')}' is clear again"
-    if kind == "monitor_error":
-        return f"monitor '{event.get('name')}' failed: {event.get('error')}"
-    if kind == "edit":
-        return (f"{event.get('role')} edited automation statement '{event.get('statement')}': "
-                f"{_one_line(event.get('sql'))}")
-    if kind == "hint":
-        return f"hint revealed (-{event.get('cost', 0)}): {event.get('text')}"
-    if kind == "wait":
-        return f"waiting until {event.get('until')}"
-    if kind == "timeline_end":
+    if isinstance(e, ev.Milestone):
+        return f"milestone: {e.label}"
+    if isinstance(e, ev.TaskDue):
+        return f"task due for {e.role}: {e.context or e.title}"
+    if isinstance(e, ev.TaskDone):
+        return f"task done by {e.role}: {e.title} (+{e.points})"
+    if isinstance(e, ev.MonitorSaved):
+        return f"{e.role} saved monitor '{e.name}': {_one_line(e.sql)}"
+    if isinstance(e, ev.MonitorRemoved):
+        return f"monitor '{e.name}' removed"
+    if isinstance(e, ev.AlertClear):
+        return f"monitor '{e.name}' is clear again"
+    if isinstance(e, ev.MonitorError):
+        return f"monitor '{e.name}' failed: {e.error}"
+    if isinstance(e, ev.Edit):
+        return f"{e.role} edited automation statement '{e.statement}': {_one_line(e.sql)}"
+    if isinstance(e, ev.Hint):
+        return f"hint revealed (-{e.cost}): {e.text}"
+    if isinstance(e, ev.Wait):
+        return f"waiting until {e.until}"
+    if isinstance(e, ev.TimelineEnd):
         return "the exercise's timeline has run out"
-    if kind == "check_failed":
-        return f"an exercise check failed (the schema changed?): {event.get('error')}"
-    if kind == "replay":
-        if not event.get("available"):
-            return f"replay: {event.get('error') or event.get('note')}"
-        return (f"REPLAY: prevented {', '.join(event.get('prevented') or []) or 'nothing'}; "
-                f"happened {', '.join(event.get('happened') or []) or 'nothing'}")
-    if kind == "note":
-        return f"note: {event.get('text')}"
-    fields = {k: v for k, v in event.items()
-              if k not in {"seq", "sim_time", "minute", "wall_time", "kind"} and v not in (None, "", [])}
-    detail = ", ".join(f"{k}={v}" for k, v in fields.items())
-    return f"{kind}: {detail}" if detail else kind
+    if isinstance(e, ev.CheckFailed):
+        return f"an exercise check failed (the schema changed?): {e.error}"
+    if isinstance(e, ev.Replay):
+        if e.result is None:
+            return f"replay: {e.error or e.note or 'not available'}"
+        return (f"REPLAY: prevented {', '.join(e.result.prevented) or 'nothing'}; "
+                f"happened {', '.join(e.result.happened) or 'nothing'}")
+    if isinstance(e, ev.Note):
+        return f"note: {e.text}"
+    return e.kind
 
 
-def _one_line(sql: object, limit: int = 90) -> str:
-    text = " ".join(str(sql or "").split())
+def style_of(event: ev.Event) -> str:
+    """The style `raceday transcript` gives an event's line."""
+    return _STYLE.get(type(event), "")
+
+
+def _one_line(sql: str, limit: int = 90) -> str:
+    text = " ".join(sql.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -129,24 +122,21 @@ def print_transcript(folder: Path, out: Console) -> int:
     table.add_column("time")
     table.add_column("what", overflow="fold")
     for event in log.events:
-        style = _STYLE.get(event.get("kind", ""), "")
-        table.add_row(str(event.get("seq")), str(event.get("sim_time", "")),
-                      Text(describe(event), style=style))
+        table.add_row(str(event.seq), event.sim_time, Text(describe(event), style=style_of(event)))
     out.print(table)
-    score = next((e for e in reversed(log.events) if e.get("kind") == "score"), None)
+    score = next((e for e in reversed(log.events) if isinstance(e, ev.ScoreEvent)), None)
     if score is not None:
-        print_score(score, out)
+        print_score(read_score(score), out)
     return 0
 
 
-def print_score(result: dict[str, Any], out: Console) -> None:
-    out.print(Text(f"Score {result['total']}/{result['max']}", style="bold"))
-    fault = result.get("fault", {})
-    if fault.get("occurred"):
-        out.print(f"Fault began at {fault.get('started_at')}.")
+def print_score(score: ScoreView, out: Console, session: Path | None = None) -> None:
+    out.print(Text(f"Score {score.total}/{score.max}", style="bold"))
+    if score.fault_occurred:
+        out.print(f"Fault began at {score.fault_started_at}.")
     else:
         out.print("No fault occurred.")
-    for reason in result.get("reasons", []):
+    for reason in score.reasons:
         out.print(f"  - {reason}", markup=False)
-    if result.get("session"):
-        out.print(f"Transcript: {result['session']}", markup=False)
+    if session is not None:
+        out.print(f"Transcript: {session}", markup=False)

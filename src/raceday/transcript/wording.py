@@ -12,11 +12,14 @@ def plural(n: int, word: str) -> str:
 
 
 def describe_statement(e: Statement) -> str:
-    """What one statement did: read N rows, applied (N rows), 0 rows changed, refused."""
+    """What one statement did: read N rows, applied (N rows), 0 rows changed, changed the
+    schema, refused."""
     if not e.ok:
         return f"refused ({e.error_kind}): {e.error}"
     if e.rows is not None:
-        return f"read {plural(e.rows, 'row')}"
+        return f"read {'more than ' if e.truncated else ''}{plural(e.rows, 'row')}"
+    if e.schema_changed:
+        return "changed the schema"
     n = e.rowcount or 0
     return f"applied ({plural(n, 'row')})" if n else "0 rows changed"
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from raceday.exercise.model import Exercise
-
-Event = dict[str, Any]
+from raceday.transcript import events as ev
+from raceday.transcript.events import Event
 
 
 @dataclass(frozen=True)
@@ -17,12 +16,12 @@ class GuideStep:
     done: Callable[[Event], bool]
 
 
-def _kind(*kinds: str) -> Callable[[Event], bool]:
-    return lambda event: event.get("kind") in kinds
+def _kind(*kinds: type[Event]) -> Callable[[Event], bool]:
+    return lambda event: isinstance(event, kinds)
 
 
 def _player_statement(event: Event) -> bool:
-    return event.get("kind") == "statement" and not event.get("automated")
+    return isinstance(event, ev.Statement) and not event.automated
 
 
 def guide_steps(exercise: Exercise, role: str) -> list[GuideStep]:
@@ -36,22 +35,22 @@ def guide_steps(exercise: Exercise, role: str) -> list[GuideStep]:
         GuideStep(
             "Step 2 of 5. Good. The world panel shows what the world looks like now, and the "
             "feed what happens. Press ctrl+n to let the clock run to the next event.",
-            _kind("wait", "inject"),
+            _kind(ev.Wait, ev.Inject),
         ),
         GuideStep(
             "Step 3 of 5. Alarms are red. Write a query that returns only what is wrong, "
             "then press F7 to save it as a monitor: it alerts whenever it returns rows.",
-            _kind("monitor_saved"),
+            _kind(ev.MonitorSaved),
         ),
         GuideStep(
             "Step 4 of 5. When you know what is wrong, press F8 to declare it (a wrong "
             "finding costs points). Stuck? F9 reveals a hint; each costs points too.",
-            _kind("declaration"),
+            _kind(ev.Declaration),
         ),
         GuideStep(
             "Step 5 of 5. Now stop what is doing harm, then repair the world by hand; add "
             "guards (triggers, constraints) so it cannot happen again. ctrl+q ends and scores.",
-            _kind("restored", "score"),
+            _kind(ev.Restored, ev.ScoreEvent),
         ),
     ]
     return steps

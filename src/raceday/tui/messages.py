@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from raceday.store.results import StatementResult
+from raceday.transcript import events as ev
 from raceday.tui.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -19,14 +20,14 @@ if TYPE_CHECKING:
 class EngineEvent(Message):
     """One event of the session, as written to the transcript."""
 
-    event: dict[str, Any]
+    event: ev.Event
 
 
 @dataclass
 class SessionOpened(Message):
     """The session is open: the events so far and the first look at the world."""
 
-    events: list[dict[str, Any]]
+    events: tuple[ev.Event, ...]
     snapshot: Snapshot
 
 
@@ -54,16 +55,16 @@ class ActionDone(Message):
     """A player or facilitator action finished; `event` is what the session recorded."""
 
     action: str
-    event: dict[str, Any] | None = None
+    event: ev.Event | None = None
 
 
 @dataclass
 class SessionEnded(Message):
-    """The session is scored and closed."""
+    """The session is scored and closed: its score event, its folder, all its events."""
 
-    score: dict[str, Any]
+    score: ev.ScoreEvent
     folder: Path
-    events: list[dict[str, Any]]
+    events: tuple[ev.Event, ...]
 
 
 @dataclass
@@ -78,5 +79,5 @@ class JobFailed(Message):
 class ReplayReady(Message):
     """The replay ran (or could not): its event, and the walk through the replayed night."""
 
-    event: dict[str, Any]
+    event: ev.Replay
     walk: ReplayWalk

@@ -16,20 +16,20 @@ No Textual here: the screen (`screens/replay.py`) only draws what this builds.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from raceday.engine.scoring import replay_guards
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 from raceday.tui.snapshot import WorldPlan, WorldView, read_store_world
 
-Event = dict[str, Any]
-
 _QUIET_MIN = 3
 """A quiet stretch with fewer runs than this, between two steps, gets no step of its own."""
-_MARKS = {"race_step", "fault", "invariant_clear", "restored", "check_failed", "milestone"}
+_MARKS = (ev.RaceStep, ev.Fault, ev.InvariantClear, ev.Restored, ev.CheckFailed, ev.Milestone)
+Mark = ev.RaceStep | ev.Fault | ev.InvariantClear | ev.Restored | ev.CheckFailed | ev.Milestone
 
 
 @dataclass
@@ -44,30 +44,14 @@ class Run:
     outcome: str  # applied | zero_rows | failed
     next: str | None
     changed: int | None
-    statements: list[Event] = field(default_factory=list)
-    marks: list[Event] = field(default_factory=list)
+    statements: list[ev.Statement] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
     guard: str | None = None
     """Set on the run where a guard stopped a race step: what stopped it, in words."""
 
-    def describe(self) -> str:
-        """What the run's statements did, in a few words."""
-        parts = []
-        for e in self.statements:
-            if not e.get("ok", True):
-                parts.append(f"refused ({e.get('error_kind')}): {e.get('error')}")
-            elif e.get("rows") is not None:
-                n = e["rows"]
-                parts.append(f"read {n} row{'s' if n != 1 else ''}")
-            else:
-                n = e.get("rowcount") or 0
-                parts.append(f"changed {n} row{'s' if n != 1 else ''}" if n
-                             else "0 rows changed")
-        return "; ".join(parts) or "no statement ran"
-
     @property
     def error(self) -> str | None:
-        return next((str(e.get("error")) for e in self.statements if not e.get("ok", True)),
-                    None)
+        return next((e.error or "" for e in self.statements if not e.ok), None)
 
 
 @dataclass(frozen=True)
@@ -106,17 +90,16 @@ class Verdict:
 class ReplayWalk:
     """Everything the replay screen shows."""
 
-    event: Event
-    steps: tuple[WalkStep, ...]
-    verdicts: tuple[Verdict, ...]
-    blocked: tuple[Event, ...]
-    warnings: tuple[str, ...]
-    endpoints: tuple[str, ...]
-    final_world: WorldView | None
-    points: int
-    max_points: int
-    penalty: int
-    folder: str
+    steps: tuple[WalkStep, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    blocked: tuple[ev.BlockedWrite, ...] = ()
+    warnings: tuple[str, ...] = ()
+    endpoints: tuple[str, ...] = ()
+    final_world: WorldView | None = None
+    points: int = 0
+    max_points: int = 0
+    penalty: int = 0
+    folder: str = ""
     edits: tuple[str, ...] = ()
     error: str | None = None
 
@@ -129,60 +112,59 @@ class ReplayWalk:
         return tuple(v.id for v in self.verdicts if v.status == "happened")
 
 
-def unavailable(event: Event) -> ReplayWalk:
+def unavailable(reason: str | None = None) -> ReplayWalk:
     """A replay that could not run: the walk is only its reason."""
-    reason = str(event.get("error") or event.get("note") or "the replay is not available")
-    return ReplayWalk(event, (), (), (), (), (), None, 0, 0, 0, "", error=reason)
+    return ReplayWalk(error=reason or "the replay is not available")
+
+
+def _why_not(event: ev.Replay) -> str | None:
+    return event.error or event.note
 
 
 # -- reading the replayed night --------------------------------------------------------------
 
 
-def runs_of(events: tuple[Event, ...] | list[Event]) -> list[Run]:
+def runs_of(events: Sequence[ev.Event]) -> list[Run]:
     """Every automation run that did something (not the ones skipped by a kill switch).
 
     Race steps, faults and their clearing are kept with the run during (or after) which
     they were recorded.
     """
     runs: list[Run] = []
-    statements: list[Event] = []
-    marks: list[Event] = []
+    statements: list[ev.Statement] = []
+    marks: list[Mark] = []
     for event in events:
-        kind = event.get("kind")
-        if kind == "statement" and event.get("automated") and event.get("task"):
+        if isinstance(event, ev.Statement) and event.automated and event.task:
             statements.append(event)
-        elif kind in _MARKS:
+        elif isinstance(event, _MARKS):
             if statements or not runs:
                 marks.append(event)
             else:  # after a run closed (the minute's checks): it belongs to that run
                 runs[-1].marks.append(event)
-        elif kind == "automation":
-            if event.get("outcome") == "skipped":
+        elif isinstance(event, ev.Automation):
+            if event.outcome == "skipped":
                 statements, marks = [], []
                 continue
             runs.append(Run(
-                minute=int(event.get("minute", 0)), time=str(event.get("sim_time", "")),
-                task=str(event.get("task", "")), role=str(event.get("role", "")),
-                title=str(event.get("title", "")), outcome=str(event.get("outcome", "")),
-                next=event.get("next"), changed=event.get("changed"),
-                statements=statements, marks=marks))
+                minute=event.minute, time=event.sim_time, task=event.task, role=event.role,
+                title=event.title, outcome=event.outcome, next=event.next,
+                changed=event.changed, statements=statements, marks=marks))
             statements, marks = [], []
     if marks and runs:
         runs[-1].marks.extend(marks)
     return runs
 
 
-def _verdicts(exercise: Exercise, event: Event) -> tuple[tuple[Verdict, ...], int, int, int]:
-    """Each race step's verdict with its worth; the points, their maximum, the penalty (as the
-    engine's scoring judged this replay)."""
-    guards = event.get("guards") or replay_guards(exercise, event)
-    worth = guards["worth"]
+def _verdicts(exercise: Exercise, result: ev.ReplayResult, guards: ev.ReplayGuards | None,
+              ) -> tuple[tuple[Verdict, ...], ev.ReplayGuards]:
+    """Each race step's verdict with its worth, and the guards' points (as the engine's
+    scoring judged this replay)."""
+    judged = guards if guards is not None else replay_guards(exercise, result)
     verdicts = tuple(
-        Verdict(str(s.get("id")), str(s.get("title") or s.get("id")), str(s.get("status")),
-                s.get("at"), str(s.get("outcome", "")), s.get("next"),
-                worth.get(str(s.get("id")), 0), tuple(s.get("faults_after") or ()))
-        for s in event.get("steps") or [] if isinstance(s, dict))
-    return verdicts, guards["points"], guards["max"], guards["penalty"]
+        Verdict(s.id, s.title or s.id, s.status, s.at, s.outcome, s.next,
+                judged.worth.get(s.id, 0), s.faults_after)
+        for s in result.steps)
+    return verdicts, judged
 
 
 def _mark_guards(exercise: Exercise, runs: list[Run], verdicts: tuple[Verdict, ...]) -> None:
@@ -201,7 +183,7 @@ def _mark_guards(exercise: Exercise, runs: list[Run], verdicts: tuple[Verdict, .
         what = verdict.outcome
         if run.error:
             what = f"refused: {run.error}"
-        elif "0 rows changed" in verdict.outcome:
+        elif run.outcome == "zero_rows":
             what = "0 rows changed: its WHERE (or a guard) kept the stale write out"
         line = f"{verdict.id} prevented here: {what}"
         run.guard = line if run.guard is None else f"{run.guard}\n{line}"
@@ -229,24 +211,25 @@ def _interesting(run: Run, delayed: set[str]) -> bool:
 def _fault_state(runs: tuple[Run, ...], faults: dict[str, tuple[str, tuple[str, ...]]]) -> None:
     for run in runs:
         for mark in run.marks:
-            if mark.get("kind") == "fault":
-                cells = tuple(str(row[0]) for row in mark.get("rows") or [] if row)
-                faults[str(mark.get("invariant"))] = (str(mark.get("fault")), cells)
-            elif mark.get("kind") == "invariant_clear":
-                faults.pop(str(mark.get("invariant")), None)
+            if isinstance(mark, ev.Fault):
+                cells = tuple(str(row[0]) for row in mark.rows if row)
+                faults[mark.invariant] = (mark.fault, cells)
+            elif isinstance(mark, ev.InvariantClear):
+                faults.pop(mark.invariant, None)
 
 
 def _span(first: str, last: str) -> str:
     return first if first == last else f"{first}–{last}"
 
 
-def build_walk(exercise: Exercise, event: Event, events: tuple[Event, ...] | list[Event],
+def build_walk(exercise: Exercise, event: ev.Replay, events: Sequence[ev.Event],
                endpoints: tuple[str, ...] = (), final_world: WorldView | None = None,
                edits: tuple[str, ...] = ()) -> ReplayWalk:
     """The walk of one replay: `event` is the replay event, `events` the replayed night's."""
-    if not event.get("available", True):
-        return unavailable(event)
-    verdicts, points, max_points, penalty = _verdicts(exercise, event)
+    result = event.result
+    if not event.available or result is None:
+        return unavailable(_why_not(event))
+    verdicts, guards = _verdicts(exercise, result, event.guards)
     delayed = set(exercise.replay.delayed) if exercise.replay else set()
     runs = runs_of(events)
     _mark_guards(exercise, runs, verdicts)
@@ -281,10 +264,10 @@ def build_walk(exercise: Exercise, event: Event, events: tuple[Event, ...] | lis
             empty += [c for c in cells if (not names or c in names) and c not in empty]
         return tuple(empty), tuple(text for text, _ in faults.values())
 
-    start = next((e for e in events if e.get("kind") == "session_start"), {})
+    start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
     steps: list[WalkStep] = []
     empty, fault_texts = state()
-    steps.append(WalkStep("intro", str(start.get("sim_time", "")), "The replay begins",
+    steps.append(WalkStep("intro", start.sim_time if start else "", "The replay begins",
                           empty=empty, faults=fault_texts))
 
     def quiet(lo: int, hi: int) -> None:
@@ -308,8 +291,8 @@ def build_walk(exercise: Exercise, event: Event, events: tuple[Event, ...] | lis
             for run in by_minute[group[0]]:
                 _fault_state((run,), faults)
                 e, f = state()
-                happened = tuple(str(m.get("title") or m.get("step")) for m in run.marks
-                                 if m.get("kind") == "race_step")
+                happened = tuple(m.title or m.step for m in run.marks
+                                 if isinstance(m, ev.RaceStep))
                 steps.append(WalkStep("run", run.time, f"{run.role}: {run.title}", (run,),
                                       1, (), e, f, happened,
                                       tuple(run.guard.splitlines()) if run.guard else ()))
@@ -336,24 +319,23 @@ def build_walk(exercise: Exercise, event: Event, events: tuple[Event, ...] | lis
     e, f = state()
     steps.append(WalkStep("verdict", runs[-1].time if runs else "", "The verdict",
                           empty=e, faults=f))
-    blocked = tuple(b for b in event.get("blocked_good_writes") or [] if isinstance(b, dict))
     return ReplayWalk(
-        event=event, steps=tuple(steps), verdicts=verdicts, blocked=blocked,
-        warnings=tuple(str(w) for w in event.get("warnings") or []), endpoints=endpoints,
-        final_world=final_world, points=points, max_points=max_points, penalty=penalty,
-        folder=str(event.get("folder", "")), edits=edits)
+        steps=tuple(steps), verdicts=verdicts, blocked=result.blocked_good_writes,
+        warnings=result.warnings, endpoints=endpoints, final_world=final_world,
+        points=guards.points, max_points=guards.max, penalty=guards.penalty,
+        folder=result.folder, edits=edits)
 
 
-def load_walk(exercise: Exercise, event: Event, session_folder: Path,
+def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,
               edits: tuple[str, ...] = ()) -> ReplayWalk:
     """Read the replayed night and its final world (a worker thread only)."""
-    if not event.get("available", True):
-        return unavailable(event)
-    folder = Path(str(event.get("folder", "")))
+    if not event.available or event.result is None:
+        return unavailable(_why_not(event))
+    folder = Path(event.result.folder)
     if not folder.exists():  # a relative folder, and the working folder has changed
         folder = session_folder / "replay" / folder.name
     race = folder / "race"
-    events: tuple[Event, ...] = ()
+    events: tuple[ev.Event, ...] = ()
     if (race / "events.jsonl").exists():
         events = read_events(race).events
     endpoints: tuple[str, ...] = ()

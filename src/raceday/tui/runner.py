@@ -8,6 +8,7 @@ listener runs in the worker thread too, and only posts messages.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from raceday.engine.clock import Pace
-from raceday.errors import RacedayError
+from raceday.transcript import events as ev
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -107,7 +108,7 @@ class SessionRunner:
                     self.target.post_message(Refreshed(snapshot))
             self.running = None
 
-    def _post_event(self, event: dict[str, Any]) -> None:
+    def _post_event(self, event: ev.Event) -> None:
         self.target.post_message(EngineEvent(event))
 
     def _need(self) -> Session:
@@ -127,7 +128,7 @@ class SessionRunner:
             self.plan = WorldPlan.from_tables(session.store.tables())
             session.subscribe(self._post_event)
             snapshot = take_snapshot(session, self.plan, tables=True)
-            return [SessionOpened(list(session.events), snapshot)]
+            return [SessionOpened(tuple(session.events), snapshot)]
 
         self.submit("open", job, refresh=False)
 
@@ -138,7 +139,7 @@ class SessionRunner:
 
         self.submit("run", job)
 
-    def act(self, action: str, call: Callable[[Session], dict[str, Any] | None],
+    def act(self, action: str, call: Callable[[Session], ev.Event | None],
             *, tables: bool = False) -> None:
         """Any other session call; `call` returns the event it recorded (or None)."""
         def job() -> list[Message]:
@@ -160,9 +161,7 @@ class SessionRunner:
             try:
                 walk = load_walk(session.exercise, event, session.folder, edits)
             except Exception as exc:  # the replay is recorded; only the walk is missing
-                walk = unavailable({**event, "available": False,
-                                    "error": f"the replayed night could not be read: "
-                                             f"{_one_line(exc)}"})
+                walk = unavailable(f"the replayed night could not be read: {_one_line(exc)}")
             return [ReplayReady(event, walk)]
 
         self.submit("replay", job)
@@ -193,9 +192,11 @@ class SessionRunner:
     def end(self, reason: str = "ended") -> None:
         def job() -> list[Message]:
             session = self._need()
-            score = session.end(reason)
+            session.end(reason)
             write_session_debrief(session.folder)
-            return [SessionEnded(score.to_json(), session.folder, list(session.events))]
+            events = tuple(session.events)
+            score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
+            return [SessionEnded(score, session.folder, events)]
 
         self.submit("end", job, refresh=False)
 
@@ -206,8 +207,9 @@ def write_session_debrief(folder: Path) -> None:
 
     try:
         write_debrief(folder)
-    except (RacedayError, OSError):
-        pass  # the end screen builds its debrief from the events, not from this file
+    except Exception:  # the session is scored and saved: the end screen must still open
+        # (it builds its debrief from the events, not from this file)
+        logging.getLogger(__name__).exception("debrief.md not written in %s", folder)
 
 
 def _one_line(exc: BaseException) -> str:

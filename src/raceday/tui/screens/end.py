@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,8 @@ from textual.widgets import Footer, Static
 
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
-
-_TEAM_KINDS = {"fault", "detected", "declaration", "milestone", "restored", "race_step",
-               "invariant_clear"}
+from raceday.transcript import events as ev
+from raceday.transcript.score_view import ScoreView, read_score
 
 
 def _duration(minutes: int | None) -> str:
@@ -28,72 +28,63 @@ def _duration(minutes: int | None) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def _team_line(event: dict[str, Any]) -> str:
-    kind = event.get("kind")
-    if kind == "fault":
-        return f"**fault**: {event.get('fault')}"
-    if kind == "detected":
-        return f"**surfaced** after {event.get('latency_minutes')} min ({event.get('how')})"
-    if kind == "declaration":
-        return f"{event.get('role')} declared: {event.get('text')}"
-    if kind == "milestone":
-        return f"**{event.get('label')}**"
-    if kind == "restored":
+def _team_line(event: ev.Event) -> str | None:
+    """The team's side of the night, or None for an event that is not part of it."""
+    if isinstance(event, ev.Fault):
+        return f"**fault**: {event.fault}"
+    if isinstance(event, ev.Detected):
+        return f"**surfaced** after {event.latency_minutes} min ({event.how})"
+    if isinstance(event, ev.Declaration):
+        return f"{event.role} declared: {event.text}"
+    if isinstance(event, ev.Milestone):
+        return f"**{event.label}**"
+    if isinstance(event, ev.Restored):
         return "**restored**: no invariant is violated any more"
-    if kind == "invariant_clear":
-        return f"cleared: {event.get('fault')}"
-    if kind == "race_step":
-        return f"race step: {event.get('title') or event.get('step')}"
-    return str(kind)
+    if isinstance(event, ev.InvariantClear):
+        return f"cleared: {event.fault}"
+    if isinstance(event, ev.RaceStep):
+        return f"race step: {event.title or event.step}"
+    return None
 
 
-def end_markdown(exercise: Exercise, score: dict[str, Any], folder: Path,
-                 events: list[dict[str, Any]]) -> str:
-    lines = [f"# Score {score.get('total')}/{score.get('max')}", ""]
-    fault = score.get("fault") or {}
-    if fault.get("occurred"):
-        lines.append(f"The fault began at **{fault.get('started_at')}**.")
-    elif (steps := (score.get("guards") or {}).get("steps")) and all(
-            isinstance(step, dict) and step.get("status") == "prevented" for step in steps):
+def end_markdown(exercise: Exercise, score: ScoreView, folder: Path,
+                 events: Sequence[ev.Event]) -> str:
+    lines = [f"# Score {score.total}/{score.max}", ""]
+    if score.fault_occurred:
+        lines.append(f"The fault began at **{score.fault_started_at}**.")
+    elif score.race_prevented:
         lines.append("**No fault occurred**: the race was prevented outright, so detection "
                      "and recovery were not needed (full marks).")
     else:
-        detection = score.get("detection") or {}
         lines.append("**No fault occurred while you played**: the session ended before the "
                      "race did its damage"
                      + (" (detection and recovery count as not needed)."
-                        if detection.get("points") == detection.get("max") else "."))
+                        if score.detection_full else "."))
     lines += ["", "| part | points |", "|---|---|"]
-    for name in ("detection", "guards", "recovery", "tasks"):
-        section = score.get(name)
-        if isinstance(section, dict):
-            lines.append(f"| {name} | {section.get('points')}/{section.get('max')} |")
-    hints = score.get("hints") or {}
-    if hints.get("revealed"):
-        lines.append(f"| hints | -{hints.get('cost')} ({len(hints['revealed'])} revealed) |")
+    for part in score.parts:
+        lines.append(f"| {part.name} | {part.points}/{part.max} |")
+    if score.hints_revealed:
+        lines.append(f"| hints | -{score.hint_cost} ({len(score.hints_revealed)} revealed) |")
     lines += ["", "## Why", ""]
-    lines += [f"- {reason}" for reason in score.get("reasons", [])]
-    detection = score.get("detection") or {}
-    recovery = score.get("recovery") or {}
+    lines += [f"- {reason}" for reason in score.reasons]
     lines += ["", "## Your times beside that night's", "",
               "| | your team | that night |", "|---|---|---|",
-              f"| surfaced the fault after | {_duration(detection.get('latency_minutes'))} | "
-              f"{_duration(detection.get('event_minutes'))} |",
-              f"| DNS restored after | {_duration(recovery.get('minutes_to_restore'))} | "
-              f"{_duration(recovery.get('event_minutes'))} |"]
-    start = next((e for e in events if e.get("kind") == "session_start"), {})
+              f"| surfaced the fault after | {_duration(score.detection_latency)} | "
+              f"{_duration(score.detection_event_minutes)} |",
+              f"| DNS restored after | {_duration(score.minutes_to_restore)} | "
+              f"{_duration(score.recovery_event_minutes)} |"]
+    start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
     rows: list[tuple[int, int, str, str, str]] = []
     for order, event in enumerate(events):
-        if event.get("kind") in _TEAM_KINDS:
-            rows.append((int(event.get("minute", 0)), order, str(event.get("sim_time", "")),
-                         _team_line(event), ""))
-    for order, item in enumerate(start.get("event_timeline") or []):
-        at = str(item.get("at", ""))
+        team = _team_line(event)
+        if team is not None:
+            rows.append((event.minute, order, event.sim_time, team, ""))
+    for order, item in enumerate(start.event_timeline if start else ()):
         try:
-            minute = parse_time(at, exercise.clock.start)
+            minute = parse_time(item.at, exercise.clock.start)
         except ValueError:
             continue
-        rows.append((minute, 10**6 + order, at, "", str(item.get("title", ""))))
+        rows.append((minute, 10**6 + order, item.at, "", item.title))
     if rows:
         lines += ["", "## The night, side by side", "", "| time | your team | that night |",
                   "|---|---|---|"]
@@ -126,13 +117,13 @@ transcript was saved. **d** opens the whole debrief (the after-action report, al
         debrief: Any
         error: str | None = None
 
-    def __init__(self, exercise: Exercise, score: dict[str, Any], folder: Path,
-                 events: list[dict[str, Any]]) -> None:
+    def __init__(self, exercise: Exercise, score: ev.ScoreEvent, folder: Path,
+                 events: Sequence[ev.Event]) -> None:
         super().__init__()
         self.exercise = exercise
-        self.score = score
+        self.score = read_score(score)
         self.folder = folder
-        self.events = events
+        self.events = tuple(events)
 
     def compose(self) -> ComposeResult:
         yield Static(f" The end · {self.exercise.title}   d: the debrief   "

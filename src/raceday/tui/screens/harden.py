@@ -23,10 +23,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from raceday.exercise.model import Exercise, Statement
+from raceday.transcript import events as ev
 from raceday.tui.commands import PlayCommands
 from raceday.tui.widgets.editor import SqlEditor
 
 if TYPE_CHECKING:
+    from raceday.engine.session import Session
     from raceday.tui.screens.play import PlayScreen
 
 HARDEN_HELP = """\
@@ -204,40 +206,41 @@ class HardenScreen(Screen[None]):
             card.say(Text("This is the exercise's original SQL already.", style="dim"))
             card.show_head()
             return
-        self.save_statement(card.statement.id, original, reverting=True)
+        self.save_statement(card.statement.id, original)
 
-    def save_statement(self, statement_id: str, sql: str, *, reverting: bool = False) -> None:
+    def save_statement(self, statement_id: str, sql: str) -> None:
         card = self.card_for(statement_id)
         if card is not None:
             card.say(Text("saving…", style="dim"))
         role = self.role
 
-        def call(session: Any) -> dict[str, Any]:
-            event: dict[str, Any] = session.edit_statement(role, statement_id, sql)
-            return {**event, "statement": statement_id, "reverting": reverting}
+        def call(session: Session) -> ev.Event:
+            return session.edit_statement(role, statement_id, sql)
 
         self.play.act("edit", call)
 
-    def edit_done(self, event: dict[str, Any]) -> None:
-        """The session's answer to a save (the play screen passes it on)."""
-        card = self.card_for(str(event.get("statement")))
+    def edit_done(self, event: ev.Event) -> None:
+        """The session's answer to a save (the play screen passes it on): an edit, or the
+        refusal, both naming the statement."""
+        if not isinstance(event, (ev.Edit, ev.Refused)) or event.statement is None:
+            return
+        card = self.card_for(event.statement)
         if card is None:
             return
-        if event.get("kind") == "refused":
+        if isinstance(event, ev.Refused):
             card.say(Text.assemble((" Refused ", "bold white on red"),
-                                   f" {event.get('error')}. Nothing was changed."))
+                                   f" {event.error}. Nothing was changed."))
             return
-        sql = str(event.get("sql", card.editor.text))
-        card.saved(sql)
-        if event.get("reverting") or not card.edited:
+        card.saved(event.sql)
+        if not card.edited:  # the exercise's own SQL again (put back, or saved unchanged)
             card.say(Text.assemble((" Original ", "bold black on green"),
                                    f" The automation runs the exercise's SQL again "
-                                   f"(from {event.get('sim_time', 'now')})."))
+                                   f"(from {event.sim_time})."))
         else:
             card.say(Text.assemble((" Saved ", "bold black on green"),
-                                   f" The automation runs this from {event.get('sim_time')} "
+                                   f" The automation runs this from {event.sim_time} "
                                    "on; ctrl+r replays the race to see what it stops."))
-        self.current[card.statement.id] = sql
+        self.current[card.statement.id] = event.sql
         self.query_one("#harden-bar", Static).update(self._bar())
 
     def edit_failed(self, error: str) -> None:

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
 from raceday.tui.app import SPEEDS, RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
 from raceday.tui.guide import Guide, guide_steps
@@ -55,6 +56,7 @@ from raceday.tui.widgets.tasks import TaskList, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
+    from raceday.engine.session import Session
     from raceday.tui.screens.harden import HardenScreen
     from raceday.tui.screens.replay import ReplayScreen
 
@@ -208,22 +210,19 @@ class PlayScreen(Screen[None]):
     def _event(self, message: EngineEvent) -> None:
         self._take_event(message.event)
 
-    def _take_event(self, event: dict[str, Any]) -> None:
+    def _take_event(self, event: ev.Event) -> None:
         self.feed.add(event)
-        kind = event.get("kind")
-        self.alarms.note(event)
-        if kind in ("fault", "invariant_clear", "alert", "alert_clear", "inject",
-                    "monitor_removed"):
+        if self.alarms.note(event):
             self._show_world()
-        if kind == "task_done":
-            self.done_tasks.add(str(event.get("task")))
+        if isinstance(event, ev.TaskDone):
+            self.done_tasks.add(event.task)
         if self.guide is not None and self.guide.observe(event):
             self._show_guide()
-        if kind == "timeline_end" and not self.timeline_asked:
+        if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
             self.timeline_asked = True
             self._stop_ticks()
             self.app.push_screen(
-                ConfirmDialog(f"The night is over ({event.get('sim_time')}): the timeline has "
+                ConfirmDialog(f"The night is over ({event.sim_time}): the timeline has "
                               "run out. End the session and see the score?",
                               yes="See the score", no="Keep playing"),
                 partial(self._confirm_end, reason="ended"))
@@ -256,25 +255,19 @@ class PlayScreen(Screen[None]):
 
     @on(ActionDone)
     def _action_done(self, message: ActionDone) -> None:
-        event = message.event or {}
+        event = message.event
+        if event is None:
+            return
         if message.action == "edit" and self.hardening is not None:
             self.hardening.edit_done(event)  # the statement's card says what happened
             return
-        if event.get("kind") == "refused":
-            self.notify(str(event.get("error")), title=f"{message.action}: refused",
+        if isinstance(event, ev.Refused):
+            self.notify(event.error, title=f"{message.action}: refused",
                         severity="error", timeout=8)
             return
-        words = {
-            "monitor": lambda e: f"Monitor '{e.get('name')}' saved: it runs every minute.",
-            "declare": lambda e: f"Declared: {e.get('text')}",
-            "hint": lambda e: f"Hint (-{e.get('cost', 0)} points): {e.get('text')}",
-            "inject": lambda e: f"Inject sent: {e.get('title')}",
-            "edit": lambda e: f"Automation statement {e.get('statement')} replaced.",
-            "remove monitor": lambda e: "Monitor removed.",
-        }
-        say: Callable[[dict[str, Any]], str] | None = words.get(message.action)
-        if say is not None and message.event is not None:
-            self.notify(say(event), timeout=6 if message.action != "hint" else 15)
+        said = _action_words(event)
+        if said is not None:
+            self.notify(said, timeout=15 if isinstance(event, ev.Hint) else 6)
 
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
@@ -633,17 +626,17 @@ class PlayScreen(Screen[None]):
         self.app.push_screen(screen, closed)
         runner.replay()
 
-    def act(self, action: str, call: Callable[[Any], dict[str, Any] | None]) -> None:
+    def act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None:
         """For the screens over this one (harden): a session call through our runner."""
         self._act(action, call)
 
     def remove_monitor(self, name: str) -> None:
-        def remove(session: Any) -> None:
+        def remove(session: Session) -> None:
             session.remove_monitor(name)
 
         self._act("remove monitor", remove)
 
-    def _act(self, action: str, call: Callable[[Any], dict[str, Any] | None]) -> None:
+    def _act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None:
         runner = self._ready()
         if runner is not None:
             runner.act(action, call)
@@ -708,6 +701,21 @@ class PlayScreen(Screen[None]):
         if action == "switch_role" and len(self.seats) < 2:
             return False
         return True
+
+
+def _action_words(event: ev.Event) -> str | None:
+    """What a toast says when a player's action is done (None: the feed says enough)."""
+    if isinstance(event, ev.MonitorSaved):
+        return f"Monitor '{event.name}' saved: it runs every minute."
+    if isinstance(event, ev.Declaration):
+        return f"Declared: {event.text}"
+    if isinstance(event, ev.Hint):
+        return f"Hint (-{event.cost} points): {event.text}"
+    if isinstance(event, ev.Inject):
+        return f"Inject sent: {event.title}"
+    if isinstance(event, ev.Edit):
+        return f"Automation statement {event.statement} replaced."
+    return None
 
 
 def _example(exercise: Exercise, role: str) -> str:

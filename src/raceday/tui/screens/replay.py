@@ -21,6 +21,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
+from raceday.transcript import events as ev
+from raceday.transcript.wording import describe_statement
 from raceday.tui.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
 from raceday.tui.widgets.world import EMPTY, OK, Alarms, render_world
 
@@ -64,18 +66,14 @@ def _outcome_badge(run: Run) -> Text:
 def _statement_lines(run: Run) -> list[RenderableType]:
     parts: list[RenderableType] = []
     for statement in run.statements:
-        sql = " ".join(str(statement.get("sql", "")).split())
+        sql = " ".join(statement.sql.split())
         parts.append(Padding(Text(sql, style="dim"), (0, 0, 0, 2)))
-        if not statement.get("ok", True):
-            said = Text(f"→ refused ({statement.get('error_kind')}): {statement.get('error')}",
-                        style="bold red")
-        elif statement.get("rows") is not None:
-            n = statement["rows"]
-            said = Text(f"→ read {n} row{'s' if n != 1 else ''}")
-        else:
-            n = statement.get("rowcount") or 0
-            said = Text(f"→ changed {n} row{'s' if n != 1 else ''}" if n
-                        else "→ 0 rows changed", style="" if n else "bold yellow")
+        style = ""
+        if not statement.ok:
+            style = "bold red"
+        elif statement.rows is None and not statement.schema_changed and not statement.rowcount:
+            style = "bold yellow"  # a write that changed nothing
+        said = Text(f"→ {describe_statement(statement)}", style=style)
         parts.append(Padding(said, (0, 0, 0, 4)))
     return parts
 
@@ -92,17 +90,15 @@ def _run_detail(run: Run, *, full: bool = True) -> list[RenderableType]:
     if run.next:
         parts.append(Text(f"  then the automation: {run.next}", style="italic"))
     for mark in run.marks:
-        kind = mark.get("kind")
-        if kind == "race_step":
+        if isinstance(mark, ev.RaceStep):
             parts.append(Text.assemble((" RACE STEP ", "bold white on red"), " ",
-                                       (str(mark.get("title") or mark.get("step")), "bold red")))
-        elif kind == "fault":
-            parts.append(Text.assemble((" FAULT ", EMPTY), " ", str(mark.get("fault"))))
-        elif kind == "invariant_clear":
-            parts.append(Text.assemble((" cleared ", "bold black on green"), " ",
-                                       str(mark.get("fault"))))
-        elif kind == "check_failed":
-            parts.append(Text(f"  an exercise check failed: {mark.get('error')}", style="red"))
+                                       (mark.title or mark.step, "bold red")))
+        elif isinstance(mark, ev.Fault):
+            parts.append(Text.assemble((" FAULT ", EMPTY), " ", mark.fault))
+        elif isinstance(mark, ev.InvariantClear):
+            parts.append(Text.assemble((" cleared ", "bold black on green"), " ", mark.fault))
+        elif isinstance(mark, ev.CheckFailed):
+            parts.append(Text(f"  an exercise check failed: {mark.error}", style="red"))
     if run.guard:
         for line in run.guard.splitlines():
             parts.append(Text.assemble((" GUARD ", "bold black on green"), " ",
@@ -190,8 +186,7 @@ def verdict(walk: ReplayWalk) -> RenderableType:
                           "(penalised: a guard that stops the good path is an outage too):",
                           style="bold red"))
         for b in walk.blocked:
-            parts.append(Text(f"  ✗ {b.get('task')} at {b.get('at')}: {b.get('outcome')}",
-                              style="red"))
+            parts.append(Text(f"  ✗ {b.task} at {b.at}: {b.outcome}", style="red"))
     else:
         parts.append(Text("\nOn the normal night (without the delayed worker) every good "
                           "write still took.", style="green"))
@@ -320,7 +315,7 @@ class ReplayScreen(Screen[None]):
         self.show(0)
 
     def failed(self, error: str) -> None:
-        self.show_walk(ReplayWalk({}, (), (), (), (), (), None, 0, 0, 0, "", error=error))
+        self.show_walk(ReplayWalk(error=error))
 
     # -- moving ----------------------------------------------------------------------------------
 

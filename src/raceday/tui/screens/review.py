@@ -8,7 +8,6 @@ change the session; it reads `events.jsonl` once and never touches `world.db`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -20,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Markdown, Static
 
 from raceday.errors import TranscriptError
+from raceday.transcript import events as ev
 from raceday.transcript.debrief import (
     Debrief,
     WorldSoFar,
@@ -29,90 +29,92 @@ from raceday.transcript.debrief import (
 )
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
+from raceday.transcript.score_view import read_score
 
-Event = dict[str, Any]
-
-_NOISE = {"wait"}
-_STYLE = {
-    "fault": "bold white on red", "alert": "bold black on yellow", "detected": "bold green",
-    "restored": "bold green", "milestone": "bold green", "declaration": "magenta",
-    "race_step": "bold red", "inject": "cyan", "score": "bold", "refused": "red",
-    "edit": "yellow", "replay": "bold blue",
+_STYLE: dict[type[ev.Event], str] = {
+    ev.Fault: "bold white on red", ev.Alert: "bold black on yellow", ev.Detected: "bold green",
+    ev.Restored: "bold green", ev.Milestone: "bold green", ev.Declaration: "magenta",
+    ev.RaceStep: "bold red", ev.Inject: "cyan", ev.ScoreEvent: "bold", ev.Refused: "red",
+    ev.Edit: "yellow", ev.Replay: "bold blue",
 }
 _SHOWN = ("role", "task", "statement", "ok", "rowcount", "rows", "error", "error_kind",
           "outcome", "next", "note", "how", "latency_minutes", "fault", "invariant", "relapse",
           "name", "count", "matched", "finding", "correct", "id", "label", "step", "title",
-          "inject_kind", "source", "to", "until", "cost", "total", "max", "reason")
+          "inject_kind", "source", "to", "until", "cost", "reason")
+"""The fields the detail shows, in this order, for the events that have them."""
 
 
-def notable(event: Event) -> bool:
+def notable(event: ev.Event) -> bool:
     """Worth stopping at while narrating: not the automation's routine work."""
-    kind = event.get("kind")
-    if kind in _NOISE:
+    if isinstance(event, ev.Wait):
         return False
-    if kind == "statement":
-        return not event.get("automated") or not event.get("ok", True)
-    if kind == "automation":
-        return event.get("outcome") not in ("applied", "skipped")
+    if isinstance(event, ev.Statement):
+        return not event.automated or not event.ok
+    if isinstance(event, ev.Automation):
+        return event.outcome not in ("applied", "skipped")
     return True
 
 
-def line_of(event: Event) -> str:
+def line_of(event: ev.Event) -> str:
     """One line for the event list (the session's start gets its own short line)."""
-    if event.get("kind") == "session_start":
-        players = ", ".join(event.get("players") or []) or "nobody"
-        return f"START {event.get('title') or event.get('exercise')} (players: {players})"
+    if isinstance(event, ev.SessionStart):
+        players = ", ".join(event.players) or "nobody"
+        return f"START {event.title or event.exercise} (players: {players})"
     return describe(event)
 
 
-def _start_detail(event: Event) -> RenderableType:
-    text = Text(f"{event.get('title') or event.get('exercise')}\n", style="bold")
-    if event.get("summary"):
-        text.append(f"{event['summary']}\n\n", style="italic")
-    text.append(f"exercise: {event.get('exercise')}\n")
-    text.append(f"players hold: {', '.join(event.get('players') or []) or 'nothing'}\n")
-    text.append(f"automation plays: {', '.join(event.get('automated') or []) or 'nothing'}\n")
-    text.append(f"clock starts {event.get('sim_time', '')} {event.get('zone', '')} "
-                f"({event.get('pace', '?')} pace)\n")
+def _start_detail(event: ev.SessionStart) -> RenderableType:
+    text = Text(f"{event.title or event.exercise}\n", style="bold")
+    if event.summary:
+        text.append(f"{event.summary}\n\n", style="italic")
+    text.append(f"exercise: {event.exercise}\n")
+    text.append(f"players hold: {', '.join(event.players) or 'nothing'}\n")
+    text.append(f"automation plays: {', '.join(event.automated) or 'nothing'}\n")
+    text.append(f"clock starts {event.sim_time} {event.zone} ({event.pace} pace)\n")
     return text
 
 
-def event_detail(event: Event) -> RenderableType:
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        if any(isinstance(v, tuple) for v in value):
+            return str([list(v) if isinstance(v, tuple) else v for v in value])
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def event_detail(event: ev.Event) -> RenderableType:
     """The event in full: its one line, its fields, its SQL; the score with every reason."""
-    kind = str(event.get("kind", "?"))
-    head = Text(f"#{event.get('seq')}  {event.get('sim_time', '')}  {kind}\n", style="bold")
-    if kind == "session_start":
+    head = Text(f"#{event.seq}  {event.sim_time}  {event.kind}\n", style="bold")
+    if isinstance(event, ev.SessionStart):
         return Group(head, _start_detail(event))
-    head.append(describe(event) + "\n", style=_STYLE.get(kind, ""))
+    head.append(describe(event) + "\n", style=_STYLE.get(type(event), ""))
     parts: list[RenderableType] = [head]
     fields = Text()
     for key in _SHOWN:
-        value = event.get(key)
-        if value in (None, "", [], {}) or (kind == "score" and key in ("total", "max")):
+        value = getattr(event, key, None)
+        if value in (None, "", ()):
             continue
         fields.append(f"{key}: ", style="dim")
-        fields.append(f"{value}\n")
+        fields.append(f"{_shown(value)}\n")
     if fields:
         parts.append(fields)
-    if event.get("text"):
-        parts.append(Text(str(event["text"]) + "\n", style="italic"))
+    text = getattr(event, "text", None)
+    if isinstance(text, str) and text:
+        parts.append(Text(text + "\n", style="italic"))
     for key in ("sql", "before"):
-        if isinstance(event.get(key), str) and event[key].strip():
+        sql = getattr(event, key, None)
+        if isinstance(sql, str) and sql.strip():
             if key == "before":
                 parts.append(Text("before:", style="dim"))
-            parts.append(Syntax(event[key].strip(), "sql", word_wrap=True,
-                                background_color="default"))
-    if kind == "score":
+            parts.append(Syntax(sql.strip(), "sql", word_wrap=True, background_color="default"))
+    if isinstance(event, ev.ScoreEvent):
         reasons = Text("\nEvery point, with its reason:\n", style="bold")
-        for reason in event.get("reasons") or []:
+        for reason in read_score(event).reasons:
             reasons.append(f"  - {reason}\n")
         parts.append(reasons)
-    if kind == "replay":
-        for step in event.get("steps") or []:
-            if isinstance(step, dict):
-                parts.append(Text(f"  {step.get('id') or step.get('step')}: "
-                                  f"{step.get('status') or step.get('outcome')}  "
-                                  f"{step.get('outcome') or ''}"))
+    if isinstance(event, ev.Replay) and event.result is not None:
+        for step in event.result.steps:
+            parts.append(Text(f"  {step.id}: {step.status}  {step.outcome}"))
     return Group(*parts)
 
 
@@ -171,7 +173,7 @@ class ReviewApp(App[int]):
         Binding("q,ctrl+q", "quit", "Quit"),
     ]
 
-    def __init__(self, events: tuple[Event, ...], warning: str | None = None,
+    def __init__(self, events: tuple[ev.Event, ...], warning: str | None = None,
                  folder: Path | None = None) -> None:
         super().__init__()
         self.events = events
@@ -180,8 +182,8 @@ class ReviewApp(App[int]):
         self.states = world_states(events)
         self.index = 0
         self.detail: RenderableType = ""
-        start = next((e for e in events if e.get("kind") == "session_start"), {})
-        self.session_title = str(start.get("title") or start.get("exercise") or "session")
+        start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
+        self.session_title = (start.title or start.exercise) if start else "session"
 
     @classmethod
     def from_folder(cls, session_dir: Path) -> ReviewApp:
@@ -206,9 +208,8 @@ class ReviewApp(App[int]):
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
         table.add_columns("#", "time", "what")
         for event in self.events:
-            kind = str(event.get("kind", ""))
-            line = Text(line_of(event), style=_STYLE.get(kind, "" if notable(event) else "dim"))
-            table.add_row(str(event.get("seq", "")), str(event.get("sim_time", "")), line)
+            style = _STYLE.get(type(event), "" if notable(event) else "dim")
+            table.add_row(str(event.seq), event.sim_time, Text(line_of(event), style=style))
         table.focus()
         if self.warning:
             self.notify(self.warning, title="Transcript cut short", severity="warning",

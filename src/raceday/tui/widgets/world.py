@@ -4,13 +4,14 @@ switches, the faults, the monitors alerting and the latest alarms. An empty answ
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from raceday.transcript import events as ev
+from raceday.transcript.wording import plural
 from raceday.tui.snapshot import WorldView
 
 EMPTY = "bold white on red"
@@ -32,21 +33,23 @@ class Alarms:
     recent: list[tuple[str, str]] = field(default_factory=list)
     show_faults: bool = True
 
-    def note(self, event: dict[str, Any]) -> None:
-        kind = event.get("kind")
-        if kind == "fault":
-            self.faults[str(event.get("invariant"))] = str(event.get("fault"))
-        elif kind == "invariant_clear":
-            self.faults.pop(str(event.get("invariant")), None)
-        elif kind == "alert":
-            self.alerting[str(event.get("name"))] = int(event.get("count") or 0)
-        elif kind == "alert_clear":
-            self.alerting.pop(str(event.get("name")), None)
-        elif kind == "monitor_removed":
-            self.alerting.pop(str(event.get("name")), None)
-        elif kind == "inject" and event.get("inject_kind") == "alarm":
-            self.recent.append((str(event.get("sim_time", "")), str(event.get("title", ""))))
-            del self.recent[:-4]
+    def note(self, event: ev.Event) -> bool:
+        """Take in one event; True when it changed what the panel shows."""
+        if isinstance(event, ev.Fault):
+            self.faults[event.invariant] = event.fault
+        elif isinstance(event, ev.InvariantClear):
+            self.faults.pop(event.invariant, None)
+        elif isinstance(event, ev.Alert):
+            self.alerting[event.name] = event.count
+        elif isinstance(event, (ev.AlertClear, ev.MonitorRemoved)):
+            self.alerting.pop(event.name, None)
+        elif isinstance(event, ev.Inject):
+            if event.inject_kind == "alarm":
+                self.recent.append((event.sim_time, event.title))
+                del self.recent[:-4]
+        else:
+            return False
+        return True
 
 
 def render_compact(world: WorldView, alarms: Alarms) -> Text:
@@ -74,7 +77,7 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
                        style="bold black on green" if enabled else "bold white on blue")
             out.append(" ")
     faults = len(alarms.faults) if alarms.show_faults else 0
-    problems = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in (
+    problems = [plural(n, word) for n, word in (
         (faults, "fault"), (len(alarms.alerting), "monitor alert")) if n]
     if problems:
         out.append(" │ ⚠ " + ", ".join(problems), style="bold red")
@@ -122,7 +125,7 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
     if alarms.alerting:
         parts.append(Text("\nMonitors alerting", style="bold underline"))
         for name, count in alarms.alerting.items():
-            parts.append(Text(f" ! {name} ({count} row{'s' if count != 1 else ''}) ",
+            parts.append(Text(f" ! {name} ({plural(count, 'row')}) ",
                               style="bold black on yellow"))
     if alarms.recent:
         parts.append(Text("\nLatest alarms", style="bold underline"))

@@ -1,0 +1,72 @@
+"""`raceday transcript` and the score as the terminal shows it, from typed events."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+from test_events import ONE_OF_EACH
+
+from raceday.transcript import events as ev
+from raceday.transcript.render import describe, print_score, print_transcript
+from raceday.transcript.score_view import read_score
+
+EXAMPLE = Path(__file__).parents[2] / "transcripts" / "examples" / "lost-update-basics-solo-complete"
+
+
+def test_every_kind_has_its_own_words() -> None:
+    for event in ONE_OF_EACH:
+        line = describe(event)
+        assert line and line != event.kind, event
+
+
+def test_a_statement_says_what_it_did_as_wording_does() -> None:
+    read, failed = (e for e in ONE_OF_EACH if isinstance(e, ev.Statement))
+    assert describe(read) == "responder: SELECT 1  -> read 1 row"
+    assert describe(failed) == ("enactor-a (automation) [break-glass]: UPDATE e SET a=1  -> "
+                                "refused (guard): boom")
+    zero = ev.Statement(role="r", sql="UPDATE t SET a = 1", ok=True, rowcount=0)
+    ddl = ev.Statement(role="r", sql="CREATE TABLE t (a)", ok=True, rowcount=0,
+                       schema_changed=True)
+    many = ev.Statement(role="r", sql="SELECT *", ok=True, rows=500, truncated=True)
+    assert describe(zero).endswith("-> 0 rows changed")
+    assert describe(ddl).endswith("-> changed the schema")
+    assert describe(many).endswith("-> read more than 500 rows")
+
+
+def test_the_replay_line_names_what_it_prevented() -> None:
+    replays = [e for e in ONE_OF_EACH if isinstance(e, ev.Replay)]
+    assert [describe(e) for e in replays] == [
+        "replay: the replay failed: x", "REPLAY: prevented s; happened nothing"]
+
+
+def test_a_score_event_reads_into_a_view_even_when_sparse() -> None:
+    sparse = read_score(ev.ScoreEvent(reason="ended", score={"total": 5, "max": 100}))
+    assert (sparse.total, sparse.max, sparse.parts, sparse.reasons) == (5, 100, (), ())
+    assert not sparse.fault_occurred and not sparse.race_prevented
+    full = read_score(ev.ScoreEvent(reason="ended", score={
+        "total": 70, "max": 100, "fault": {"occurred": True, "started_at": "23:48"},
+        "detection": {"points": 30, "max": 30, "latency_minutes": 2, "event_minutes": 50},
+        "guards": {"points": 40, "max": 40, "steps": [
+            {"id": "a", "title": "A", "status": "prevented", "detail": "x"}]},
+        "recovery": {"points": 0, "max": 30, "minutes_to_restore": None},
+        "hints": {"revealed": ["h1"], "cost": 3}, "reasons": ["r1", "r2"]}))
+    assert [(p.name, p.points, p.max) for p in full.parts] == [
+        ("detection", 30, 30), ("guards", 40, 40), ("recovery", 0, 30)]
+    assert full.fault_started_at == "23:48" and full.detection_full and full.race_prevented
+    assert (full.detection_latency, full.detection_event_minutes) == (2, 50)
+    assert full.minutes_to_restore is None
+    assert (full.hints_revealed, full.hint_cost, full.reasons) == (("h1",), 3, ("r1", "r2"))
+
+
+def test_print_score_and_the_transcript() -> None:
+    out = Console(width=200, record=True, file=io.StringIO())
+    score = ev.ScoreEvent(reason="ended", score={"total": 5, "max": 100, "reasons": ["why"]})
+    print_score(read_score(score), out, Path("t/s"))
+    assert out.export_text().splitlines() == [
+        "Score 5/100", "No fault occurred.", "  - why", "Transcript: t/s"]
+    out = Console(width=200, record=True, file=io.StringIO())
+    assert print_transcript(EXAMPLE, out) == 0
+    text = out.export_text()
+    assert "session started: The lost update" in text and "Score 100/100" in text

@@ -1,0 +1,95 @@
+"""Every kind of event as the TUI shows it: the feed, the world panel, review, the end."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from raceday.commands import load_named_exercise
+from raceday.transcript import events as ev
+from raceday.transcript.score_view import read_score
+from raceday.tui.guide import Guide, guide_steps
+from raceday.tui.screens.end import end_markdown
+from raceday.tui.screens.review import event_detail, line_of, notable
+from raceday.tui.widgets.feed import feed_text
+from raceday.tui.widgets.world import Alarms
+
+_spec = importlib.util.spec_from_file_location(
+    "event_samples", Path(__file__).parents[1] / "transcript" / "test_events.py")
+assert _spec is not None and _spec.loader is not None
+_samples = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_samples)
+ONE_OF_EACH: tuple[ev.Event, ...] = _samples.ONE_OF_EACH
+
+
+def _text(renderable: object) -> str:
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_the_feed_words_every_kind_or_leaves_it_out() -> None:
+    left_out = {type(e) for e in ONE_OF_EACH if feed_text(e) is None}
+    assert left_out == {ev.SessionStart, ev.Wait}
+    automated_ok = ev.Statement(role="b", sql="SELECT 1", ok=True, rows=1, automated=True)
+    assert feed_text(automated_ok) is None  # the automation line says what the task did
+    judged = {type(e) for e in ONE_OF_EACH
+              if feed_text(e) is not None and feed_text(e, judge=False) is None}
+    assert judged == {ev.Fault, ev.InvariantClear, ev.RaceStep, ev.Restored}
+    zero = ev.Statement(role="r", sql="UPDATE t SET a = 1", ok=True, rowcount=0)
+    line = feed_text(zero)
+    assert line is not None and line.style == "yellow" and "0 rows changed" in line.plain
+
+
+def test_review_shows_every_kind_in_full() -> None:
+    for event in ONE_OF_EACH:
+        assert line_of(event)
+        shown = _text(event_detail(event))
+        assert f"{event.kind}" in shown, event
+    edit = next(e for e in ONE_OF_EACH if isinstance(e, ev.Edit))
+    assert "before:" in _text(event_detail(edit))
+    score = next(e for e in ONE_OF_EACH if isinstance(e, ev.ScoreEvent))
+    assert "  - r" in _text(event_detail(score))
+    assert not notable(ev.Wait(until="23:50"))
+    assert notable(next(e for e in ONE_OF_EACH if isinstance(e, ev.Automation)))
+
+
+def test_the_world_panel_keeps_faults_alerts_and_alarms() -> None:
+    alarms = Alarms()
+    changed = [alarms.note(e) for e in ONE_OF_EACH]
+    assert sum(changed) == 6  # inject, fault, clear, alert, alert clear, monitor removed
+    assert alarms.faults == {} and alarms.alerting == {}
+    assert alarms.recent == [("", "t")]
+
+
+def test_the_guide_moves_on_typed_events() -> None:
+    exercise = load_named_exercise("dynamodb-dns-race")
+    guide = Guide(guide_steps(exercise, "responder"))
+    automated = ev.Statement(role="b", sql="SELECT 1", ok=True, automated=True)
+    assert not guide.observe(automated)
+    assert guide.observe(ev.Statement(role="responder", sql="SELECT 1", ok=True))
+    assert guide.observe(ev.Wait(until="23:50"))
+    assert guide.index == 2
+
+
+def test_the_end_screen_sets_the_team_beside_that_night(tmp_path: Path) -> None:
+    exercise = load_named_exercise("dynamodb-dns-race")
+    start = ev.SessionStart(
+        exercise=exercise.id, title=exercise.title, players=("responder",), automated=(),
+        pace="turns", clock_start="2025-10-19T23:00:00", zone="PDT", summary="", roles={},
+        event_timeline=(ev.Reveal(at="23:48", title="the race began", source="aws-summary"),))
+    fault = ev.Fault(invariant="i", fault="an endpoint is empty", sim_time="23:48", minute=48)
+    score = ev.ScoreEvent(reason="ended", score={
+        "total": 30, "max": 100, "fault": {"occurred": True, "started_at": "23:48"},
+        "detection": {"points": 30, "max": 30, "latency_minutes": 2, "event_minutes": 50},
+        "reasons": ["detection 30/30: quick"]})
+    text = end_markdown(exercise, read_score(score), tmp_path, (start, fault, score))
+    assert text.startswith("# Score 30/100")
+    assert "The fault began at **23:48**." in text
+    assert "| detection | 30/30 |" in text and "- detection 30/30: quick" in text
+    assert "| surfaced the fault after | 2 min | 50 min |" in text
+    assert "| 23:48 | **fault**: an endpoint is empty |  |" in text
+    assert "| 23:48 |  | the race began |" in text
