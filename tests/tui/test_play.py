@@ -342,7 +342,7 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
 
 def test_only_onboarding_names_the_fault() -> None:
     """Solo and team see the symptom (the empty answer), not the scorer's diagnosis."""
-    from raceday.tui.snapshot import Answer, WorldView
+    from raceday.engine.snapshot import Answer, WorldView
     from raceday.tui.widgets.feed import feed_text
     from raceday.tui.widgets.world import Alarms, render_compact
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from raceday.engine.snapshot import Snapshot
 from raceday.store.results import StatementResult
-from raceday.tui.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from raceday.tui.replaywalk import ReplayWalk
+    from raceday.engine.replaywalk import ReplayWalk
 
 
 @dataclass

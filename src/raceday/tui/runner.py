@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from raceday.engine.clock import Pace
+from raceday.engine.snapshot import WorldPlan, take_snapshot
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -28,7 +29,6 @@ from raceday.tui.messages import (
     SessionOpened,
     StatementsRan,
 )
-from raceday.tui.snapshot import WorldPlan, take_snapshot
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -149,7 +149,7 @@ class SessionRunner:
         """Replay the race against the team's database (about a second), then read the
         replayed night for the walk; the screen shows a loading indicator meanwhile."""
         def job() -> list[Message]:
-            from raceday.tui.replaywalk import load_walk, unavailable
+            from raceday.engine.replaywalk import load_walk, unavailable
 
             session = self._need()
             event = session.replay()

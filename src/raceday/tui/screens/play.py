@@ -22,10 +22,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from raceday.engine.clock import LiveClock, Pace
+from raceday.engine.guide import Guide, guide_steps
+from raceday.engine.snapshot import Snapshot
 from raceday.exercise.model import Exercise
 from raceday.tui.app import SPEEDS, RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
-from raceday.tui.guide import Guide, guide_steps
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -46,7 +47,6 @@ from raceday.tui.screens.dialogs import (
     MonitorRequest,
 )
 from raceday.tui.screens.help import PLAY_HELP
-from raceday.tui.snapshot import Snapshot
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.results import ResultsView

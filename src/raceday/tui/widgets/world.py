@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from raceday.tui.snapshot import WorldView
+from raceday.engine.snapshot import WorldView
 
 EMPTY = "bold white on red"
 OK = "green"

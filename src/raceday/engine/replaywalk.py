@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.scoring import replay_guards
+from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.transcript.log import read_events
-from raceday.tui.snapshot import WorldPlan, WorldView, read_store_world
 
 Event = dict[str, Any]
 
