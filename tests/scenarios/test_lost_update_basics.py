@@ -18,8 +18,8 @@ import pytest
 
 from raceday.cli import main
 from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
-from raceday.exercise.loader import load_exercise
 
 EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "lost-update-basics"
 SCRIPTS = EXERCISE / "scripts"

@@ -10,7 +10,7 @@ from rich.console import Console
 from textual.widgets import Markdown, Static
 from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
-from raceday.exercise.loader import load_exercise
+from raceday.engine.load import load_exercise
 from raceday.exercise.model import Exercise
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.harden import HardenScreen, StatementCard

@@ -33,8 +33,8 @@ from types import TracebackType
 from typing import Any
 
 from raceday.errors import ExerciseError, RacedayError
-from raceday.exercise.model import Role
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
+from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
 
@@ -93,7 +93,7 @@ class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     def __init__(
-        self, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        self, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
     ) -> None:
         self.path = Path(path)
         self.row_cap = row_cap
@@ -133,7 +133,7 @@ class WorldStore:
         cls,
         path: Path,
         world_sql: str,
-        roles: Sequence[Role],
+        roles: Sequence[RoleRights],
         *,
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
@@ -163,7 +163,7 @@ class WorldStore:
 
     @classmethod
     def open(
-        cls, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        cls, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
     ) -> WorldStore:
         """Open an existing world (a saved session, a copy for the replay)."""
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
@@ -344,7 +344,7 @@ class WorldStore:
             self._role_conns[role_id] = handle
         return handle
 
-    def _open_role(self, role: Role) -> _RoleConnection:
+    def _open_role(self, role: RoleRights) -> _RoleConnection:
         conn = _connect(self.path, mode="rw", cached_statements=0)
         try:
             _harden(conn)
