@@ -84,7 +84,7 @@ def outcomes(result: dict[str, Any]) -> dict[str, str]:
     """What each replayed job left behind (the plain 'done' log lines left out)."""
     rows = world(result, "SELECT job, outcome FROM job_run "
                          "WHERE at >= '09:14' AND outcome <> 'done' ORDER BY id")
-    return dict(rows)  # type: ignore[arg-type]
+    return dict(rows)
 
 
 # -- the exercise itself ---------------------------------------------------------------------

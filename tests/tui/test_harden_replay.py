@@ -81,7 +81,7 @@ async def test_edit_an_automation_statement_and_put_it_back(make_app: MakeApp,
         assert "Original" in text_of(apply.query_one(".harden-status", Static))
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is play and play.hardening is None
+        assert play.hardening is None and app.screen is play
 
 
 async def test_a_role_that_may_not_edit_is_told_so(make_app: MakeApp) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from textual.widgets import DataTable
 from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_until
 
 from raceday.engine.clock import Pace
@@ -331,7 +332,7 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         assert "dynamodb-dns-race" in ids
         await pilot.press("m")
         assert app.settings.mode == "team"
-        while launcher.entries[launcher.query_one("#exercises").cursor_row].id != \
+        while launcher.entries[launcher.query_one("#exercises", DataTable).cursor_row].id != \
                 "dynamodb-dns-race":
             await pilot.press("down")
         await pilot.press("enter")
