@@ -37,6 +37,7 @@ from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
+from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world
 
 # Where raceday remembers which tables and views the world had when first built: only
 # those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
@@ -150,14 +151,15 @@ class WorldStore:
             _harden(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
-            conn.executescript(world_sql)
+            build_world(conn, world_sql)
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
+        except (sqlite3.Error, WorldError) as exc:
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            raise ExerciseError([f"world SQL failed: {_one_line(str(exc))}"]) from exc
+            message = exc.message if isinstance(exc, WorldError) else str(exc)
+            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
 
@@ -544,11 +546,7 @@ class WorldStore:
 
 # -- the world without a store ------------------------------------------------------------
 
-DESCRIBE_TIME_LIMIT = 30.0
-"""Seconds `describe_world` lets the world script run (as the exercise check does)."""
-
-
-def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT) -> list[TableInfo]:
+def describe_world(world_sql: str, *, time_limit_s: float = WORLD_TIME_LIMIT) -> list[TableInfo]:
     """The tables and views `world_sql` builds, as `WorldStore.tables()` describes them.
 
     For a briefing's schema cheat-sheet before any session exists: the world is built in
@@ -559,27 +557,13 @@ def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT)
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         _harden(conn)
-        conn.set_authorizer(_deny_attach)
-        deadline = time.monotonic() + time_limit_s
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         try:
-            conn.executescript(world_sql)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
-            message = str(exc)
-            if message == "interrupted":
-                message = f"took longer than {time_limit_s:g} s to build (a runaway query?)"
-            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
-        conn.set_progress_handler(None, 0)
-        conn.set_authorizer(None)
+            build_world(conn, world_sql, time_limit_s=time_limit_s)
+        except WorldError as exc:
+            raise ExerciseError([f"world SQL failed: {_one_line(exc.message)}"]) from exc
         return _describe(conn)
     finally:
         conn.close()
-
-
-def _deny_attach(action: int, *_args: object) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
 
 
 def _describe(conn: sqlite3.Connection) -> list[TableInfo]:
