@@ -68,10 +68,16 @@ class SessionEnded(Message):
 
 @dataclass
 class JobFailed(Message):
-    """A session call raised: `error` is one line a person can read."""
+    """A session call raised: `error` is one line a person can read.
+
+    An unexpected error (a bug, not a refusal the session explains) also brings its
+    `trace`back and the `log` it was written to, for the crash panel.
+    """
 
     action: str
     error: str
+    trace: str = ""
+    log: Path | None = None
 
 
 @dataclass

@@ -8,7 +8,9 @@ listener runs in the worker thread too, and only posts messages.
 
 from __future__ import annotations
 
+import logging
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from raceday.engine.clock import Pace
+from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
+from raceday.errors import RacedayError
+from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -36,6 +41,8 @@ if TYPE_CHECKING:
 
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise
+
+_log = logging.getLogger(__name__)
 
 GROUP = "session"
 STATEMENT_TIME_LIMIT_S = 5.0
@@ -88,8 +95,11 @@ class SessionRunner:
             self.running = queued.action
             try:
                 messages = queued.job()
-            except Exception as exc:  # a session call that raised: say so, keep playing
+            except (RacedayError, SessionError) as exc:  # refused, with a reason: say so
+                _log.info("%s refused: %s", queued.action, exc)
                 messages = [JobFailed(queued.action, _one_line(exc))]
+            except Exception as exc:  # a bug: leave a trace, show it, keep playing
+                messages = [_unexpected(queued.action, exc)]
             for message in messages:
                 self.target.post_message(message)
             tables = queued.tables or any(
@@ -101,7 +111,7 @@ class SessionRunner:
                 try:
                     snapshot = take_snapshot(session, self.plan, tables=tables)
                 except Exception as exc:
-                    self.target.post_message(JobFailed("refresh", _one_line(exc)))
+                    self.target.post_message(_unexpected("refresh", exc))
                 else:
                     self.target.post_message(Refreshed(snapshot))
             self.running = None
@@ -196,6 +206,13 @@ class SessionRunner:
             return [SessionEnded(score.to_json(), session.folder, list(session.events))]
 
         self.submit("end", job, refresh=False)
+
+
+def _unexpected(action: str, exc: BaseException) -> JobFailed:
+    """Log an unexpected error with its traceback; the message for the crash panel."""
+    _log.error("%s failed unexpectedly", action, exc_info=exc)
+    trace = "".join(traceback.format_exception(exc))
+    return JobFailed(action, _one_line(exc), trace=trace, log=current_log())
 
 
 def _one_line(exc: BaseException) -> str:

@@ -38,6 +38,7 @@ from raceday.tui.messages import (
     StatementsRan,
 )
 from raceday.tui.runner import SessionRunner
+from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.dialogs import (
     ChoiceDialog,
     ConfirmDialog,
@@ -300,6 +301,9 @@ class PlayScreen(Screen[None]):
             self.replaying.failed(message.error)
         if message.action == "edit" and self.hardening is not None:
             self.hardening.edit_failed(message.error)
+        if message.trace:
+            show_crash(self.app, message.action, message.error, message.trace, message.log)
+            return
         self.notify(message.error, title=f"{message.action} failed", severity="error",
                     timeout=10)
         if message.action == "open":
