@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOAD_ONE = """
 import sys, time
 from pathlib import Path
-from raceday.exercise.loader import load_exercise
+from raceday.engine.load import load_exercise
 started = time.perf_counter()
 load_exercise(Path(sys.argv[1]))
 print(time.perf_counter() - started)

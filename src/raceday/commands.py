@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from raceday.engine.load import find_exercises, load_exercise
 from raceday.errors import ExerciseError
-from raceday.exercise.catalog import find_exercises, resolve_exercise
-from raceday.exercise.loader import load_exercise
+from raceday.exercise.catalog import resolve_exercise
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from raceday.engine.headless import open_session, run_script
+from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
 from raceday.engine.session import Session
-from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from exercise_fixtures import MINIMAL
 
+from raceday.engine.load import find_exercises
 from raceday.errors import ExerciseError
 from raceday.exercise import catalog
-from raceday.exercise.catalog import find_exercises, resolve_exercise
+from raceday.exercise.catalog import resolve_exercise
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from exercise_fixtures import MINIMAL
 
-from raceday.exercise.loader import load_exercise
+from raceday.engine.load import load_exercise
 from raceday.exercise.model import Exercise, InjectKind, Policy, Retry
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from exercise_fixtures import Broken
 
+from raceday.engine.load import load_exercise
 from raceday.errors import ExerciseError, InputError
-from raceday.exercise.loader import load_exercise
 
 
 def problems(broken: Broken) -> list[str]:

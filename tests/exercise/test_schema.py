@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ import pytest
 from exercise_fixtures import MINIMAL
 
 import raceday.exercise
+from raceday.engine.load import load_exercise
 from raceday.exercise.catalog import BUNDLED_DIR
-from raceday.exercise.loader import FIELDS, load_exercise
+from raceday.exercise.loader import FIELDS
 from raceday.exercise.yaml_lines import load_located
 
 SCHEMA_PATH = Path(raceday.exercise.__file__).parent / "exercise.schema.json"
@@ -89,14 +91,15 @@ def test_schema_rejects_what_the_loader_rejects(tmp_path: Path) -> None:
     validator = jsonschema.Draft202012Validator(schema())
     good = as_json(MINIMAL / "exercise.yaml")
     assert validator.is_valid(good)
-    for change in (
+    changes: tuple[Callable[[dict[str, Any]], object], ...] = (
         lambda d: d.update(colour="red"),
         lambda d: d["clock"].update(start="24:00"),
         lambda d: d["tasks"][0].update(on_error="halt"),
         lambda d: d["tasks"][0].pop("title"),
         lambda d: d["tasks"][2]["retry"].update(every="5 minutes"),
         lambda d: d["scoring"]["recovery"]["items"][0].pop("milestone"),
-    ):
+    )
+    for change in changes:
         bad = json.loads(json.dumps(good))
         change(bad)
         assert not validator.is_valid(bad)

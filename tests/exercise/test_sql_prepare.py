@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from raceday.store.prepare import check_sql, is_blank, prepare_each, split_statements
+from raceday.store.prepare import check_sql, prepare_each
+from raceday.store.split import is_blank, statement_pieces
 
 WORLD = """\
 -- world
@@ -17,9 +18,10 @@ INSERT INTO plan VALUES (1, 0); INSERT INTO plan VALUES (2, 5);
 
 
 def test_split_statements_keeps_lines_and_trigger_bodies() -> None:
-    pieces = split_statements(WORLD)
-    assert [line for line, _ in pieces] == [2, 3, 5, 8, 8]
-    assert pieces[2][1].rstrip().endswith("END;")
+    pieces = statement_pieces(WORLD)
+    assert [piece.line for piece in pieces] == [2, 3, 5, 8, 8]
+    assert pieces[2].sql.endswith("END;")
+    assert all(WORLD[piece.start : piece.end] == piece.sql for piece in pieces)
 
 
 def test_blank() -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from raceday.cli import main
 from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
-from raceday.exercise.loader import load_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 

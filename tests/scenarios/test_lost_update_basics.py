@@ -19,8 +19,8 @@ import pytest
 
 from raceday.cli import main
 from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
-from raceday.exercise.loader import load_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 
@@ -97,7 +97,7 @@ def outcomes(result: dict[str, Any]) -> dict[str, str]:
     """What each replayed job left behind (the plain 'done' log lines left out)."""
     rows = world(result, "SELECT job, outcome FROM job_run "
                          "WHERE at >= '09:14' AND outcome <> 'done' ORDER BY id")
-    return dict(rows)  # type: ignore[arg-type]
+    return dict(rows)
 
 
 # -- the exercise itself ---------------------------------------------------------------------

@@ -81,3 +81,22 @@ def test_a_runaway_world_stops_at_the_time_limit() -> None:
     with pytest.raises(ExerciseError) as info:
         describe_world(runaway, time_limit_s=0.2)
     assert "took longer than 0.2 s" in info.value.problems[0]
+
+
+def test_foreign_keys_and_triggers_are_described() -> None:
+    world = (
+        "CREATE TABLE plan (id INTEGER PRIMARY KEY);\n"
+        "CREATE TABLE pair (a INT, b INT, PRIMARY KEY (a, b));\n"
+        "CREATE TABLE endpoint (name TEXT, plan_id INT REFERENCES plan, a INT, b INT,\n"
+        "  FOREIGN KEY (a, b) REFERENCES pair (a, b));\n"
+        "CREATE TRIGGER keep AFTER DELETE ON Endpoint BEGIN SELECT 1; END;\n"
+        "CREATE TRIGGER also AFTER UPDATE ON endpoint BEGIN SELECT 1; END;\n"
+    )
+    infos = {info.name: info for info in describe_world(world)}
+    endpoint = infos["endpoint"]
+    assert {(fk.columns, fk.other_table, fk.other_columns) for fk in endpoint.foreign_keys} == {
+        (("plan_id",), "plan", ("id",)),
+        (("a", "b"), "pair", ("a", "b")),
+    }
+    assert endpoint.triggers == ("also", "keep")
+    assert infos["plan"].foreign_keys == () and infos["plan"].triggers == ()

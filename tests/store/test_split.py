@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from raceday.store.split import called_functions, first_keyword, is_blank, split_statements
+from raceday.store.split import (
+    called_functions,
+    first_keyword,
+    is_blank,
+    split_statements,
+    statement_pieces,
+)
+from raceday.store.sqltext import statement_at, statement_spans
 
 
 def test_splits_in_order() -> None:
@@ -70,3 +77,19 @@ def test_first_keyword_skips_comments() -> None:
 def test_called_functions_sees_calls_not_strings_or_comments() -> None:
     sql = "SELECT Printf('%d', 1), \"format\"(x), 'printf(' -- printf(\n, upper (y) FROM t"
     assert called_functions(sql) == {"printf", "format", "upper"}
+
+
+def test_pieces_say_where_each_statement_sits() -> None:
+    text = "  -- first\n  SELECT 1;\n\n/* two */ UPDATE t SET x = ';';  SELECT"
+    pieces = statement_pieces(text)
+    assert [p.sql for p in pieces] == split_statements(text)
+    assert [text[p.start : p.end] for p in pieces] == [p.sql for p in pieces]
+    assert [p.line for p in pieces] == [2, 4, 4]
+    assert [p.body for p in pieces] == ["SELECT 1;", "UPDATE t SET x = ';';", "SELECT"]
+
+
+def test_the_editor_splits_as_the_store_does() -> None:
+    text = "SELECT 1;\nSELECT 'a;b';\n-- note\nSELECT 3"
+    assert [s.sql for s in statement_spans(text)] == split_statements(text)
+    assert statement_at(text, text.index("'a")) == "SELECT 'a;b';"
+    assert statement_at(text, len(text)) == "-- note\nSELECT 3"

@@ -6,12 +6,12 @@ import importlib.util
 import io
 from pathlib import Path
 
+from raceday.tui.guide import Guide, guide_steps
 from rich.console import Console
 
 from raceday.commands import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.score_view import read_score
-from raceday.tui.guide import Guide, guide_steps
 from raceday.tui.screens.end import end_markdown
 from raceday.tui.screens.review import event_detail, line_of, notable
 from raceday.tui.widgets.feed import feed_text

@@ -10,7 +10,7 @@ from rich.console import Console
 from textual.widgets import Markdown, Static
 from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
-from raceday.exercise.loader import load_exercise
+from raceday.engine.load import load_exercise
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.end import EndScreen
@@ -82,7 +82,7 @@ async def test_edit_an_automation_statement_and_put_it_back(make_app: MakeApp,
         assert "Original" in text_of(apply.query_one(".harden-status", Static))
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is play and play.hardening is None
+        assert play.hardening is None and app.screen is play
 
 
 async def test_a_role_that_may_not_edit_is_told_so(make_app: MakeApp) -> None:

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 from rich.console import Console
+from textual.widgets import DataTable
 from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_until
 
 from raceday.engine.clock import Pace
@@ -334,7 +335,7 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         assert "dynamodb-dns-race" in ids
         await pilot.press("m")
         assert app.settings.mode == "team"
-        while launcher.entries[launcher.query_one("#exercises").cursor_row].id != \
+        while launcher.entries[launcher.query_one("#exercises", DataTable).cursor_row].id != \
                 "dynamodb-dns-race":
             await pilot.press("down")
         await pilot.press("enter")
@@ -345,7 +346,7 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
 
 def test_only_onboarding_names_the_fault() -> None:
     """Solo and team see the symptom (the empty answer), not the scorer's diagnosis."""
-    from raceday.tui.snapshot import Answer, WorldView
+    from raceday.engine.snapshot import Answer, WorldView
     from raceday.tui.widgets.feed import feed_text
     from raceday.tui.widgets.world import Alarms, render_compact
 

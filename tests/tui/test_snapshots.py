@@ -14,8 +14,8 @@ from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 import raceday.exercise.catalog as catalog
 import raceday.tui.widgets.results as results
+from raceday.engine.load import load_exercise
 from raceday.exercise.catalog import ExerciseEntry
-from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
 
 pytestmark = pytest.mark.tui

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,9 @@ from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript.log import EventLog, session_folder
+from raceday.transcript.logfile import log_to
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_TRANSCRIPTS = Path("transcripts")
 
@@ -28,6 +32,9 @@ def open_session(
     """Build a fresh world in a new session folder and start the clock."""
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)
+    log_to(folder)
+    _log.info("session of %s opened in %s (roles held: %s, pace %s)", exercise.id, folder,
+              ", ".join(held) or "none", pace.value)
     store = WorldStore.create(folder / "world.db", exercise.world_sql, exercise.roles,
                               time_limit_s=time_limit_s)
     session = Session(exercise, store, EventLog(folder), held, pace)
@@ -86,6 +93,7 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
         else:
             session.advance_to(session.end_minute)
     except BaseException:
+        _log.exception("the script %s stopped", script.path)
         session.end("aborted")
         raise
     score = session.end()

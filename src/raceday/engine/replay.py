@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
-from raceday.engine.session import Session
 from raceday.exercise.model import Exercise, Statement
 from raceday.store.replay_world import build_replay_world
 from raceday.store.sqlite_store import WorldStore
@@ -21,6 +21,9 @@ from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
 from raceday.transcript.log import EventLog
 from raceday.transcript.wording import describe_run
+
+if TYPE_CHECKING:  # the session calls the replay: at run time this module never imports it
+    from raceday.engine.session import Session
 
 
 def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
@@ -36,11 +39,11 @@ def _without_delayed(exercise: Exercise) -> Exercise:
     return replace(exercise, tasks=tuple(t for t in exercise.tasks if t.id not in delayed))
 
 
-def _play(exercise: Exercise, world: Path, folder: Path, until: int) -> Session:
+def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int) -> Session:
     """Play the timeline with every role automated, to `until`, and close it."""
     folder.mkdir(parents=True)
     store = WorldStore.open(world, exercise.roles)
-    session = Session(exercise, store, EventLog(folder), (), Pace.TURNS)
+    session = kind(exercise, store, EventLog(folder), (), Pace.TURNS)
     session.start()
     session.advance_to(until)
     session.store.close()
@@ -160,17 +163,18 @@ def replay_race(session: Session) -> ReplayResult:
 
     race_world = folder / "race.db"
     warnings = build_replay_world(live, exercise.world_sql, race_world)
-    race = _play(team_exercise, race_world, folder / "race", until)
+    kind = type(session)  # the replay plays sessions of the kind it was given
+    race = _play(kind, team_exercise, race_world, folder / "race", until)
 
     blocked: tuple[BlockedWrite, ...] = ()
     if exercise.replay and exercise.replay.delayed:
         original_world = folder / "normal-original.db"
         WorldStore.create(original_world, exercise.world_sql, exercise.roles).close()
-        original = _play(_without_delayed(exercise), original_world, folder / "normal-original",
+        original = _play(kind, _without_delayed(exercise), original_world, folder / "normal-original",
                          until)
         team_world = folder / "normal-team.db"
         build_replay_world(live, exercise.world_sql, team_world)
-        team = _play(_without_delayed(team_exercise), team_world, folder / "normal-team", until)
+        team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team", until)
         blocked = _blocked(original, team)
     live.unlink(missing_ok=True)
     fault = race.facts.fault_started

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from raceday.errors import ExerciseError
-from raceday.exercise.loader import EXERCISE_FILE, load_exercise
+from raceday.exercise.loader import EXERCISE_FILE, SqlChecker, load_exercise
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration
 
@@ -90,8 +90,12 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True) -> list[ExerciseEntry]:
+def find_exercises(
+    extra_dirs: Iterable[Path | str] = (), *, sql_checker: SqlChecker | None = None
+) -> list[ExerciseEntry]:
     """Every exercise found, sorted by id, each loaded (or with why it does not load).
+
+    `sql_checker` compiles each exercise's SQL against its world (see `load_exercise`).
 
     Searches the bundled exercises, then `./exercises`, then `extra_dirs` (folders holding
     exercise folders); a later folder with the same id wins, and its entry says so.
@@ -99,7 +103,7 @@ def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = T
     entries: list[ExerciseEntry] = []
     for ident, folder, bundled, note in _candidates(Path(d) for d in extra_dirs):
         try:
-            exercise = load_exercise(folder, check_sql=check_sql)
+            exercise = load_exercise(folder, sql_checker=sql_checker)
         except ExerciseError as exc:
             entries.append(_broken_entry(ident, folder, bundled, note, tuple(exc.problems)))
             continue

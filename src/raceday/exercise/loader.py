@@ -4,18 +4,21 @@ An exercise is data written by people, so the loader is strict and talkative: ev
 key, wrong type, dangling reference, impossible time and SQL that does not prepare becomes
 one line `file:line: what is wrong`, and all of them are raised together as one
 `ExerciseError`, so an author fixes a file in one pass instead of one error per run.
+
+The exercise package knows no database: compiling the SQL against the world is a `SqlChecker`
+the caller passes in (the store's, through `raceday.engine.load.load_exercise`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from datetime import time as dtime
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from raceday.errors import ExerciseError
 from raceday.exercise.model import (
@@ -43,7 +46,6 @@ from raceday.exercise.model import (
 )
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
-from raceday.store.prepare import prepare_each
 
 EXERCISE_FILE = "exercise.yaml"
 
@@ -123,11 +125,41 @@ _UNQUOTED_TIME = re.compile(r"\d{1,2}:\d{2}")
 E = TypeVar("E", bound=Enum)
 
 
-def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
+class PreparedSql(Protocol):
+    """What a `SqlChecker` found for one labelled piece of SQL."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def error(self) -> str | None:
+        """Why SQLite would not compile it; None when it compiles."""
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The named parameters it uses, without their `:`."""
+
+
+class SqlCheckResult(Protocol):
+    """What a `SqlChecker` found: the world's first error (line, message), or each item's."""
+
+    @property
+    def world_error(self) -> tuple[int, str] | None: ...
+
+    @property
+    def items(self) -> Sequence[PreparedSql]: ...
+
+
+SqlChecker = Callable[[str, Sequence[tuple[str, str]]], SqlCheckResult]
+"""Builds the world from its SQL, then compiles each (label, sql) without running it."""
+
+
+def load_exercise(path: Path, *, sql_checker: SqlChecker | None = None) -> Exercise:
     """Load the exercise in folder `path` (or the `exercise.yaml` file itself).
 
-    Raises `ExerciseError` with every problem found. `check_sql=False` skips building the
-    world and preparing its SQL (a quick look, for listings).
+    Raises `ExerciseError` with every problem found. Without `sql_checker` the SQL is not
+    compiled against the world (a quick look, for listings); `raceday.engine.load` passes
+    the store's.
     """
     path = Path(path)
     if path.is_dir():
@@ -144,7 +176,7 @@ def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
         raise ExerciseError([f"{yaml_path}:1: not UTF-8 text ({exc.reason})"]) from None
     except OSError as exc:
         raise ExerciseError([f"{yaml_path}: cannot be read ({exc.strerror})"]) from None
-    reader = _Reader(yaml_path, check_sql=check_sql)
+    reader = _Reader(yaml_path, sql_checker=sql_checker)
     exercise = reader.read(text)
     if reader.problems or exercise is None:
         raise ExerciseError(reader.problems or [f"{yaml_path}:1: not an exercise"])
@@ -218,11 +250,11 @@ _PLURAL = {
 class _Reader:
     """One pass over one exercise file, collecting problems instead of stopping at them."""
 
-    def __init__(self, yaml_path: Path, *, check_sql: bool) -> None:
+    def __init__(self, yaml_path: Path, *, sql_checker: SqlChecker | None) -> None:
         self.yaml_path = yaml_path
         self.file = str(yaml_path)
         self.folder = yaml_path.parent
-        self.check_sql = check_sql
+        self.sql_checker = sql_checker
         self.problems: list[str] = []
         self.refs: list[_Ref] = []
         self.sql: list[_Sql] = []
@@ -549,8 +581,8 @@ class _Reader:
         briefing_file = self.text(top, "briefing", what, empty=False)
         world_sql = self.read_file(top, "world", world_file)
         briefing = self.read_file(top, "briefing", briefing_file)
-        if world_sql is not None and self.check_sql:
-            self.prepare(world_file, world_sql)
+        if world_sql is not None and self.sql_checker is not None:
+            self.prepare(self.sql_checker, world_file, world_sql)
         if clock is None:
             return None
         return Exercise(
@@ -946,7 +978,7 @@ class _Reader:
             self.problem(line, f'{key} file "{name}" cannot be read ({exc.strerror})')
         return None
 
-    def prepare(self, world_name: str, world_sql: str) -> None:
+    def prepare(self, sql_checker: SqlChecker, world_name: str, world_sql: str) -> None:
         """Report SQL that does not prepare, and parameters nothing will bind.
 
         The engine binds :now, :now_hhmm and the values tasks remember to automation SQL
@@ -955,7 +987,7 @@ class _Reader:
         unknown name would silently be NULL at play, so it is reported here.
         """
         items = [(str(index), entry.sql) for index, entry in enumerate(self.sql)]
-        result = prepare_each(world_sql, items)
+        result = sql_checker(world_sql, items)
         if result.world_error is not None:
             line, message = result.world_error
             self.problems.append(f"{self.folder / world_name}:{line}: {message}")

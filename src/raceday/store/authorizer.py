@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from raceday.exercise.model import Role
+from raceday.store.protocol import RoleRights
 
 # Tables whose names start with this belong to raceday, not to the world.
 RESERVED_PREFIX = "_raceday"
@@ -122,7 +122,7 @@ class Authorizer:
     statement prepared while it was set is never reused unchecked.
     """
 
-    def __init__(self, role: Role, names: WorldNames) -> None:
+    def __init__(self, role: RoleRights, names: WorldNames) -> None:
         self.role = role
         self.names = names
         self.context = StatementContext()

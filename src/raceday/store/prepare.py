@@ -2,22 +2,21 @@
 
 An exercise that names a column that does not exist should fail when it is loaded, with the
 file and line, not at 02:10 in the middle of a game day. This builds the world in a
-throw-away in-memory database and asks SQLite to compile (EXPLAIN) every statement without
-running it. It is the exercise loader's only door to SQLite.
+throw-away in-memory database (world.py) and asks SQLite to compile (EXPLAIN) every statement
+without running it. The exercise loader is handed `prepare_each` as its `SqlChecker`
+(raceday.engine.load); it never imports the store.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-WORLD_TIME_LIMIT = 30.0
-"""Seconds the world script may take before the check gives up on it (a runaway CTE)."""
+from raceday.store.split import statement_pieces
+from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world, deny_attach
 
-_COMMENT = re.compile(r"--[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
 
@@ -46,54 +45,6 @@ class SqlCheck:
         return [(item.label, item.error) for item in self.items if item.error is not None]
 
 
-def split_statements(sql: str) -> list[tuple[int, str]]:
-    """Split a script into (1-based line where it starts, statement) pairs.
-
-    Uses `sqlite3.complete_statement`, so semicolons inside strings, comments and trigger
-    bodies do not split. Blank pieces (whitespace, comments, lone semicolons) are left out.
-    """
-    pieces: list[tuple[int, str]] = []
-    start = 0
-    pos = 0
-    while (semicolon := sql.find(";", pos)) >= 0:
-        pos = semicolon + 1
-        if sqlite3.complete_statement(sql[start:pos]):
-            _add_piece(pieces, sql, start, pos)
-            start = pos
-    _add_piece(pieces, sql, start, len(sql))
-    return pieces
-
-
-def _add_piece(pieces: list[tuple[int, str]], sql: str, start: int, end: int) -> None:
-    piece = sql[start:end]
-    if is_blank(piece):
-        return
-    offset = start + _leading_noise(piece)
-    pieces.append((sql.count("\n", 0, offset) + 1, piece))
-
-
-def is_blank(sql: str) -> bool:
-    """True when `sql` holds no statement: only whitespace, comments and semicolons."""
-    return not _COMMENT.sub(" ", sql).strip().strip(";").strip()
-
-
-def _leading_noise(piece: str) -> int:
-    """Length of the whitespace and comments before a statement's first word."""
-    i = 0
-    while i < len(piece):
-        if piece[i].isspace():
-            i += 1
-        elif piece.startswith("--", i):
-            newline = piece.find("\n", i)
-            i = len(piece) if newline < 0 else newline + 1
-        elif piece.startswith("/*", i):
-            close = piece.find("*/", i + 2)
-            i = len(piece) if close < 0 else close + 2
-        else:
-            break
-    return i
-
-
 class _Recorder(dict[str, None]):
     """Binds every named parameter to NULL and remembers which names were asked for."""
 
@@ -105,12 +56,6 @@ class _Recorder(dict[str, None]):
         if key not in self.names:
             self.names.append(key)
         return None
-
-
-def _deny_attach(action: int, *_args: object) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
 
 
 def prepare_each(
@@ -127,18 +72,11 @@ def prepare_each(
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.set_authorizer(_deny_attach)
-        deadline = time.monotonic() + time_limit
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-        for line, statement in split_statements(world_sql):
-            try:
-                conn.execute(statement)
-            except (sqlite3.Error, sqlite3.Warning) as exc:
-                message = str(exc)
-                if message == "interrupted":
-                    message = f"took longer than {time_limit:g} s to build (a runaway query?)"
-                return SqlCheck(world_error=(line, message))
-        conn.set_progress_handler(None, 0)
+        try:
+            build_world(conn, world_sql, time_limit_s=time_limit)
+        except WorldError as exc:
+            return SqlCheck(world_error=(exc.line, exc.message))
+        conn.set_authorizer(deny_attach)  # compiling an ATTACH must not open a file either
         return SqlCheck(None, tuple(_prepare(conn, label, sql) for label, sql in items))
     finally:
         conn.close()
@@ -146,11 +84,11 @@ def prepare_each(
 
 def _prepare(conn: sqlite3.Connection, label: str, sql: str) -> Prepared:
     names: list[str] = []
-    pieces = split_statements(sql)
+    pieces = statement_pieces(sql)
     if not pieces:
         return Prepared(label, "no SQL statement")
-    for _line, statement in pieces:
-        body = statement[_leading_noise(statement) :]
+    for piece in pieces:
+        body = piece.body
         explain = body if _EXPLAIN.match(body) else "EXPLAIN " + body
         recorder = _Recorder()
         try:

@@ -9,6 +9,24 @@ from typing import Any, Protocol
 from raceday.store.results import Row, StatementResult, TableInfo
 
 
+class RoleRights(Protocol):
+    """What the store needs to know of a role to guard its connection.
+
+    The exercise's `Role` is one; the store does not import the exercise model, so the
+    exercise package stays free to sit beside the store instead of above or below it.
+    """
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def schema(self) -> bool: ...
+
+    def may_read(self, table: str) -> bool: ...
+
+    def may_write(self, table: str) -> bool: ...
+
+
 class Store(Protocol):
     """One statement path for players and automation alike."""
 

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from raceday.store.sqlite_store import WORLD_TABLE
+from raceday.store.world import build_world
 
 _SCHEMA = (
     "SELECT type, name, tbl_name, sql FROM sqlite_master "
@@ -34,7 +35,7 @@ def build_replay_world(live: Path, seed_sql: str, path: Path) -> list[str]:
     seed_path.unlink(missing_ok=True)
     seed = sqlite3.connect(seed_path, isolation_level=None)
     try:
-        seed.executescript(seed_sql)
+        build_world(seed, seed_sql)
     finally:
         seed.close()
     conn = sqlite3.connect(path, isolation_level=None)

@@ -60,6 +60,15 @@ class ColumnInfo:
 
 
 @dataclass(frozen=True)
+class ForeignKeyInfo:
+    """`columns` of a table refer to `other_columns` of `other_table`."""
+
+    columns: tuple[str, ...]
+    other_table: str
+    other_columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TableInfo:
     """A table or view of the world, for the schema browser and completion."""
 
@@ -68,3 +77,4 @@ class TableInfo:
     columns: tuple[ColumnInfo, ...] = ()
     sql: str = ""
     triggers: tuple[str, ...] = field(default_factory=tuple)
+    foreign_keys: tuple[ForeignKeyInfo, ...] = ()

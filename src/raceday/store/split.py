@@ -1,8 +1,10 @@
-"""Splitting a player's submission into statements, and a light look at SQL text.
+"""Splitting SQL into statements, and a light look at SQL text: raceday's only splitter.
 
 Python's `execute()` takes one statement at a time and `executescript()` must never see
 player SQL (it commits first and runs everything), so a submission is split here and each
-piece is authorized and run on its own. Where a statement ends is decided by
+piece is authorized and run on its own. The world builder (world.py), the exercise check
+(prepare.py) and the editor (sqltext.py) split with it too, so none of them can disagree
+about where a statement ends. Where a statement ends is decided by
 `sqlite3.complete_statement`, which knows strings, comments and `CREATE TRIGGER ... BEGIN
 ...; END`; the small tokenizer below only finds the candidate semicolons (those outside
 strings, quoted names and comments) and tells comment-only pieces from real ones.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 # One alternative per token kind. Unterminated strings, quoted names and block comments run
 # to the end of the text, as SQLite's own tokenizer treats them.
@@ -57,19 +60,40 @@ def is_blank(sql: str) -> bool:
     return all(m.lastgroup in ("ws", "comment", "semi") for m in _tokens(sql))
 
 
-def split_statements(sql: str) -> list[str]:
-    """Split a submission into statements, in order, without blank or comment-only pieces.
+@dataclass(frozen=True)
+class Piece:
+    """One statement of a text, and where it sits in it."""
 
-    Each piece keeps its text as typed (leading comments, trailing semicolon), stripped of
-    surrounding whitespace. Text after the last complete statement is returned as a last
-    piece when it holds anything but comments, so that SQLite reports it ("incomplete
-    input") instead of it vanishing. Raises ValueError for NUL characters and
-    UnicodeEncodeError for lone surrogates (`complete_statement` cannot take them): callers
-    check for those first.
+    start: int
+    """Offset of its first character (surrounding whitespace left out)."""
+    end: int
+    """Offset just past its last character (its semicolon, when it has one)."""
+    line: int
+    """1-based line of its first word (leading comments skipped), for error messages."""
+    sql: str
+    """Its text as typed: `text[start:end]`, leading comments and semicolon included."""
+    lead: int = 0
+    """Length of the comments and whitespace before its first word."""
+
+    @property
+    def body(self) -> str:
+        """The statement from its first word on (without leading comments)."""
+        return self.sql[self.lead :]
+
+
+def statement_pieces(sql: str) -> list[Piece]:
+    """Split a text into statements, in order, without blank or comment-only pieces.
+
+    Text after the last complete statement is a last piece when it holds anything but
+    comments, so that SQLite reports it ("incomplete input") instead of it vanishing. Raises
+    ValueError for NUL characters and UnicodeEncodeError for lone surrogates
+    (`complete_statement` cannot take them): callers check for those first.
     """
+    pieces: list[Piece] = []
     if ";" not in sql:
-        return [] if is_blank(sql) else [sql.strip()]
-    pieces: list[str] = []
+        if not is_blank(sql):
+            pieces.append(_piece(sql, 0, len(sql)))
+        return pieces
     start = 0
     for match in _tokens(sql):
         if match.lastgroup != "semi":
@@ -78,12 +102,35 @@ def split_statements(sql: str) -> list[str]:
         candidate = sql[start:end]
         if sqlite3.complete_statement(candidate):
             if not is_blank(candidate):
-                pieces.append(candidate.strip())
+                pieces.append(_piece(sql, start, end))
             start = end
     rest = sql[start:]
     if rest and not is_blank(rest):
-        pieces.append(rest.strip())
+        pieces.append(_piece(sql, start, len(sql)))
     return pieces
+
+
+def _piece(sql: str, start: int, end: int) -> Piece:
+    text = sql[start:end]
+    stripped = text.strip()
+    begin = start + (len(text) - len(text.lstrip()))
+    first_word = begin
+    for match in _tokens(stripped):
+        if match.lastgroup not in ("ws", "comment"):
+            first_word = begin + match.start()
+            break
+    return Piece(
+        start=begin,
+        end=begin + len(stripped),
+        line=sql.count("\n", 0, first_word) + 1,
+        sql=stripped,
+        lead=first_word - begin,
+    )
+
+
+def split_statements(sql: str) -> list[str]:
+    """The statements of `sql` as typed (see `statement_pieces`), stripped of whitespace."""
+    return [piece.sql for piece in statement_pieces(sql)]
 
 
 # A word right at the start: what the tokenizer's first token is then (its "word" kind).

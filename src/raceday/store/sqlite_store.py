@@ -30,13 +30,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError, RacedayError
-from raceday.exercise.model import Role
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
-from raceday.store.results import ColumnInfo, Row, StatementResult, TableInfo
+from raceday.store.protocol import RoleRights
+from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
+from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world
+
+if TYPE_CHECKING:
+    from sqlite_utils.db import Table, View
 
 # Where raceday remembers which tables and views the world had when first built: only
 # those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
@@ -93,7 +97,7 @@ class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     def __init__(
-        self, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        self, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
     ) -> None:
         self.path = Path(path)
         self.row_cap = row_cap
@@ -133,7 +137,7 @@ class WorldStore:
         cls,
         path: Path,
         world_sql: str,
-        roles: Sequence[Role],
+        roles: Sequence[RoleRights],
         *,
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
@@ -150,20 +154,21 @@ class WorldStore:
             _harden(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
-            conn.executescript(world_sql)
+            build_world(conn, world_sql)
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
+        except (sqlite3.Error, WorldError) as exc:
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            raise ExerciseError([f"world SQL failed: {_one_line(str(exc))}"]) from exc
+            message = exc.message if isinstance(exc, WorldError) else str(exc)
+            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
 
     @classmethod
     def open(
-        cls, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        cls, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
     ) -> WorldStore:
         """Open an existing world (a saved session, a copy for the replay)."""
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
@@ -344,7 +349,7 @@ class WorldStore:
             self._role_conns[role_id] = handle
         return handle
 
-    def _open_role(self, role: Role) -> _RoleConnection:
+    def _open_role(self, role: RoleRights) -> _RoleConnection:
         conn = _connect(self.path, mode="rw", cached_statements=0)
         try:
             _harden(conn)
@@ -544,11 +549,7 @@ class WorldStore:
 
 # -- the world without a store ------------------------------------------------------------
 
-DESCRIBE_TIME_LIMIT = 30.0
-"""Seconds `describe_world` lets the world script run (as the exercise check does)."""
-
-
-def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT) -> list[TableInfo]:
+def describe_world(world_sql: str, *, time_limit_s: float = WORLD_TIME_LIMIT) -> list[TableInfo]:
     """The tables and views `world_sql` builds, as `WorldStore.tables()` describes them.
 
     For a briefing's schema cheat-sheet before any session exists: the world is built in
@@ -559,57 +560,49 @@ def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT)
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         _harden(conn)
-        conn.set_authorizer(_deny_attach)
-        deadline = time.monotonic() + time_limit_s
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         try:
-            conn.executescript(world_sql)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
-            message = str(exc)
-            if message == "interrupted":
-                message = f"took longer than {time_limit_s:g} s to build (a runaway query?)"
-            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
-        conn.set_progress_handler(None, 0)
-        conn.set_authorizer(None)
+            build_world(conn, world_sql, time_limit_s=time_limit_s)
+        except WorldError as exc:
+            raise ExerciseError([f"world SQL failed: {_one_line(exc.message)}"]) from exc
         return _describe(conn)
     finally:
         conn.close()
 
 
-def _deny_attach(action: int, *_args: object) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
-
-
 def _describe(conn: sqlite3.Connection) -> list[TableInfo]:
-    """Tables and views (not raceday's or SQLite's own) with columns, CREATE text, triggers."""
+    """Tables and views (not raceday's or SQLite's own) with columns, CREATE text, triggers
+    and foreign keys, read through sqlite-utils' introspection (its own PRAGMA queries)."""
+    from sqlite_utils.db import Database, Table  # 80 ms to import: only when asked
+
+    db = Database(conn, recursive_triggers=False, execute_plugins=False)
     triggers: dict[str, list[str]] = {}
-    for name, table in conn.execute(
-        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
-    ):
-        triggers.setdefault(table.lower(), []).append(name)
+    for trigger in db.triggers:
+        triggers.setdefault(trigger.table.lower(), []).append(trigger.name)
+    objects: list[tuple[str, Table | View]] = [("table", db.table(n)) for n in db.table_names()]
+    objects += [("view", db.view(n)) for n in db.view_names()]
     infos: list[TableInfo] = []
-    objects = conn.execute(
-        "SELECT type, name, coalesce(sql, '') FROM sqlite_master "
-        "WHERE type IN ('table', 'view') ORDER BY name"
-    ).fetchall()
-    for kind, name, create_sql in objects:
-        if _hidden(name):
+    for kind, item in sorted(objects, key=lambda o: o[1].name):
+        if _hidden(item.name):
             continue
-        columns = tuple(
-            ColumnInfo(name=col, type=ctype or "", notnull=bool(notnull), pk=bool(pk))
-            for col, ctype, notnull, pk in conn.execute(
-                'SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (name,)
+        foreign_keys = (
+            tuple(
+                ForeignKeyInfo(tuple(fk.columns), fk.other_table, tuple(fk.other_columns))
+                for fk in item.foreign_keys
             )
+            if isinstance(item, Table)
+            else ()
         )
         infos.append(
             TableInfo(
-                name=name,
+                name=item.name,
                 kind=kind,
-                columns=columns,
-                sql=create_sql,
-                triggers=tuple(triggers.get(name.lower(), ())),
+                columns=tuple(
+                    ColumnInfo(name=c.name, type=c.type or "", notnull=bool(c.notnull), pk=bool(c.is_pk))
+                    for c in item.columns
+                ),
+                sql=item.schema or "",
+                triggers=tuple(sorted(triggers.get(item.name.lower(), ()))),
+                foreign_keys=foreign_keys,
             )
         )
     return infos

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +17,11 @@ from textual.worker import Worker, WorkerState
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
+from raceday.transcript.logfile import current_log
+from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
+
+_log = logging.getLogger(__name__)
 
 MIN_SIZE = (80, 24)
 MODES = ("solo", "team", "onboarding")
@@ -116,10 +122,14 @@ class RacedayApp(App[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (the runner catches session errors; this is the backstop)."""
-        if event.state is WorkerState.ERROR:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
             error = event.worker.error
-            self.notify(f"{event.worker.name}: {error}", title="Something went wrong",
-                        severity="error", timeout=10)
+            name = event.worker.name or "a background task"
+            _log.error("worker %s failed", name, exc_info=error)
+            trace = "".join(traceback.format_exception(error))
+            lines = str(error).strip().splitlines()
+            show_crash(self, name, lines[0] if lines else type(error).__name__, trace,
+                       current_log())
 
 
 def run_app(app: RacedayApp) -> int:

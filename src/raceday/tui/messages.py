@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from raceday.engine.snapshot import Snapshot
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
-from raceday.tui.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from raceday.tui.replaywalk import ReplayWalk
+    from raceday.engine.replaywalk import ReplayWalk
 
 
 @dataclass
@@ -69,10 +69,16 @@ class SessionEnded(Message):
 
 @dataclass
 class JobFailed(Message):
-    """A session call raised: `error` is one line a person can read."""
+    """A session call raised: `error` is one line a person can read.
+
+    An unexpected error (a bug, not a refusal the session explains) also brings its
+    `trace`back and the `log` it was written to, for the crash panel.
+    """
 
     action: str
     error: str
+    trace: str = ""
+    log: Path | None = None
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,11 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from raceday.engine.clock import Pace
+from raceday.engine.session import SessionError
+from raceday.engine.snapshot import WorldPlan, take_snapshot
+from raceday.errors import RacedayError
 from raceday.transcript import events as ev
+from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -30,7 +35,6 @@ from raceday.tui.messages import (
     SessionOpened,
     StatementsRan,
 )
-from raceday.tui.snapshot import WorldPlan, take_snapshot
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
 
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise
+
+_log = logging.getLogger(__name__)
 
 GROUP = "session"
 STATEMENT_TIME_LIMIT_S = 5.0
@@ -90,8 +96,11 @@ class SessionRunner:
             self.running = queued.action
             try:
                 messages = queued.job()
-            except Exception as exc:  # a session call that raised: say so, keep playing
+            except (RacedayError, SessionError) as exc:  # refused, with a reason: say so
+                _log.info("%s refused: %s", queued.action, exc)
                 messages = [JobFailed(queued.action, _one_line(exc))]
+            except Exception as exc:  # a bug: leave a trace, show it, keep playing
+                messages = [_unexpected(queued.action, exc)]
             for message in messages:
                 self.target.post_message(message)
             tables = queued.tables or any(
@@ -103,7 +112,7 @@ class SessionRunner:
                 try:
                     snapshot = take_snapshot(session, self.plan, tables=tables)
                 except Exception as exc:
-                    self.target.post_message(JobFailed("refresh", _one_line(exc)))
+                    self.target.post_message(_unexpected("refresh", exc))
                 else:
                     self.target.post_message(Refreshed(snapshot))
             self.running = None
@@ -151,7 +160,7 @@ class SessionRunner:
         """Replay the race against the team's database (about a second), then read the
         replayed night for the walk; the screen shows a loading indicator meanwhile."""
         def job() -> list[Message]:
-            from raceday.tui.replaywalk import load_walk, unavailable
+            from raceday.engine.replaywalk import load_walk, unavailable
 
             session = self._need()
             event = session.replay()
@@ -210,6 +219,13 @@ def write_session_debrief(folder: Path) -> None:
     except Exception:  # the session is scored and saved: the end screen must still open
         # (it builds its debrief from the events, not from this file)
         logging.getLogger(__name__).exception("debrief.md not written in %s", folder)
+
+
+def _unexpected(action: str, exc: BaseException) -> JobFailed:
+    """Log an unexpected error with its traceback; the message for the crash panel."""
+    _log.error("%s failed unexpectedly", action, exc_info=exc)
+    trace = "".join(traceback.format_exception(exc))
+    return JobFailed(action, _one_line(exc), trace=trace, log=current_log())
 
 
 def _one_line(exc: BaseException) -> str:

@@ -84,7 +84,7 @@ class LauncherScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
-        from raceday.exercise.catalog import find_exercises
+        from raceday.engine.load import find_exercises
 
         self.post_message(self.Found(list(find_exercises())))
 

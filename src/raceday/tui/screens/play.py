@@ -22,11 +22,12 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from raceday.engine.clock import LiveClock, Pace
+from raceday.engine.guide import Guide, guide_steps
+from raceday.engine.snapshot import Snapshot
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.tui.app import SPEEDS, RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
-from raceday.tui.guide import Guide, guide_steps
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
@@ -38,6 +39,7 @@ from raceday.tui.messages import (
     StatementsRan,
 )
 from raceday.tui.runner import SessionRunner
+from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.dialogs import (
     ChoiceDialog,
     ConfirmDialog,
@@ -47,7 +49,6 @@ from raceday.tui.screens.dialogs import (
     MonitorRequest,
 )
 from raceday.tui.screens.help import PLAY_HELP
-from raceday.tui.snapshot import Snapshot
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.results import ResultsView
@@ -293,6 +294,9 @@ class PlayScreen(Screen[None]):
             self.replaying.failed(message.error)
         if message.action == "edit" and self.hardening is not None:
             self.hardening.edit_failed(message.error)
+        if message.trace:
+            show_crash(self.app, message.action, message.error, message.trace, message.log)
+            return
         self.notify(message.error, title=f"{message.action} failed", severity="error",
                     timeout=10)
         if message.action == "open":

@@ -21,9 +21,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
+from raceday.engine.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
 from raceday.transcript import events as ev
 from raceday.transcript.wording import describe_statement
-from raceday.tui.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
 from raceday.tui.widgets.world import EMPTY, OK, Alarms, render_world
 
 REPLAY_HELP = """\

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from raceday.tui.sqltext import complete, highlight_spans, offset_of, statement_at, word_before
+from raceday.store.sqltext import complete, highlight_spans, offset_of, statement_at, word_before
 
 
 def _sql_language_available() -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from raceday.engine.snapshot import PendingView
 from raceday.exercise.model import Exercise
-from raceday.tui.snapshot import PendingView
 
 
 def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[PendingView, ...],

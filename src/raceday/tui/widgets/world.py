@@ -10,9 +10,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from raceday.engine.snapshot import WorldView
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
-from raceday.tui.snapshot import WorldView
 
 EMPTY = "bold white on red"
 OK = "green"

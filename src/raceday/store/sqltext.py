@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from raceday.store.split import split_statements
+from raceday.store.split import statement_pieces
 
 KEYWORDS = (
     "ABORT ACTION ADD AFTER ALL ALTER AND AS ASC BEFORE BEGIN BETWEEN BY CASCADE CASE CAST "
@@ -56,23 +56,11 @@ class Span:
 def statement_spans(text: str) -> list[Span]:
     """Every statement of `text` with where it sits, in order (blank pieces left out)."""
     try:
-        pieces = split_statements(text)
+        pieces = statement_pieces(text)
     except (ValueError, UnicodeEncodeError):
         stripped = text.strip()
         return [Span(text.find(stripped), text.find(stripped) + len(stripped), stripped)]
-    spans: list[Span] = []
-    pos = 0
-    for piece in pieces:
-        start = text.find(piece, pos)
-        if start < 0:  # the splitter changed the text: fall back to the rest as one piece
-            rest = text[pos:].strip()
-            if rest:
-                begin = text.find(rest, pos)
-                spans.append(Span(begin, begin + len(rest), rest))
-            break
-        spans.append(Span(start, start + len(piece), piece))
-        pos = start + len(piece)
-    return spans
+    return [Span(piece.start, piece.end, piece.sql) for piece in pieces]
 
 
 def statement_at(text: str, offset: int) -> str:

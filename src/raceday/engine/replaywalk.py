@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from raceday.engine.scoring import replay_guards
+from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
-from raceday.tui.snapshot import WorldPlan, WorldView, read_store_world
 
 _QUIET_MIN = 3
 """A quiet stretch with fewer runs than this, between two steps, gets no step of its own."""

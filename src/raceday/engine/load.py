@@ -1,0 +1,26 @@
+"""Loading exercises with their SQL compiled against their worlds.
+
+The exercise package reads and validates the files and knows no database; the store's
+`prepare_each` builds a world in memory and compiles (EXPLAIN) each statement. This is where
+the two meet, so everyone who plays or checks an exercise loads it from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from raceday.exercise import catalog, loader
+from raceday.exercise.catalog import ExerciseEntry
+from raceday.exercise.model import Exercise
+from raceday.store.prepare import prepare_each
+
+
+def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
+    """Load the exercise at `path`; `check_sql=False` skips building the world (a quick look)."""
+    return loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
+
+
+def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True) -> list[ExerciseEntry]:
+    """Every exercise found (see `catalog.find_exercises`), its SQL checked unless told not to."""
+    return catalog.find_exercises(extra_dirs, sql_checker=prepare_each if check_sql else None)
