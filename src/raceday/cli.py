@@ -15,6 +15,7 @@ import sys
 
 from raceday import __version__
 from raceday.errors import InputError, RacedayError
+from raceday.inert import inert
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
 if TYPE_CHECKING:
@@ -90,10 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args, out)
     except InputError as exc:
         for problem in exc.problems:
-            err.print(f"raceday: {problem}", markup=False)
+            err.print(inert(f"raceday: {problem}"), markup=False)
         return EXIT_INPUT
     except RacedayError as exc:
-        err.print(f"raceday: {exc}", markup=False)
+        err.print(inert(f"raceday: {exc}"), markup=False)
         return EXIT_INPUT
     except KeyboardInterrupt:
         err.print("raceday: interrupted")
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import traceback
 
         traceback.print_exc()
-        err.print(f"raceday: internal error: {exc!r}", markup=False)
+        err.print(inert(f"raceday: internal error: {exc!r}"), markup=False)
         return EXIT_INTERNAL
 
 

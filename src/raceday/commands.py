@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.load import find_exercises, load_exercise
 from raceday.errors import ExerciseError
 from raceday.exercise.catalog import resolve_exercise
+from raceday.inert import inert
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,18 +29,22 @@ def load_named_exercise(name: str) -> Exercise:
 
 def list_exercises(out: Console) -> int:
     from rich.padding import Padding
+    from rich.text import Text
 
     entries = find_exercises()
     if not entries:
         out.print("No exercises found (bundled, or in ./exercises).")
         return 0
-    for entry in entries:
-        out.print(f"[bold]{entry.id}[/bold]", end="")
+    for entry in entries:  # exercise files are data: shown inert, never read as markup
         if entry.error:
-            out.print(f"  [red]does not load: {entry.error}[/red]")
+            out.print(Text.assemble((inert(entry.id, one_line=True), "bold"), "  ",
+                                    (f"does not load: {inert(entry.error)}", "red")))
             continue
-        out.print(f"  {entry.title}  [dim]({entry.length} min, {entry.level})[/dim]")
-        out.print(Padding(f"{entry.summary}\n[dim]roles: {', '.join(entry.roles)}[/dim]",
+        out.print(Text.assemble((inert(entry.id, one_line=True), "bold"), "  ",
+                                inert(entry.title, one_line=True), "  ",
+                                (f"({entry.length} min, {inert(entry.level, one_line=True)})", "dim")))
+        roles = inert(", ".join(entry.roles), one_line=True)
+        out.print(Padding(Text.assemble(inert(entry.summary), "\n", (f"roles: {roles}", "dim")),
                           (0, 0, 1, 2)))
     out.print("Start one with [bold]raceday play ID[/bold]; read it first with "
               "[bold]raceday brief ID[/bold].")
@@ -54,8 +59,8 @@ def check_paths(paths: list[Path], out: Console) -> int:
         except ExerciseError as exc:
             problems.extend(exc.problems)
             continue
-        out.print(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
-                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)", markup=False,
+        out.print(inert(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
+                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)"), markup=False,
                   soft_wrap=True)
     if problems:
         raise ExerciseError(problems)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 from raceday.transcript.score_view import ScoreView, read_score
@@ -116,13 +117,13 @@ def _one_line(sql: str, limit: int = 90) -> str:
 def print_transcript(folder: Path, out: Console) -> int:
     log = read_events(folder)
     if log.warning:
-        Console(stderr=True).print(f"raceday: {log.warning}", markup=False)
+        Console(stderr=True).print(inert(f"raceday: {log.warning}"), markup=False)
     table = Table(box=None, show_header=True, pad_edge=False)
     table.add_column("#", justify="right", style="dim")
     table.add_column("time")
     table.add_column("what", overflow="fold")
     for event in log.events:
-        table.add_row(str(event.seq), event.sim_time, Text(describe(event), style=style_of(event)))
+        table.add_row(str(event.seq), event.sim_time, Text(inert(describe(event)), style=style_of(event)))
     out.print(table)
     score = next((e for e in reversed(log.events) if isinstance(e, ev.ScoreEvent)), None)
     if score is not None:
@@ -133,10 +134,10 @@ def print_transcript(folder: Path, out: Console) -> int:
 def print_score(score: ScoreView, out: Console, session: Path | None = None) -> None:
     out.print(Text(f"Score {score.total}/{score.max}", style="bold"))
     if score.fault_occurred:
-        out.print(f"Fault began at {score.fault_started_at}.")
+        out.print(inert(f"Fault began at {score.fault_started_at}."), markup=False)
     else:
         out.print("No fault occurred.")
     for reason in score.reasons:
-        out.print(f"  - {reason}", markup=False)
+        out.print(inert(f"  - {reason}"), markup=False)
     if session is not None:
-        out.print(f"Transcript: {session}", markup=False)
+        out.print(inert(f"Transcript: {session}"), markup=False)
