@@ -31,7 +31,12 @@ _OUTCOME = {"applied": "done", "zero_rows": "0 rows changed", "failed": "failed"
 
 
 def describe(event: ev.Event) -> str:
-    """One line for an event, as the feed, `review` and `raceday transcript` show it."""
+    """One line for an event, as the feed, `review` and `raceday transcript` show it: its
+    data (SQL, errors, names) made inert, so it can go to a terminal as it is."""
+    return inert(_describe(event))
+
+
+def _describe(event: ev.Event) -> str:
     e = event
     if isinstance(e, ev.Statement):
         who = e.role + (" (automation)" if e.automated else "")

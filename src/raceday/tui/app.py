@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
 from raceday.transcript.logfile import current_log
+from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
 
@@ -38,7 +38,7 @@ class Settings:
     transcripts: Path = Path("transcripts")
 
 
-class RacedayApp(App[int]):
+class RacedayApp(InertNotifications):
     """The whole TUI; every screen's work goes through its own session runner."""
 
     CSS_PATH = "app.tcss"

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -30,6 +30,7 @@ from raceday.transcript.debrief import (
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
 from raceday.transcript.score_view import read_score
+from raceday.tui.notify import InertNotifications
 
 _STYLE: dict[type[ev.Event], str] = {
     ev.Fault: "bold white on red", ev.Alert: "bold black on yellow", ev.Detected: "bold green",
@@ -149,7 +150,7 @@ class DebriefScreen(Screen[None]):
         yield Footer()
 
 
-class ReviewApp(App[int]):
+class ReviewApp(InertNotifications):
     """Read-only: step through a session's events; the world so far beside each."""
 
     TITLE = "raceday review"

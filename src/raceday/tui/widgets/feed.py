@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import RichLog
 
+from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.render import describe
 
@@ -69,19 +70,20 @@ def feed_text(event: ev.Event, *, judge: bool = True) -> Text | None:
         return Text(describe(e), style=_AUTOMATION_STYLE.get(e.outcome, "dim"))
     if isinstance(e, ev.Inject):
         if e.inject_kind == "alarm":
-            line = Text.assemble((" ALARM ", "bold white on red"), " ", (e.title, "bold red"))
+            line = Text.assemble((" ALARM ", "bold white on red"), " ", (inert(e.title), "bold red"))
         else:
             line = Text(describe(e), style=_INJECT_STYLE.get(e.inject_kind, "bold"))
         if e.text:
-            line.append("\n" + " ".join(e.text.split()))
+            line.append("\n" + inert(" ".join(e.text.split())))
         return line
     if isinstance(e, ev.Hint):
-        return Text(f"HINT (-{e.cost} points): {e.text}", style=_KIND_STYLE[ev.Hint])
+        return Text(inert(f"HINT (-{e.cost} points): {e.text}"), style=_KIND_STYLE[ev.Hint])
     if isinstance(e, ev.TaskDue):
-        return Text.assemble((f"TASK for {e.role}: {e.title}", _KIND_STYLE[ev.TaskDue]),
-                             f"\n{e.context}")
+        return Text.assemble((inert(f"TASK for {e.role}: {e.title}"), _KIND_STYLE[ev.TaskDue]),
+                             inert(f"\n{e.context}"))
     if isinstance(e, ev.MonitorSaved):
-        return Text(f"monitor '{e.name}' saved by {e.role}", style=_KIND_STYLE[ev.MonitorSaved])
+        return Text(inert(f"monitor '{e.name}' saved by {e.role}"),
+                    style=_KIND_STYLE[ev.MonitorSaved])
     return Text(describe(e), style=_KIND_STYLE.get(type(e), ""))
 
 

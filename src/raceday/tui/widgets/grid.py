@@ -19,6 +19,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from raceday.inert import inert
+
 MAX_COLUMN_WIDTH = 48
 """A column is never wider than this; longer values end in an ellipsis."""
 _CONTROL = str.maketrans({"\n": "↵", "\r": "↵", "\t": " "})
@@ -26,13 +28,16 @@ _NULL = "NULL"
 
 
 def cell_text(value: Any) -> str:
-    """A value as one line of text: NULL, <n bytes>, or its str() with newlines shown."""
+    """A value as one line of text: NULL, <n bytes>, or its str() with newlines and other
+    control characters shown."""
     if value is None:
         return _NULL
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     text = str(value)
-    return text.translate(_CONTROL) if ("\n" in text or "\r" in text or "\t" in text) else text
+    if "\n" in text or "\r" in text or "\t" in text:
+        text = text.translate(_CONTROL)
+    return inert(text, one_line=True)  # a value can carry escape codes: shown, never obeyed
 
 
 def _fit(text: str, width: int) -> str:

@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from raceday.inert import inert
 from raceday.store.results import StatementResult
 from raceday.tui.widgets.grid import ResultGrid
 
@@ -26,7 +27,7 @@ def format_elapsed(ms: float) -> str:
 
 
 def _short(sql: str, width: int = 48) -> str:
-    flat = " ".join(sql.split())
+    flat = inert(" ".join(sql.split()), one_line=True)
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -35,7 +36,7 @@ def describe_result(result: StatementResult) -> Text:
     elapsed = format_elapsed(result.elapsed_ms)
     if result.error is not None:
         kind = _ERROR_WORDS.get(result.error_kind or "error", "Error")
-        return Text.assemble((f" {kind} ", "bold white on red"), f" {result.error}  ",
+        return Text.assemble((f" {kind} ", "bold white on red"), f" {inert(result.error)}  ",
                              (elapsed, "dim"))
     if result.is_write and not result.columns:
         n = result.rowcount or 0
