@@ -4,8 +4,11 @@ Each kind is a frozen dataclass. This module alone turns events into JSON lines 
 and validates a line once, at the edge, so every consumer (the TUI, the debrief, `review`,
 `transcript`, scoring) reads typed values and never picks a dict apart.
 
-Schema versions: 2 is written today (`session_start.schema`). A log without the field was
+Schema versions: 3 is written today (`session_start.schema`). A log without the field was
 written before it existed (version 1); its lines have the same shape and read the same way.
+Version 3 adds to `session_start` what the debrief needs from the exercise (`night`,
+`sources`, `phases`, `race_steps`, `checklist_title`, `checklist`); versions 1 and 2 read
+with those empty.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 JSON = Any  # a JSON value as json.loads gives it (rows of results, the score's sections)
 
