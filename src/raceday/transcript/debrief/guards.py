@@ -57,8 +57,8 @@ def step_outcomes(r: Reading, replay: ev.Replay | None) -> tuple[StepOutcome, ..
                  else info.title if info else "")
         guarded, evidence = _evidence(r, step, hit is not None, happened, replay,
                                       replayed.get(step))
-        if not guarded and not (verdict and verdict.status == "prevented"):
-            evidence = ""  # why nothing stopped it matters only beside a "prevented"
+        if not guarded and not (verdict and verdict.status == "prevented" and not verdict.detail):
+            evidence = ""  # why nothing stopped it, only beside a "prevented" with no why
         outcomes.append(StepOutcome(
             step, title, "happened" if hit else live_word,
             verdict.status if verdict else "", verdict.detail if verdict else "",
@@ -71,8 +71,8 @@ def _evidence(r: Reading, step: str, hit: bool, happened: dict[str, ev.RaceStep]
     """(whether a guard of the team's was seen stopping the step itself, what was seen)."""
     if (replay is not None and replayed is not None and replayed.status == "prevented"
             and replayed.at is not None and r.guards_by(replay.minute)):
-        return True, (f"the replay at {r.time(replay)} ran it against the team's world "
-                      f"({replayed.at}): {replayed.outcome}")
+        return True, (f"the replay at {r.time(replay)} ran it against the team's world: at "
+                      f"{replayed.at}, {replayed.outcome}")
     if hit:
         return False, ""
     info = r.steps.get(step)
