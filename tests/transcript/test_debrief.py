@@ -17,6 +17,7 @@ from rich.console import Console
 
 from raceday.cli import main
 from raceday.errors import InputError, TranscriptError
+from raceday.transcript import events as ev
 from raceday.transcript.debrief import (
     DEBRIEF_FILE,
     NOT_SEEN,
@@ -31,7 +32,6 @@ from raceday.transcript.debrief import (
     world_states,
     write_debrief,
 )
-from raceday.transcript import events as ev
 from raceday.transcript.debrief_html import render_html
 from raceday.transcript.log import read_events
 

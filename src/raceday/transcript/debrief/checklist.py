@@ -69,17 +69,10 @@ def _steps(r: Reading, guards: Guards, ids: Sequence[str]) -> Evidence:
             did.append(f"{name}: {step.evidence}")
         elif step.verdict == "happened" and step.live != "happened":
             did_not.append(f"the replay showed {step.id} still happens against the team's world")
-        elif step.live != "happened" and step.evidence and not downstream(r, step):
+        elif step.live != "happened" and step.evidence and not r.stopped_before(step.id):
             notes.append(f"{capital(name)} did not happen, but nothing of the team's was seen "
                          f"stopping it: {step.evidence}.")
     return did, did_not, notes
-
-
-def downstream(r: Reading, step: StepOutcome) -> bool:
-    """A step whose race stopped before it (the step it follows did not happen)."""
-    info = r.steps.get(step.id)
-    return info is not None and info.after is not None and not any(
-        isinstance(e, ev.RaceStep) and e.step == info.after and e.happened for e in r.events)
 
 
 def _name(step: StepOutcome) -> str:

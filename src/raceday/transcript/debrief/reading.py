@@ -156,6 +156,13 @@ class Reading:
                 current = []
         return found
 
+    def stopped_before(self, step: str) -> bool:
+        """Whether the race stopped before this step: the step it follows did not happen."""
+        info = self.steps.get(step)
+        return info is not None and info.after is not None and not any(
+            isinstance(e, ev.RaceStep) and e.step == info.after and e.happened
+            for e in self.events)
+
     # -- moments the exercise's phases name ------------------------------------------------
 
     def phase_of(self, team: str) -> ev.PhaseInfo | None:

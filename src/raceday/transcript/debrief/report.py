@@ -13,7 +13,6 @@ from raceday.transcript.debrief.model import (
     ScoreSection,
     Summary,
 )
-from raceday.transcript.debrief.checklist import downstream
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.debrief.words import duration
 
@@ -118,7 +117,7 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
     actions: list[CorrectiveAction] = []
     stopped = [s.id for s in guards.steps if s.guarded]
     unguarded = [s for s in guards.steps if s.outcome == "prevented" and not s.guarded
-                 and not downstream(r, s)]
+                 and not r.stopped_before(s.id)]
     happened = [s for s in guards.steps if s.live == "happened"]
     if stopped:
         strengths.append(f"The team's guards were seen stopping the race step"
