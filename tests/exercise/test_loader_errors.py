@@ -441,8 +441,8 @@ def test_bad_enum_alone(broken: Broken) -> None:
         (
             "    source: exercise-assumption",
             "    source: rumour",
-            'inject "pager": "source" must be one of aws-summary, dat453, health-dashboard, '
-            'secondary, exercise-assumption, not the text "rumour"',
+            'inject "pager": source "rumour" is not one the exercise declares '
+            "(debrief.sources: exercise-assumption)",
         ),
     ],
 )

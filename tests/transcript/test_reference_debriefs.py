@@ -59,8 +59,9 @@ def test_raceday_debrief_on_the_command_line(tmp_path: Path,
     target = tmp_path / "debrief.html"
     assert main(["debrief", str(folder), "--format", "html", "-o", str(target)]) == 0
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    (folder / "events.jsonl").write_text('{"seq": 1, "kind": "session_start"}\nnot json\n'
-                                         '{"seq": 3, "kind": "wait"}\n', encoding="utf-8")
+    first = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    (folder / "events.jsonl").write_text(f'{first}\nnot json\n{{"seq": 3, "kind": "wait"}}\n',
+                                         encoding="utf-8")
     assert main(["debrief", str(folder)]) == 2
     err = capsys.readouterr().err
     assert "events.jsonl:2: not a valid event" in err and "Traceback" not in err

@@ -184,6 +184,7 @@ class Session:
             },
             findings={f.id: ev.FindingInfo(text=f.text, correct=f.correct) for f in ex.findings},
             length_minutes=self.end_minute,
+            **_debrief_content(ex),
         ))
         self._check_world()
         self._fire_due(self.minute)
@@ -669,6 +670,26 @@ class Session:
         self.store.close()
         self.log.close()
         return self.score
+
+
+def _debrief_content(ex: Exercise) -> dict[str, Any]:
+    """What the debrief needs from the exercise, carried in `session_start` so that a
+    transcript alone rebuilds it."""
+    content = ex.debrief
+    guards = ex.scoring.guards
+    return {
+        "night": content.night or None,
+        "sources": {s.tag: s.title for s in content.sources},
+        "phases": tuple(ev.PhaseInfo(id=p.id, label=p.label, team=p.team.value,
+                                     milestone=p.milestone) for p in content.phases),
+        "race_steps": tuple(ev.StepInfo(id=s.id, title=s.title, task=s.task, after=s.after)
+                            for s in (guards.steps if guards else ())),
+        "checklist_title": content.checklist_title or None,
+        "checklist": tuple(ev.PracticeInfo(id=p.id, title=p.title, text=p.text, action=p.action,
+                                           judge=p.judge.value, steps=p.steps,
+                                           statements=p.statements)
+                           for p in content.checklist),
+    }
 
 
 class _Missing(dict[str, str]):

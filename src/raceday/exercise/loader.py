@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar
 from raceday.errors import ExerciseError
 from raceday.exercise.model import (
     Clock,
+    DebriefContent,
     DetectionRubric,
     Exercise,
     Finding,
@@ -32,8 +33,12 @@ from raceday.exercise.model import (
     Inject,
     InjectKind,
     Invariant,
+    Judge,
     Milestone,
+    Phase,
+    PhaseTeam,
     Policy,
+    Practice,
     RaceStep,
     RecoveryItem,
     RecoveryRubric,
@@ -41,6 +46,7 @@ from raceday.exercise.model import (
     Retry,
     Role,
     Scoring,
+    Source,
     Statement,
     Task,
 )
@@ -63,6 +69,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "hints",
             "scoring",
             "replay",
+            "debrief",
         ),
     ),
     "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
@@ -108,12 +115,17 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("id", "title", "points"),
         ("milestone", "before", "healthy_at_end", "no_relapse"),
     ),
+    "debrief": ((), ("shared", "night", "sources", "phases", "checklist")),
+    "shared_debrief": ((), ("night", "sources", "phases", "checklist")),
+    "phase": (("id", "label", "team"), ("milestone",)),
+    "checklist": (("practices",), ("title",)),
+    "practice": (("id", "title", "text"), ("action", "judge", "steps", "statements")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
 
 LEVELS = ("beginner", "intermediate", "advanced")
-PHASES = ("first-symptom", "detection", "automation-stopped", "repair", "restore")
-SOURCES = ("aws-summary", "dat453", "health-dashboard", "secondary", "exercise-assumption")
+SHARED_DIR = "shared"
+"""Where files several exercises share live: `exercises/shared/<name>.yaml`, beside them."""
 BUILTIN_PARAMETERS = ("now", "now_hhmm")
 HAPPENED_PARAMETERS = ("failed", "rowcount")
 DEFAULT_DATE = date(2000, 1, 1)
@@ -244,6 +256,7 @@ _PLURAL = {
     "task": "tasks",
     "invariant": "invariants",
     "milestone": "milestones",
+    "race_step": "race steps",
 }
 
 
@@ -265,6 +278,9 @@ class _Reader:
         self.statement_users: dict[str, set[str]] = {}
         self.start: datetime | None = None
         self.end: int | None = None
+        self.cited: list[tuple[int, str, str, str]] = []
+        """(line, what, key, value) of each inject's source and phase, checked once the
+        debrief's sources and phases are read."""
 
     # -- reporting ---------------------------------------------------------------------
 
@@ -576,6 +592,8 @@ class _Reader:
         )
         scoring = self.scoring(top, tasks)
         replay = self.replay(top)
+        debrief = self.debrief(top)
+        self.check_cited(debrief)
         self.check_refs()
         world_file = self.text(top, "world", what, empty=False)
         briefing_file = self.text(top, "briefing", what, empty=False)
@@ -605,6 +623,7 @@ class _Reader:
             briefing=briefing or "",
             default_roles=default_roles,
             replay=replay,
+            debrief=debrief,
             path=self.yaml_path.resolve(),
         )
 
@@ -767,8 +786,8 @@ class _Reader:
             text=self.text(m, "text", what),
             kind=self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE),
             to=self.refs_list(m, "to", what, "role"),
-            source=self.choice(m, "source", what, SOURCES, ""),
-            phase=self.choice(m, "phase", what, PHASES, ""),
+            source=self.cite(m, "source", what),
+            phase=self.cite(m, "phase", what),
             event_at=(self._hhmm(m["event_at"], "event_at", what) or "") if "event_at" in m else "",
             line=line,
         )
@@ -942,6 +961,153 @@ class _Reader:
             healthy_at_end=healthy,
             no_relapse=no_relapse,
         )
+
+    # -- the debrief's words -----------------------------------------------------------
+
+    def cite(self, m: dict[str, Located], key: str, what: str) -> str:
+        """A source tag or phase id an inject cites; checked against the debrief's lists."""
+        value = self.ident(m, key, what)
+        if value:
+            self.cited.append((m[key].line, what, key, value))
+        return value
+
+    def debrief(self, top: dict[str, Located]) -> DebriefContent:
+        """The `debrief` section, over the shared file it names (its own keys win; sources
+        are merged, the exercise's titles winning)."""
+        node = top.get("debrief")
+        if node is None:
+            return DebriefContent()
+        m = self.fields(node, "debrief", "debrief")
+        if m is None:
+            return DebriefContent()
+        base = DebriefContent()
+        if "shared" in m:
+            # what the exercise says itself is not read from the shared file (sources merge)
+            skip = set(m) - {"shared", "sources"}
+            base = self.shared(m["shared"], skip) or base
+        own = self.debrief_content(m, "debrief")
+        sources = {s.tag: s for s in base.sources}
+        sources.update({s.tag: s for s in own.sources})
+        return DebriefContent(
+            night=own.night if "night" in m else base.night,
+            sources=tuple(sources.values()),
+            phases=own.phases if "phases" in m else base.phases,
+            checklist_title=(own.checklist_title if "checklist" in m
+                             else base.checklist_title),
+            checklist=own.checklist if "checklist" in m else base.checklist,
+        )
+
+    def shared(self, node: Located, skip: set[str]) -> DebriefContent | None:
+        if not isinstance(node.value, str) or not _ID.fullmatch(node.value):
+            self.problem(node.line, f'debrief: "shared" must name a file of {SHARED_DIR}/ '
+                         f"(an id such as aws-2025-10), not {_describe(node)}")
+            return None
+        path = self.folder.parent / SHARED_DIR / f"{node.value}.yaml"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            self.problem(node.line, f'debrief: shared file "{node.value}" not found '
+                         f"(looked for {path})")
+            return None
+        reader = _Reader(path, check_sql=False)
+        reader.ids = self.ids  # its references are to this exercise's milestones and steps
+        content = reader.shared_file(text, skip)
+        reader.check_refs()
+        self.problems.extend(reader.problems)
+        return content
+
+    def shared_file(self, text: str, skip: set[str]) -> DebriefContent:
+        try:
+            root, yaml_problems = load_located(text)
+        except YamlSyntaxError as exc:
+            self.problem(exc.line, f"YAML syntax error: {exc.message}")
+            return DebriefContent()
+        for line, message in yaml_problems:
+            self.problem(line, message)
+        if root is None:
+            self.problem(1, "the file is empty")
+            return DebriefContent()
+        m = self.fields(root, "shared_debrief", "the shared file")
+        if m is None:
+            return DebriefContent()
+        return self.debrief_content({k: v for k, v in m.items() if k not in skip},
+                                    "the shared file")
+
+    def debrief_content(self, m: dict[str, Located], what: str) -> DebriefContent:
+        checklist_title = ""
+        practices: tuple[Practice, ...] = ()
+        node = m.get("checklist")
+        if node is not None:
+            c = self.fields(node, "checklist", f"{what}.checklist")
+            if c is not None:
+                checklist_title = self.text(c, "title", f"{what}.checklist")
+                practices = tuple(
+                    self.practice(f, i)
+                    for f, i, _l in self.items(c, "practices", "practice",
+                                               f"{what}.checklist.practices"))
+        return DebriefContent(
+            night=self.text(m, "night", what),
+            sources=self.sources(m, what),
+            phases=tuple(self.phase(f, i)
+                         for f, i, _l in self.items(m, "phases", "phase", f"{what}.phases")),
+            checklist_title=checklist_title,
+            checklist=practices,
+        )
+
+    def sources(self, m: dict[str, Located], what: str) -> tuple[Source, ...]:
+        node = m.get("sources")
+        if node is None:
+            return ()
+        if not isinstance(node.value, dict):
+            self.problem(node.line, f'{what}: "sources" must be a mapping of tag: what it '
+                         f"stands for, not {_describe(node)}")
+            return ()
+        found = []
+        for tag, item in node.value.items():
+            if not isinstance(tag, str) or not _ID.fullmatch(tag):
+                self.problem(item.line, f'{what}: source tag "{tag}" is not an id')
+            elif not isinstance(item.value, str) or not item.value.strip():
+                self.problem(item.line, f'{what}: source "{tag}" must say what it stands for '
+                             f"(text), not {_describe(item)}")
+            else:
+                found.append(Source(tag, item.value))
+        return tuple(found)
+
+    def phase(self, m: dict[str, Located], ident: str) -> Phase:
+        what = f'phase "{ident}"'
+        team = self.enum(m, "team", what, PhaseTeam, PhaseTeam.FAULT)
+        milestone = self.ref(m, "milestone", what, "milestone")
+        if milestone is not None and team not in (PhaseTeam.STOPPED, PhaseTeam.REPAIRED):
+            self.problem(m["milestone"].line,
+                         f'{what}: "milestone" is for a phase whose team is stopped or repaired')
+        return Phase(id=ident, label=self.text(m, "label", what, empty=False), team=team,
+                     milestone=milestone)
+
+    def practice(self, m: dict[str, Located], ident: str) -> Practice:
+        what = f'practice "{ident}"'
+        return Practice(
+            id=ident,
+            title=self.text(m, "title", what, empty=False),
+            text=self.text(m, "text", what, empty=False),
+            action=self.text(m, "action", what),
+            judge=self.enum(m, "judge", what, Judge, Judge.GUARDS),
+            steps=self.refs_list(m, "steps", what, "race_step"),
+            statements=self.refs_list(m, "statements", what, "statement"),
+        )
+
+    def check_cited(self, content: DebriefContent) -> None:
+        """Each inject's source is one the exercise declares (when it declares any), and each
+        reveal's phase one of its phases."""
+        declared = {"source": [s.tag for s in content.sources],
+                    "phase": [p.id for p in content.phases]}
+        for line, what, key, value in self.cited:
+            known = declared[key]
+            if key == "source" and not known:
+                continue  # an exercise that declares no sources may cite any tag
+            if value not in known:
+                where = f"debrief.{key}s"
+                self.problem(line, f'{what}: {key} "{value}" is not one the exercise declares'
+                             + (_known(known, where) if known else f" (it has no {where})"))
 
     # -- across the file ---------------------------------------------------------------
 

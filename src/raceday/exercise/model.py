@@ -269,6 +269,79 @@ class Scoring:
     tasks: int = 0
 
 
+class PhaseTeam(StrEnum):
+    """Which of the team's events answers a phase of the night."""
+
+    FAULT = "fault"
+    DETECTED = "detected"
+    STOPPED = "stopped"
+    REPAIRED = "repaired"
+    RESTORED = "restored"
+
+
+class Judge(StrEnum):
+    """How the debrief looks for a checklist practice in what the team did."""
+
+    GUARDS = "guards"
+    ROW_COUNTS = "row-counts"
+    RECOVERY = "recovery"
+    REMOVAL_LIMITS = "removal-limits"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source tag the exercise's facts cite, and what it stands for."""
+
+    tag: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A moment of the real night the debrief sets the team's beside (a row of its timeline).
+
+    `team` says which of the team's events answers it; for stopped and repaired, `milestone`
+    names the exercise's milestone (without one, the debrief looks for the team's evidence:
+    the automation skipping its run, the first hand change after the fault)."""
+
+    id: str
+    label: str
+    team: PhaseTeam
+    milestone: str | None = None
+
+
+@dataclass(frozen=True)
+class Practice:
+    """One practice of a checklist the debrief holds the session against.
+
+    `steps` are the race steps that test it and `statements` the automation statements whose
+    edit is the practice; `judge` says where else to look (row counts, the recovery, what the
+    automation removed). `action` is the corrective action when it was not seen done."""
+
+    id: str
+    title: str
+    text: str
+    action: str = ""
+    judge: Judge = Judge.GUARDS
+    steps: tuple[str, ...] = ()
+    statements: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DebriefContent:
+    """The exercise's own words for the debrief: the real event it compares with (`night`,
+    empty for none), its sources, the phases of that night and the checklist."""
+
+    night: str = ""
+    sources: tuple[Source, ...] = ()
+    phases: tuple[Phase, ...] = ()
+    checklist_title: str = ""
+    checklist: tuple[Practice, ...] = ()
+
+    def source(self, tag: str) -> Source | None:
+        return next((s for s in self.sources if s.tag == tag), None)
+
+
 @dataclass(frozen=True)
 class Exercise:
     """A whole exercise, as loaded from `exercises/<id>/exercise.yaml`."""
@@ -292,6 +365,7 @@ class Exercise:
     briefing: str = ""
     default_roles: tuple[str, ...] = ()
     replay: ReplaySpec | None = None
+    debrief: DebriefContent = field(default_factory=DebriefContent)
     path: Path | None = None
 
     def role(self, role_id: str) -> Role:

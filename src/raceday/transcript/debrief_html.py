@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from raceday.transcript.debrief import (
-    CHECKLIST,
-    NOT_SEEN,
-    Change,
-    Debrief,
-    after_label,
-    group_automation,
-    source_text,
+from raceday.transcript.debrief.model import NOT_SEEN, Change, Debrief
+from raceday.transcript.debrief.words import after_label, capital, group_automation, source_text
+from raceday.transcript.timeline_chart import (
+    EVENT,
+    KINDS,
+    LANES,
+    escape_text,
+    numbered,
+    render_svg,
 )
-from raceday.transcript.timeline_chart import KINDS, LANES, escape_text, numbered, render_svg
 
 _CSS = """
 :root { --ink: #1b1f23; --dim: #5d6670; --rule: #d5d9de; --bad: #b03a2e; --good: #1e8449;
@@ -47,7 +47,7 @@ pre { background: var(--panel); padding: .5em .8em; overflow-x: auto; white-spac
 .status { font-weight: 600; white-space: nowrap; }
 .s-done, .ok { color: var(--good); }
 .s-not-done, .bad { color: var(--bad); }
-.s-partly-done { color: var(--part); }
+.s-partly-done, .part { color: var(--part); }
 .s-not-seen-in-this-session { color: var(--dim); }
 .tag { color: var(--dim); font-size: .85em; white-space: nowrap; }
 svg.timeline { display: block; margin: .6em 0; }
@@ -159,20 +159,22 @@ def _score(d: Debrief) -> str:
 def _timeline(d: Debrief) -> str:
     t = d.timeline
     chart = t.chart()
-    out = ["<h2>Timeline: your team beside that night</h2>",
-           "<p>T+ counts from the first symptom (the fault) on each side.</p>",
-           render_svg(chart)]
-    if not t.has_event:
-        out.insert(2, "<p>This exercise gives no times for a real event, so only the team's "
-                   "side is shown.</p>")
-    lanes = dict(LANES)
+    if t.has_event:
+        out = [f"<h2>Timeline: your team beside {_e(t.night.lower())}</h2>",
+               "<p>T+ counts from the first symptom (the fault) on each side.</p>",
+               render_svg(chart, t.night)]
+    else:
+        out = ["<h2>Timeline</h2>", "<p>T+ counts from the first symptom (the fault). This "
+               "exercise compares with no real event, so only the team's side is shown.</p>",
+               render_svg(chart, "")]
+    lanes = {**dict(LANES), EVENT: t.night}
     if chart.marks:
         out.append(_table(("#", "Lane", "Time", "What", "Source"), [
             (n, _e(lanes[m.lane]), _e(m.time),
              f'<span style="color:{KINDS.get(m.kind, KINDS["reveal"])[1]}">&#9679;</span> '
              + _e(m.label), f'<span class="tag">{_e(m.source)}</span>')
-            for n, m in numbered(chart)], (0,)))
-    header: tuple[str, ...] = ("Moment", "Your team", "T+", "What", "That night", "T+", "What",
+            for n, m in numbered(chart, t.night)], (0,)))
+    header: tuple[str, ...] = ("Moment", "Your team", "T+", "What", t.night, "T+", "What",
                                "Source")
     rows: list[tuple[str, ...]] = [
         (_e(p.label), _e(p.team_time or "—"), _e(after_label(p.team_after)), _e(p.team_note),
@@ -182,12 +184,13 @@ def _timeline(d: Debrief) -> str:
         header, rows = header[:4], [row[:4] for row in rows]
     out.append(_table(header, rows))
     if t.facts:
-        out.append("<h3>What happened that night (the facts this exercise reveals)</h3>")
+        out.append(f"<h3>What happened {_e(t.night.lower())} (the facts this exercise "
+                   "reveals)</h3>" if t.has_event else "<h3>What the exercise revealed</h3>")
         out.append(_table(("Time", "What", "Source"), [
             (_e(f.time), _e(f.title), f'<span class="tag">{_e(f.source)}</span>')
             for f in t.facts]))
     if t.sources:
-        out.append("<h3>Sources</h3>" + _ul(f"{tag}: {source_text(tag)}" for tag in t.sources))
+        out.append("<h3>Sources</h3>" + _ul(f"{tag}: {source_text(t, tag)}" for tag in t.sources))
     return "".join(out)
 
 
@@ -258,12 +261,13 @@ def _guards(d: Debrief) -> str:
     if g.steps:
         out.append("<h3>The race, step by step</h3><p>What live play saw, and the score's "
                    "verdict (the replay's when one was run).</p>")
-        out.append(_table(("Step", "What", "Live play", "Scored", "Why"), [
+        out.append(_table(("Step", "What", "Live play", "Scored", "Why", "What was seen"), [
             (_e(st.id), _e(st.title),
              f'<span class="{"bad" if st.live == "happened" else "ok"}">{_e(st.live_label)}'
              "</span>",
-             f'<span class="{"bad" if st.verdict == "happened" else "ok"}">'
-             f"{_e(st.verdict or '—')}</span>", _e(st.detail))
+             f'<span class="{_verdict_class(st.verdict, st.guarded)}">'
+             f"{_e(st.verdict or '—')}</span>", _e(st.detail),
+             ("<strong>guard:</strong> " if st.guarded else "") + _e(st.evidence))
             for st in g.steps]))
     if g.good_path:
         out.append("<h3>The good path</h3>" + _ul(
@@ -282,19 +286,27 @@ def _guards(d: Debrief) -> str:
     return "".join(out)
 
 
+def _verdict_class(verdict: str, guarded: bool) -> str:
+    """Red for happened, green for prevented by a guard seen working, amber otherwise."""
+    if verdict == "happened":
+        return "bad"
+    return "ok" if guarded or verdict != "prevented" else "part"
+
+
 def _checklist(d: Debrief) -> str:
-    about = {item: text for item, _, text in CHECKLIST}
+    if not d.checklist:
+        return ""
     rows = []
     for i in d.checklist:
         evidence = [f"Did: {x}" for x in i.did] + [f"Did not: {x}" for x in i.did_not]
         if not evidence:
-            evidence = [NOT_SEEN[0].upper() + NOT_SEEN[1:] + "."]
+            evidence = [capital(NOT_SEEN) + "."]
         if i.note:
             evidence.append(f"Note: {i.note}")
-        rows.append((f"<strong>{_e(i.practice)}</strong><br><em>{_e(about[i.id])}</em>",
+        rows.append((f"<strong>{_e(i.practice)}</strong><br><em>{_e(i.text)}</em>",
                      f'<span class="status {_slug(i.status)}">{_e(i.status)}</span>',
                      _ul(evidence)))
-    return ("<h2>The article's checklist</h2>"
+    return (f"<h2>{_e(d.checklist_title)}</h2>"
             + _table(("Practice", "Status", "What the team did and did not do"), rows))
 
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from raceday.transcript.debrief import (
-    CHECKLIST,
-    NOT_SEEN,
-    Debrief,
+from raceday.transcript.debrief.model import NOT_SEEN, Debrief
+from raceday.transcript.debrief.words import (
     after_label,
+    capital,
     group_automation,
     source_tag,
     source_text,
@@ -91,27 +90,27 @@ def _score(d: Debrief) -> list[str]:
 
 def _timeline(d: Debrief) -> list[str]:
     t = d.timeline
-    out = ["## Timeline: your team beside that night", "",
-           "T+ counts from the first symptom (the fault) on each side.", ""]
     if t.has_event:
+        out = [f"## Timeline: your team beside {t.night.lower()}", "",
+               "T+ counts from the first symptom (the fault) on each side.", ""]
         out += _table(
-            ("Moment", "Your team", "T+", "What", "That night", "T+", "What", "Source"),
+            ("Moment", "Your team", "T+", "What", t.night, "T+", "What", "Source"),
             [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note,
               p.event_time or "—", after_label(p.event_after), p.event_note, source_tag(p.source))
              for p in t.phases]) + [""]
     else:
-        out += ["This exercise gives no times for a real event, so only the team's side is "
-                "shown.", ""]
+        out = ["## Timeline", "", "T+ counts from the first symptom (the fault). This exercise "
+               "compares with no real event, so only the team's side is shown.", ""]
         out += _table(("Moment", "Your team", "T+", "What"),
                       [(p.label, p.team_time or "—", after_label(p.team_after), p.team_note)
                        for p in t.phases]) + [""]
-    out += ["```text", *render_text(t.chart()), "```", ""]
+    out += ["```text", *render_text(t.chart(), night=t.night), "```", ""]
     if t.facts:
-        out += ["What happened that night (the facts this exercise reveals, each with its "
-                "source):", ""]
+        out += [(f"What happened {t.night.lower()} (the facts this exercise reveals, each with "
+                 "its source):") if t.has_event else "What the exercise revealed:", ""]
         out += [f"- {f.time} {f.title} {source_tag(f.source)}".rstrip() for f in t.facts] + [""]
     if t.sources:
-        out += ["Sources: " + "; ".join(f"[{tag}] {source_text(tag)}" for tag in t.sources) + ".",
+        out += ["Sources: " + "; ".join(f"[{tag}] {source_text(t, tag)}" for tag in t.sources) + ".",
                 ""]
     return out
 
@@ -183,8 +182,9 @@ def _guards(d: Debrief) -> list[str]:
         out += ["### The race, step by step", "",
                 "What live play saw, and the score's verdict (the replay's when one was run).",
                 ""]
-        out += _table(("Step", "What", "Live play", "Scored", "Why"),
-                      [(st.id, st.title, st.live_label, st.verdict or "—", st.detail)
+        out += _table(("Step", "What", "Live play", "Scored", "Why", "What was seen"),
+                      [(st.id, st.title, st.live_label, st.verdict or "—", st.detail,
+                        ("guard: " if st.guarded else "") + st.evidence)
                        for st in g.steps]) + [""]
     if g.good_path:
         out += ["### The good path", ""]
@@ -204,15 +204,16 @@ def _guards(d: Debrief) -> list[str]:
 
 
 def _checklist(d: Debrief) -> list[str]:
-    out = ["## The article's checklist", ""]
+    if not d.checklist:
+        return []
+    out = [f"## {d.checklist_title}", ""]
     out += _table(("Practice", "Status"), [(i.practice, i.status) for i in d.checklist]) + [""]
-    about = {item: text for item, _, text in CHECKLIST}
     for i in d.checklist:
-        out += [f"### {i.practice}: {i.status}", "", f"*{about[i.id]}*", ""]
+        out += [f"### {i.practice}: {i.status}", ""] + ([f"*{i.text}*", ""] if i.text else [])
         out += [f"- Did: {line}" for line in i.did]
         out += [f"- Did not: {line}" for line in i.did_not]
         if not i.did and not i.did_not:
-            out.append(f"- {NOT_SEEN[0].upper() + NOT_SEEN[1:]}.")
+            out.append(f"- {capital(NOT_SEEN)}.")
         if i.note:
             out.append(f"- Note: {i.note}")
         out.append("")

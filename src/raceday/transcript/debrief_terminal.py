@@ -11,7 +11,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from raceday.transcript.debrief import NOT_SEEN, Debrief, after_label, source_tag
+from raceday.transcript.debrief.model import NOT_SEEN, Debrief
+from raceday.transcript.debrief.words import after_label, source_tag
 from raceday.transcript.timeline_chart import render_rich
 
 
@@ -48,8 +49,9 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
             _row(table, "hints", f"-{sc.hint_cost}", ", ".join(sc.hints))
         parts.append(table)
     t = d.timeline
-    phases = Table(title="Your team beside that night", title_justify="left")
-    columns = ("moment", "your team", "T+", "that night", "T+", "source")
+    phases = Table(title=f"Your team beside {t.night.lower()}" if t.has_event else "Timeline",
+                   title_justify="left")
+    columns = ("moment", "your team", "T+", t.night.lower(), "T+", "source")
     for column in columns if t.has_event else columns[:3]:
         phases.add_column(column)
     for p in t.phases:
@@ -57,7 +59,7 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
                  after_label(p.team_after), f"{p.event_time or '—'} {p.event_note}".strip(),
                  after_label(p.event_after), source_tag(p.source))
         _row(phases, *(cells if t.has_event else cells[:3]))
-    parts += [phases, render_rich(t.chart(), width)]
+    parts += [phases, render_rich(t.chart(), width, t.night)]
     team = Table(title="Changes by the team", title_justify="left")
     for column in ("time", "role", "SQL", "outcome"):
         team.add_column(column, overflow="fold")
@@ -75,7 +77,7 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     parts.append(Text(f"Replay: {d.guards.replay.note or 'ran'}"
                       + "".join(f"\n  {r.step}: {r.outcome} {r.detail}".rstrip()
                                 for r in d.guards.replay.steps)))
-    checklist = Table(title="The article's checklist", title_justify="left", show_lines=True)
+    checklist = Table(title=d.checklist_title, title_justify="left", show_lines=True)
     checklist.add_column("practice", style="bold")
     checklist.add_column("status")
     checklist.add_column("evidence")
@@ -83,7 +85,8 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
         lines = [f"did: {x}" for x in i.did] + [f"did not: {x}" for x in i.did_not]
         lines += [i.note] if i.note else []
         _row(checklist, i.practice, i.status, "\n".join(lines) or NOT_SEEN)
-    parts.append(checklist)
+    if d.checklist:
+        parts.append(checklist)
     aar = Text()
     aar.append("Strengths\n", style="bold")
     aar.append("".join(f"  + {x}\n" for x in d.after_action.strengths) or "  (none recorded)\n")

@@ -4,8 +4,11 @@ Each kind is a frozen dataclass. This module alone turns events into JSON lines 
 and validates a line once, at the edge, so every consumer (the TUI, the debrief, `review`,
 `transcript`, scoring) reads typed values and never picks a dict apart.
 
-Schema versions: 2 is written today (`session_start.schema`). A log without the field was
+Schema versions: 3 is written today (`session_start.schema`). A log without the field was
 written before it existed (version 1); its lines have the same shape and read the same way.
+Version 3 adds to `session_start` what the debrief needs from the exercise (`night`,
+`sources`, `phases`, `race_steps`, `checklist_title`, `checklist`); versions 1 and 2 read
+with those empty.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 JSON = Any  # a JSON value as json.loads gives it (rows of results, the score's sections)
 
@@ -64,6 +67,45 @@ class FindingInfo:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PhaseInfo:
+    """A moment of the real night the debrief sets the team's beside, and which of the team's
+    events answers it: fault | detected | stopped | repaired | restored (`milestone` names the
+    exercise's milestone for stopped and repaired)."""
+
+    id: str
+    label: str
+    team: str
+    milestone: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PracticeInfo:
+    """One practice of the exercise's checklist, and what in a session tests it.
+
+    `judge` is how raceday looks for evidence: guards (the race steps named in `steps`, and
+    edits of the automation statements in `statements`), row-counts, recovery, or
+    removal-limits."""
+
+    id: str
+    title: str
+    text: str
+    action: str = ""
+    judge: str = "guards"
+    steps: tuple[str, ...] = ()
+    statements: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepInfo:
+    """A race step as the exercise defines it: the task whose run may do its damage."""
+
+    id: str
+    title: str
+    task: str
+    after: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class SessionStart(Event):
     kind: ClassVar[str] = "session_start"
     schema: int = 1
@@ -80,6 +122,13 @@ class SessionStart(Event):
     event_figures: Mapping[str, int | None] = field(default_factory=dict)
     findings: Mapping[str, FindingInfo] = field(default_factory=dict)
     length_minutes: int | None = None
+    # what the debrief needs from the exercise (absent from transcripts written before them)
+    night: str | None = None  # the real event the debrief compares with ("that night")
+    sources: Mapping[str, str] = field(default_factory=dict)  # source tag -> what it stands for
+    phases: tuple[PhaseInfo, ...] = ()
+    race_steps: tuple[StepInfo, ...] = ()
+    checklist_title: str | None = None
+    checklist: tuple[PracticeInfo, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,13 @@ from rich.text import Text
 
 TEAM, EVENT = "team", "event"
 LANES: tuple[tuple[str, str], ...] = ((TEAM, "Your team"), (EVENT, "That night"))
+NIGHT = "That night"
+
+
+def lanes(night: str = NIGHT) -> tuple[tuple[str, str], ...]:
+    """The chart's lanes: the team's, and the real night's under the exercise's name for it
+    (none when the exercise compares with no real event)."""
+    return ((TEAM, "Your team"), (EVENT, night)) if night else ((TEAM, "Your team"),)
 
 # kind -> (symbol in text charts, colour in SVG and Rich, legend word)
 KINDS: dict[str, tuple[str, str, str]] = {
@@ -101,26 +108,28 @@ def escape_text(text: str) -> str:
     return _ATTRIBUTE_LIKE.sub(r"\1&#61;", escaped)
 
 
-def numbered(chart: Chart) -> list[tuple[int, Mark]]:
+def numbered(chart: Chart, night: str = NIGHT) -> list[tuple[int, Mark]]:
     """The marks numbered as the SVG labels them: the team's lane first, each in time order."""
-    ordered = [m for lane, _ in LANES for m in chart.marks if m.lane == lane]
+    ordered = [m for lane, _ in lanes(night) for m in chart.marks if m.lane == lane]
     return list(enumerate(ordered, start=1))
 
 
-def render_svg(chart: Chart) -> str:
+def render_svg(chart: Chart, night: str = NIGHT) -> str:
     """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock.
 
     Each moment is a dot with its number; the numbers are explained in a legend beside the
     chart (`numbered`), so a crowded minute stays readable on screen and on paper.
     """
-    height = _TOP + _LANE_H * len(LANES) + 30
+    shown = lanes(night)
+    height = _TOP + _LANE_H * len(shown) + 30
+    about = f"the team beside {night.lower()}" if night else "the team"
     out: list[str] = [
         f'<svg class="timeline" viewBox="0 0 {_W} {height}" width="100%" role="img" '
-        f'aria-label="Timeline: the team beside that night">'
+        f'aria-label="Timeline: {escape_text(about)}">'
     ]
-    axis_y = _TOP + _LANE_H * len(LANES)
-    numbers = numbered(chart)
-    for index, (lane, name) in enumerate(LANES):
+    axis_y = _TOP + _LANE_H * len(shown)
+    numbers = numbered(chart, night)
+    for index, (lane, name) in enumerate(shown):
         y0 = _TOP + index * _LANE_H
         mid = y0 + _LANE_H / 2
         out.append(f'<rect x="0" y="{y0}" width="{_W}" height="{_LANE_H}" '
@@ -168,16 +177,19 @@ def _rank(kind: str) -> int:
     return _RANK.index(kind) if kind in _RANK else len(_RANK)
 
 
-def _cells(chart: Chart, width: int) -> dict[str, list[tuple[str, str]]]:
-    lanes: dict[str, list[tuple[str, str]]] = {lane: [(" ", "")] * width for lane, _ in LANES}
+def _cells(chart: Chart, width: int, night: str) -> dict[str, list[tuple[str, str]]]:
+    cells: dict[str, list[tuple[str, str]]] = {lane: [(" ", "")] * width
+                                               for lane, _ in lanes(night)}
     span = max(chart.end - chart.start, 1)
     for mark in chart.marks:
+        if mark.lane not in cells:
+            continue
         col = round((mark.minute - chart.start) * (width - 1) / span)
         symbol = KINDS.get(mark.kind, KINDS["reveal"])[0]
-        current = lanes[mark.lane][col][1]
+        current = cells[mark.lane][col][1]
         if not current or _rank(mark.kind) < _rank(current):
-            lanes[mark.lane][col] = (symbol, mark.kind)
-    return lanes
+            cells[mark.lane][col] = (symbol, mark.kind)
+    return cells
 
 
 def _axis(chart: Chart, width: int) -> tuple[str, str]:
@@ -200,12 +212,12 @@ def legend(chart: Chart) -> list[str]:
     return [f"{KINDS[k][0]} {KINDS[k][2]}" for k in seen]
 
 
-def render_text(chart: Chart, width: int = 72) -> list[str]:
+def render_text(chart: Chart, width: int = 72, night: str = NIGHT) -> list[str]:
     """A fixed-width two-lane chart (for a Markdown code block)."""
-    names = {lane: name for lane, name in LANES}
-    pad = max(len(n) for n in names.values()) + 2
+    names = dict(lanes(night))
+    pad = max(len(n) for n in [*names.values(), *dict(LANES).values()]) + 2
     lines = []
-    for lane, cells in _cells(chart, width).items():
+    for lane, cells in _cells(chart, width, night).items():
         lines.append(names[lane].ljust(pad) + "|" + "".join(c for c, _ in cells).rstrip())
     rule, labels = _axis(chart, width)
     lines.append(" " * pad + "+" + rule)
@@ -221,12 +233,12 @@ def render_text(chart: Chart, width: int = 72) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-def render_rich(chart: Chart, width: int = 72) -> Text:
+def render_rich(chart: Chart, width: int = 72, night: str = NIGHT) -> Text:
     """The same chart for the terminal, coloured by kind."""
-    names = {lane: name for lane, name in LANES}
-    pad = max(len(n) for n in names.values()) + 2
+    names = dict(lanes(night))
+    pad = max(len(n) for n in [*names.values(), *dict(LANES).values()]) + 2
     text = Text()
-    for lane, cells in _cells(chart, width).items():
+    for lane, cells in _cells(chart, width, night).items():
         text.append(names[lane].ljust(pad), style="bold")
         text.append("|", style="dim")
         for symbol, kind in cells:

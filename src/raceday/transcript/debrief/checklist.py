@@ -1,0 +1,197 @@
+"""The exercise's checklist, held against what the team was seen doing.
+
+Each practice comes from the exercise (carried in `session_start`) with a `judge` saying where
+its evidence lies. A practice is "done" only on the team's own action: a guard in place when a
+race step's task ran and was refused or changed nothing (live or in the replay), an edited
+statement that then ran, a re-read after a write that changed 0 rows, the kill switch pulled.
+It is "not done" on evidence against it (the step happened), and "not seen in this session"
+otherwise: a good outcome alone proves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from raceday.transcript import events as ev
+from raceday.transcript.debrief.guards import guards_in_place
+from raceday.transcript.debrief.model import NOT_SEEN, ChecklistItem, Guards, StepOutcome
+from raceday.transcript.debrief.reading import Reading
+from raceday.transcript.debrief.words import capital
+from raceday.transcript.log import of_kind
+from raceday.transcript.wording import describe_statement, plural
+
+Evidence = tuple[list[str], list[str], list[str]]  # did, did not, notes
+
+
+def status(did: Sequence[str], did_not: Sequence[str]) -> str:
+    if did and did_not:
+        return "partly done"
+    if did:
+        return "done"
+    if did_not:
+        return "not done"
+    return NOT_SEEN
+
+
+def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
+    items = []
+    for practice in r.start.checklist:
+        did, did_not, notes = _steps(r, guards, practice.steps)
+        if practice.judge == "row-counts":
+            more = _row_counts(r, practice.statements)
+        elif practice.judge == "recovery":
+            more = _recovery(r, guards)
+        elif practice.judge == "removal-limits":
+            more = _removal_limits(r, practice.statements)
+        else:
+            more = _edits(r, practice.statements)
+        did += more[0]
+        did_not += more[1]
+        notes += more[2]
+        items.append(ChecklistItem(practice.id, practice.title, status(did, did_not), tuple(did),
+                                   tuple(did_not), " ".join(notes), practice.text))
+    return tuple(items)
+
+
+def _steps(r: Reading, guards: Guards, ids: Sequence[str]) -> Evidence:
+    did: list[str] = []
+    did_not: list[str] = []
+    notes: list[str] = []
+    by_id = {s.id: s for s in guards.steps}
+    for step in (by_id[i] for i in ids if i in by_id):
+        name = _name(step)
+        if step.live == "happened":
+            minute = r.clock.minute_of_face(step.time or "")
+            who = " (a player held the role)" if step.by_player else ""
+            did_not.append(f"{name} happened at {step.time}{who}; "
+                           + guards_in_place(r, minute if minute is not None else 0))
+        if step.guarded:
+            did.append(f"{name}: {step.evidence}")
+        elif step.verdict == "happened" and step.live != "happened":
+            did_not.append(f"the replay showed {step.id} still happens against the team's world")
+        elif step.live != "happened" and step.evidence and not r.stopped_before(step.id):
+            notes.append(f"{capital(name)} did not happen, but nothing of the team's was seen "
+                         f"stopping it: {step.evidence}.")
+    return did, did_not, notes
+
+
+def _name(step: StepOutcome) -> str:
+    return f"the race step {step.id}" + (f" ({step.title})" if step.title else "")
+
+
+def _edits(r: Reading, statements: Sequence[str]) -> Evidence:
+    """Edits of the practice's statements, with whether they were put to the test."""
+    did: list[str] = []
+    notes: list[str] = []
+    replay_minutes = [e.minute for e in of_kind(r.events, ev.Replay) if e.available]
+    for edit in (e for e in of_kind(r.events, ev.Edit) if e.statement in statements):
+        ran = next((s for s in of_kind(r.events, ev.Statement)
+                    if s.automated and s.statement == edit.statement and s.seq > edit.seq), None)
+        replayed = next((m for m in replay_minutes if m >= edit.minute), None)
+        what = f"edited the automation's statement {edit.statement} at {r.time(edit)}"
+        if ran is not None:
+            did.append(f"{what}; it ran after the edit ({r.time(ran)}: "
+                       f"{describe_statement(ran)})")
+        elif replayed is not None:
+            did.append(f"{what}; the replay at {r.clock.time(replayed)} ran it")
+        else:
+            notes.append(f"The team {what}, but it never ran after the edit, so it was not "
+                         "put to the test.")
+    return did, [], notes
+
+
+def _row_counts(r: Reading, statements: Sequence[str]) -> Evidence:
+    """The team's writes that changed 0 rows and what the same role did next; the
+    automation's, for the statements the practice names, as notes (its policy is the
+    exercise's, not the team's)."""
+    did: list[str] = []
+    notes: list[str] = []
+    events = list(of_kind(r.events, ev.Statement))
+    unread = []
+    for i, e in enumerate(events):
+        if e.automated or not e.ok or e.schema_changed or not e.writes or e.rowcount != 0:
+            continue
+        follow = next((n for n in events[i + 1:] if n.role == e.role and not n.automated), None)
+        if follow is not None and follow.rows is not None:
+            did.append(f"{e.role}'s write at {r.time(e)} changed 0 rows, and their next "
+                       f"statement ({r.time(follow)}) read again")
+        else:
+            unread.append(r.time(e))
+    if unread:
+        shown = ", ".join(unread[:6]) + ("…" if len(unread) > 6 else "")
+        notes.append(f"The team's writes changed 0 rows {plural(len(unread), 'time')} (at "
+                     f"{shown}) with no read after; whether anyone read the count is not in the "
+                     "transcript.")
+    carried = []
+    for e in events:
+        if e.automated and e.statement in statements and e.ok and e.rowcount == 0 and e.writes:
+            carried.append(f"{e.role}'s {e.statement} at {r.time(e)}")
+    if carried:
+        notes.append(f"The automation's {', '.join(dict.fromkeys(statements))} changed 0 rows "
+                     f"{plural(len(carried), 'time')} (first: {carried[0]}); what it does then "
+                     "is the exercise's automation, not the team's.")
+    if not did and not unread and not carried:
+        notes.append("No write changed 0 rows, so reading the count was never put to the test.")
+    return did, [], notes
+
+
+def _recovery(r: Reading, guards: Guards) -> Evidence:
+    did: list[str] = []
+    did_not: list[str] = []
+    if r.first_fault is None:
+        replayed = (f" (the replay at {guards.replay.time} rehearsed the race, not a recovery)"
+                    if guards.replay.ran else "")
+        return did, did_not, [f"No fault occurred, so no recovery was practised{replayed}."]
+    notes = ["Whether the team's real recovery paths are tested under load is not in a "
+             "transcript; this session is one such rehearsal."]
+    if r.restores:
+        first = r.restores[0]
+        before = next((e for e in reversed(r.events) if e.seq < first.seq
+                       and isinstance(e, ev.Statement) and e.writes and e.ok), None)
+        if before is not None and not before.automated:
+            how = ""
+            if r.phase_of("stopped") is not None:
+                running = r.stop is None or r.stop.event.minute > first.minute
+                how = (" with the automation still running" if running
+                       else " after stopping the automation")
+            did.append(f"the team's write at {r.time(before)} restored the world{how}")
+        else:
+            notes.append(f"The world was restored at {r.time(first)}, but not by a write of "
+                         "the team's.")
+    else:
+        did_not.append("the world was not restored by the end of the session" if r.complete
+                       else f"the world had not been restored by {r.last_time}")
+    stop, repair = r.stop, r.repair
+    if stop is not None and repair is not None:
+        if stop.event.minute <= repair.event.minute:
+            did.append(f"the automation was stopped ({r.time(stop.event)}) before the hand "
+                       f"repair ({r.time(repair.event)})")
+        else:
+            did_not.append(f"the hand repair ({r.time(repair.event)}) came before the automation "
+                           f"was stopped ({r.time(stop.event)})")
+    elif repair is not None and r.phase_of("stopped") is not None:
+        did_not.append("the automation was never stopped around the hand repair")
+    for time in r.relapse_times:
+        did_not.append(f"the repair was undone at {time}: the fault came back")
+    return did, did_not, notes
+
+
+def _removal_limits(r: Reading, statements: Sequence[str]) -> Evidence:
+    did: list[str] = []
+    notes: list[str] = []
+    if r.stop is not None:
+        did.append(f"the kill switch was used: {r.stop.label} at {r.time(r.stop.event)}")
+    removals = [e for e in of_kind(r.events, ev.Statement)
+                if e.automated and e.ok and e.statement in statements]
+    total = sum(e.rowcount or 0 for e in removals)
+    if removals and not total:
+        notes.append(f"The automation's {', '.join(statements)} ran "
+                     f"{plural(len(removals), 'time')} and removed nothing.")
+    elif removals:
+        largest = max(removals, key=lambda e: e.rowcount or 0)
+        notes.append(f"The automation's {', '.join(statements)} removed "
+                     f"{plural(total, 'row')} in {plural(len(removals), 'run')}; the largest "
+                     f"single run removed {largest.rowcount or 0} ({largest.role} at "
+                     f"{r.time(largest)}). Whether a cap existed that was never reached is not "
+                     "in the transcript.")
+    return did, [], notes

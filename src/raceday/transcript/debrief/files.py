@@ -1,0 +1,81 @@
+"""The debrief as text and files: `render` (md, html, json), `load_debrief` from a session
+folder, `write_debrief` (debrief.md at a session's end) and `raceday debrief`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.console import Console
+
+from raceday.errors import InputError, TranscriptError
+from raceday.transcript.debrief.build import build_debrief
+from raceday.transcript.debrief.model import Debrief
+from raceday.transcript.log import read_events
+
+DEBRIEF_FILE = "debrief.md"
+FORMATS = ("md", "html", "json", "terminal")
+
+
+def render_json(d: Debrief) -> str:
+    """The debrief as one JSON object (stable keys; for tools)."""
+    data = {"format": "raceday-debrief", "version": 2, **asdict(d)}
+    data["summary"]["roles"] = dict(d.summary.roles)
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def render(d: Debrief, fmt: str) -> str:
+    """The debrief in a text format: md, html or json (each renderer imported when asked for)."""
+    if fmt == "md":
+        from raceday.transcript.debrief_markdown import render_markdown
+
+        return render_markdown(d)
+    if fmt == "html":
+        from raceday.transcript.debrief_html import render_html
+
+        return render_html(d)
+    if fmt == "json":
+        return render_json(d)
+    raise InputError([f"unknown debrief format {fmt!r}; formats are md, html, json"])
+
+
+def load_debrief(session_dir: Path) -> Debrief:
+    """Read a session folder (or its events.jsonl) and build its debrief."""
+    log = read_events(session_dir)
+    return build_debrief(log.events, log.warning)
+
+
+def write_debrief(folder: Path) -> Path:
+    """Write `debrief.md` into a session folder (called when a session ends); returns its path."""
+    path = folder / DEBRIEF_FILE
+    path.write_text(render(load_debrief(folder), "md"), encoding="utf-8")
+    return path
+
+
+def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = None,
+                    console: Console | None = None) -> int:
+    """`raceday debrief SESSION_DIR [--format md|html|json|terminal] [-o FILE]`."""
+    out = console or Console()
+    if fmt not in FORMATS:
+        raise InputError([f"unknown debrief format {fmt!r}; formats are {', '.join(FORMATS)}"])
+    debrief = load_debrief(session_dir)
+    if debrief.warning:
+        sys.stderr.write(f"raceday: warning: {debrief.warning}\n")
+    if fmt == "terminal":
+        from raceday.transcript.debrief_terminal import render_terminal
+
+        render_terminal(debrief, out)
+        return 0
+    text = render(debrief, fmt)
+    if output is None:
+        out.file.write(text)
+        out.file.flush()
+        return 0
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise TranscriptError([f"{output}: cannot write the debrief: {exc.strerror}"]) from None
+    out.print(f"Debrief written to {output}", markup=False, highlight=False)
+    return 0

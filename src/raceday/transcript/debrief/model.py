@@ -1,0 +1,358 @@
+"""What a debrief says about one session, as frozen values (no I/O, no rendering).
+
+`build.build_debrief` fills them from a transcript's events; the renderers (Markdown, HTML,
+the terminal, JSON) only read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from raceday.transcript.timeline_chart import Chart, Mark, build_chart
+
+NOT_SEEN = "not seen in this session"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Who played what, when, and the outcome in a few sentences."""
+
+    exercise: str
+    title: str
+    text: str
+    outcome: str
+    players: tuple[str, ...]
+    automated: tuple[str, ...]
+    roles: tuple[tuple[str, str], ...]
+    pace: str
+    zone: str
+    date: str
+    clock_from: str
+    clock_to: str
+    wall_started: str | None
+    wall_ended: str | None
+    events: int
+    ended: str
+
+
+@dataclass(frozen=True)
+class ScoreSection:
+    """One part of the score, with the engine's reason for every point."""
+
+    name: str
+    points: int
+    max: int
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """The score event, as the engine wrote it, split for printing."""
+
+    total: int
+    max: int
+    fault_occurred: bool
+    fault_started_at: str | None
+    sections: tuple[ScoreSection, ...]
+    hints: tuple[str, ...]
+    hint_cost: int
+    reasons: tuple[str, ...]
+    prevented_outright: bool
+    ended: str
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One row of the timeline table: the team's moment beside that night's."""
+
+    id: str
+    label: str
+    team_time: str | None
+    team_after: int | None
+    team_note: str
+    event_time: str | None
+    event_after: int | None
+    event_note: str
+    source: str
+
+
+@dataclass(frozen=True)
+class EventFact:
+    """A moment of the real night that the exercise reveals, with its source.
+
+    `time` is when it happened that night: the reveal's `event_at` when the exercise gives
+    one (a fact revealed at 02:40 about 05:38), else its `at`. `phase` (optional) names the
+    timeline row it answers.
+    """
+
+    time: str
+    title: str
+    source: str
+    phase: str = ""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The phases table, the facts the exercise revealed, and the marks for the chart.
+
+    `night` is what the exercise calls the real event it compares with ("That night"); empty
+    when it compares with none, and then only the team's side is shown."""
+
+    phases: tuple[Phase, ...]
+    facts: tuple[EventFact, ...]
+    marks: tuple[Mark, ...]
+    start: int
+    end: int
+    origin: int
+    event_detection_minutes: int | None
+    event_restore_minutes: int | None
+    night: str = ""
+    source_titles: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def has_event(self) -> bool:
+        """Whether there is a real event to set the team beside."""
+        return bool(self.night)
+
+    @property
+    def sources(self) -> list[str]:
+        """The source tags the phases and facts cite, each once, sorted."""
+        return sorted({p.source for p in self.phases if p.source}
+                      | {f.source for f in self.facts if f.source})
+
+    def chart(self) -> Chart:
+        return build_chart(self.marks, self.start, self.end, self.origin)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A statement that wrote to the world (or tried to): who, when, what, and what it did."""
+
+    seq: int
+    time: str
+    role: str
+    automated: bool
+    sql: str
+    ok: bool
+    rowcount: int | None
+    error: str | None = None
+    error_kind: str | None = None
+    task: str | None = None
+    statement: str | None = None
+    break_glass: bool = False
+    schema_changed: bool = False
+    writes: tuple[str, ...] = ()
+
+    @property
+    def outcome(self) -> str:
+        if not self.ok:
+            word = "refused" if self.error_kind == "refused" else "error"
+            return f"{word}: {self.error}"
+        if self.schema_changed and not self.writes:
+            return "schema changed"
+        n = self.rowcount or 0
+        return f"{n} row{'' if n == 1 else 's'} changed"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An action raceday refused (a monitor that is not a query, an unknown finding…)."""
+
+    time: str
+    role: str
+    action: str
+    error: str
+
+
+@dataclass(frozen=True)
+class MonitorInfo:
+    """A saved monitor and what it did afterwards."""
+
+    name: str
+    role: str
+    sql: str
+    saved_at: str
+    first_alert: str | None = None
+    alerts: int = 0
+    matched: bool = False
+    error: str | None = None
+    removed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A finding a player declared, and whether it was right."""
+
+    time: str
+    role: str
+    finding: str
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class HintInfo:
+    time: str
+    id: str
+    text: str
+    cost: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A change to one of the automation's own statements."""
+
+    time: str
+    role: str
+    statement: str
+    sql: str
+    before: str
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """A race step: what live play saw, the score's verdict, and what stopped it.
+
+    `live` is "happened" (at `time`) or "did not happen"; `verdict` is the score's
+    "happened", "prevented" or "never reached" (empty without a score), `detail` its why.
+    `guarded` says a guard of the team's was seen stopping the step itself (live or in the
+    replay), and `evidence` what was seen: the guard's run, or why the step did not happen
+    when no guard stopped it.
+    """
+
+    id: str
+    title: str
+    live: str
+    verdict: str = ""
+    detail: str = ""
+    time: str | None = None
+    by_player: bool = False
+    guarded: bool = False
+    evidence: str = ""
+
+    @property
+    def outcome(self) -> str:
+        """The verdict when there is one, else what live play saw."""
+        return self.verdict or self.live
+
+    @property
+    def live_label(self) -> str:
+        """What live play saw: 'happened at 23:48' (and who held the role), or why not."""
+        if self.live != "happened":
+            return self.live
+        return f"happened at {self.time}" + (" (a player held the role)" if self.by_player else "")
+
+    def describe(self) -> str:
+        live = self.live_label
+        if not self.verdict or (self.live == "happened" and self.verdict == "happened"
+                                and self.detail in ("", f"at {self.time}")):
+            text = live
+        else:
+            text = f"live: {live}; scored: {self.verdict}" + (f" ({self.detail})"
+                                                              if self.detail else "")
+        return text + (f"; {self.evidence}" if self.evidence else "")
+
+
+@dataclass(frozen=True)
+class GoodPath:
+    """A write the guards must still allow, and whether they did."""
+
+    id: str
+    title: str
+    ok: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    step: str
+    title: str
+    outcome: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What the last replay event said; `ran` is False when there was none."""
+
+    ran: bool
+    time: str | None
+    note: str
+    steps: tuple[ReplayStep, ...] = ()
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Guards:
+    """What the team put in place and what it did against the race."""
+
+    schema_changes: tuple[Change, ...]
+    edits: tuple[Edit, ...]
+    steps: tuple[StepOutcome, ...]
+    good_path: tuple[GoodPath, ...]
+    replay: Replay
+
+    @property
+    def any(self) -> bool:
+        """Whether the team put any guard in place (a schema change or an edit)."""
+        return bool(self.schema_changes or self.edits)
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    """One practice of the exercise's checklist, with the evidence from this session."""
+
+    id: str
+    practice: str
+    status: str
+    did: tuple[str, ...]
+    did_not: tuple[str, ...]
+    note: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class CorrectiveAction:
+    """A row of the improvement plan; owner and due date are for the team to fill in."""
+
+    action: str
+    origin: str
+    owner: str = ""
+    due: str = ""
+
+
+@dataclass(frozen=True)
+class AfterAction:
+    strengths: tuple[str, ...]
+    improvements: tuple[str, ...]
+    actions: tuple[CorrectiveAction, ...]
+
+
+@dataclass(frozen=True)
+class Debrief:
+    """Everything the debrief says about one session."""
+
+    summary: Summary
+    warning: str | None
+    score: ScoreReport | None
+    timeline: Timeline
+    changes: tuple[Change, ...]
+    failures: tuple[Change, ...]
+    refusals: tuple[Refusal, ...]
+    monitors: tuple[MonitorInfo, ...]
+    declarations: tuple[Declaration, ...]
+    hints: tuple[HintInfo, ...]
+    guards: Guards
+    checklist: tuple[ChecklistItem, ...]
+    after_action: AfterAction
+    notes: tuple[str, ...] = ()
+    checklist_title: str = ""
+
+    @property
+    def team_changes(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if not c.automated)
+
+    @property
+    def automation_changes(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.automated)

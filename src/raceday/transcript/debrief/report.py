@@ -1,0 +1,202 @@
+"""The debrief's prose: the summary with its outcome in a few sentences, the score as printed,
+and the after-action report skeleton (strengths, improvements, corrective actions)."""
+
+from __future__ import annotations
+
+from raceday.transcript.debrief.model import (
+    AfterAction,
+    ChecklistItem,
+    CorrectiveAction,
+    Declaration,
+    Guards,
+    ScoreReport,
+    ScoreSection,
+    Summary,
+)
+from raceday.transcript.debrief.reading import Reading
+from raceday.transcript.debrief.words import duration
+
+
+def score_report(r: Reading) -> ScoreReport | None:
+    s = r.score
+    if s is None:
+        return None
+    return ScoreReport(
+        total=s.total, max=s.max, fault_occurred=s.fault_occurred,
+        fault_started_at=s.fault_started_at,
+        sections=tuple(ScoreSection(x.name, x.points, x.max, x.reasons) for x in s.sections),
+        hints=s.hints, hint_cost=s.hint_cost, reasons=s.reasons,
+        prevented_outright=not s.fault_occurred and bool(s.prevented), ended=s.ended)
+
+
+def summary(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
+            guards: Guards) -> Summary:
+    s = r.start
+    walls = [e.wall_time for e in r.events if e.wall_time]
+    ended = ("interrupted: no score" if score is None else
+             "played to the end" if score.ended == "ended" else score.ended)
+    return Summary(
+        exercise=s.exercise, title=s.title or s.exercise, text=s.summary,
+        outcome=_outcome(r, score, declarations, guards),
+        players=s.players, automated=s.automated,
+        roles=tuple((str(k), str(v)) for k, v in s.roles.items()),
+        pace=s.pace, zone=s.zone, date=r.clock.date,
+        clock_from=r.time(r.events[0]), clock_to=r.time(r.events[-1]),
+        wall_started=walls[0] if walls else None, wall_ended=walls[-1] if walls else None,
+        events=len(r.events), ended=ended)
+
+
+def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
+             guards: Guards) -> str:
+    parts: list[str] = []
+    detection = r.start.event_figures.get("detection_minutes") if r.night else None
+    if r.first_fault is None:
+        prevented = [s.id for s in guards.steps if s.outcome == "prevented"]
+        stopped = [s.id for s in guards.steps if s.guarded]
+        if stopped:
+            parts.append(f"No fault occurred: the team's guards were seen stopping the race "
+                         f"({', '.join(stopped)}), so detection and recovery were not needed.")
+        elif prevented:
+            parts.append(f"No fault occurred. The score counts the race as prevented "
+                         f"({', '.join(prevented)}), but no guard of the team's was seen "
+                         "stopping it (see 'The race, step by step').")
+        elif score is None:
+            parts.append("No fault had occurred when the transcript stops.")
+        else:
+            parts.append("No fault occurred in this session.")
+    else:
+        parts.append(f"The fault ({r.first_fault.fault}) began at {r.time(r.first_fault)}.")
+        if r.detected is not None:
+            versus = (f"; {r.night.lower()} it took {duration(detection)}"
+                      if detection is not None else "")
+            parts.append(f"The team surfaced it at {r.time(r.detected)}, "
+                         f"{duration(r.detected.latency_minutes)} later ({r.detected.how}"
+                         f"{versus}).")
+        elif r.complete:
+            parts.append("The team never surfaced it with a monitor or a right finding.")
+        else:
+            parts.append(f"The team had not surfaced it by {r.last_time}, where the transcript "
+                         "ends.")
+        wrong = [d for d in declarations if not d.correct]
+        if wrong:
+            parts.append(f"Wrong finding{'s' if len(wrong) > 1 else ''} declared: "
+                         + ", ".join(f"'{d.text}' at {d.time}" for d in wrong) + ".")
+        if r.stop is not None:
+            parts.append(f"The automation was stopped at {r.time(r.stop.event)}.")
+        elif r.phase_of("stopped") is not None:
+            parts.append("The automation was never stopped." if r.complete else
+                         "The automation had not been stopped.")
+        parts.extend(_restore_sentences(r))
+    if score is not None:
+        parts.append(f"Score {score.total}/{score.max}.")
+    return " ".join(parts)
+
+
+def _restore_sentences(r: Reading) -> list[str]:
+    if not r.restores:
+        return ["The world was never restored." if r.complete else
+                "The world had not been restored."]
+    restore = r.start.event_figures.get("restore_minutes") if r.night else None
+    first = r.restores[0]
+    versus = f"; {r.night.lower()}: {duration(restore)}" if restore is not None else ""
+    out = [f"The world was first restored at {r.time(first)}, "
+           f"{duration(r.after_fault(first))} after the fault{versus}."]
+    if r.relapses:
+        out.append("The fault came back at " + ", ".join(r.relapse_times) + ".")
+    last_fault = max((f.minute for f in r.faults), default=-1)
+    last_restore = max(x.minute for x in r.restores)
+    out.append("At the end the world was healthy." if last_restore >= last_fault
+               else "At the end the fault was still present.")
+    return out
+
+
+def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
+                 guards: Guards, checklist: tuple[ChecklistItem, ...]) -> AfterAction:
+    strengths: list[str] = []
+    improvements: list[str] = []
+    actions: list[CorrectiveAction] = []
+    stopped = [s.id for s in guards.steps if s.guarded]
+    unguarded = [s for s in guards.steps if s.outcome == "prevented" and not s.guarded
+                 and not r.stopped_before(s.id)]
+    happened = [s for s in guards.steps if s.live == "happened"]
+    if stopped:
+        strengths.append(f"The team's guards were seen stopping the race step"
+                         f"{'s' if len(stopped) > 1 else ''} {', '.join(stopped)}.")
+    for step in unguarded:
+        improvements.append(f"{step.id} did not happen, but no guard of the team's was seen "
+                            f"stopping it" + (f" ({step.evidence})." if step.evidence else "."))
+    if happened:
+        improvements.append("The race ran its course: " + ", ".join(
+            f"{s.id} at {s.time}" for s in happened) + ".")
+    if r.first_fault is not None:
+        _response(r, strengths, improvements, actions)
+    for d in declarations:
+        if d.correct:
+            strengths.append(f"Declared a right finding at {d.time}: {d.text}.")
+        else:
+            improvements.append(f"Declared a wrong finding at {d.time}: {d.text}. What "
+                                "evidence pointed there?")
+    for path in guards.good_path:
+        if not path.ok:
+            improvements.append(f"A guard also blocks the good path: {path.title} ({path.why}).")
+            actions.append(CorrectiveAction(
+                f"Rework the guard that blocks '{path.title}': it must refuse the stale write "
+                "and still allow the good one.", "guards"))
+    if guards.replay.ran:
+        strengths.append(f"Replayed the race against the team's schema at {guards.replay.time}.")
+    practices = {p.id: p for p in r.start.checklist}
+    for item in checklist:
+        action = practices[item.id].action if item.id in practices else ""
+        if item.status in ("not done", "partly done") and action:
+            actions.append(CorrectiveAction(action, f"checklist: {item.practice}"))
+    if score is None:
+        improvements.append("The session was interrupted before it ended; play it to the end "
+                            "for a score.")
+    return AfterAction(tuple(strengths), tuple(improvements), tuple(actions))
+
+
+def _response(r: Reading, strengths: list[str], improvements: list[str],
+              actions: list[CorrectiveAction]) -> None:
+    """Detection, stopping and restoring, when there was a fault."""
+    assert r.first_fault is not None
+    figures = r.start.event_figures if r.night else {}
+    detection, restore = figures.get("detection_minutes"), figures.get("restore_minutes")
+    if r.detected is None:
+        improvements.append("The fault was never surfaced by a monitor or a right finding."
+                            if r.complete else f"The fault had not been surfaced by {r.last_time}.")
+        actions.append(CorrectiveAction(
+            f"Add a monitor that alerts on the fault itself ({r.first_fault.fault}), so the "
+            "alarm that points at the cause is not lost in the noise.", "detection"))
+    elif detection is None or r.detected.latency_minutes <= detection:
+        versus = f"; {r.night.lower()}: {duration(detection)}" if detection is not None else ""
+        strengths.append(f"Surfaced the fault {duration(r.detected.latency_minutes)} after it "
+                         f"began ({r.detected.how}{versus}).")
+    else:
+        improvements.append(f"Surfacing the fault took {duration(r.detected.latency_minutes)}, "
+                            f"longer than {r.night.lower()}'s {duration(detection)}.")
+        actions.append(CorrectiveAction(
+            "Add a monitor on the fault's own symptom so it is surfaced in minutes.",
+            "detection"))
+    stop, repair = r.stop, r.repair
+    if stop is not None and repair is not None:
+        if stop.event.minute <= repair.event.minute:
+            strengths.append(f"Stopped the automation ({r.time(stop.event)}) before repairing "
+                             f"by hand ({r.time(repair.event)}).")
+        else:
+            improvements.append(f"Repaired by hand ({r.time(repair.event)}) before stopping "
+                                f"the automation ({r.time(stop.event)}).")
+    elif stop is None and r.phase_of("stopped") is not None:
+        improvements.append("The automation was never stopped while the fault was present."
+                            if r.complete else
+                            f"The automation had not been stopped by {r.last_time}.")
+    if r.restores and not r.relapses:
+        versus = f" ({r.night.lower()}: {duration(restore)})" if restore is not None else ""
+        strengths.append(f"Restored the world {duration(r.after_fault(r.restores[0]))} after "
+                         f"the fault{versus}, and the repair held.")
+    for relapse in r.relapses:
+        running = stop is None or stop.event.minute > relapse.minute
+        improvements.append(f"The repair was undone at {r.time(relapse)}: the fault came "
+                            "back" + (" while the automation was still running."
+                                      if running and r.phase_of("stopped") else "."))
+    if not r.restores and r.complete:
+        improvements.append("The world was not restored by the end.")

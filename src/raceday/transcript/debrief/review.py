@@ -1,0 +1,130 @@
+"""The world so far, event by event: what `raceday review` shows beside the event in hand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from raceday.transcript import events as ev
+from raceday.transcript.debrief.reading import Reading
+from raceday.transcript.debrief.score_view import score_view
+from raceday.transcript.debrief.words import duration
+
+
+@dataclass(frozen=True)
+class WorldSoFar:
+    """What a facilitator can say about the world after an event, from the events so far."""
+
+    seq: int
+    time: str
+    faults: tuple[str, ...] = ()
+    fault_began: str | None = None
+    detected: str | None = None
+    restores: tuple[str, ...] = ()
+    relapses: tuple[str, ...] = ()
+    milestones: tuple[str, ...] = ()
+    monitors: tuple[str, ...] = ()
+    alerting: tuple[str, ...] = ()
+    declarations: tuple[str, ...] = ()
+    race_steps: tuple[str, ...] = ()
+    team_writes: int = 0
+    automation_writes: int = 0
+    guards: int = 0
+    hints: int = 0
+    automation: tuple[str, ...] = ()
+    score: str | None = None
+
+    def lines(self) -> list[str]:
+        """The summary as short lines, for a side panel."""
+        out = [f"Clock {self.time}  (event {self.seq})"]
+        if self.faults:
+            out.append("FAULT: " + "; ".join(self.faults))
+        elif self.fault_began:
+            out.append("healthy now (fault began " + self.fault_began + ")")
+        else:
+            out.append("healthy: no fault so far")
+        if self.detected:
+            out.append(f"detected: {self.detected}")
+        if self.restores:
+            out.append("restored at " + ", ".join(self.restores))
+        if self.relapses:
+            out.append("fault came back at " + ", ".join(self.relapses))
+        out += [f"milestone: {m}" for m in self.milestones]
+        if self.monitors:
+            alerting = f" (alerting: {', '.join(self.alerting)})" if self.alerting else ""
+            out.append(f"monitors: {', '.join(self.monitors)}{alerting}")
+        out += [f"declared: {x}" for x in self.declarations]
+        out += [f"race step: {x}" for x in self.race_steps]
+        out.append(f"writes: team {self.team_writes}, automation {self.automation_writes}; "
+                   f"guards {self.guards}; hints {self.hints}")
+        out += [f"automation: {x}" for x in self.automation]
+        if self.score:
+            out.append(f"SCORE {self.score}")
+        return out
+
+
+def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
+    """The world so far after each event, in order (one per event)."""
+    if not events:
+        return ()
+    r = Reading(events)
+    states: list[WorldSoFar] = []
+    faults: dict[str, str] = {}
+    automation: dict[str, str] = {}
+    state = WorldSoFar(0, "")
+    for e in r.events:
+        time = r.time(e)
+        changes: dict[str, Any] = {"seq": e.seq, "time": time}
+        if isinstance(e, ev.Fault):
+            faults[e.invariant] = e.fault
+            if e.relapse:
+                changes["relapses"] = (*state.relapses, time)
+            elif state.fault_began is None:
+                changes["fault_began"] = time
+        elif isinstance(e, ev.InvariantClear):
+            faults.pop(e.invariant, None)
+        elif isinstance(e, ev.Restored):
+            changes["restores"] = (*state.restores, time)
+        elif isinstance(e, ev.Detected):
+            changes["detected"] = (f"{time}, {duration(e.latency_minutes)} after the fault "
+                                   f"({e.how})")
+        elif isinstance(e, ev.Milestone):
+            changes["milestones"] = (*state.milestones, f"{time} {e.label or e.id}")
+        elif isinstance(e, ev.MonitorSaved):
+            changes["monitors"] = (*state.monitors, e.name)
+        elif isinstance(e, ev.MonitorRemoved):
+            changes["monitors"] = tuple(m for m in state.monitors if m != e.name)
+        elif isinstance(e, ev.Alert):
+            changes["alerting"] = (*state.alerting, e.name)
+        elif isinstance(e, ev.AlertClear):
+            changes["alerting"] = tuple(m for m in state.alerting if m != e.name)
+        elif isinstance(e, ev.Declaration):
+            right = "right" if e.correct else "wrong"
+            changes["declarations"] = (*state.declarations, f"{time} {e.text} ({right})")
+        elif isinstance(e, ev.RaceStep) and e.happened:
+            changes["race_steps"] = (*state.race_steps, f"{time} {e.step}")
+        elif isinstance(e, ev.Statement):
+            change = r.change_of(e)
+            if change is not None and change.ok:
+                if change.automated:
+                    changes["automation_writes"] = state.automation_writes + 1
+                else:
+                    changes["team_writes"] = state.team_writes + 1
+                    if change.schema_changed:
+                        changes["guards"] = state.guards + 1
+        elif isinstance(e, ev.Edit):
+            changes["guards"] = state.guards + 1
+        elif isinstance(e, ev.Hint):
+            changes["hints"] = state.hints + 1
+        elif isinstance(e, ev.Automation):
+            follow = f"; {e.next}" if e.next else ""
+            automation[f"{e.role} {e.task}"] = f"{e.outcome} at {time}{follow}"
+            changes["automation"] = tuple(f"{k}: {v}" for k, v in automation.items())
+        elif isinstance(e, ev.ScoreEvent):
+            view = score_view(e)
+            changes["score"] = f"{view.total}/{view.max}"
+        changes["faults"] = tuple(faults.values())
+        state = replace(state, **changes)
+        states.append(state)
+    return tuple(states)
