@@ -32,7 +32,7 @@ from raceday.transcript.debrief import (
     world_states,
     write_debrief,
 )
-from raceday.transcript.debrief_html import render_html
+from raceday.transcript.debrief.html import render_html
 from raceday.transcript.log import read_events
 
 CASES = ("night", "guarded", "interrupted")
@@ -266,7 +266,7 @@ def test_small_pieces() -> None:
 
 def test_the_core_never_imports_textual() -> None:
     code = ("import sys\n"
-            "import raceday.transcript.debrief, raceday.transcript.debrief_html\n"
+            "import raceday.transcript.debrief, raceday.transcript.debrief.html\n"
             "import raceday.transcript.timeline_chart\n"
             "print(','.join(m for m in sys.modules if m.split('.')[0] == 'textual'"
             " or m.startswith('raceday.tui')))\n")

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from raceday.cli import main
 from raceday.transcript.debrief import debrief_command, load_debrief
-from raceday.transcript.debrief_html import render_html
+from raceday.transcript.debrief.html import render_html
 
 PLAYS = reference_plays()
 

@@ -1009,7 +1009,7 @@ class _Reader:
             self.problem(node.line, f'debrief: shared file "{node.value}" not found '
                          f"(looked for {path})")
             return None
-        reader = _Reader(path, check_sql=False)
+        reader = _Reader(path, sql_checker=None)
         reader.ids = self.ids  # its references are to this exercise's milestones and steps
         content = reader.shared_file(text, skip)
         reader.check_refs()

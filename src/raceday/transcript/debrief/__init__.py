@@ -16,8 +16,8 @@ The modules, each one concept:
 - `words`: wordings the builders and renderers share.
 - `files`: render (md, html, json), load, write, and the `raceday debrief` command.
 
-The renderers live beside this package (`debrief_markdown`, `debrief_html`,
-`debrief_terminal`) and import only `model` and `words`; `render_markdown`,
+The renderers (`markdown`, `html`,
+`terminal`) import only `model` and `words`; `render_markdown`,
 `render_terminal` and `terminal_renderables` are re-exported here, imported when first
 asked for (a headless `raceday run` needs only Markdown).
 """
@@ -42,9 +42,9 @@ from raceday.transcript.debrief.review import WorldSoFar, world_states
 from raceday.transcript.debrief.words import duration
 
 if TYPE_CHECKING:  # at run time `__getattr__` imports them, when first asked for
-    from raceday.transcript.debrief_markdown import render_markdown as render_markdown
-    from raceday.transcript.debrief_terminal import render_terminal as render_terminal
-    from raceday.transcript.debrief_terminal import (
+    from raceday.transcript.debrief.markdown import render_markdown as render_markdown
+    from raceday.transcript.debrief.terminal import render_terminal as render_terminal
+    from raceday.transcript.debrief.terminal import (
         terminal_renderables as terminal_renderables,
     )
 
@@ -54,8 +54,8 @@ __all__ = [
     "render_terminal", "terminal_renderables", "world_states", "write_debrief",
 ]
 
-_RENDERERS = {"render_markdown": "debrief_markdown", "render_terminal": "debrief_terminal",
-              "terminal_renderables": "debrief_terminal"}
+_RENDERERS = {"render_markdown": "debrief.markdown", "render_terminal": "debrief.terminal",
+              "terminal_renderables": "debrief.terminal"}
 
 
 def __getattr__(name: str) -> object:

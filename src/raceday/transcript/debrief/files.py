@@ -29,11 +29,11 @@ def render_json(d: Debrief) -> str:
 def render(d: Debrief, fmt: str) -> str:
     """The debrief in a text format: md, html or json (each renderer imported when asked for)."""
     if fmt == "md":
-        from raceday.transcript.debrief_markdown import render_markdown
+        from raceday.transcript.debrief.markdown import render_markdown
 
         return render_markdown(d)
     if fmt == "html":
-        from raceday.transcript.debrief_html import render_html
+        from raceday.transcript.debrief.html import render_html
 
         return render_html(d)
     if fmt == "json":
@@ -64,7 +64,7 @@ def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = No
     if debrief.warning:
         sys.stderr.write(f"raceday: warning: {debrief.warning}\n")
     if fmt == "terminal":
-        from raceday.transcript.debrief_terminal import render_terminal
+        from raceday.transcript.debrief.terminal import render_terminal
 
         render_terminal(debrief, out)
         return 0
