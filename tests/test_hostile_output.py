@@ -28,6 +28,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def evil_exercise(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "exercises" / "evil"
     shutil.copytree(LOST, folder)
+    shutil.copytree(LOST.parent / "shared", folder.parent / "shared")
     path = folder / "exercise.yaml"
     text = path.read_text()
     text = re.sub(r"^id: .*$", lambda _: "id: evil", text, count=1, flags=re.M)

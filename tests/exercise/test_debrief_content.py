@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from raceday.engine.load import load_exercise
 from raceday.errors import ExerciseError
-from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Judge, PhaseTeam
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"

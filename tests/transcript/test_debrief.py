@@ -195,8 +195,10 @@ def test_a_players_sql_cannot_put_a_url_in_the_html() -> None:
     events = list(read_events(FIXTURES / "night").events)
     index = next(i for i, e in enumerate(events)
                  if isinstance(e, ev.Statement) and not e.automated and e.writes)
+    statement = events[index]
+    assert isinstance(statement, ev.Statement)
     events[index] = dataclasses.replace(
-        events[index], sql="UPDATE t SET note = 'https://example.com/<script src=x>' WHERE 1")
+        statement, sql="UPDATE t SET note = 'https://example.com/<script src=x>' WHERE 1")
     html = render_html(build_debrief(events))
     assert "https://" not in html and "<script" not in html and "src=" not in html
     assert "https:&#47;&#47;example.com/&lt;script src&#61;x&gt;" in html

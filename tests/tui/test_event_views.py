@@ -6,10 +6,10 @@ import importlib.util
 import io
 from pathlib import Path
 
-from raceday.tui.guide import Guide, guide_steps
 from rich.console import Console
 
 from raceday.commands import load_named_exercise
+from raceday.engine.guide import Guide, guide_steps
 from raceday.transcript import events as ev
 from raceday.transcript.score_view import read_score
 from raceday.tui.screens.end import end_markdown
