@@ -41,6 +41,8 @@ from raceday.store.split import called_functions, first_keyword, split_statement
 # Where raceday remembers which tables and views the world had when first built: only
 # those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
 WORLD_TABLE = f"{RESERVED_PREFIX}_world"
+# Which role made each trigger made during play: its body acts for that role (authorizer.py).
+TRIGGER_OWNER_TABLE = f"{RESERVED_PREFIX}_trigger_owner"
 
 # Limits for role connections (sql-safety.md §6); the app connection keeps SQLite's defaults.
 ROLE_LIMITS: dict[int, int] = {
@@ -351,18 +353,18 @@ class WorldStore:
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
             conn.set_progress_handler(self._progress, PROGRESS_EVERY)
-            auth = Authorizer(role, self._names)
+            auth = Authorizer(role, self._names, self._roles)
             conn.set_authorizer(auth)  # last: from here on, PRAGMAs are the role's too
         except BaseException:
             conn.close()
             raise
         return _RoleConnection(conn, auth)
 
-    def _internal(self, handle: _RoleConnection, sql: str) -> None:
+    def _internal(self, handle: _RoleConnection, sql: str, params: Sequence[Any] = ()) -> None:
         """Raceday's own statement on a role connection (no statement cache: never reused)."""
         handle.auth.internal = True
         try:
-            handle.conn.execute(sql).close()
+            handle.conn.execute(sql, params).close()
         finally:
             handle.auth.internal = False
 
@@ -386,6 +388,10 @@ class WorldStore:
         started = time.perf_counter()
         self._deadline = started + self.time_limit_s
         cursor: sqlite3.Cursor | None = None
+        # A CREATE may make a trigger: who made it is recorded in the same transaction.
+        guarded_ddl = keyword == "CREATE"
+        if guarded_ddl:
+            self._internal(handle, "SAVEPOINT raceday_ddl")
         try:
             # A dict binds only the names the statement uses; missing ones are an error.
             cursor = conn.execute(statement, dict(params or {}))
@@ -406,6 +412,15 @@ class WorldStore:
                     # cursor.rowcount misses `WITH ... UPDATE` and capped RETURNING; changes()
                     # counts the statement's own rows (not its triggers' or cascades').
                     rowcount = _changes(handle)
+            if guarded_ddl:
+                if ctx.created_trigger is not None and not explain:
+                    self._internal(
+                        handle,
+                        f"INSERT OR REPLACE INTO {TRIGGER_OWNER_TABLE} (name, role) VALUES (?, ?)",
+                        (ctx.created_trigger, auth.role.id),
+                    )
+                guarded_ddl = False
+                self._internal(handle, "RELEASE raceday_ddl")
             elapsed = (time.perf_counter() - started) * 1000
             if schema_changed:
                 # From this connection: inside a probe the change is not committed yet.
@@ -419,6 +434,7 @@ class WorldStore:
                 elapsed_ms=elapsed,
                 writes=tuple(ctx.writes) if not (explain or ctx.ddl) else (),
                 schema_changed=schema_changed,
+                break_glass=tuple(ctx.break_glass) if not explain else (),
             )
         except Exception as exc:  # never raise for player input: every failure is a result
             kind, message = self._classify(exc, auth, started)
@@ -430,6 +446,12 @@ class WorldStore:
             )
         finally:
             self._deadline = float("inf")
+            if guarded_ddl and conn.in_transaction:
+                try:
+                    self._internal(handle, "ROLLBACK TO raceday_ddl")
+                    self._internal(handle, "RELEASE raceday_ddl")
+                except sqlite3.Error:
+                    pass
             if auth.context.ddl:
                 # Even after the names were re-read above: look again before the next
                 # statement (DDL is rare; this also covers DDL that failed half-way).
@@ -511,6 +533,7 @@ class WorldStore:
                 "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')"
             ).fetchall()
             recorded = conn.execute(f"SELECT name FROM {WORLD_TABLE}").fetchall()
+            owners = conn.execute(f"SELECT name, role FROM {TRIGGER_OWNER_TABLE}").fetchall()
         finally:
             if handle is not None:
                 handle.auth.internal = False
@@ -530,6 +553,9 @@ class WorldStore:
         self._names.views = frozenset(views)
         self._names.triggers = frozenset(triggers)
         self._names.original = original
+        self._names.trigger_owners = {
+            str(name).lower(): str(role) for name, role in owners if str(name).lower() in triggers
+        }
         self._schema_version = version
         self._schema_unsure = False
 
@@ -540,6 +566,7 @@ class WorldStore:
         ).fetchone()
         if found is None:
             _record_world(self._app)
+        self._app.execute(_CREATE_OWNER_TABLE)
 
 
 # -- the world without a store ------------------------------------------------------------
@@ -648,14 +675,21 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+_CREATE_OWNER_TABLE = (
+    f"CREATE TABLE IF NOT EXISTS {TRIGGER_OWNER_TABLE} (name TEXT PRIMARY KEY, role TEXT NOT NULL)"
+)
+
+
 def _record_world(conn: sqlite3.Connection) -> None:
     """Remember the world's tables and views as first built (see WorldNames.original)."""
     conn.execute(f"CREATE TABLE IF NOT EXISTS {WORLD_TABLE} (name TEXT PRIMARY KEY, kind TEXT)")
     conn.execute(
         f"INSERT OR IGNORE INTO {WORLD_TABLE} (name, kind) "
         "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
-        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{WORLD_TABLE}'"
+        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+        f"AND name NOT LIKE '\\{RESERVED_PREFIX}%' ESCAPE '\\'"
     )
+    conn.execute(_CREATE_OWNER_TABLE)
 
 
 @functools.lru_cache(maxsize=512)
