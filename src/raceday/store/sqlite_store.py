@@ -22,6 +22,7 @@ query nor a row write (CREATE, DROP, ALTER, PRAGMA, BEGIN/ROLLBACK, ...). Only t
 from __future__ import annotations
 
 import functools
+import shutil
 import sqlite3
 import threading
 import time
@@ -61,6 +62,12 @@ ROLE_LIMITS: dict[int, int] = {
 }
 # A submission longer than this is refused before it is even split.
 MAX_SUBMISSION_CHARS = 1_000_000
+# A submission of more statements than this is refused whole, before any of them runs (one
+# paste of 100,000 `SELECT 1;` would otherwise be 100,000 results and events).
+MAX_STATEMENTS = 200
+# The world may not grow past this (SQLite's max_page_count on every connection that
+# writes it): a statement that would pass it fails and changes nothing.
+MAX_WORLD_BYTES = 256 * 1024 * 1024
 # Error messages are one line; a RAISE text can be as long as any string.
 MAX_ERROR_CHARS = 300
 # Rows stop being collected once a result holds this much text and blob data.
@@ -95,11 +102,18 @@ class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     def __init__(
-        self, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        self,
+        path: Path,
+        roles: Sequence[Role],
+        *,
+        row_cap: int = 1000,
+        time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> None:
         self.path = Path(path)
         self.row_cap = row_cap
         self.time_limit_s = time_limit_s
+        self.max_world_bytes = max_world_bytes
         self._roles = {role.id: role for role in roles}
         self._lock = threading.Lock()
         self._cancel = threading.Event()
@@ -118,6 +132,7 @@ class WorldStore:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         try:
             _harden(self._app)
+            _cap_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
             self._refresh_names()
@@ -139,6 +154,7 @@ class WorldStore:
         *,
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> WorldStore:
         """Build a fresh world at `path` from the exercise's (trusted) SQL, then open it."""
         path = Path(path)
@@ -150,6 +166,7 @@ class WorldStore:
             raise StoreError(f"cannot create {path}: {exc}") from exc
         try:
             _harden(conn)
+            _cap_size(conn, max_world_bytes)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
             conn.executescript(world_sql)
@@ -159,16 +176,27 @@ class WorldStore:
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            raise ExerciseError([f"world SQL failed: {_one_line(str(exc))}"]) from exc
+            message = str(exc)
+            if _is_full(exc):
+                message = f"the world would grow past its size limit ({_megabytes(max_world_bytes)})"
+            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+        return cls(
+            path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes
+        )
 
     @classmethod
     def open(
-        cls, path: Path, roles: Sequence[Role], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        cls,
+        path: Path,
+        roles: Sequence[Role],
+        *,
+        row_cap: int = 1000,
+        time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> WorldStore:
         """Open an existing world (a saved session, a copy for the replay)."""
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes)
 
     def __enter__(self) -> WorldStore:
         return self
@@ -197,8 +225,11 @@ class WorldStore:
             if refusal is not None:
                 return [refusal]
             self._sync_names()
+            statements = split_statements(sql)
+            if len(statements) > MAX_STATEMENTS:
+                return [_too_many(sql, len(statements))]
             results: list[StatementResult] = []
-            for statement in split_statements(sql):
+            for statement in statements:
                 result = self._run(handle, statement, params)
                 results.append(result)
                 if result.error is not None:
@@ -226,7 +257,11 @@ class WorldStore:
                         results.append(refusal)
                         break
                     failed = False
-                    for statement in split_statements(sql):
+                    statements = split_statements(sql)
+                    if len(statements) > MAX_STATEMENTS:
+                        results.append(_too_many(sql, len(statements)))
+                        break
+                    for statement in statements:
                         result = self._run(handle, statement, params)
                         results.append(result)
                         schema_touched = schema_touched or result.schema_changed
@@ -350,6 +385,7 @@ class WorldStore:
         conn = _connect(self.path, mode="rw", cached_statements=0)
         try:
             _harden(conn)
+            _cap_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
             conn.set_progress_handler(self._progress, PROGRESS_EVERY)
@@ -493,6 +529,8 @@ class WorldStore:
                     "timeout",
                     f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
                 )
+            if _is_full(exc):
+                return "error", self._full_message()
             if message == "query string is too large":
                 limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
                 return "error", f"statement is too long (the limit is {limit:,} bytes)"
@@ -509,6 +547,25 @@ class WorldStore:
         if isinstance(exc, MemoryError):
             return "error", "out of memory"
         return "error", _one_line(f"{type(exc).__name__}: {message}")
+
+    def _full_message(self) -> str:
+        """Why a write failed with SQLITE_FULL: the world's size limit, or the disk itself.
+
+        The failed statement was rolled back, so the world's size says little; the disk's
+        free space says whether the world had the room its limit allows.
+        """
+        try:
+            pages = self._app.execute("PRAGMA page_count").fetchone()[0]
+            size = self._app.execute("PRAGMA page_size").fetchone()[0]
+            free = shutil.disk_usage(self.path.parent).free
+        except (sqlite3.Error, OSError):
+            pages, size, free = 0, 1, 0
+        if free >= self.max_world_bytes - pages * size:
+            return (
+                f"the world is full: this statement would grow it past its limit of "
+                f"{_megabytes(self.max_world_bytes)}; nothing was changed"
+            )
+        return "the disk is full: nothing was changed"
 
     def _sync_names(self) -> None:
         """Reload the world's names if the schema changed since we last looked.
@@ -669,6 +726,32 @@ def _harden(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA recursive_triggers=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")  # no temp files, anywhere
+
+
+def _cap_size(conn: sqlite3.Connection, max_bytes: int) -> None:
+    """Cap the database file of this connection at about `max_bytes` (never below its size)."""
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {max(1, int(max_bytes) // int(page_size))}")
+
+
+def _is_full(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _too_many(sql: str, count: int) -> StatementResult:
+    return StatementResult(
+        sql=_printable(sql[:200]) + ("…" if len(sql) > 200 else ""),
+        error=(
+            f"submission has {count:,} statements; the limit is {MAX_STATEMENTS:,} "
+            "(nothing was run: send them in smaller parts)"
+        ),
+        error_kind="error",
+    )
 
 
 def _decode(data: bytes) -> str:
