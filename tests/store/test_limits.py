@@ -21,7 +21,9 @@ SMALL = 2 * 1024 * 1024
 def small(tmp_path: Path) -> Iterator[WorldStore]:
     path = tmp_path / "world" / "world.db"
     path.parent.mkdir()
-    with WorldStore.create(path, WORLD_SQL, ROLES, row_cap=20, time_limit_s=2.0, max_world_bytes=SMALL) as built:
+    with WorldStore.create(
+        path, WORLD_SQL, ROLES, row_cap=20, time_limit_s=2.0, max_world_bytes=SMALL
+    ) as built:
         yield built
 
 

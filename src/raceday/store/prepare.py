@@ -17,6 +17,16 @@ from dataclasses import dataclass
 WORLD_TIME_LIMIT = 30.0
 """Seconds the world script may take before the check gives up on it (a runaway CTE)."""
 
+MAX_WORLD_BYTES = 256 * 1024 * 1024
+"""The most a world may hold: built here, in the store and during play (max_page_count)."""
+
+MAX_WORLD_VALUE = 16 * 1024 * 1024
+"""The longest text or blob world SQL may make (SQLITE_LIMIT_LENGTH while it is built)."""
+
+# PRAGMAs a world's SQL may not run: with them it could build a world SQLite cannot open
+# again ("malformed database schema"), which `check` would pass and `run` refuse.
+FORBIDDEN_WORLD_PRAGMAS = frozenset({"writable_schema", "schema_version"})
+
 _COMMENT = re.compile(r"--[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
@@ -107,10 +117,57 @@ class _Recorder(dict[str, None]):
         return None
 
 
-def _deny_attach(action: int, *_args: object) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
+class BuildGuard:
+    """What trusted world SQL may not do while a world is built (here and in the store).
+
+    An authorizer: no ATTACH or DETACH (a world is one file), no PRAGMA that lets the
+    script edit the schema table by hand. The reason for the last refusal is kept, since
+    SQLite only says "not authorized".
+    """
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __call__(
+        self, action: int, arg1: str | None, _arg2: str | None, _db: str | None, _source: str | None
+    ) -> int:
+        if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+            self.reason = "ATTACH and DETACH are not allowed in a world's SQL (a world is one file)"
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in FORBIDDEN_WORLD_PRAGMAS:
+            self.reason = (
+                f"PRAGMA {(arg1 or '').lower()} is not allowed in a world's SQL "
+                "(a schema edited by hand makes a world SQLite may refuse to open)"
+            )
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    def explain(self, exc: BaseException, max_bytes: int) -> str:
+        """One line for an error raised while building a world."""
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        if self.reason is not None and "not authorized" in message:
+            return self.reason
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL or "database or disk is full" in message:
+            return f"the world would grow past its size limit ({max_bytes // (1024 * 1024):,} MB)"
+        if "\x00" in message or "null character" in message:
+            return "holds a NUL character (SQLite cannot take one)"
+        return message
+
+
+def guard_build(conn: sqlite3.Connection, max_bytes: int | None = None) -> BuildGuard:
+    """Limit a connection that builds a world: size, value length, the BuildGuard authorizer."""
+    limit = MAX_WORLD_BYTES if max_bytes is None else max_bytes
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_WORLD_VALUE)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {max(1, limit // int(page_size))}")
+    guard = BuildGuard()
+    conn.set_authorizer(guard)
+    return guard
+
+
+def _nul_line(sql: str) -> int:
+    return sql.count("\n", 0, sql.index("\x00")) + 1
 
 
 def prepare_each(
@@ -124,19 +181,27 @@ def prepare_each(
     The world stops at its first error: later statements would mostly fail because of it,
     and the items would fail against a half-built world, so nothing else is reported then.
     """
+    if "\x00" in world_sql:
+        return SqlCheck(world_error=(_nul_line(world_sql), "holds a NUL character (SQLite cannot take one)"))
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.set_authorizer(_deny_attach)
+        guard = guard_build(conn)
         deadline = time.monotonic() + time_limit
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-        for line, statement in split_statements(world_sql):
+        try:
+            pieces = split_statements(world_sql)
+        except (ValueError, UnicodeError) as exc:
+            return SqlCheck(world_error=(1, guard.explain(exc, MAX_WORLD_BYTES)))
+        for line, statement in pieces:
             try:
                 conn.execute(statement)
-            except (sqlite3.Error, sqlite3.Warning) as exc:
+            except (sqlite3.Error, sqlite3.Warning, ValueError, UnicodeError, MemoryError) as exc:
                 message = str(exc)
                 if message == "interrupted":
                     message = f"took longer than {time_limit:g} s to build (a runaway query?)"
+                else:
+                    message = guard.explain(exc, MAX_WORLD_BYTES)
                 return SqlCheck(world_error=(line, message))
         conn.set_progress_handler(None, 0)
         return SqlCheck(None, tuple(_prepare(conn, label, sql) for label, sql in items))
@@ -146,6 +211,12 @@ def prepare_each(
 
 def _prepare(conn: sqlite3.Connection, label: str, sql: str) -> Prepared:
     names: list[str] = []
+    if "\x00" in sql:
+        return Prepared(label, "holds a NUL character (SQLite cannot take one)")
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError:
+        return Prepared(label, "holds text that is not valid Unicode (a lone surrogate)")
     pieces = split_statements(sql)
     if not pieces:
         return Prepared(label, "no SQL statement")
@@ -160,8 +231,8 @@ def _prepare(conn: sqlite3.Connection, label: str, sql: str) -> Prepared:
                 message = "positional parameters (?) are not supported; use names like :plan"
                 return Prepared(label, message, tuple(names))
             return Prepared(label, str(exc), tuple(names))
-        except (sqlite3.Error, sqlite3.Warning) as exc:
-            return Prepared(label, str(exc), tuple(names))
+        except (sqlite3.Error, sqlite3.Warning, ValueError, MemoryError) as exc:
+            return Prepared(label, " ".join(str(exc).split()) or type(exc).__name__, tuple(names))
         names.extend(name for name in recorder.names if name not in names)
     return Prepared(label, None, tuple(names))
 

@@ -36,6 +36,7 @@ from typing import Any
 from raceday.errors import ExerciseError, RacedayError
 from raceday.exercise.model import Role
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
+from raceday.store.prepare import MAX_WORLD_BYTES, guard_build
 from raceday.store.results import ColumnInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
 
@@ -65,9 +66,8 @@ MAX_SUBMISSION_CHARS = 1_000_000
 # A submission of more statements than this is refused whole, before any of them runs (one
 # paste of 100,000 `SELECT 1;` would otherwise be 100,000 results and events).
 MAX_STATEMENTS = 200
-# The world may not grow past this (SQLite's max_page_count on every connection that
-# writes it): a statement that would pass it fails and changes nothing.
-MAX_WORLD_BYTES = 256 * 1024 * 1024
+# The world may not grow past MAX_WORLD_BYTES (prepare.py; SQLite's max_page_count on every
+# connection that writes it): a statement that would pass it fails and changes nothing.
 # Error messages are one line; a RAISE text can be as long as any string.
 MAX_ERROR_CHARS = 300
 # Rows stop being collected once a result holds this much text and blob data.
@@ -164,21 +164,21 @@ class WorldStore:
             conn = _connect(path, mode="rwc")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot create {path}: {exc}") from exc
+        guard = None
         try:
             _harden(conn)
-            _cap_size(conn, max_world_bytes)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
+            guard = guard_build(conn, max_world_bytes)
             conn.executescript(world_sql)
+            conn.set_authorizer(None)
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
+        except (sqlite3.Error, ValueError, UnicodeError, MemoryError) as exc:
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            message = str(exc)
-            if _is_full(exc):
-                message = f"the world would grow past its size limit ({_megabytes(max_world_bytes)})"
+            message = str(exc) if guard is None else guard.explain(exc, max_world_bytes)
             raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
         return cls(
@@ -643,13 +643,13 @@ def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT)
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         _harden(conn)
-        conn.set_authorizer(_deny_attach)
+        guard = guard_build(conn)
         deadline = time.monotonic() + time_limit_s
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         try:
             conn.executescript(world_sql)
-        except (sqlite3.Error, ValueError, UnicodeError) as exc:
-            message = str(exc)
+        except (sqlite3.Error, ValueError, UnicodeError, MemoryError) as exc:
+            message = guard.explain(exc, MAX_WORLD_BYTES)
             if message == "interrupted":
                 message = f"took longer than {time_limit_s:g} s to build (a runaway query?)"
             raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
@@ -658,12 +658,6 @@ def describe_world(world_sql: str, *, time_limit_s: float = DESCRIBE_TIME_LIMIT)
         return _describe(conn)
     finally:
         conn.close()
-
-
-def _deny_attach(action: int, *_args: object) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
 
 
 def _describe(conn: sqlite3.Connection) -> list[TableInfo]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.errors import TranscriptError
+from raceday.textfile import MAX_TRANSCRIPT_BYTES, UnreadableText, read_bytes
 
 EVENTS_FILE = "events.jsonl"
 # What json.dumps(record, ensure_ascii=False, default=str) uses, built once, not per event.
@@ -24,13 +25,15 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
     """A new folder `<root>/<UTC timestamp>-<exercise id>/`, never reusing an existing one."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    folder = root / f"{stamp}-{exercise_id}"
-    n = 2
-    while folder.exists():
-        folder = root / f"{stamp}-{exercise_id}-{n}"
-        n += 1
-    folder.mkdir(parents=True)
-    return folder
+    root.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        folder = root / (f"{stamp}-{exercise_id}" if n == 1 else f"{stamp}-{exercise_id}-{n}")
+        try:
+            folder.mkdir()  # atomic: of two sessions started in the same second, one gets it
+            return folder
+        except FileExistsError:
+            n += 1
 
 
 class EventLog:
@@ -68,11 +71,15 @@ class ReadLog:
 def read_events(folder: Path) -> ReadLog:
     """Read a session's events; a torn final line is dropped with a warning, not an error."""
     path = folder / EVENTS_FILE if folder.is_dir() else folder
-    if not path.exists():
-        raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"])
+    try:
+        data = read_bytes(path, MAX_TRANSCRIPT_BYTES)
+    except FileNotFoundError:
+        raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"]) from None
+    except UnreadableText as exc:
+        raise TranscriptError([f"{path}: {exc.reason}"]) from None
     events: list[dict[str, Any]] = []
     warning = None
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = data.decode("utf-8", errors="replace").splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
