@@ -317,3 +317,16 @@ def test_two_sessions_created_in_the_same_instant_get_two_folders(
     again = log.session_folder(tmp_path, "x", now)
     assert theirs and len({ours, again, *theirs}) == 3
     assert ours.name == "20261130T120000Z-x-2" and again.name == "20261130T120000Z-x-3"
+
+
+def test_empty_monitor_names_and_sql_are_refused_at_load(tmp_path: Path, minimal: Exercise) -> None:
+    problems = script_problems(
+        tmp_path,
+        "roles: [operator]\nsteps:\n"
+        "  - as: operator\n    monitor: {name: '', sql: SELECT 1}\n"
+        "  - as: operator\n    monitor: {name: x, sql: ''}\n"
+        "  - as: operator\n    edit: {statement: writer-b-save, sql: ' '}\n",
+        minimal,
+    )
+    assert [p.split(":")[-2] for p in problems] == ["4", "6", "8"], problems
+    assert all("non-empty text" in p for p in problems)

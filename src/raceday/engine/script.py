@@ -185,8 +185,8 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not isinstance(value, dict) or set(value) != {"name", "sql"}:
             reader.err(vnode, "monitor must be {name: ..., sql: ...}")
             return None
-        if not all(isinstance(value[key], str) for key in ("name", "sql")):
-            reader.err(vnode, "monitor's name and sql must be text")
+        if not all(isinstance(value[key], str) and value[key].strip() for key in ("name", "sql")):
+            reader.err(vnode, "monitor's name and sql must be non-empty text")
             return None
         return Step(line, "monitor", role, at, sql=value["sql"], name=value["name"])
     if action == "declare":
@@ -199,8 +199,8 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not isinstance(value, dict) or set(value) != {"statement", "sql"}:
             reader.err(vnode, "edit must be {statement: ..., sql: ...}")
             return None
-        if not all(isinstance(value[key], str) for key in ("statement", "sql")):
-            reader.err(vnode, "edit's statement and sql must be text")
+        if not all(isinstance(value[key], str) and value[key].strip() for key in ("statement", "sql")):
+            reader.err(vnode, "edit's statement and sql must be non-empty text")
             return None
         statement = value["statement"]
         if statement not in {s.id for s in ex.statements}:
