@@ -8,11 +8,26 @@ class RacedayError(Exception):
 
 
 class InputError(RacedayError):
-    """Bad input from a person: an exercise file, a play script, a transcript. Exit status 2."""
+    """Bad input from a person: an exercise file, a play script, a transcript. Exit status 2.
+
+    Each problem is one line, whatever text of the input it quotes: line breaks in it are
+    shown as escapes (`\\n`), so one problem never reads as two.
+    """
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+        lines = [one_line(problem) for problem in problems]
+        super().__init__("\n".join(lines))
+        self.problems = lines
+
+
+_BREAKS = {ord(c): f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+           for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+_BREAKS.update({ord("\n"): "\\n", ord("\r"): "\\r"})
+
+
+def one_line(text: str) -> str:
+    """`text` with every character Python or a terminal would break a line at escaped."""
+    return text.translate(_BREAKS)
 
 
 class ExerciseError(InputError):

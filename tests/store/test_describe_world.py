@@ -68,7 +68,7 @@ def test_attach_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.db"
     with pytest.raises(ExerciseError) as info:
         describe_world(f"ATTACH DATABASE '{target}' AS other; CREATE TABLE other.t (x);")
-    assert "not authorized" in info.value.problems[0]
+    assert "ATTACH and DETACH are not allowed" in info.value.problems[0]
     assert not target.exists()
 
 

@@ -59,16 +59,18 @@ def test_a_trigger_a_trusted_statement_adds_may_write_for_the_firing_role(store:
 
 
 def test_a_trigger_a_role_adds_counts_for_the_next_statement(store: WorldStore) -> None:
+    # The trigger writes for the responder, who made it (break-glass on automation).
     made = one(
         store,
         "responder",
         "CREATE TRIGGER note_plan AFTER INSERT ON plan BEGIN "
-        "INSERT INTO audit (what) VALUES ('plan ' || new.id); END",
+        "UPDATE automation SET enabled = 1 WHERE name = 'dns-planner'; END",
     )
     assert made.ok and made.schema_changed
     result = one(store, "enactor-b", "INSERT INTO plan VALUES (9, '23:10')")
     assert result.ok, result.error
-    assert result.writes == ("plan", "audit")
+    assert result.writes == ("plan", "automation")
+    assert result.break_glass == ("automation",)
 
 
 def test_failed_ddl_leaves_the_names_right(store: WorldStore) -> None:

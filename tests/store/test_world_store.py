@@ -337,7 +337,8 @@ def test_probe_of_ddl_rolls_back_the_schema_too(store: WorldStore) -> None:
         "responder",
         [
             "CREATE TABLE lease (holder TEXT)",
-            "CREATE TRIGGER lease_log AFTER INSERT ON lease BEGIN INSERT INTO audit (what) VALUES ('x'); END",
+            "CREATE TRIGGER lease_log AFTER INSERT ON lease BEGIN "
+            "UPDATE automation SET enabled = enabled; END",
             "INSERT INTO lease VALUES ('me')",
         ],
     )

@@ -14,6 +14,7 @@ from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.textfile import UnreadableText, read_text
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,12 @@ def load_script(path: Path, exercise: Exercise) -> Script:
     """Read and validate a play script against the exercise it will play."""
     reader = _Reader(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError([f"{path}: cannot read the script: {exc}"]) from None
+        text = read_text(path)
+    except FileNotFoundError:
+        raise ScriptError([f"{path}: no such play script"]) from None
+    except UnreadableText as exc:
+        where = f"{path}:{exc.line}" if exc.line is not None else str(path)
+        raise ScriptError([f"{where}: cannot read the script: {exc.reason}"]) from None
     try:
         root, yaml_problems = load_located(text)
     except YamlSyntaxError as exc:
@@ -181,7 +185,10 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not isinstance(value, dict) or set(value) != {"name", "sql"}:
             reader.err(vnode, "monitor must be {name: ..., sql: ...}")
             return None
-        return Step(line, "monitor", role, at, sql=str(value["sql"]), name=str(value["name"]))
+        if not all(isinstance(value[key], str) and value[key].strip() for key in ("name", "sql")):
+            reader.err(vnode, "monitor's name and sql must be non-empty text")
+            return None
+        return Step(line, "monitor", role, at, sql=value["sql"], name=value["name"])
     if action == "declare":
         if not isinstance(value, str) or ex.finding(value) is None:
             known = ", ".join(f.id for f in ex.findings) or "none"
@@ -192,12 +199,15 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not isinstance(value, dict) or set(value) != {"statement", "sql"}:
             reader.err(vnode, "edit must be {statement: ..., sql: ...}")
             return None
-        statement = str(value["statement"])
+        if not all(isinstance(value[key], str) and value[key].strip() for key in ("statement", "sql")):
+            reader.err(vnode, "edit's statement and sql must be non-empty text")
+            return None
+        statement = value["statement"]
         if statement not in {s.id for s in ex.statements}:
             known = ", ".join(s.id for s in ex.statements) or "none"
             reader.err(vnode, f"unknown automation statement '{statement}' (statements are {known})")
             return None
-        return Step(line, "edit", role, at, sql=str(value["sql"]), target=statement)
+        return Step(line, "edit", role, at, sql=value["sql"], target=statement)
     if action == "wait":
         until = _when(value)
         if until is None:

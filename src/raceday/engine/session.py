@@ -524,8 +524,8 @@ class Session:
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
         role_def = self.exercise.role(role)
-        break_glass = any(t in role_def.break_glass and t not in role_def.write
-                          for t in result.writes)
+        break_glass = bool(result.break_glass) or any(
+            t in role_def.break_glass and t not in role_def.write for t in result.writes)
         self._emit(ev.Statement(
             role=role,
             sql=result.sql,

@@ -16,6 +16,7 @@ from raceday.errors import ExerciseError
 from raceday.exercise.loader import EXERCISE_FILE, SqlChecker, load_exercise
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration
+from raceday.textfile import UnreadableText, read_text
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
 """Bundled exercises: a symlink to the repository's `exercises/` (copied into wheels)."""
@@ -130,9 +131,9 @@ def _broken_entry(
     """An entry for an exercise that does not load, with what can still be read of it."""
     raw: object = None
     try:
-        raw = yaml.safe_load((folder / EXERCISE_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        pass
+        raw = yaml.safe_load(read_text(folder / EXERCISE_FILE))
+    except (OSError, UnreadableText, yaml.YAMLError, RecursionError, ValueError):
+        pass  # the problems say why; nothing more can be shown
     data = raw if isinstance(raw, dict) else {}
 
     def text(key: str) -> str:

@@ -52,6 +52,7 @@ from raceday.exercise.model import (
 )
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.textfile import UnreadableText, read_text
 
 EXERCISE_FILE = "exercise.yaml"
 
@@ -181,13 +182,12 @@ def load_exercise(path: Path, *, sql_checker: SqlChecker | None = None) -> Exerc
     else:
         raise ExerciseError([f"{path}: no such exercise folder or file"])
     try:
-        text = yaml_path.read_text(encoding="utf-8")
+        text = read_text(yaml_path)
     except FileNotFoundError:
         raise ExerciseError([f"{yaml_path}: not found (an exercise folder holds {EXERCISE_FILE})"]) from None
-    except UnicodeDecodeError as exc:
-        raise ExerciseError([f"{yaml_path}:1: not UTF-8 text ({exc.reason})"]) from None
-    except OSError as exc:
-        raise ExerciseError([f"{yaml_path}: cannot be read ({exc.strerror})"]) from None
+    except UnreadableText as exc:
+        where = f"{yaml_path}:{exc.line}" if exc.line is not None else str(yaml_path)
+        raise ExerciseError([f"{where}: {exc.reason}"]) from None
     reader = _Reader(yaml_path, sql_checker=sql_checker)
     exercise = reader.read(text)
     if reader.problems or exercise is None:
@@ -1133,15 +1133,15 @@ class _Reader:
         if Path(name).is_absolute() or not inside:
             self.problem(line, f'"{key}" must name a file inside the exercise folder, not "{name}"')
             return None
-        if not target.is_file():
-            self.problem(line, f'{key} file "{name}" not found in {self.folder}')
-            return None
         try:
-            return target.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            self.problem(line, f'{key} file "{name}" is not UTF-8 text ({exc.reason})')
-        except OSError as exc:
-            self.problem(line, f'{key} file "{name}" cannot be read ({exc.strerror})')
+            return read_text(target)
+        except FileNotFoundError:
+            self.problem(line, f'{key} file "{name}" not found in {self.folder}')
+        except UnreadableText as exc:
+            if exc.line is not None:
+                self.problems.append(f"{self.folder / name}:{exc.line}: {exc.reason}")
+            else:
+                self.problem(line, f'{key} file "{name}" is {exc.reason}')
         return None
 
     def prepare(self, sql_checker: SqlChecker, world_name: str, world_sql: str) -> None:

@@ -112,10 +112,27 @@ class _Walker:
             # Text is most of an exercise: what SafeConstructor.construct_yaml_str returns.
             value = node.value if node.tag == _STR else self._scalars.construct_object(node, deep=True)
         except Exception as exc:  # not only YAMLError: `!!int ""` is an IndexError, `!!bool x` a KeyError
-            self.problem(line, f"cannot read the value {node.value!r}: {exc}")
+            self.problem(line, f"cannot read the value {_shown(node.value)}: {_one_line(exc)}")
             value = node.value
+        if isinstance(value, str):
+            value = self._clean(value, line)
         # PyYAML's parser marks a plain scalar with style None, libyaml with ''.
         return Located(value, line, text=str(node.value), plain=not node.style)
+
+    def _clean(self, text: str, line: int) -> str:
+        """Text a double-quoted escape made that no later step can take: reported, replaced.
+
+        `"\\0"` is a NUL (SQLite and the transcript refuse it), `"\\ud800"` a lone surrogate
+        (not encodable as UTF-8: the transcript could not be written). A file read as UTF-8
+        holds neither, so only escapes make them.
+        """
+        if "\x00" in text:
+            self.problem(line, "text holds a NUL character (\\0), which raceday cannot use")
+            text = text.replace("\x00", "\ufffd")
+        if _has_surrogate(text):
+            self.problem(line, "text holds a lone surrogate (such as \\ud800), which is not valid Unicode")
+            text = text.encode("utf-8", "replace").decode("utf-8")
+        return text
 
     def _check_fast(self, node: yaml.ScalarNode, flow: bool) -> None:
         if flow and "?" in node.value:
@@ -137,13 +154,30 @@ class _Walker:
                 else:
                     self.problem(key_line, f"keys must be text; {shown!r} reads as {_kind(key_node)}")
                 continue
-            key = str(key_node.value)
+            key = self._clean(str(key_node.value), key_line)
             if key in lines:
                 self.problem(key_line, f'duplicate key "{key}" (first written at line {lines[key]})')
                 continue
             lines[key] = key_line
             result[key] = self.walk(value_node, key_line, depth + 1, flow)
         return result
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(value: str) -> str:
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return repr(shown)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def _kind(node: yaml.Node) -> str:
@@ -197,6 +231,39 @@ def _compose(text: str) -> yaml.Node | None:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         message = " ".join(part for part in (exc.context, exc.problem) if part)
-        raise YamlSyntaxError(line, message or "not valid YAML") from None
+        raise YamlSyntaxError(line, _one_line_text(message) or "not valid YAML") from None
+    except yaml.reader.ReaderError as exc:
+        # A control character: PyYAML gives its offset in the text, not its line.
+        line = text.count("\n", 0, max(0, exc.position)) + 1
+        character = exc.character
+        code = ord(character) if isinstance(character, str) else int(character)
+        raise YamlSyntaxError(
+            line, f"unacceptable character #x{code:04x}: control characters are not allowed"
+        ) from None
     except yaml.YAMLError as exc:
-        raise YamlSyntaxError(1, str(exc)) from None
+        raise YamlSyntaxError(1, _one_line(exc)) from None
+    except RecursionError:
+        # PyYAML's composer recurses once per level: thousands of `[` exhaust the stack.
+        line = _too_deep_line(text)
+        raise YamlSyntaxError(line, f"the document nests deeper than {_MAX_DEPTH} levels") from None
+
+
+def _one_line_text(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _too_deep_line(text: str) -> int:
+    """The line where the document first nests deeper than _MAX_DEPTH (by events: no recursion)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > _MAX_DEPTH:
+                    mark = event.start_mark
+                    return int(mark.line) + 1 if mark is not None else 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return 1

@@ -16,11 +16,25 @@ What the measurements in reference/sql-safety.md taught, and this code relies on
 - `INSERT OR REPLACE` / `UPDATE OR REPLACE` delete conflicting rows with no DELETE callback.
   Rights here are per table and writing a table includes deleting from it, so a REPLACE
   deletes nothing the role could not delete itself: accepted, no TEMP triggers needed.
+
+Rights follow the object, not the name (docs/exercise-format.md, "Rights and the schema"):
+- changing a table of the world's schema (DROP, ALTER, CREATE INDEX or TRIGGER on it) is
+  writing it: the role must be allowed to write it (a break-glass right counts, and is
+  marked);
+- a table of the world keeps its name: `ALTER TABLE ... RENAME TO` is refused for it (SQLite
+  reports the rename as a call of `sqlite_rename_table`, after the ALTER names the table);
+  a table made during play may be renamed, also to a name the world's table left free when
+  it was dropped, and then it is guarded as that table;
+- a trigger made during play acts for the role that made it: its writes need that role's
+  write right, and its reads need that role's read right as well as the right of the role
+  whose statement fired it (the source argument names the trigger, or a CTE spoofing its
+  name: requiring both rights means a spoof can only narrow, never widen).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from raceday.store.protocol import RoleRights
@@ -81,6 +95,15 @@ _TEMP_DDL = {
     sqlite3.SQLITE_DROP_TEMP_VIEW,
 }
 _WRITES = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
+# DDL that changes a table: which argument names it (0: the object's name, 1: its table).
+_TABLE_OF = {
+    sqlite3.SQLITE_DROP_TABLE: 0,
+    sqlite3.SQLITE_ALTER_TABLE: 0,
+    sqlite3.SQLITE_CREATE_INDEX: 1,
+    sqlite3.SQLITE_DROP_INDEX: 1,
+    sqlite3.SQLITE_CREATE_TRIGGER: 1,
+    sqlite3.SQLITE_DROP_TRIGGER: 1,
+}
 
 
 @dataclass
@@ -96,6 +119,8 @@ class WorldNames:
     tables: dict[str, str] = field(default_factory=dict)
     views: frozenset[str] = frozenset()
     triggers: frozenset[str] = frozenset()
+    trigger_owners: dict[str, str] = field(default_factory=dict)
+    """Triggers made during play (lower case) and the role that made each."""
 
 
 @dataclass
@@ -110,8 +135,15 @@ class StatementContext:
     ddl: bool = False
     alter: bool = False
     dropping: str | None = None
-    reads: dict[tuple[str | None, str | None, bool], str | None] = field(default_factory=dict)
-    """Decisions on reads so far, by (table, database, alter): SQLite asks once per column."""
+    altering: str | None = None
+    """The table an ALTER TABLE names (lower case)."""
+    created_trigger: str | None = None
+    """The trigger a CREATE TRIGGER makes (lower case): the store records its maker."""
+    break_glass: list[str] = field(default_factory=list)
+    """World tables changed under a break-glass right (the role's, or a trigger maker's)."""
+    reads: dict[tuple[str | None, str | None, bool, str | None], str | None] = field(default_factory=dict)
+    """Decisions on reads so far, by (table, database, alter, trigger maker): SQLite asks
+    once per column."""
 
 
 class Authorizer:
@@ -122,9 +154,11 @@ class Authorizer:
     statement prepared while it was set is never reused unchecked.
     """
 
-    def __init__(self, role: RoleRights, names: WorldNames) -> None:
+    def __init__(self, role: RoleRights, names: WorldNames,
+                 roles: Mapping[str, RoleRights] | None = None) -> None:
         self.role = role
         self.names = names
+        self.roles: Mapping[str, RoleRights] = roles if roles is not None else {role.id: role}
         self.context = StatementContext()
         self.internal = False
 
@@ -142,11 +176,12 @@ class Authorizer:
                 # A read's verdict depends only on these within one statement (the names
                 # and the role do not change while it is prepared).
                 reads = self.context.reads
-                key = (arg1, db, self.context.alter)
+                maker = self.names.trigger_owners.get(source.lower()) if source else None
+                key = (arg1, db, self.context.alter, maker)
                 if key in reads:
                     reason = reads[key]
                 else:
-                    reason = reads[key] = self._read(arg1, db)
+                    reason = reads[key] = self._read(arg1, db) or self._maker_read(arg1, source, maker)
             else:
                 reason = self._check(action, arg1, arg2, db, source)
         except Exception as exc:  # a raising authorizer denies anyway; say why
@@ -203,6 +238,51 @@ class Authorizer:
             return "ANALYZE is not allowed"
         return f"this operation is not allowed (SQLite action {action})"
 
+    def _maker_read(self, table: str | None, source: str | None, maker: str | None) -> str | None:
+        """A trigger made during play reads only what its maker may read, too."""
+        if maker is None or table is None:
+            return None
+        role = self.roles.get(maker)
+        if role is None:
+            return f"trigger {source} was made by role {maker}, which is not in this session"
+        if self._may_read(role, table):
+            return None
+        return f"trigger {source} (made by role {maker}) may not read table {self._declared(table)}"
+
+    def _declared(self, table: str) -> str:
+        return self.names.tables.get(table.lower(), table)
+
+    def _guarded(self, table: str) -> bool:
+        """A table or view of the world as first built: role rights apply to it."""
+        return table.lower() in self.names.original
+
+    def _may_read(self, role: RoleRights, table: str) -> bool:
+        if not self._guarded(table) or table.lower() in self.names.views:
+            return True  # a view's rows are checked as reads of its tables
+        return role.may_read(self._declared(table)) or role.may_read(table.lower())
+
+    def _write_right(self, role: RoleRights, table: str) -> str | None:
+        """'write', 'break_glass' or None: how `role` may write `table` (not the world's: 'write')."""
+        if not self._guarded(table):
+            return "write"
+        names = {self._declared(table), table.lower()}
+        if "*" in role.write or names & set(role.write):
+            return "write"
+        if names & set(role.break_glass):
+            return "break_glass"
+        return None
+
+    def _changed(self, role: RoleRights, table: str) -> str | None:
+        """Check that `role` may change `table`; note a break-glass change. None when allowed."""
+        right = self._write_right(role, table)
+        if right is None:
+            return f"role {role.id} may not write table {self._declared(table)}"
+        if right == "break_glass":
+            declared = self._declared(table)
+            if declared not in self.context.break_glass:
+                self.context.break_glass.append(declared)
+        return None
+
     def _read(self, table: str | None, db: str | None) -> str | None:
         if table is None:
             return None
@@ -256,9 +336,21 @@ class Authorizer:
         if ctx.dropping == name and action == sqlite3.SQLITE_DELETE:
             return None  # DROP TABLE empties the table first; the DROP itself was checked
         if source is not None:
+            maker = self.names.trigger_owners.get(source.lower())
+            if maker is not None:
+                # A trigger made during play writes for the role that made it.
+                role = self.roles.get(maker)
+                if role is None:
+                    return f"trigger {source} was made by role {maker}, which is not in this session"
+                refusal = self._changed(role, table)
+                if refusal is not None:
+                    declared = self._declared(table)
+                    return f"trigger {source} (made by role {maker}) may not write table {declared}"
+                self._wrote(table)
+                return None
             if source.lower() in self.names.triggers:
-                # A trigger of the world (or one a schema role added) runs with the
-                # statement that fires it; CTEs and views cannot write, so no spoof here.
+                # A trigger of the world runs with the statement that fires it; CTEs and
+                # views cannot write, so no spoof here.
                 self._wrote(table)
                 return None
             return f"role {self.role.id} may not write table {table}"
@@ -270,16 +362,19 @@ class Authorizer:
             # trigger's. A single statement cannot name two tables to write.
             self._wrote(table)
             return None
-        if (
-            name not in self.names.original
-            or self.role.may_write(self.names.tables.get(name, table))
-            or self.role.may_write(name)
-        ):
+        refusal = self._changed(self.role, table)
+        if refusal is None:
             self._wrote(table)
-            return None
-        return f"role {self.role.id} may not write table {self.names.tables.get(name, table)}"
+        return refusal
 
     def _function(self, name: str) -> str | None:
+        altering = self.context.altering
+        if name == "sqlite_rename_table" and altering is not None and self._guarded(altering):
+            declared = self._declared(altering)
+            return (
+                f"table {declared} belongs to the world and keeps its name (its rights go with it); "
+                f"to rebuild it, create a new table, copy the rows, DROP {declared} and rename the new one"
+            )
         if name in UNINTERRUPTIBLE_FUNCTIONS:
             if self.context.alter and not (self.context.called & UNINTERRUPTIBLE_FUNCTIONS):
                 return None  # SQLite's own rewrite of the CREATE TABLE text uses printf
@@ -318,9 +413,20 @@ class Authorizer:
                 f"function {forbidden[0]} is not allowed (it cannot be interrupted), "
                 "not even inside the schema"
             )
+        # Changing a table of the world is writing it (the object's rights, not the name's).
+        changed = _TABLE_OF.get(action)
+        if changed is not None:
+            target = name if changed == 0 else table
+            if target:
+                refusal = self._changed(self.role, target)
+                if refusal is not None:
+                    return f"{refusal}, so it may not change its schema either"
         ctx.ddl = True
         if action == sqlite3.SQLITE_ALTER_TABLE:
             ctx.alter = True
+            ctx.altering = name.lower()
+        if action == sqlite3.SQLITE_CREATE_TRIGGER:
+            ctx.created_trigger = name.lower()
         if action in (sqlite3.SQLITE_DROP_TABLE, sqlite3.SQLITE_DROP_VIEW):
             ctx.dropping = name.lower()
         return None

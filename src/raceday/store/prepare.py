@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from raceday.store.split import statement_pieces
-from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world, deny_attach
+from raceday.store.world import (
+    NUL_MESSAGE,
+    WORLD_TIME_LIMIT,
+    BuildGuard,
+    WorldError,
+    build_world,
+)
 
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
@@ -76,7 +82,8 @@ def prepare_each(
             build_world(conn, world_sql, time_limit_s=time_limit)
         except WorldError as exc:
             return SqlCheck(world_error=(exc.line, exc.message))
-        conn.set_authorizer(deny_attach)  # compiling an ATTACH must not open a file either
+        # compiling an ATTACH must not open a file, nor a PRAGMA edit the schema table
+        conn.set_authorizer(BuildGuard())
         return SqlCheck(None, tuple(_prepare(conn, label, sql) for label, sql in items))
     finally:
         conn.close()
@@ -84,6 +91,12 @@ def prepare_each(
 
 def _prepare(conn: sqlite3.Connection, label: str, sql: str) -> Prepared:
     names: list[str] = []
+    if "\x00" in sql:
+        return Prepared(label, NUL_MESSAGE)
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError:
+        return Prepared(label, "holds text that is not valid Unicode (a lone surrogate)")
     pieces = statement_pieces(sql)
     if not pieces:
         return Prepared(label, "no SQL statement")
@@ -98,8 +111,8 @@ def _prepare(conn: sqlite3.Connection, label: str, sql: str) -> Prepared:
                 message = "positional parameters (?) are not supported; use names like :plan"
                 return Prepared(label, message, tuple(names))
             return Prepared(label, str(exc), tuple(names))
-        except (sqlite3.Error, sqlite3.Warning) as exc:
-            return Prepared(label, str(exc), tuple(names))
+        except (sqlite3.Error, sqlite3.Warning, ValueError, MemoryError) as exc:
+            return Prepared(label, " ".join(str(exc).split()) or type(exc).__name__, tuple(names))
         names.extend(name for name in recorder.names if name not in names)
     return Prepared(label, None, tuple(names))
 

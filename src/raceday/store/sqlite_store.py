@@ -22,6 +22,7 @@ query nor a row write (CREATE, DROP, ALTER, PRAGMA, BEGIN/ROLLBACK, ...). Only t
 from __future__ import annotations
 
 import functools
+import shutil
 import sqlite3
 import threading
 import time
@@ -37,7 +38,13 @@ from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
-from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world
+from raceday.store.world import (
+    MAX_WORLD_BYTES,
+    WORLD_TIME_LIMIT,
+    WorldError,
+    build_world,
+    limit_size,
+)
 
 if TYPE_CHECKING:
     from sqlite_utils.db import Table, View
@@ -45,6 +52,8 @@ if TYPE_CHECKING:
 # Where raceday remembers which tables and views the world had when first built: only
 # those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
 WORLD_TABLE = f"{RESERVED_PREFIX}_world"
+# Which role made each trigger made during play: its body acts for that role (authorizer.py).
+TRIGGER_OWNER_TABLE = f"{RESERVED_PREFIX}_trigger_owner"
 
 # Limits for role connections (sql-safety.md §6); the app connection keeps SQLite's defaults.
 ROLE_LIMITS: dict[int, int] = {
@@ -63,6 +72,11 @@ ROLE_LIMITS: dict[int, int] = {
 }
 # A submission longer than this is refused before it is even split.
 MAX_SUBMISSION_CHARS = 1_000_000
+# A submission of more statements than this is refused whole, before any of them runs (one
+# paste of 100,000 `SELECT 1;` would otherwise be 100,000 results and events).
+MAX_STATEMENTS = 200
+# The world may not grow past MAX_WORLD_BYTES (prepare.py; SQLite's max_page_count on every
+# connection that writes it): a statement that would pass it fails and changes nothing.
 # Error messages are one line; a RAISE text can be as long as any string.
 MAX_ERROR_CHARS = 300
 # Rows stop being collected once a result holds this much text and blob data.
@@ -97,11 +111,18 @@ class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     def __init__(
-        self, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        self,
+        path: Path,
+        roles: Sequence[RoleRights],
+        *,
+        row_cap: int = 1000,
+        time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> None:
         self.path = Path(path)
         self.row_cap = row_cap
         self.time_limit_s = time_limit_s
+        self.max_world_bytes = max_world_bytes
         self._roles = {role.id: role for role in roles}
         self._lock = threading.Lock()
         self._cancel = threading.Event()
@@ -120,6 +141,7 @@ class WorldStore:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         try:
             _harden(self._app)
+            limit_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
             self._refresh_names()
@@ -141,6 +163,7 @@ class WorldStore:
         *,
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> WorldStore:
         """Build a fresh world at `path` from the exercise's (trusted) SQL, then open it."""
         path = Path(path)
@@ -154,7 +177,7 @@ class WorldStore:
             _harden(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
-            build_world(conn, world_sql)
+            build_world(conn, world_sql, max_bytes=max_world_bytes)
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
         except (sqlite3.Error, WorldError) as exc:
@@ -164,14 +187,22 @@ class WorldStore:
             message = exc.message if isinstance(exc, WorldError) else str(exc)
             raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+        return cls(
+            path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes
+        )
 
     @classmethod
     def open(
-        cls, path: Path, roles: Sequence[RoleRights], *, row_cap: int = 1000, time_limit_s: float = 2.0
+        cls,
+        path: Path,
+        roles: Sequence[RoleRights],
+        *,
+        row_cap: int = 1000,
+        time_limit_s: float = 2.0,
+        max_world_bytes: int = MAX_WORLD_BYTES,
     ) -> WorldStore:
         """Open an existing world (a saved session, a copy for the replay)."""
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s)
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes)
 
     def __enter__(self) -> WorldStore:
         return self
@@ -200,8 +231,11 @@ class WorldStore:
             if refusal is not None:
                 return [refusal]
             self._sync_names()
+            statements = split_statements(sql)
+            if len(statements) > MAX_STATEMENTS:
+                return [_too_many(sql, len(statements))]
             results: list[StatementResult] = []
-            for statement in split_statements(sql):
+            for statement in statements:
                 result = self._run(handle, statement, params)
                 results.append(result)
                 if result.error is not None:
@@ -229,7 +263,11 @@ class WorldStore:
                         results.append(refusal)
                         break
                     failed = False
-                    for statement in split_statements(sql):
+                    statements = split_statements(sql)
+                    if len(statements) > MAX_STATEMENTS:
+                        results.append(_too_many(sql, len(statements)))
+                        break
+                    for statement in statements:
                         result = self._run(handle, statement, params)
                         results.append(result)
                         schema_touched = schema_touched or result.schema_changed
@@ -353,21 +391,22 @@ class WorldStore:
         conn = _connect(self.path, mode="rw", cached_statements=0)
         try:
             _harden(conn)
+            limit_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
             conn.set_progress_handler(self._progress, PROGRESS_EVERY)
-            auth = Authorizer(role, self._names)
+            auth = Authorizer(role, self._names, self._roles)
             conn.set_authorizer(auth)  # last: from here on, PRAGMAs are the role's too
         except BaseException:
             conn.close()
             raise
         return _RoleConnection(conn, auth)
 
-    def _internal(self, handle: _RoleConnection, sql: str) -> None:
+    def _internal(self, handle: _RoleConnection, sql: str, params: Sequence[Any] = ()) -> None:
         """Raceday's own statement on a role connection (no statement cache: never reused)."""
         handle.auth.internal = True
         try:
-            handle.conn.execute(sql).close()
+            handle.conn.execute(sql, params).close()
         finally:
             handle.auth.internal = False
 
@@ -391,6 +430,10 @@ class WorldStore:
         started = time.perf_counter()
         self._deadline = started + self.time_limit_s
         cursor: sqlite3.Cursor | None = None
+        # A CREATE may make a trigger: who made it is recorded in the same transaction.
+        guarded_ddl = keyword == "CREATE"
+        if guarded_ddl:
+            self._internal(handle, "SAVEPOINT raceday_ddl")
         try:
             # A dict binds only the names the statement uses; missing ones are an error.
             cursor = conn.execute(statement, dict(params or {}))
@@ -411,6 +454,15 @@ class WorldStore:
                     # cursor.rowcount misses `WITH ... UPDATE` and capped RETURNING; changes()
                     # counts the statement's own rows (not its triggers' or cascades').
                     rowcount = _changes(handle)
+            if guarded_ddl:
+                if ctx.created_trigger is not None and not explain:
+                    self._internal(
+                        handle,
+                        f"INSERT OR REPLACE INTO {TRIGGER_OWNER_TABLE} (name, role) VALUES (?, ?)",
+                        (ctx.created_trigger, auth.role.id),
+                    )
+                guarded_ddl = False
+                self._internal(handle, "RELEASE raceday_ddl")
             elapsed = (time.perf_counter() - started) * 1000
             if schema_changed:
                 # From this connection: inside a probe the change is not committed yet.
@@ -424,6 +476,7 @@ class WorldStore:
                 elapsed_ms=elapsed,
                 writes=tuple(ctx.writes) if not (explain or ctx.ddl) else (),
                 schema_changed=schema_changed,
+                break_glass=tuple(ctx.break_glass) if not explain else (),
             )
         except Exception as exc:  # never raise for player input: every failure is a result
             kind, message = self._classify(exc, auth, started)
@@ -435,6 +488,12 @@ class WorldStore:
             )
         finally:
             self._deadline = float("inf")
+            if guarded_ddl and conn.in_transaction:
+                try:
+                    self._internal(handle, "ROLLBACK TO raceday_ddl")
+                    self._internal(handle, "RELEASE raceday_ddl")
+                except sqlite3.Error:
+                    pass
             if auth.context.ddl:
                 # Even after the names were re-read above: look again before the next
                 # statement (DDL is rare; this also covers DDL that failed half-way).
@@ -476,6 +535,8 @@ class WorldStore:
                     "timeout",
                     f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
                 )
+            if _is_full(exc):
+                return "error", self._full_message()
             if message == "query string is too large":
                 limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
                 return "error", f"statement is too long (the limit is {limit:,} bytes)"
@@ -492,6 +553,25 @@ class WorldStore:
         if isinstance(exc, MemoryError):
             return "error", "out of memory"
         return "error", _one_line(f"{type(exc).__name__}: {message}")
+
+    def _full_message(self) -> str:
+        """Why a write failed with SQLITE_FULL: the world's size limit, or the disk itself.
+
+        The failed statement was rolled back, so the world's size says little; the disk's
+        free space says whether the world had the room its limit allows.
+        """
+        try:
+            pages = self._app.execute("PRAGMA page_count").fetchone()[0]
+            size = self._app.execute("PRAGMA page_size").fetchone()[0]
+            free = shutil.disk_usage(self.path.parent).free
+        except (sqlite3.Error, OSError):
+            pages, size, free = 0, 1, 0
+        if free >= self.max_world_bytes - pages * size:
+            return (
+                f"the world is full: this statement would grow it past its limit of "
+                f"{_megabytes(self.max_world_bytes)}; nothing was changed"
+            )
+        return "the disk is full: nothing was changed"
 
     def _sync_names(self) -> None:
         """Reload the world's names if the schema changed since we last looked.
@@ -516,6 +596,7 @@ class WorldStore:
                 "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger')"
             ).fetchall()
             recorded = conn.execute(f"SELECT name FROM {WORLD_TABLE}").fetchall()
+            owners = conn.execute(f"SELECT name, role FROM {TRIGGER_OWNER_TABLE}").fetchall()
         finally:
             if handle is not None:
                 handle.auth.internal = False
@@ -535,6 +616,9 @@ class WorldStore:
         self._names.views = frozenset(views)
         self._names.triggers = frozenset(triggers)
         self._names.original = original
+        self._names.trigger_owners = {
+            str(name).lower(): str(role) for name, role in owners if str(name).lower() in triggers
+        }
         self._schema_version = version
         self._schema_unsure = False
 
@@ -545,6 +629,7 @@ class WorldStore:
         ).fetchone()
         if found is None:
             _record_world(self._app)
+        self._app.execute(_CREATE_OWNER_TABLE)
 
 
 # -- the world without a store ------------------------------------------------------------
@@ -637,8 +722,33 @@ def _harden(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA temp_store=MEMORY")  # no temp files, anywhere
 
 
+def _is_full(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _too_many(sql: str, count: int) -> StatementResult:
+    return StatementResult(
+        sql=_printable(sql[:200]) + ("…" if len(sql) > 200 else ""),
+        error=(
+            f"submission has {count:,} statements; the limit is {MAX_STATEMENTS:,} "
+            "(nothing was run: send them in smaller parts)"
+        ),
+        error_kind="error",
+    )
+
+
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
+
+
+_CREATE_OWNER_TABLE = (
+    f"CREATE TABLE IF NOT EXISTS {TRIGGER_OWNER_TABLE} (name TEXT PRIMARY KEY, role TEXT NOT NULL)"
+)
 
 
 def _record_world(conn: sqlite3.Connection) -> None:
@@ -647,8 +757,10 @@ def _record_world(conn: sqlite3.Connection) -> None:
     conn.execute(
         f"INSERT OR IGNORE INTO {WORLD_TABLE} (name, kind) "
         "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
-        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{WORLD_TABLE}'"
+        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+        f"AND name NOT LIKE '\\{RESERVED_PREFIX}%' ESCAPE '\\'"
     )
+    conn.execute(_CREATE_OWNER_TABLE)
 
 
 @functools.lru_cache(maxsize=512)

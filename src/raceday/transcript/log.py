@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from raceday.errors import TranscriptError
+from raceday.textfile import MAX_TRANSCRIPT_BYTES, UnreadableText, read_bytes
 from raceday.transcript.events import (
     READABLE_VERSIONS,
     SCHEMA_VERSION,
@@ -36,13 +37,15 @@ E = TypeVar("E", bound=Event)
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
     """A new folder `<root>/<UTC timestamp>-<exercise id>/`, never reusing an existing one."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    folder = root / f"{stamp}-{exercise_id}"
-    n = 2
-    while folder.exists():
-        folder = root / f"{stamp}-{exercise_id}-{n}"
-        n += 1
-    folder.mkdir(parents=True)
-    return folder
+    root.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        folder = root / (f"{stamp}-{exercise_id}" if n == 1 else f"{stamp}-{exercise_id}-{n}")
+        try:
+            folder.mkdir()  # atomic: of two sessions started in the same second, one gets it
+            return folder
+        except FileExistsError:
+            n += 1
 
 
 class EventLog:
@@ -86,13 +89,13 @@ class ReadLog:
 def read_events(folder: Path) -> ReadLog:
     """Read and validate a session's events (see the module's docstring)."""
     path = folder / EVENTS_FILE if folder.is_dir() else folder
-    if not path.exists():
-        raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"])
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise TranscriptError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
-    lines = text.splitlines()
+        data = read_bytes(path, MAX_TRANSCRIPT_BYTES)
+    except FileNotFoundError:
+        raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"]) from None
+    except UnreadableText as exc:
+        raise TranscriptError([f"{path}: {exc.reason}"]) from None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
     events: list[Event] = []
     warning = None
