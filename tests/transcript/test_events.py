@@ -167,3 +167,11 @@ def test_a_torn_last_line_is_a_warning_not_an_error(tmp_path: Path) -> None:
 def test_events_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         START.title = "changed"  # type: ignore[misc]
+
+
+def test_a_lone_surrogate_is_written_whole_and_leaves_no_gap(tmp_path: Path) -> None:
+    odd = ev.Note(text="a\ud800b", sim_time="23:00")
+    written = write_log(tmp_path, (START, odd, ev.Note(text="after")))
+    back = read_events(tmp_path)
+    assert [e.seq for e in back.events] == [1, 2, 3]
+    assert back.events[1] == written[1]

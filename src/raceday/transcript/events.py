@@ -500,7 +500,15 @@ def _is_empty_default(f: dataclasses.Field[Any], value: Any) -> bool:
 
 
 def to_json_line(event: Event) -> str:
-    return json.dumps(to_record(event), ensure_ascii=False, default=str)
+    """One line of JSON; text that is not valid Unicode (a lone surrogate from a terminal)
+    is written as a JSON escape, so the line is always whole UTF-8."""
+    record = to_record(event)
+    line = json.dumps(record, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True, default=str)
+    return line
 
 
 # -- from JSON ----------------------------------------------------------------------------------

@@ -59,11 +59,12 @@ class EventLog:
 
     def append(self, event: E) -> E:
         """Number and time-stamp the event, write it, flush it, and give it back."""
-        self._seq += 1
         wall = event.wall_time or datetime.now(UTC).isoformat(timespec="milliseconds")
-        record = dataclasses.replace(event, seq=self._seq, wall_time=wall)
-        self._file.write(to_json_line(record) + "\n")
+        record = dataclasses.replace(event, seq=self._seq + 1, wall_time=wall)
+        line = to_json_line(record) + "\n"  # encoded whole before the number is taken
+        self._file.write(line)
         self._file.flush()
+        self._seq += 1
         return record
 
     def close(self) -> None:
