@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from exercise_fixtures import MINIMAL, Broken
 
+from raceday.engine.load import load_exercise
 from raceday.errors import ExerciseError, InputError, ScriptError, TranscriptError
 from raceday.exercise import catalog
 from raceday.exercise.catalog import find_exercises
-from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
 
 DEEP = "[" * 5000 + "]" * 5000
@@ -130,9 +130,9 @@ def test_a_huge_zeroblob_in_world_sql_is_refused_by_check_with_its_line(broken: 
 def test_a_world_bigger_than_the_limit_is_refused_by_check(
     broken: Broken, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from raceday.store import prepare
+    from raceday.store import world
 
-    monkeypatch.setattr(prepare, "MAX_WORLD_BYTES", 1024 * 1024)
+    monkeypatch.setattr(world, "MAX_WORLD_BYTES", 1024 * 1024)
     broken.replace(
         "INSERT INTO automation VALUES ('writers', 1);",
         "INSERT INTO automation VALUES ('writers', 1);\n"

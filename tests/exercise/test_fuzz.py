@@ -19,9 +19,9 @@ from exercise_fixtures import MINIMAL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
 from raceday.errors import InputError
-from raceday.exercise.loader import load_exercise
 from raceday.exercise.model import Exercise
 from raceday.store.prepare import prepare_each
 

@@ -89,13 +89,14 @@ def build_world(
     world_sql: str,
     *,
     time_limit_s: float = WORLD_TIME_LIMIT,
-    max_bytes: int = MAX_WORLD_BYTES,
+    max_bytes: int | None = None,
 ) -> None:
     """Run `world_sql` on `conn` (in autocommit), one statement at a time; raise WorldError.
 
     The connection's own settings (foreign keys, hardening) are the caller's; the authorizer
     and progress handler are set for the build and cleared after it.
     """
+    max_bytes = MAX_WORLD_BYTES if max_bytes is None else max_bytes
     if "\x00" in world_sql:
         raise WorldError(world_sql.count("\n", 0, world_sql.index("\x00")) + 1, NUL_MESSAGE)
     guard = BuildGuard()
