@@ -61,13 +61,18 @@ def _prevented_outright(facts: Facts) -> bool | None:
     there was no replay to ask."""
     if facts.replay is None:
         return None
-    return facts.replay.get("fault_at") is None
+    blocked = bool(facts.replay.get("blocked_good_writes")) or any(
+        not ok for _id, _t, ok, _w in facts.good_path)
+    return facts.replay.get("fault_at") is None and not blocked
 
 
 def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
                      time_of: TimeOf) -> tuple[int, str]:
     """Detection and recovery when no fault happened tonight."""
     outright = _prevented_outright(facts)
+    if outright is False and facts.replay is not None and facts.replay.get("fault_at") is None:
+        return 0, (f"{section} 0/{points}: no fault tonight, but only because good writes of "
+                   "the normal night were refused too (see guards): an outage of its own")
     if outright is False:
         at = facts.replay.get("fault_at") if facts.replay else None
         return 0, (f"{section} 0/{points}: no fault tonight, but nothing in the database "

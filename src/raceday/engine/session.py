@@ -110,6 +110,7 @@ class Session:
         self._agenda: list[_Due] = []
         self._stopped_tasks: set[str] = set()
         self._violated: set[str] = set()
+        self._ever_violated: set[str] = set()
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
@@ -340,11 +341,12 @@ class Session:
         return event
 
     def _evidence_present(self, evidence: str | None) -> bool:
-        """Is what a finding names there now? No evidence named: any fault present."""
+        """Is what a finding names there, or was it tonight (a fault since repaired is still
+        a right diagnosis)? No evidence named: any fault so far."""
         if evidence is None:
-            return bool(self._violated)
+            return bool(self._ever_violated)
         if any(i.id == evidence for i in self.exercise.invariants):
-            return evidence in self._violated
+            return evidence in self._ever_violated
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
 
@@ -652,6 +654,7 @@ class Session:
             if not self._violated:
                 self.facts.outages.append([self.minute, None])
             self._violated.add(ident)
+            self._ever_violated.add(ident)
             relapse = self.facts.restored_at is not None
             if self.facts.fault_started is None:
                 self.facts.fault_started = self.minute
