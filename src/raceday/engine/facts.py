@@ -51,6 +51,8 @@ def step_statuses(states: list[RaceStepState]) -> dict[str, str]:
 class Facts:
     fault_started: int | None = None
     fault_invariant: str | None = None
+    fault_text: str | None = None
+    faults_at_end: list[str] = field(default_factory=list)
     detected_at: int | None = None
     detected_by: str | None = None
     restored_at: int | None = None

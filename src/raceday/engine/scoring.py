@@ -131,8 +131,9 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             firsts.append((diagnosis[0], f"declared '{text}'"))
         if not firsts:
             points = 0
+            what = f" ({facts.fault_text})" if facts.fault_text else ""
             reasons.append(f"detection 0/{rubric.points}: the fault that began at "
-                           f"{time_of(start)} was never surfaced by a monitor or finding")
+                           f"{time_of(start)}{what} was never surfaced by a monitor or finding")
         else:
             minute, how = min(firsts)
             latency = minute - start
@@ -310,8 +311,9 @@ def _outage_item(points: int, full: int, outage: int, facts: Facts, event: int |
     whole = max(night_end - start, 1)
     versus = f" (that night: {event} min)" if event is not None else ""
     if not facts.healthy_at_end:
+        still = f": {'; '.join(facts.faults_at_end)}" if facts.faults_at_end else ""
         return 0, (f"{_plural(outage, 'minute')} of outage and still not restored when the "
-                   f"night ended at {time_of(night_end)}{versus}")
+                   f"night ended at {time_of(night_end)}{versus}{still}")
     if event is not None and full < event < whole:
         if outage <= event:
             earned = points - (points - points / 3) * max(outage - full, 0) / (event - full)
@@ -390,6 +392,8 @@ def score_session(ex: Exercise, facts: Facts, time_of: TimeOf) -> Score:
         "occurred": facts.fault_started is not None,
         "started_at": time_of(facts.fault_started) if facts.fault_started is not None else None,
         "invariant": facts.fault_invariant,
+        "what": facts.fault_text,
+        "present_at_end": list(facts.faults_at_end),
     }
     return Score(
         total=earned - hint_cost,

@@ -111,6 +111,7 @@ class Session:
         self._stopped_tasks: set[str] = set()
         self._violated: set[str] = set()
         self._ever_violated: set[str] = set()
+        self._faults: dict[str, str] = {}  # what each violated invariant was reported as
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
@@ -659,11 +660,13 @@ class Session:
             if self.facts.fault_started is None:
                 self.facts.fault_started = self.minute
                 self.facts.fault_invariant = ident
+                self.facts.fault_text = fault
             if relapse:
                 self.facts.relapses.append(self.minute)
             extra: dict[str, Any] = {}
             if ident == BROKEN_WORLD:
                 extra["objects"] = [str(r[0]) for r in rows]
+            self._faults[ident] = fault
             self._emit("fault", invariant=ident, fault=fault, relapse=relapse, rows=_short(rows),
                        **extra)
         elif not rows and ident in self._violated:
@@ -768,7 +771,7 @@ class Session:
                     step.happened_seq = len(self.events)
                     self._emit("race_step", step=step.step.id, title=step.step.title,
                                happened=True, by_player=True)
-            if task.done_when:
+            if task.done_when and BROKEN_WORLD not in self._violated:
                 rows = self._check_rows(task.done_when, self._params(role, task.done_when))
                 if rows:
                     del self.pending[task_id]
@@ -858,6 +861,7 @@ class Session:
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
         self.facts.healthy_at_end = self.healthy
+        self.facts.faults_at_end = [self._faults.get(i, i) for i in sorted(self._violated)]
         self.facts.reached_end = self.timeline_over
         self.facts.ended_at = self.minute
         self.facts.night_end = self.end_minute
