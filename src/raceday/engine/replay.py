@@ -246,5 +246,5 @@ def replay_race(session: Session) -> ReplayResult:
         fault_at=race.time_of(fault) if fault is not None else None,
         blocked=blocked,
         warnings=tuple(warnings),
-        folder=str(folder),
+        folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
     )

@@ -203,7 +203,15 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     happened: list[str] = []
     verdicts: list[dict[str, Any]] = []
     replayed = {s["id"]: s for s in facts.replay["steps"]} if facts.replay else None
-    if replayed is not None:
+    if replayed is None and ex.replay is None:
+        # an exercise with no replay of its race: the steps as they went tonight
+        replayed = {state.step.id: {"status": facts.live_steps.get(state.step.id, NOT_REACHED),
+                                    "at": time_of(state.happened_at)
+                                    if state.happened_at is not None else None}
+                    for state in steps}
+        reasons.append("guards: judged by what the race did tonight (this exercise defines "
+                       "no replay)")
+    elif replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's final "
                        "database, every role automated")
     else:
@@ -256,7 +264,9 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             reasons.append(f"guards -{cost}: a guard also blocks the good path: {title} ({why}); "
                            "a guard that stops the good write is an outage of its own")
     extra = {"prevented": prevented if total else [], "happened": happened, "steps": verdicts,
-             "good_path": good, "judged_by": "replay" if replayed is not None else "none",
+             "good_path": good,
+             "judged_by": ("replay" if facts.replay is not None
+                           else "live" if replayed is not None else "none"),
              "blocked_good_writes": list(blocked)}
     return Section(total, rubric.points, tuple(reasons), extra)
 

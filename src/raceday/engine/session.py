@@ -848,7 +848,7 @@ class Session:
             self.facts.team_left_at = self.minute
             self.advance_to(self.end_minute)
         self.team_left_at = None  # the closing events are the judge's, not the night's
-        if reason != "aborted":
+        if reason != "aborted" and self.exercise.replay is not None:
             self.replay(final=True)
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
