@@ -95,6 +95,12 @@ GUARDS: dict[str, list[Action]] = {
         CREATE TRIGGER endpoint_forward_only BEFORE UPDATE OF active_plan_id ON endpoint
         WHEN NEW.active_plan_id < OLD.active_plan_id
         BEGIN SELECT RAISE(ABORT, 'refused: older than the plan in service'); END""")],
+    # Forward only, except the one flip back to the rollback plan (a planned rollback).
+    "forward-but-rollback": [("sql", """
+        CREATE TRIGGER endpoint_forward_only BEFORE UPDATE OF active_plan_id ON endpoint
+        WHEN NEW.active_plan_id < OLD.active_plan_id
+         AND NEW.active_plan_id IS NOT OLD.rollback_plan_id
+        BEGIN SELECT RAISE(ABORT, 'refused: older than the plan in service'); END""")],
     # A lease with a fencing token, in two new tables the responder seeds: each Enactor takes
     # the lease when it picks a plan (the token goes up) and writes only while its token is
     # the newest. `remember` keeps only :plan, so the token an Enactor holds is kept in a row.
@@ -207,8 +213,11 @@ MATRIX: dict[str, Expect] = {
     # deletes only what nobody serves, and the retries change 0 rows too.
     "conditional-a": Expect({}, None, 40),
     "conditional-all": Expect({}, None, 40),
-    # The trigger refuses 140 over 148 at 23:48 and at every retry: nothing downstream.
-    "forward-only": Expect({}, None, 40),
+    # The trigger refuses 140 over 148 at 23:48 and at every retry: nothing downstream. But
+    # it refuses the normal night's planned rollback too (23:20): no guard points.
+    "forward-only": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    # The same with the one-flip rollback allowed: everything stopped, nothing good refused.
+    "forward-but-rollback": Expect({}, None, 40),
     # A took its token at 23:31; B and C took newer ones at every pick since, so A's write at
     # 23:48 (and its retries) changes 0 rows. B's and C's own writes carry a fresh token.
     "fence": Expect({}, None, 40),
@@ -232,16 +241,17 @@ MATRIX: dict[str, Expect] = {
     # plan-in-use, and is defeated by the 00:12 retry the same way.
     "records-in-use": Expect(RETRY_0012, "00:12", 0),
     # A's write would make the rollback (148) newer than the plan (140): refused at 23:48.
-    "rollback-older": Expect({}, None, 40),
+    "rollback-older": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
     # Stale write, delete and empty answer happen at 23:48 as that night; but C's apply at
     # 23:50 keeps no rollback to the deleted plan and goes through: the endpoint answers
     # again two minutes later. Only the wedge is prevented.
     "rollback-tolerant": Expect({s: AS_THAT_NIGHT[s] for s in STEPS[:3]}, "23:48", 10),
     # Combinations.
     # The reference pair (scripts/guarded.yaml): the trigger alone already stops everything.
-    "forward-only+plan-in-use": Expect({}, None, 40),
+    "forward-only+plan-in-use": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    "forward-but-rollback+plan-in-use": Expect({}, None, 40),
     "fk-restrict+conditional-a": Expect({}, None, 40),
-    "soft-delete+forward-only": Expect({}, None, 40),
+    "soft-delete+forward-only": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
     # Two partial guards that cover each other: the delete trigger holds the 23:48 clean-up,
     # and the empty-answer trigger refuses A's 00:12 retry at the deleted plan 140.
     "plan-in-use+no-empty-answer": Expect(ONLY_STALE, None, 30),
@@ -260,12 +270,16 @@ MATRIX: dict[str, Expect] = {
     "keep-every-plan": Expect(ONLY_STALE, None, 0, ("enactor-b-cleanup", "23:00"),
                               ("old-plan-cleanup",)),
     # A guard that is strong on one side and blocks on the other: 40 - 20 - 10.
-    "forward-only+keep-every-plan": Expect({}, None, 10, ("enactor-b-cleanup", "23:00"),
+    "forward-only+keep-every-plan": Expect({}, None, 0, ("enactor-b-cleanup", "23:00"),
                                            ("old-plan-cleanup",)),
     # The naive rebuild left the world without an endpoint table: every check of the
     # exercise fails (and reads as "no rows": no fault, nothing happened), but every apply
     # fails too, and that is what the score sees.
-    "fk-view-left": Expect({}, None, 0, ("enactor-b-apply", "23:00"), ("newest-plan-applies",)),
+    # Checks fail closed: the world is broken from the start of the replay (no endpoint
+    # table), and every race step whose check cannot run counts as happened.
+    "fk-view-left": Expect({"stale-apply": "23:48", "active-plan-delete": "23:00",
+                            "empty-answer": "23:00", "wedged-automation": "23:02"}, "23:00", 0,
+                           ("enactor-b-apply", "23:00"), ("newest-plan-applies",)),
 }
 INSTALL_FAILS = {"fk-view-left": "error in view dns_answer: no such table: main.endpoint"}
 
@@ -355,13 +369,14 @@ def test_each_guard_is_judged_by_what_it_stops(
     else:
         assert (blocked[0].task, blocked[0].at) == expect.blocked
     # The score follows the replay.
-    assert got.guards["prevented"] == prevented
+    assert got.guards["prevented"] == (prevented if expect.points else [])
     assert got.guards["happened"] == list(expect.happened)
     assert got.guards["points"] == expect.points
     failing = tuple(p["id"] for p in got.guards["good_path"] if not p["ok"])
     assert failing == expect.good_path_failing
     assert got.guards["reasons"][0] == (
-        "guards: judged by the replay of the race against the team's database")
+        "guards: judged by the replay of the race against the team's final database, "
+        "every role automated")
 
 
 def test_a_refusal_is_named_in_the_step_that_it_stopped(
@@ -386,12 +401,14 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(
     got = replayed(combo)
     blocked = got.replay.blocked_good_writes
     tasks = {b.task for b in blocked}
-    # Only the normal night's own tasks: the delayed Enactor A is not part of it.
+    # Only the normal night's own tasks: Enactor A on time, not delayed.
     assert tasks <= {"enactor-b-apply", "enactor-c-apply", "enactor-b-cleanup",
-                     "enactor-c-cleanup"}
+                     "enactor-c-cleanup", "enactor-a-on-time", "planned-rollback-fips",
+                     "planned-rollback-regional"}
     assert len(blocked) > 20  # every run of the night, not one
     reasons = "\n".join(got.guards["reasons"])
-    assert "guards -20: on the normal night your guards refused" in reasons
+    assert "on the normal night your guards or edits refused" in reasons
+    assert got.guards["points"] == 0
     assert "a guard also blocks the good path" in reasons
 
 
@@ -445,7 +462,7 @@ def test_without_guards_the_replay_is_the_live_night(
     assert [e.sim_time for e in of_kind(live_events, ev.Fault)] == ["23:48"]
     assert replay.fault_at == "23:48"
     # ... and, run for run, statement for statement, the same automation.
-    race = _events(Path(replay.folder) / "race")
+    race = _events(replayed("none").session.folder / replay.folder / "race")
     assert _automation(race) == _automation(live_events)
     assert race[-1].sim_time == "01:00"
 
@@ -475,15 +492,16 @@ def test_replays_are_deterministic_and_leave_the_live_world_alone(
     assert [type(e) for e in session.events[count:]] == [ev.Replay, ev.Replay]
     one, two = replay_result(first), replay_result(second)
     assert one.folder != two.folder
-    assert Path(one.folder).parent == Path(two.folder).parent == session.folder / "replay"
+    assert Path(one.folder).parent == Path(two.folder).parent == Path("replay")
     # what may differ between two replays of one world: the place in the log, the folder
     assert dataclasses.replace(one, folder="") == dataclasses.replace(two, folder="")
     assert first.guards == second.guards
     assert list(one.prevented) == STEPS
-    # The replay event is in the transcript, with its steps.
+    # The replay event is in the transcript, with its steps; the end replays once more.
     session.end()
     logged = list(of_kind(_events(session.folder), ev.Replay))
-    assert logged == [first, second]
+    assert logged[:2] == [first, second]
+    assert len(logged) == 3 and logged[-1].final
 
 
 def test_a_clean_up_that_marked_its_plans_is_not_blocked(flagship: Exercise,
@@ -527,7 +545,7 @@ def test_a_script_with_replay_fills_guards_prevented(flagship: Exercise, tmp_pat
     assert event.sim_time == "23:06" and replay.warnings == ()
     assert replay.blocked_good_writes == ()
     # The rebuilt endpoint kept its view: the replay's world answers for every endpoint.
-    race = Path(replay.folder) / "race.db"
+    race = Path(result["session"]) / replay.folder / "race.db"
     conn = sqlite3.connect(f"file:{race}?mode=ro", uri=True)
     try:
         assert conn.execute("SELECT count(DISTINCT endpoint) FROM dns_answer").fetchone() == (4,)
@@ -645,7 +663,7 @@ def test_without_guards_the_lost_update_replay_is_the_live_morning(
     # The operator's own tasks (repair, the six guards) have no statements: with no players
     # in the replay nothing runs for them and nothing is logged.
     players = frozenset(t.id for t in lost_update.tasks if t.role == "operator")
-    race = _events(Path(replay.folder) / "race")
+    race = _events(lu_replayed("none").session.folder / replay.folder / "race")
     assert [e for e in of_kind(race, ev.Automation) if e.task in players] == []
     assert _automation(race, players) == _automation(live_events)
 
@@ -658,10 +676,13 @@ def test_freezing_config_blocks_the_failover_and_is_penalised(
     # (-5) and the good path that moves primary_db (-5).
     got = lu_replayed("freeze-config")
     assert got.replay.prevented == ("stale-retry", "late-save", "backwards")
-    assert got.replay.blocked_good_writes == (ev.BlockedWrite(
-        task="a-failover", at="09:02", outcome="refused (constraint): config is frozen"),)
+    assert got.replay.blocked_good_writes == (
+        ev.BlockedWrite(task="a-failover", at="09:02",
+                        outcome="refused (constraint): config is frozen"),
+        ev.BlockedWrite(task="b-save-on-time", at="09:14",
+                        outcome="read 1 row; refused (constraint): config is frozen"))
     assert [p["id"] for p in got.guards["good_path"] if not p["ok"]] == ["primary-can-move"]
-    assert got.guards["points"] == 5
+    assert got.guards["points"] == 0  # a guard that refuses a good write earns nothing
 
 
 def test_all_six_guards_from_a_script_prevent_every_step(

@@ -33,7 +33,8 @@ def test_the_stale_write_happens_when_nobody_guards(make_session: MakeSession) -
     score = session.end()
     faults = kinds(session, ev.Fault)
     assert faults[0].sim_time == "00:05"
-    assert score.fault == {"occurred": True, "started_at": "00:05", "invariant": "lost"}
+    assert {k: score.fault[k] for k in ("occurred", "started_at", "invariant")} == {
+        "occurred": True, "started_at": "00:05", "invariant": "lost"}
     assert score.sections["guards"].extra["happened"] == ["stale-write"]
     assert score.sections["detection"].points == 0
     automated = [e for e in kinds(session, ev.Statement) if e.automated]
@@ -149,7 +150,7 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(make_session: MakeSessio
     guards = score.sections["guards"]
     assert guards.extra["good_path"][0]["ok"] is False
     assert any("blocks the good path" in r and "config is frozen" in r for r in guards.reasons)
-    assert guards.points == 40 - 20
+    assert guards.points == 0  # a guard that stops a good write earns nothing
 
 
 def test_editing_the_automation_makes_its_write_conditional(make_session: MakeSession) -> None:
@@ -249,13 +250,13 @@ def test_timeline_end_is_announced_once(make_session: MakeSession) -> None:
     assert session.clock_face == "00:30"
 
 
-def test_ending_before_the_race_earns_nothing_for_no_fault(make_session: MakeSession) -> None:
+def test_ending_before_the_race_lets_the_night_play_itself_out(make_session: MakeSession) -> None:
     session = make_session()
     score = session.end()
-    assert not score.fault["occurred"]
-    assert score.sections["detection"].points == 0
-    assert score.sections["recovery"].points == 0
-    assert "before the race" in score.sections["detection"].reasons[0]
+    left = kinds(session, ev.TeamLeft)
+    assert left and left[0].sim_time == "00:00"
+    assert all(e.after_team_left for e in kinds(session, ev.Automation))
+    assert session.timeline_over and score.sections["detection"].extra["latency_minutes"] is None
 
 
 def test_a_check_broken_by_the_teams_schema_is_reported_and_play_goes_on(

@@ -122,8 +122,12 @@ def test_as_it_happened(tmp_path: Path) -> None:
     assert result["guards"]["prevented"] == []
     assert result["recovery"]["restored"] is True
     assert result["recovery"]["minutes_to_restore"] == 157  # 02:25, as that night
-    assert result["recovery"]["points"] == 30
-    assert "before 'repaired' at 02:25" in reasons(result, "recovery")
+    assert result["recovery"]["outage_minutes"] == 157
+    # a third of the outage curve (5 of 15), not stopped first (AWS stopped it at 05:38),
+    # and the repair held (7)
+    assert result["recovery"]["points"] == 12
+    assert "'automation-stopped' never happened" in reasons(result, "recovery")
+    assert not [e for e in of_kind(events, ev.Milestone) if e.id == "automation-stopped"]
     assert result["total"] == result["detection"]["points"] + result["recovery"]["points"]
 
 
@@ -140,8 +144,11 @@ def test_textbook(tmp_path: Path) -> None:
     assert result["recovery"]["minutes_to_restore"] <= 10  # restored by 23:58, well before 01:00
     assert "Enactor automation was stopped before the hand repair: reached at 23:49" in reasons(
         result, "recovery")
+    # The guards it added after the race are judged by the replay at the end: they hold.
+    steps = {s["id"]: s for s in result["guards"]["steps"]}
     for step in ("stale-apply", "active-plan-delete", "empty-answer"):
-        assert step in result["guards"]["happened"]
+        assert steps[step]["live"] == "happened" and steps[step]["status"] == "prevented"
+    assert result["guards"]["points"] == 40
     assert all(path["ok"] for path in result["guards"]["good_path"])  # its late guards cost nothing
 
 
@@ -164,8 +171,11 @@ def test_guarded(tmp_path: Path) -> None:
 def test_enactor_a_refuses(tmp_path: Path) -> None:
     result, events = play("enactor-a-refuses", tmp_path)
     assert result["fault"]["occurred"] is False
-    assert "stale-apply" in result["guards"]["prevented"]
-    assert sorted(result["guards"]["prevented"]) == sorted(STEPS)
+    # A person's care is not a guard: the replay, with every role automated, races again.
+    assert result["guards"]["prevented"] == []
+    assert result["guards"]["happened"] == STEPS
+    assert result["total"] == 0
+    assert "players' hands, not a guard" in reasons(result, "detection")
     assert result["recovery"]["restored"] is True
     due = [e for e in kinds(events, ev.TaskDue) if e.role == "enactor-a"]
     assert [e.task for e in due][:1] == ["enactor-a-check"]
@@ -181,19 +191,18 @@ def test_enactor_a_refuses(tmp_path: Path) -> None:
 def test_hasty_repair(tmp_path: Path) -> None:
     result, events = play("hasty-repair", tmp_path)
     assert result["fault"]["started_at"] == "23:48"
-    assert 5 < result["detection"]["latency_minutes"] <= 15
+    assert result["detection"]["diagnosis_minutes"] == 50
     relapses = [e.sim_time for e in kinds(events, ev.Fault) if e.relapse]
-    assert relapses == ["00:12", "00:42"]  # Enactor A's late retry, twice
+    assert relapses == ["00:42"]  # Enactor A's late retry undoes the 00:39 repair
     undo = [e for e in kinds(events, ev.Statement)
             if e.task == "enactor-a-retry" and e.sim_time in relapses]
     assert undo and all(e.ok and e.rowcount == 1 for e in undo)
-    assert result["recovery"]["restored"] is True  # the third repair, after stopping, holds
+    assert result["recovery"]["restored"] is True  # the second repair, at 02:01, holds
     text = reasons(result, "recovery")
-    assert "after 'repaired' at 23:59" in text
-    assert "the fault came back at 00:12 after a repair" in text
-    assert result["recovery"]["points"] == 12
-    textbook, _ = play("textbook", tmp_path / "textbook")
-    assert result["recovery"]["points"] < textbook["recovery"]["points"]
+    assert "the fault came back at 00:42 after a repair" in text
+    assert result["recovery"]["outage_minutes"] == 51 + 79
+    as_documented, _ = play("as-it-happened", tmp_path / "aws")
+    assert result["total"] < as_documented["total"]
 
 
 # -- determinism and the command line --------------------------------------------------------

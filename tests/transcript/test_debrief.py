@@ -307,10 +307,11 @@ def test_the_onboarding_exercise_shows_its_own_words_not_the_dns_nights(tmp_path
     assert {i.status for i in d.checklist} >= {"done"}
 
 
-def test_a_step_scored_prevented_with_no_guard_says_so(tmp_path: Path,
+def test_a_race_a_player_held_off_claims_no_guard(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    """A player holding Enactor A makes its own write carry the check: the score counts the
-    race as prevented, but no guard was put in place, and no line of the debrief says one was."""
+    """A player holding Enactor A makes its own write carry the check: the race did not happen
+    tonight, but no guard was put in place, the final replay (every role automated) shows the
+    race, and no line of the debrief says a guard stopped it."""
     script = EXERCISES / "dynamodb-dns-race" / "scripts" / "enactor-a-refuses.yaml"
     assert main(["run", str(EXERCISES / "dynamodb-dns-race"), "--script", str(script),
                  "--transcripts", str(tmp_path)]) == 0
@@ -319,11 +320,10 @@ def test_a_step_scored_prevented_with_no_guard_says_so(tmp_path: Path,
     d = load_debrief(folder)
     assert not d.guards.any
     stale = d.guards.steps[0]
-    assert stale.verdict == "prevented" and not stale.guarded
-    assert "a player held enactor-a" in stale.evidence
+    assert stale.verdict == "happened" and not stale.guarded
     assert "guards were seen" not in d.summary.outcome
-    assert "no guard of the team's was seen" in d.summary.outcome
     assert not any("guards" in s.lower() for s in d.after_action.strengths)
     status = {i.id: i.status for i in d.checklist}
-    assert status["read-decide-write"] == NOT_SEEN
-    assert status["never-states"] == NOT_SEEN and status["least-power-cleanup"] == NOT_SEEN
+    # the replay, every role automated, shows the race: no practice of the team's was seen
+    assert status["read-decide-write"] == "not done"
+    assert "done" not in (status["never-states"], status["least-power-cleanup"])

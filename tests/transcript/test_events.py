@@ -51,9 +51,10 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.Alert(name="m", role="responder", columns=("a",), rows=(("x",),), count=1, matched=False),
     ev.AlertClear(name="m"),
     ev.Detected(how="declared", latency_minutes=3),
-    ev.Declaration(role="responder", finding="f", text="it", correct=True),
+    ev.Declaration(role="responder", finding="f", text="it", correct=True, verdict="confirmed"),
     ev.Hint(id="h", text="look", cost=2, task="t"),
-    ev.Replay(available=False, error="the replay failed: x"),
+    ev.TeamLeft(note="left", until="02:45", after_team_left=True),
+    ev.Replay(available=False, error="the replay failed: x", final=True),
     ev.Replay(available=True,
               result=ev.ReplayResult(
                   steps=(ev.StepReplay(id="s", title="S", status="prevented", at="23:48",

@@ -51,6 +51,8 @@ def step_statuses(states: list[RaceStepState]) -> dict[str, str]:
 class Facts:
     fault_started: int | None = None
     fault_invariant: str | None = None
+    fault_text: str | None = None
+    faults_at_end: list[str] = field(default_factory=list)
     detected_at: int | None = None
     detected_by: str | None = None
     restored_at: int | None = None
@@ -67,6 +69,23 @@ class Facts:
     replay: ReplayResult | None = None
     reached_end: bool = False
     ended_at: int = 0
+    night_end: int = 0
+    # [start, end or None] of every stretch the world was faulty (relapses are new stretches)
+    outages: list[list[int | None]] = field(default_factory=list)
+    # correct findings declared with their evidence present (each once), and false alarms
+    confirmed: list[tuple[int, str]] = field(default_factory=list)
+    false_alarms: list[tuple[int, str]] = field(default_factory=list)
+    # monitor alerts that matched while the fault was present, and monitors that returned
+    # rows while the world was healthy (name -> first such minute): noise
+    monitor_alerts: list[tuple[int, str]] = field(default_factory=list)
+    noisy_monitors: dict[str, int] = field(default_factory=dict)
+    team_left_at: int | None = None
+    live_steps: dict[str, str] = field(default_factory=dict)
+
+    def outage_minutes(self, until: int) -> int:
+        """Minutes the world was faulty, relapses included, up to `until`."""
+        return sum((end if end is not None else until) - start
+                   for start, end in self.outages if start is not None)
 
     def race_reached(self, exercise: Exercise) -> bool:
         """Did play get far enough for "no fault" to mean something?"""

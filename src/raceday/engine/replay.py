@@ -35,8 +35,12 @@ def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
 
 
 def _without_delayed(exercise: Exercise) -> Exercise:
-    delayed = set(exercise.replay.delayed) if exercise.replay else set()
-    return replace(exercise, tasks=tuple(t for t in exercise.tasks if t.id not in delayed))
+    """The normal night: no delayed worker's tasks, and the normal night's own tasks run."""
+    if exercise.replay is None:
+        return exercise
+    delayed = set(exercise.replay.delayed)
+    return replace(exercise, tasks=tuple(t for t in exercise.tasks if t.id not in delayed),
+                   replay=replace(exercise.replay, normal=()))
 
 
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int) -> Session:
@@ -185,5 +189,5 @@ def replay_race(session: Session) -> ReplayResult:
         fault_at=race.time_of(fault) if fault is not None else None,
         blocked_good_writes=blocked,
         warnings=tuple(warnings),
-        folder=str(folder),
+        folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
     )

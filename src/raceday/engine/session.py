@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
-from raceday.engine.facts import Facts, RaceStepState
+from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise, Policy, Task
@@ -38,6 +38,8 @@ def _param_names(sql: str) -> tuple[str, ...]:
     """The named parameters (`:plan`) a statement uses."""
     return tuple(_PARAM.findall(sql))
 _ALERT_ROWS_SHOWN = 5
+# The invariant id a broken truth is reported under (the world counts as faulty).
+BROKEN_WORLD = "world-broken"
 
 
 class SessionError(Exception):
@@ -110,12 +112,19 @@ class Session:
         self._agenda: list[_Due] = []
         self._stopped_tasks: set[str] = set()
         self._violated: set[str] = set()
+        self._ever_violated: set[str] = set()
+        self._faults: dict[str, str] = {}  # what each violated invariant was reported as
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
         self._steps_by_task: dict[str, list[RaceStepState]] | None = None
         self._world_changes = 0  # bumped by every write or schema change
         self._checked_at = -1  # the value of _world_changes when the world was last checked
+        self._schema_epoch = 0  # bumped by every statement that changed the schema
+        self._truth_columns: dict[str, tuple[str, ...]] = {}
+        self._truth_cache: tuple[int, list[str]] | None = None  # (epoch, problems) when slow
+        self.team_left_at: int | None = None
+        self.final_replay: ev.ReplayResult | None = None
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -125,6 +134,8 @@ class Session:
         self._listeners.append(listener)
 
     def _emit(self, event: E) -> E:
+        if self.team_left_at is not None and not isinstance(event, ev.ScoreEvent):
+            event = replace(event, after_team_left=True)
         record = self.log.append(replace(event, sim_time=self.clock_face, minute=self.minute))
         self.events.append(record)
         for listener in self._listeners:
@@ -151,7 +162,10 @@ class Session:
     def _build_agenda(self) -> None:
         for inject in self.exercise.injects:
             self._schedule(inject.at, _INJECT, inject)
+        normal_only = set(self.exercise.replay.normal) if self.exercise.replay else set()
         for task in self.exercise.tasks:
+            if task.id in normal_only:
+                continue
             for minute in task.times():
                 self._schedule(minute, _TASK, task)
 
@@ -186,6 +200,7 @@ class Session:
             length_minutes=self.end_minute,
             **_debrief_content(ex),
         ))
+        self._record_truth()
         self._check_world()
         self._fire_due(self.minute)
         self._minute_checks()
@@ -288,7 +303,12 @@ class Session:
             self._emit(ev.MonitorRemoved(name=name))
 
     def declare(self, role: str, finding_id: str) -> Event:
-        """Declare a finding; judged at once, recorded for the score."""
+        """Declare a finding; judged at once against the world as it is now.
+
+        A correct finding counts only when its evidence is present (the fault it names is
+        there now, or the race step it names has happened): otherwise it is a false alarm.
+        The same finding declared again counts once.
+        """
         self._require_player(role)
         finding = self.exercise.finding(finding_id)
         if finding is None:
@@ -298,14 +318,46 @@ class Session:
                 action="declare",
                 error=f"no finding {finding_id!r}; findings are {known}",
             ))
+        self._check_world(if_changed=True)
+        credited = {f for _, f in self.facts.confirmed}
+        if not finding.correct:
+            verdict = "wrong"
+        elif finding.id in credited:
+            verdict = "repeat"
+        elif self._evidence_present(finding.evidence):
+            verdict = "confirmed"
+        else:
+            verdict = "false_alarm"
         event = self._emit(ev.Declaration(
-            role=role, finding=finding.id, text=finding.text, correct=finding.correct
+            role=role, finding=finding.id, text=finding.text, correct=finding.correct,
+            verdict=verdict,
         ))
         self.facts.declarations.append((self.minute, finding.id, finding.correct))
-        if finding.correct:
+        if verdict == "confirmed":
+            self.facts.confirmed.append((self.minute, finding.id))
             self._detect(f"declared '{finding.text}'")
+        elif verdict == "false_alarm":
+            self.facts.false_alarms.append((self.minute, finding.id))
         self._spend()
         return event
+
+    def _evidence_present(self, evidence: str | None) -> bool:
+        """Is what a finding names there, or was it tonight (a fault since repaired is still
+        a right diagnosis)? No evidence named: any fault so far."""
+        if evidence is None:
+            return bool(self._ever_violated)
+        if any(i.id == evidence for i in self.exercise.invariants):
+            return evidence in self._ever_violated
+        return any(s.step.id == evidence and s.happened_at is not None
+                   for s in self.facts.race_steps(self.exercise))
+
+    def bound_parameters(self, role: str) -> tuple[str, ...]:
+        """The named parameters the automation binds for `role`'s statements."""
+        names = ["now", "now_hhmm"]
+        for task in self.exercise.tasks:
+            if task.role == role:
+                names.extend(n for n in task.remember if n not in names)
+        return tuple(names)
 
     def edit_statement(self, role: str, statement_id: str, sql: str) -> ev.Edit | ev.Refused:
         """Replace a named automation statement for the rest of the session."""
@@ -329,6 +381,14 @@ class Session:
             return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
                                          error="the new SQL is empty"))
         runs_as = self.exercise.statement(statement_id).role
+        bound = self.bound_parameters(runs_as)
+        unbound = [n for n in dict.fromkeys(_param_names(sql)) if n not in bound]
+        if unbound:
+            names = ", ".join(f":{n}" for n in unbound)
+            return self._emit(ev.Refused(
+                role=role, action="edit", statement=statement_id,
+                error=f"the automation does not bind {names}; {runs_as}'s "
+                      f"statements can use {', '.join(f':{n}' for n in bound)}"))
         tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
         broken = next((r for r in tried if r.error_kind == "syntax"), None)
         if broken is not None:
@@ -366,19 +426,27 @@ class Session:
     def note(self, text: str, role: str | None = None) -> Event:
         return self._emit(ev.Note(role=role, text=text))
 
-    def replay(self) -> ev.Replay:
-        """Replay the race against a copy of the team's database; guards are judged by it."""
+    def replay(self, *, final: bool = False) -> ev.Replay:
+        """Replay the race against a copy of the team's database; guards are judged by it.
+
+        The team may ask for a replay at any time to see what its guards do; the one that
+        scores is the `final` replay `end` runs on the database as the night left it."""
         from raceday.engine.replay import replay_race  # replay builds sessions of its own
 
         if not self.facts.race_steps(self.exercise):
-            return self._emit(ev.Replay(available=False,
+            return self._emit(ev.Replay(available=False, final=final,
                                         note="this exercise defines no race steps to replay"))
+        if final:
+            self.facts.replay = None  # guard points come from this replay alone
         try:
             result = replay_race(self)
         except Exception as exc:  # the live session must survive a replay that cannot be built
-            return self._emit(ev.Replay(available=False, error=f"the replay failed: {exc}"))
+            return self._emit(ev.Replay(available=False, final=final,
+                                        error=f"the replay failed: {exc}"))
         self.facts.replay = result
-        return self._emit(ev.Replay(available=True, result=result,
+        if final:
+            self.final_replay = result
+        return self._emit(ev.Replay(available=True, final=final, result=result,
                                     guards=replay_guards(self.exercise, result)))
 
     # -- automation ------------------------------------------------------------------------
@@ -402,7 +470,7 @@ class Session:
     def _due_task(self, task: Task, attempt: int) -> None:
         if task.id in self._stopped_tasks:
             return
-        if task.role in self.players:
+        if task.role in self.players and self.team_left_at is None:
             if attempt == 0:
                 for step in self._steps_of(task):
                     step.runs.append(len(self.events))
@@ -479,7 +547,7 @@ class Session:
         for step in self._steps_of(task):
             sql = step.step.happened
             extra = {"failed": int(failed), "rowcount": last_rowcount}
-            rows = self._check_rows(sql, self._params(role, sql, extra))
+            rows = self._check_rows(sql, self._params(role, sql, extra), fail_closed=True)
             if rows and step.happened_at is None:
                 step.happened_at = self.minute
                 step.happened_seq = len(self.events)
@@ -510,16 +578,21 @@ class Session:
 
     # -- checks ----------------------------------------------------------------------------
 
-    def _check_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
-        """Rows of one of the exercise's own checks; a check the team's schema broke is
-        reported once and read as no rows, so play goes on."""
+    def _check_rows(self, sql: str, params: Mapping[str, Any] | None = None, *,
+                    fail_closed: bool = False) -> list[Any]:
+        """Rows of one of the exercise's own checks.
+
+        A check the team's schema broke is reported once. A check whose rows mean harm (an
+        invariant, a race step) fails closed: it reads as the harm being there, with the error
+        as its row. Any other check (a milestone, a kill switch, a task done) reads as no rows.
+        """
         try:
             return list(self.store.app_query(sql, params)[1])
         except RacedayError as exc:
             if sql not in self._broken_checks:
                 self._broken_checks.add(sql)
-                self._emit(ev.CheckFailed(sql=sql, error=str(exc)))
-            return []
+                self._emit(ev.CheckFailed(sql=sql, error=str(exc), fail_closed=fail_closed))
+            return [(f"the check could not run: {exc}",)] if fail_closed else []
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
@@ -543,36 +616,29 @@ class Session:
             schema_changed=result.schema_changed,
             writes=tuple(result.writes),
         ))
+        if result.schema_changed:
+            self._schema_epoch += 1
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
 
     def _check_world(self, *, if_changed: bool = False) -> None:
-        """Check invariants and milestones. They take no parameters, so their answers can only
-        change when the world does; `if_changed` skips the check when nothing was written."""
+        """Check the truth, invariants and milestones. They take no parameters, so their
+        answers can only change when the world does; `if_changed` skips the check when nothing
+        was written."""
         if if_changed and self._checked_at == self._world_changes:
             return
         self._checked_at = self._world_changes
+        truth = self.exercise.truth
+        if truth is not None:
+            problems = self._truth_problems()
+            self._set_violation(BROKEN_WORLD, "The world is broken: " + "; ".join(problems)
+                                if problems else "The world is broken",
+                                [[p] for p in problems])
         for invariant in self.exercise.invariants:
-            rows = self._check_rows(invariant.sql)
-            if rows and invariant.id not in self._violated:
-                self._violated.add(invariant.id)
-                relapse = self.facts.restored_at is not None
-                if self.facts.fault_started is None:
-                    self.facts.fault_started = self.minute
-                    self.facts.fault_invariant = invariant.id
-                if relapse:
-                    self.facts.relapses.append(self.minute)
-                self._emit(ev.Fault(invariant=invariant.id, fault=invariant.fault,
-                                    relapse=relapse, rows=_short(rows)))
-            elif not rows and invariant.id in self._violated:
-                self._violated.discard(invariant.id)
-                self._emit(ev.InvariantClear(invariant=invariant.id, fault=invariant.fault))
-                if not self._violated:
-                    self.facts.restored_at = self.minute
-                    self.facts.restores.append(self.minute)
-                    self._emit(ev.Restored(note="no invariant is violated any more"))
+            rows = self._check_rows(invariant.sql, fail_closed=True)
+            self._set_violation(invariant.id, invariant.fault, rows)
         for milestone in self.exercise.milestones:
             if milestone.id in self.facts.milestones:
                 continue
@@ -581,19 +647,126 @@ class Session:
                 self.facts.milestones[milestone.id] = self.minute
                 self._emit(ev.Milestone(id=milestone.id, label=milestone.label))
 
+    def _set_violation(self, ident: str, fault: str, rows: Sequence[Any]) -> None:
+        if rows and ident not in self._violated:
+            if not self._violated:
+                self.facts.outages.append([self.minute, None])
+            self._violated.add(ident)
+            self._ever_violated.add(ident)
+            relapse = self.facts.restored_at is not None
+            if self.facts.fault_started is None:
+                self.facts.fault_started = self.minute
+                self.facts.fault_invariant = ident
+                self.facts.fault_text = fault
+            if relapse:
+                self.facts.relapses.append(self.minute)
+            objects = tuple(str(r[0]) for r in rows) if ident == BROKEN_WORLD else ()
+            self._faults[ident] = fault
+            self._emit(ev.Fault(invariant=ident, fault=fault, relapse=relapse, rows=_short(rows),
+                                objects=objects))
+        elif not rows and ident in self._violated:
+            self._violated.discard(ident)
+            self._emit(ev.InvariantClear(invariant=ident, fault=fault))
+            if not self._violated:
+                self.facts.restored_at = self.minute
+                self.facts.restores.append(self.minute)
+                if self.facts.outages:
+                    self.facts.outages[-1][1] = self.minute
+                self._emit(ev.Restored(note="no invariant is violated any more"))
+
+    # -- the truth the checks rest on ----------------------------------------------------
+
+    def _record_truth(self) -> None:
+        """Remember the columns each truth table has in the world as the exercise built it."""
+        truth = self.exercise.truth
+        if truth is None:
+            return
+        for table in truth.tables:
+            try:
+                _, rows = self.store.app_query(
+                    "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except RacedayError:
+                rows = []
+            self._truth_columns[table] = tuple(str(r[0]) for r in rows)
+
+    def _truth_problems(self) -> list[str]:
+        """What the team did to the objects the checks rest on; [] when all is as it should be.
+
+        A problem that comes from slowness is kept until the schema changes again, so a slow
+        object costs one time-out, not one a minute."""
+        truth = self.exercise.truth
+        if truth is None:
+            return []
+        if self._truth_cache is not None and self._truth_cache[0] == self._schema_epoch:
+            return self._truth_cache[1]
+        try:
+            _, rows = self.store.app_query(
+                "SELECT lower(name), type FROM sqlite_master WHERE type IN ('table', 'view')")
+        except RacedayError as exc:
+            return [f"the world's schema cannot be read ({exc})"]
+        kinds = {str(r[0]): str(r[1]) for r in rows}
+        problems: list[str] = []
+        slow = False
+        for table in truth.tables:
+            kind = kinds.get(table.lower())
+            if kind is None:
+                problems.append(f"table {table} is gone (dropped or renamed)")
+                continue
+            if kind != "table":
+                problems.append(f"table {table} was replaced by a {kind}")
+                continue
+            try:
+                _, cols = self.store.app_query(
+                    "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except RacedayError as exc:
+                problems.append(f"table {table} cannot be read ({exc})")
+                continue
+            have = {str(c[0]).lower() for c in cols}
+            missing = [c for c in self._truth_columns.get(table, ()) if c.lower() not in have]
+            if missing:
+                problems.append(f"table {table} lost its column{'s' if len(missing) > 1 else ''} "
+                                f"{', '.join(missing)}")
+        for view in truth.views:
+            kind = kinds.get(view.name.lower())
+            if kind is None:
+                problems.append(f"view {view.name} is gone (dropped or renamed)")
+                continue
+            if kind != "view":
+                problems.append(f"view {view.name} was replaced by a {kind}")
+                continue
+            name = view.name.replace('"', '""')
+            same = (f'SELECT (SELECT count(*) FROM "{name}") = (SELECT count(*) FROM ({view.sql})) '
+                    f'AND NOT EXISTS (SELECT * FROM "{name}" EXCEPT SELECT * FROM ({view.sql})) '
+                    f'AND NOT EXISTS (SELECT * FROM ({view.sql}) EXCEPT SELECT * FROM "{name}")')
+            try:
+                _, answer = self.store.app_query(same)
+            except RacedayError as exc:
+                if getattr(exc, "kind", "") == "timeout":
+                    slow = True
+                    problems.append(f"view {view.name} is too slow to read (over the time limit)")
+                else:
+                    problems.append(f"view {view.name} cannot be checked ({exc})")
+                continue
+            if not answer or not answer[0][0]:
+                problems.append(f"view {view.name} no longer gives what its definition says "
+                                "(it was replaced)")
+        self._truth_cache = (self._schema_epoch, problems) if slow else None
+        return problems
+
     def _check_player_tasks(self) -> None:
         for task_id, pending in list(self.pending.items()):
             task = pending.task
             role = task.role
             for step in self._steps_of(task):
                 sql = step.step.happened
-                rows = self._check_rows(sql, self._params(role, sql, {"failed": 0}))
+                rows = self._check_rows(sql, self._params(role, sql, {"failed": 0}),
+                                        fail_closed=True)
                 if rows and step.happened_at is None:
                     step.happened_at = self.minute
                     step.happened_seq = len(self.events)
                     self._emit(ev.RaceStep(step=step.step.id, title=step.step.title,
                                            by_player=True))
-            if task.done_when:
+            if task.done_when and BROKEN_WORLD not in self._violated:
                 rows = self._check_rows(task.done_when, self._params(role, task.done_when))
                 if rows:
                     del self.pending[task_id]
@@ -602,8 +775,9 @@ class Session:
                                            points=task.points))
 
     def _minute_checks(self) -> None:
-        for monitor in list(self.monitors.values()):
-            self._run_monitor(monitor)
+        if self.team_left_at is None:
+            for monitor in list(self.monitors.values()):
+                self._run_monitor(monitor)
         self._check_world(if_changed=True)
         self._check_player_tasks()
 
@@ -616,15 +790,22 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
+        self._check_world(if_changed=True)
+        if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
+            # rows while nothing is wrong: noise, now and for the rest of the night
+            self.facts.noisy_monitors[monitor.name] = self.minute
         if result.rows and monitor.name not in self._alerting:
             self._alerting.add(monitor.name)
             match = self.exercise.scoring.detection.match if self.exercise.scoring.detection else ""
             matched = not match or any(
                 str(cell) == match for row in result.rows for cell in row
             )
+            noise = monitor.name in self.facts.noisy_monitors
             self._emit(ev.Alert(name=monitor.name, role=monitor.role, columns=tuple(result.columns),
-                                rows=_short(result.rows), count=len(result.rows), matched=matched))
-            if matched:
+                                rows=_short(result.rows), count=len(result.rows), matched=matched,
+                                noise=noise))
+            if matched and not noise and not self.healthy:
+                self.facts.monitor_alerts.append((self.minute, monitor.name))
                 self._detect(f"monitor '{monitor.name}' alerted")
         elif not result.rows and monitor.name in self._alerting:
             self._alerting.discard(monitor.name)
@@ -645,12 +826,27 @@ class Session:
         return not self._violated
 
     def end(self, reason: str = "ended") -> Score:
-        """Judge the good paths, score, write the score event and close the transcript.
+        """Play out the rest of the night, replay the race, judge the good paths, score,
+        write the score event and close the transcript.
 
-        Writing the debrief is the caller's step: the engine decides, it does not render."""
+        When the team ends before the clock runs out, the rest of the night plays itself out
+        with only the automation (every role automated, no monitors), so what is judged is
+        what the night would have done; those events carry `after_team_left`. Writing the
+        debrief is the caller's step: the engine decides, it does not render.
+        """
         if self.score is not None:
             return self.score
         self._check_player_tasks()
+        if reason != "aborted" and not self.timeline_over:
+            self._emit(ev.TeamLeft(note="the team has left: the rest of the night plays itself "
+                                    "out with only the automation",
+                               until=self.time_of(self.end_minute)))
+            self.team_left_at = self.minute
+            self.facts.team_left_at = self.minute
+            self.advance_to(self.end_minute)
+        self.team_left_at = None  # the closing events are the judge's, not the night's
+        if reason != "aborted" and self.exercise.replay is not None:
+            self.replay(final=True)
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
         for path in guards.good_path if guards else ():
@@ -662,8 +858,11 @@ class Session:
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
         self.facts.healthy_at_end = self.healthy
+        self.facts.faults_at_end = [self._faults.get(i, i) for i in sorted(self._violated)]
         self.facts.reached_end = self.timeline_over
         self.facts.ended_at = self.minute
+        self.facts.night_end = self.end_minute
+        self.facts.live_steps = step_statuses(self.facts.race_steps(self.exercise))
         self.score = score_session(self.exercise, self.facts, self.time_of)
         self._emit(ev.ScoreEvent(reason=reason, score=self.score.to_json()))
         self.ended = True

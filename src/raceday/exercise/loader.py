@@ -49,6 +49,8 @@ from raceday.exercise.model import (
     Source,
     Statement,
     Task,
+    Truth,
+    TruthView,
 )
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
@@ -71,6 +73,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "scoring",
             "replay",
             "debrief",
+            "truth",
         ),
     ),
     "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
@@ -100,10 +103,12 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "inject": (("id", "at", "title"), ("text", "kind", "to", "source", "phase", "event_at")),
     "invariant": (("id", "fault", "sql"), ()),
     "milestone": (("id", "label", "sql"), ()),
-    "finding": (("id", "text", "correct"), ("explanation",)),
+    "finding": (("id", "text", "correct"), ("explanation", "evidence")),
+    "truth": (("tables",), ("views",)),
+    "truth_view": (("id", "sql"), ()),
     "hint": (("id", "text"), ("task", "cost")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
-    "replay": ((), ("until", "delayed")),
+    "replay": ((), ("until", "delayed", "normal")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
@@ -114,7 +119,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "recovery": (("points",), ("items", "event_minutes")),
     "recovery_item": (
         ("id", "title", "points"),
-        ("milestone", "before", "healthy_at_end", "no_relapse"),
+        ("milestone", "before", "healthy_at_end", "no_relapse", "outage", "full_within"),
     ),
     "debrief": ((), ("shared", "night", "sources", "phases", "checklist")),
     "shared_debrief": ((), ("night", "sources", "phases", "checklist")),
@@ -578,6 +583,7 @@ class _Reader:
                 text=self.text(f, "text", f'finding "{i}"', empty=False),
                 correct=self.boolean(f, "correct", f'finding "{i}"'),
                 explanation=self.text(f, "explanation", f'finding "{i}"'),
+                evidence=self.text(f, "evidence", f'finding "{i}"') or None,
             )
             for f, i, _l in self.items(top, "findings", "finding", "findings")
         )
@@ -594,6 +600,13 @@ class _Reader:
         replay = self.replay(top)
         debrief = self.debrief(top)
         self.check_cited(debrief)
+        truth = self.truth(top)
+        evidence_ids = {i.id for i in invariants} | {
+            s.id for s in (scoring.guards.steps if scoring.guards else ())}
+        for finding in findings:
+            if finding.evidence is not None and finding.evidence not in evidence_ids:
+                self.problem(1, f'finding "{finding.id}": evidence "{finding.evidence}" is neither '
+                             f"an invariant nor a race step{_known(evidence_ids, 'ids')}")
         self.check_refs()
         world_file = self.text(top, "world", what, empty=False)
         briefing_file = self.text(top, "briefing", what, empty=False)
@@ -624,6 +637,7 @@ class _Reader:
             default_roles=default_roles,
             replay=replay,
             debrief=debrief,
+            truth=truth,
             path=self.yaml_path.resolve(),
         )
 
@@ -825,7 +839,21 @@ class _Reader:
         return ReplaySpec(
             until=self.clock_time(m, "until", "replay"),
             delayed=self.refs_list(m, "delayed", "replay", "task"),
+            normal=self.refs_list(m, "normal", "replay", "task"),
         )
+
+    def truth(self, top: dict[str, Located]) -> Truth | None:
+        node = top.get("truth")
+        if node is None:
+            return None
+        m = self.fields(node, "truth", "truth")
+        if m is None:
+            return None
+        views = tuple(
+            TruthView(name=i, sql=self.sql_text(f, "sql", f'truth view "{i}"'))
+            for f, i, _l in self.items(m, "views", "truth_view", "truth.views")
+        )
+        return Truth(tables=self.texts(m, "tables", "truth"), views=views)
 
     def detection(self, scoring: dict[str, Located]) -> DetectionRubric | None:
         node = scoring.get("detection")
@@ -945,9 +973,10 @@ class _Reader:
         before = self.ref(m, "before", what, "milestone")
         healthy = self.boolean(m, "healthy_at_end", what)
         no_relapse = self.boolean(m, "no_relapse", what)
+        outage = self.boolean(m, "outage", what)
         if "before" in m and "milestone" not in m:
             self.problem(m["before"].line, f'{what}: "before" needs "milestone"')
-        if "milestone" not in m and not healthy and not no_relapse:
+        if "milestone" not in m and not healthy and not no_relapse and not outage:
             self.problem(
                 line,
                 f'{what} checks nothing: give "milestone", "healthy_at_end: true" or "no_relapse: true"',
@@ -960,6 +989,8 @@ class _Reader:
             before=before,
             healthy_at_end=healthy,
             no_relapse=no_relapse,
+            outage=outage,
+            full_within=self.duration(m, "full_within", what) or 0,
         )
 
     # -- the debrief's words -----------------------------------------------------------

@@ -171,6 +171,10 @@ class Finding:
     text: str
     correct: bool
     explanation: str = ""
+    evidence: str | None = None
+    """What must be present in the world when the finding is declared for it to count: an
+    invariant id (violated at that moment) or a race step id (happened by then). A correct
+    finding declared without its evidence is a false alarm."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,11 @@ class RecoveryItem:
     before: str | None = None
     healthy_at_end: bool = False
     no_relapse: bool = False
+    outage: bool = False
+    """Scored on a curve over the minutes the world was faulty (relapses included): full
+    within `full_within`, a third at the rubric's `event_minutes`, none when the fault
+    lasted the whole night."""
+    full_within: int = 0
 
 
 @dataclass(frozen=True)
@@ -259,6 +268,30 @@ class ReplaySpec:
 
     until: int | None = None
     delayed: tuple[str, ...] = ()
+    normal: tuple[str, ...] = ()
+    """Tasks of the normal night only (the delayed worker doing its job on time, a planned
+    rollback): they never run on the night itself or in the race replay."""
+
+
+@dataclass(frozen=True)
+class TruthView:
+    """A view whose rows must stay those of the trusted `sql` (over base tables)."""
+
+    name: str
+    sql: str
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The base objects an exercise's checks rest on.
+
+    Each table must stay a table with (at least) its original columns; each view must give
+    the rows of its trusted definition. If the team drops, renames, replaces or slows one so
+    that a check cannot run, the world counts as broken, with a reason naming the object.
+    """
+
+    tables: tuple[str, ...] = ()
+    views: tuple[TruthView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -366,6 +399,7 @@ class Exercise:
     default_roles: tuple[str, ...] = ()
     replay: ReplaySpec | None = None
     debrief: DebriefContent = field(default_factory=DebriefContent)
+    truth: Truth | None = None
     path: Path | None = None
 
     def role(self, role_id: str) -> Role:

@@ -44,6 +44,7 @@ class Event:
     sim_time: str = ""
     minute: int = 0
     wall_time: str = ""
+    after_team_left: bool = False  # the rest of the night, played by the automation alone
 
 
 # -- the session ----------------------------------------------------------------------------
@@ -135,6 +136,15 @@ class SessionStart(Event):
 class TimelineEnd(Event):
     kind: ClassVar[str] = "timeline_end"
     note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamLeft(Event):
+    """The team ended early: the rest of the night plays itself out before it is judged."""
+
+    kind: ClassVar[str] = "team_left"
+    note: str = ""
+    until: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,6 +273,7 @@ class Fault(Event):
     fault: str
     relapse: bool = False
     rows: tuple[tuple[JSON, ...], ...] = ()
+    objects: tuple[str, ...] = ()  # world-broken: one sentence per object the team broke
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,6 +303,7 @@ class CheckFailed(Event):
     kind: ClassVar[str] = "check_failed"
     sql: str
     error: str
+    fail_closed: bool = False  # read as harm present (an invariant or race step)
 
 
 # -- monitors, findings, hints ----------------------------------------------------------------
@@ -327,6 +339,7 @@ class Alert(Event):
     rows: tuple[tuple[JSON, ...], ...] = ()
     count: int = 0
     matched: bool = True
+    noise: bool = False  # this monitor returned rows while the world was healthy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -349,6 +362,7 @@ class Declaration(Event):
     finding: str
     text: str
     correct: bool
+    verdict: str = ""  # confirmed | false_alarm | wrong | repeat ("" before they were judged)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -418,6 +432,7 @@ class ReplayResult:
 class Replay(Event):
     kind: ClassVar[str] = "replay"
     available: bool
+    final: bool = False  # the replay the end of the session runs, the one that scores
     result: ReplayResult | None = None
     guards: ReplayGuards | None = None
     note: str | None = None
@@ -434,7 +449,7 @@ class ScoreEvent(Event):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    SessionStart, TimelineEnd, Wait, Inject, Note, Refused, Statement, Automation, TaskDue,
+    SessionStart, TimelineEnd, TeamLeft, Wait, Inject, Note, Refused, Statement, Automation, TaskDue,
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,
@@ -468,6 +483,9 @@ def to_record(event: Event) -> dict[str, Any]:
         record.update(_plain(event.score))
     elif isinstance(event, Replay):
         record["available"] = event.available
+        for name in ("final", "after_team_left"):
+            if getattr(event, name):
+                record[name] = True
         for name in ("note", "error"):
             if getattr(event, name) is not None:
                 record[name] = getattr(event, name)

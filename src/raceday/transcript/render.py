@@ -97,6 +97,8 @@ def _describe(event: ev.Event) -> str:
         return f"waiting until {e.until}"
     if isinstance(e, ev.TimelineEnd):
         return "the exercise's timeline has run out"
+    if isinstance(e, ev.TeamLeft):
+        return f"the team left: the automation plays the rest of the night, to {e.until}"
     if isinstance(e, ev.CheckFailed):
         return f"an exercise check failed (the schema changed?): {e.error}"
     if isinstance(e, ev.Replay):

@@ -515,7 +515,9 @@ class PlayScreen(Screen[None]):
         if self._ready() is None:
             return
         role = self.role
-        options = [(f.id, f.text) for f in self.exercise.findings]
+        # alphabetical, so the menu's order says nothing about which findings are true
+        options = sorted(((f.id, f.text) for f in self.exercise.findings),
+                         key=lambda o: o[1].casefold())
         if not options:
             self.notify("This exercise has no findings to declare.")
             return
@@ -526,8 +528,8 @@ class PlayScreen(Screen[None]):
 
         self.app.push_screen(ChoiceDialog(
             f"Declare a finding (as {role})", options,
-            note="What is wrong? A right finding counts as detection; a wrong one costs "
-                 "points."), chosen)
+            note="What is wrong? A right finding counts as detection when it is so now; a "
+                 "wrong one, or one that is not so yet, costs points."), chosen)
 
     def declare(self, role: str, finding: str) -> None:
         self._act("declare", lambda s: s.declare(role, finding))
@@ -687,9 +689,6 @@ class PlayScreen(Screen[None]):
             if index != self.active:
                 cmds.append((f"Switch role to {seat.role}", seat.player or "hot seat",
                              partial(self._switch_to, index)))
-        for finding in self.exercise.findings:
-            cmds.append((f"Declare: {finding.text}", "a wrong finding costs points",
-                         partial(self.declare, self.role, finding.id)))
         for monitor in self.snapshot.monitors if self.snapshot else ():
             cmds.append((f"Remove monitor {monitor.name}", monitor.sql,
                          partial(self.remove_monitor, monitor.name)))
