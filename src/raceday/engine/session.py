@@ -124,6 +124,11 @@ class Session:
         """Call `listener` with every event from now on (after it is in the transcript)."""
         self._listeners.append(listener)
 
+    def record(self, event: E) -> E:
+        """Record an event raised outside the engine (a team host's seats and their
+        commands), at the session's clock, like any other."""
+        return self._emit(event)
+
     def _emit(self, event: E) -> E:
         record = self.log.append(replace(event, sim_time=self.clock_face, minute=self.minute))
         self.events.append(record)
