@@ -74,7 +74,35 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+    _team_parsers(sub)
     return parser
+
+
+def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from pathlib import Path
+
+    host = sub.add_parser("host", help="host a team session: players join from other terminals")
+    host.add_argument("exercise", help="exercise id or folder")
+    host.add_argument("--seats", default=None,
+                      help="the roles people play, one seat each: responder,enactor-a,... "
+                      "(default: the exercise's player roles)")
+    host.add_argument("--pace", choices=["turns", "live"], default="live")
+    host.add_argument("--speed", type=float, default=60.0,
+                      help="simulated seconds per real second in the live pace (default 60)")
+    host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    host.add_argument("--headless", action="store_true",
+                      help="no console: print how to join, run until the night is over "
+                      "(Ctrl-C ends it)")
+
+    join = sub.add_parser("join", help="take a seat in a team session")
+    join.add_argument("session", type=Path, help="the session folder the host printed")
+    join.add_argument("--as", dest="player", required=True, help="your name")
+    join.add_argument("--role", default=None, help="the seat's role (checked against the token)")
+    join.add_argument("--token", default=None,
+                      help="the seat's token from the host (or RACEDAY_TOKEN)")
+
+    watch = sub.add_parser("watch", help="the projector view of a team session (read-only)")
+    watch.add_argument("session", type=Path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,7 +175,31 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
         return run_review(args.session)
+    if command in ("host", "join", "watch"):
+        return _team(args, out)
     raise AssertionError(command)
+
+
+def _team(args: argparse.Namespace, out: Console) -> int:
+    """`raceday host`, `join` and `watch`: team play across terminals."""
+    import os
+
+    if args.command == "host" and args.headless:
+        from raceday.team.launch import host_headless
+
+        return host_headless(args.exercise, args.seats, args.pace, args.speed,
+                             args.transcripts, out)
+    from raceday.tui.team import launch  # the TUI, imported only here
+
+    if args.command == "host":
+        return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
+                                   args.transcripts)
+    if args.command == "join":
+        token = args.token or os.environ.get("RACEDAY_TOKEN")
+        if not token:
+            raise InputError(["a seat needs its token: --token T (the host printed one per seat)"])
+        return launch.join(args.session, args.player, args.role, token)
+    return launch.watch(args.session)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
