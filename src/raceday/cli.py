@@ -54,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="where the session folder is written (default ./transcripts)")
+    run.add_argument("--team", action="store_true",
+                     help="play it as a team session: a host and one client per seat")
 
     sub.add_parser("list", help="list the exercises")
 
@@ -214,6 +216,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
+    if getattr(args, "team", False):
+        return _run_team(args, out)
     session, result = run_script(exercise, script, args.transcripts)
     _write_debrief(session.folder)
     if args.json:
@@ -221,6 +225,30 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     else:
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
         print_score(read_score(score), out, session.folder)
+    return EXIT_OK
+
+
+def _run_team(args: argparse.Namespace, out: Console) -> int:
+    """`raceday run --team`: the script's seats play through a host (debrief included)."""
+    import json
+
+    from raceday.commands import load_named_exercise
+    from raceday.engine.script import load_script
+    from raceday.team.script import run_team_script
+    from raceday.transcript.events import ScoreEvent
+    from raceday.transcript.log import read_events
+    from raceday.transcript.render import print_score
+    from raceday.transcript.score_view import read_score
+
+    exercise = load_named_exercise(args.exercise)
+    team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)
+    folder = team.host.folder
+    score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))
+    if args.json:
+        result = {"exercise": exercise.id, "session": str(folder), **score.score}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(read_score(score), out, folder)
     return EXIT_OK
 
 
