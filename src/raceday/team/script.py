@@ -82,14 +82,15 @@ class TeamPlay:
                 self.facilitate(lambda s: s.replay())
             return
         client = self.seat_for(step)
-        payload: dict[str, Any] = {
+        payloads: dict[str, dict[str, Any]] = {
             "sql": {"sql": step.sql},
             "monitor": {"name": step.name, "sql": step.sql},
             "declare": {"finding": step.target},
             "edit": {"statement": step.target, "sql": step.sql},
             "hint": {"hint": step.target or None},
             "replay": {},
-        }[step.action]
+        }
+        payload = payloads[step.action]
         row = client.wait(client.submit(step.action, payload), ANSWER_SECONDS)
         if row.status != "done":
             raise CommandFailed(f"{where}: {row.error}")
