@@ -78,6 +78,7 @@ def test_a_forged_and_a_replayed_command_are_refused(host: Host) -> None:
     assert "not signed with this seat's token" in errors[2]
     refused = list(of_kind(read_events(host.folder).events, ev.CommandRefused))
     assert len(refused) == 3
+    assert all(r.player is None for r in refused)  # nobody is named for what they did not send
     db.close()
 
 
@@ -179,3 +180,32 @@ def test_payload_is_plain_json(host: Host) -> None:
     command = rita.submit("sql", {"sql": "SELECT 1"})
     row = rita.db.command(command)
     assert row is not None and json.loads(row.payload) == {"role": "responder", "sql": "SELECT 1"}
+
+
+def test_raceday_host_headless_prints_how_to_join_and_scores_on_ctrl_c(
+        flagship: Exercise, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "raceday", "host", "dynamodb-dns-race", "--headless",
+         "--seats", "enactor-a,responder", "--pace", "turns", "--transcripts",
+         str(tmp_path / "t")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    lines = [process.stdout.readline() for _ in range(6)]
+    join = [line.split() for line in lines if "raceday join" in line]
+    assert len(join) == 2 and join[0][join[0].index("--role") + 1] == "enactor-a"
+    token = join[1][join[1].index("--token") + 1]
+    folder = Path(join[1][2])
+    rita = Client(folder, token, "Rita", role="responder")
+    assert rita.wait(rita.join()).status == "done"
+    [result] = results_of(rita.wait(rita.submit("sql", {"sql": "SELECT 1"})))
+    assert result.rows == ((1,),)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "Score" in out and "joined as responder" in "".join(lines) + out
+    rita.close()

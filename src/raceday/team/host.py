@@ -110,6 +110,7 @@ class Host:
         self._calls: queue.Queue[tuple[Callable[[Session], Any], Future[Any]]] = queue.Queue()
         self._step = _Step()
         self._private = False
+        self._signed = -1
         self._data_version = -1
         self._tables_json = ""
         self._clock_json = ""
@@ -220,14 +221,17 @@ class Host:
     def _handle(self, row: CommandRow) -> None:
         session = self.need()
         seat = self.seats.get(row.seat)
+        self._signed = -1
         try:
             payload = self._admit(row, seat)
             assert seat is not None
             result = self._run(session, seat, row, payload)
         except CommandRefusal as exc:
+            signed = self._signed == row.id  # refused after its MAC and number passed
             event = session.record(ev.CommandRefused(
                 seat=row.seat, action=row.kind[:40], error=str(exc), command=row.id,
-                role=seat.role if seat else None, player=seat.player if seat else None))
+                role=seat.role if seat else None,
+                player=seat.player if seat is not None and signed else None))
             self._done(row.id, "refused", error=str(exc),
                        result=wire.dumps({"event": ev.to_record(event)}))
             return
@@ -250,6 +254,7 @@ class Host:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
                                  "(replayed?)")
         seat.last_nonce = row.nonce
+        self._signed = row.id  # from here on, the seat's player sent it
         self._step.seats[seat.name] = seat
         if row.kind not in PLAYER_ACTIONS:
             raise CommandRefusal(f"a seat may not {row.kind!r}")

@@ -48,9 +48,10 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 
     host = build_host(exercise_name, seats, pace, speed, transcripts)
     host.start()
-    out.print(join_text(host), markup=False, highlight=False)
+    out.print(join_text(host), markup=False, highlight=False, soft_wrap=True)
     out.print("Ctrl-C ends the session and scores it.", style="dim")
-    score = serve(host, lambda line: out.print(line, markup=False, highlight=False),
+    score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
+                                               soft_wrap=True),
                   threading.Event())
     print_score(read_score(score), out, host.folder)
     return 0

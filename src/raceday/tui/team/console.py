@@ -226,6 +226,8 @@ class ConsoleScreen(Screen[None]):
 
     @on(Refreshed)
     def _refreshed(self, message: Refreshed) -> None:
+        if message.snapshot.ended and self.snapshot is not None:
+            return  # an ended session has no world to read: keep the last look at it
         self.snapshot = message.snapshot
         self._show_all()
 
@@ -240,11 +242,11 @@ class ConsoleScreen(Screen[None]):
         seats = Text()
         for name, (role, player, status) in self.seated.items():
             style = {"joined": "bold green", "left": "yellow"}.get(status, "dim")
-            seats.append(f"{name:<12}", style="bold")
-            seats.append(f" {role:<10} ")
-            seats.append(f"{inert(player, one_line=True):<14}", style="cyan")
-            seats.append(f" {status:<7}", style=style)
-            seats.append(f"  {self.last_action.get(name, '')}\n", style="dim")
+            seats.append(f"{name[:11]:<11}", style="bold")
+            seats.append(f" {role[:10]:<10} ")
+            seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
+            seats.append(f" {status:<6}", style=style)
+            seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
         self.query_one("#console-seats", Static).update(seats)
         if self.snapshot is not None:
             self.query_one("#console-world", WorldPanel).show(self.snapshot.world, self.alarms)

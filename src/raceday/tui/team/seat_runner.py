@@ -143,9 +143,9 @@ class SeatRunner:
         snapshot = client.snapshot(force=True)
         assert snapshot is not None
         self.clock = client.clock()
-        self.target.post_message(HostClock(self.clock))
         self.target.post_message(SessionOpened(tuple(e for e in events if self._shows(e)),
                                                snapshot))
+        self.target.post_message(HostClock(self.clock))  # after: opening starts the clock
         self.session = client
         if self._ended(events):
             return

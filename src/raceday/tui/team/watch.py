@@ -107,6 +107,8 @@ class WatchScreen(Screen[None]):
 
     @on(Refreshed)
     def _refreshed(self, message: Refreshed) -> None:
+        if message.snapshot.ended and self.snapshot is not None:
+            return  # an ended session has no world to read: keep the last look at it
         self.snapshot = message.snapshot
         self._show_header()
         self._show_world()
