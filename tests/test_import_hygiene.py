@@ -20,6 +20,11 @@ CORE = [
     "raceday.store.sqlite_store",
     "raceday.transcript.log",
     "raceday.transcript.render",
+    "raceday.team.host",
+    "raceday.team.client",
+    "raceday.team.serve",
+    "raceday.team.script",
+    "raceday.team.launch",
 ]
 
 

@@ -54,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="where the session folder is written (default ./transcripts)")
+    run.add_argument("--team", action="store_true",
+                     help="play it as a team session: a host and one client per seat")
 
     sub.add_parser("list", help="list the exercises")
 
@@ -74,7 +76,35 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+    _team_parsers(sub)
     return parser
+
+
+def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from pathlib import Path
+
+    host = sub.add_parser("host", help="host a team session: players join from other terminals")
+    host.add_argument("exercise", help="exercise id or folder")
+    host.add_argument("--seats", default=None,
+                      help="the roles people play, one seat each: responder,enactor-a,... "
+                      "(default: the exercise's player roles)")
+    host.add_argument("--pace", choices=["turns", "live"], default="live")
+    host.add_argument("--speed", type=float, default=60.0,
+                      help="simulated seconds per real second in the live pace (default 60)")
+    host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    host.add_argument("--headless", action="store_true",
+                      help="no console: print how to join, run until the night is over "
+                      "(Ctrl-C ends it)")
+
+    join = sub.add_parser("join", help="take a seat in a team session")
+    join.add_argument("session", type=Path, help="the session folder the host printed")
+    join.add_argument("--as", dest="player", required=True, help="your name")
+    join.add_argument("--role", default=None, help="the seat's role (checked against the token)")
+    join.add_argument("--token", default=None,
+                      help="the seat's token from the host (or RACEDAY_TOKEN)")
+
+    watch = sub.add_parser("watch", help="the projector view of a team session (read-only)")
+    watch.add_argument("session", type=Path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,7 +177,31 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
         return run_review(args.session)
+    if command in ("host", "join", "watch"):
+        return _team(args, out)
     raise AssertionError(command)
+
+
+def _team(args: argparse.Namespace, out: Console) -> int:
+    """`raceday host`, `join` and `watch`: team play across terminals."""
+    import os
+
+    if args.command == "host" and args.headless:
+        from raceday.team.launch import host_headless
+
+        return host_headless(args.exercise, args.seats, args.pace, args.speed,
+                             args.transcripts, out)
+    from raceday.tui.team import launch  # the TUI, imported only here
+
+    if args.command == "host":
+        return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
+                                   args.transcripts)
+    if args.command == "join":
+        token = args.token or os.environ.get("RACEDAY_TOKEN")
+        if not token:
+            raise InputError(["a seat needs its token: --token T (the host printed one per seat)"])
+        return launch.join(args.session, args.player, args.role, token)
+    return launch.watch(args.session)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
@@ -162,6 +216,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
+    if getattr(args, "team", False):
+        return _run_team(args, out)
     session, result = run_script(exercise, script, args.transcripts)
     _write_debrief(session.folder)
     if args.json:
@@ -169,6 +225,30 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     else:
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
         print_score(read_score(score), out, session.folder)
+    return EXIT_OK
+
+
+def _run_team(args: argparse.Namespace, out: Console) -> int:
+    """`raceday run --team`: the script's seats play through a host (debrief included)."""
+    import json
+
+    from raceday.commands import load_named_exercise
+    from raceday.engine.script import load_script
+    from raceday.team.script import run_team_script
+    from raceday.transcript.events import ScoreEvent
+    from raceday.transcript.log import read_events
+    from raceday.transcript.render import print_score
+    from raceday.transcript.score_view import read_score
+
+    exercise = load_named_exercise(args.exercise)
+    team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)
+    folder = team.host.folder
+    score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))
+    if args.json:
+        result = {"exercise": exercise.id, "session": str(folder), **score.score}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(read_score(score), out, folder)
     return EXIT_OK
 
 

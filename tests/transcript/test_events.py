@@ -54,6 +54,11 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.Declaration(role="responder", finding="f", text="it", correct=True, verdict="confirmed"),
     ev.Hint(id="h", text="look", cost=2, task="t"),
     ev.TeamLeft(note="left", until="02:45", after_team_left=True),
+    ev.SeatJoined(seat="enactor-a", role="enactor-a", player="ana", rejoin=True),
+    ev.SeatLeft(seat="enactor-a", role="enactor-a", player="ana"),
+    ev.SeatCommand(seat="enactor-a", role="enactor-a", player="ana", action="sql", command=7),
+    ev.CommandRefused(seat="enactor-a", action="sql", error="forged", command=8,
+                      role="planner", player="ana"),
     ev.Replay(available=False, error="the replay failed: x", final=True),
     ev.Replay(available=True,
               result=ev.ReplayResult(

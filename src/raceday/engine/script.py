@@ -38,6 +38,8 @@ class Step:
     name: str = ""
     target: str = ""
     until: When | None = None
+    seat: str | None = None
+    """The seat that acts, when the script names seats (`seats:`): a team session's player."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,12 @@ class Script:
     exercise: str | None
     roles: tuple[str, ...] | None
     steps: tuple[Step, ...]
+    seats: tuple[tuple[str, str], ...] = ()
+    """(seat, role) pairs from `seats:`; `as:` may name a seat. Headless play runs each
+    seat's steps as its role; a team session gives each seat its own client."""
 
 
-_TOP_KEYS = {"exercise", "roles", "steps", "description"}
+_TOP_KEYS = {"exercise", "roles", "steps", "description", "seats"}
 _ACTIONS = ("sql", "monitor", "declare", "edit", "wait", "replay", "end", "hint")
 _STEP_KEYS = {"at", "as", *_ACTIONS}
 
@@ -73,6 +78,7 @@ class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.problems: list[str] = []
+        self.seats: dict[str, str] = {}
 
     def err(self, node: Located | None, message: str) -> None:
         line = node.line if node is not None else 1
@@ -117,7 +123,14 @@ def load_script(path: Path, exercise: Exercise) -> Script:
             for role in roles:
                 if role not in exercise.role_ids:
                     reader.err(node, f"unknown role '{role}' (roles are {', '.join(exercise.role_ids)})")
+    seats = _read_seats(reader, top.get("seats"), exercise)
+    if roles is None and seats:
+        roles = tuple(r for r in exercise.role_ids if r in {role for _, role in seats})
     held = roles if roles is not None else exercise.default_roles
+    for seat, role in seats:
+        if role not in held:
+            reader.err(top["seats"], f"seat '{seat}' plays '{role}', which `roles:` does not hold")
+    reader.seats = dict(seats)
     steps: list[Step] = []
     if "steps" not in top:
         reader.err(root, "missing key 'steps'")
@@ -132,7 +145,30 @@ def load_script(path: Path, exercise: Exercise) -> Script:
                     steps.append(step)
     if reader.problems:
         raise ScriptError(reader.problems)
-    return Script(path, exercise_id, roles, tuple(steps))
+    return Script(path, exercise_id, roles, tuple(steps), seats)
+
+
+def _read_seats(reader: _Reader, node: Located | None, ex: Exercise,
+                ) -> tuple[tuple[str, str], ...]:
+    """`seats: {ana: enactor-a, rita: responder}`: named seats and the role of each."""
+    if node is None:
+        return ()
+    value = node.plain_value()
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        reader.err(node, "seats must map seat names to roles, e.g. {ana: enactor-a}")
+        return ()
+    seats: list[tuple[str, str]] = []
+    for seat, role in value.items():
+        if role not in ex.role_ids:
+            reader.err(node, f"seat '{seat}': unknown role '{role}' (roles are "
+                       f"{', '.join(ex.role_ids)})")
+            continue
+        if seat in ex.role_ids and seat != role:
+            reader.err(node, f"seat '{seat}' is named like a role but plays '{role}'")
+            continue
+        seats.append((seat, role))
+    return tuple(seats)
 
 
 def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ...]) -> Step | None:
@@ -163,12 +199,14 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
     action = actions[0]
     vnode = fields[action]
     value = vnode.plain_value()
-    role = None
+    role = seat = None
     if action in {"sql", "monitor", "declare", "edit"}:
         if "as" not in fields:
             reader.err(node, f"a {action} step needs `as: ROLE`")
             return None
         role = str(fields["as"].plain_value())
+        seat = role if role in reader.seats else None
+        role = reader.seats.get(role, role)
         if role not in ex.role_ids:
             reader.err(fields["as"], f"unknown role '{role}' (roles are {', '.join(ex.role_ids)})")
             return None
@@ -180,7 +218,7 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not isinstance(value, str) or not value.strip():
             reader.err(vnode, "sql must be a non-empty string")
             return None
-        return Step(line, "sql", role, at, sql=value)
+        return Step(line, "sql", role, at, sql=value, seat=seat)
     if action == "monitor":
         if not isinstance(value, dict) or set(value) != {"name", "sql"}:
             reader.err(vnode, "monitor must be {name: ..., sql: ...}")
@@ -188,13 +226,13 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
         if not all(isinstance(value[key], str) and value[key].strip() for key in ("name", "sql")):
             reader.err(vnode, "monitor's name and sql must be non-empty text")
             return None
-        return Step(line, "monitor", role, at, sql=value["sql"], name=value["name"])
+        return Step(line, "monitor", role, at, sql=value["sql"], name=value["name"], seat=seat)
     if action == "declare":
         if not isinstance(value, str) or ex.finding(value) is None:
             known = ", ".join(f.id for f in ex.findings) or "none"
             reader.err(vnode, f"unknown finding '{value}' (findings are {known})")
             return None
-        return Step(line, "declare", role, at, target=value)
+        return Step(line, "declare", role, at, target=value, seat=seat)
     if action == "edit":
         if not isinstance(value, dict) or set(value) != {"statement", "sql"}:
             reader.err(vnode, "edit must be {statement: ..., sql: ...}")
@@ -207,7 +245,7 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
             known = ", ".join(s.id for s in ex.statements) or "none"
             reader.err(vnode, f"unknown automation statement '{statement}' (statements are {known})")
             return None
-        return Step(line, "edit", role, at, sql=value["sql"], target=statement)
+        return Step(line, "edit", role, at, sql=value["sql"], target=statement, seat=seat)
     if action == "wait":
         until = _when(value)
         if until is None:

@@ -133,6 +133,11 @@ class Session:
         """Call `listener` with every event from now on (after it is in the transcript)."""
         self._listeners.append(listener)
 
+    def record(self, event: E) -> E:
+        """Record an event raised outside the engine (a team host's seats and their
+        commands), at the session's clock, like any other."""
+        return self._emit(event)
+
     def _emit(self, event: E) -> E:
         if self.team_left_at is not None and not isinstance(event, ev.ScoreEvent):
             event = replace(event, after_team_left=True)

@@ -374,6 +374,56 @@ class Hint(Event):
     task: str | None = None
 
 
+# -- team play: seats and their commands ------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatJoined(Event):
+    """A player took a seat of a team session (`rejoin`: the seat had been taken before)."""
+
+    kind: ClassVar[str] = "seat_joined"
+    seat: str
+    role: str
+    player: str
+    rejoin: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatLeft(Event):
+    """A player left a seat; the seat stays theirs to come back to."""
+
+    kind: ClassVar[str] = "seat_left"
+    seat: str
+    role: str
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatCommand(Event):
+    """A seat's command the host accepted, and who sent it; what it did follows."""
+
+    kind: ClassVar[str] = "seat_command"
+    seat: str
+    role: str
+    player: str
+    action: str
+    command: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandRefused(Event):
+    """A command the host would not run: a role the seat was not given, a forged or replayed
+    token, an unknown seat."""
+
+    kind: ClassVar[str] = "command_refused"
+    seat: str
+    action: str
+    error: str
+    command: int
+    role: str | None = None
+    player: str | None = None
+
+
 # -- the replay and the score -------------------------------------------------------------------
 
 
@@ -453,6 +503,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,
+    SeatJoined, SeatLeft, SeatCommand, CommandRefused,
 )
 BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
 _BASE_FIELDS = ("seq", "sim_time", "minute", "kind")

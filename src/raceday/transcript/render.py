@@ -108,6 +108,21 @@ def _describe(event: ev.Event) -> str:
                 f"happened {', '.join(e.result.happened) or 'nothing'}")
     if isinstance(e, ev.Note):
         return f"note: {e.text}"
+    return _describe_team(e)
+
+
+def _describe_team(e: ev.Event) -> str:
+    """The seats of a team session: who joined, who acted, what was refused."""
+    if isinstance(e, ev.SeatJoined):
+        again = " again" if e.rejoin else ""
+        return f"{e.player} joined{again} as {e.role} (seat {e.seat})"
+    if isinstance(e, ev.SeatLeft):
+        return f"{e.player} left seat {e.seat} ({e.role})"
+    if isinstance(e, ev.SeatCommand):
+        return f"{e.player} ({e.role}): {e.action}"
+    if isinstance(e, ev.CommandRefused):
+        who = f"{e.player} " if e.player else ""
+        return f"REFUSED {who}at seat {e.seat}: {e.action}: {e.error}"
     return e.kind
 
 

@@ -38,6 +38,7 @@ from raceday.tui.messages import (
     SessionOpened,
     StatementsRan,
 )
+from raceday.tui.play_runner import PlayRunner
 from raceday.tui.runner import SessionRunner
 from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.dialogs import (
@@ -120,7 +121,7 @@ class PlayScreen(Screen[None]):
         self.ending = False
         self._ticker: Timer | None = None
         self._running_note: Timer | None = None
-        self.runner: SessionRunner | None = None
+        self.runner: PlayRunner | None = None
         self.tables: dict[str, tuple[str, ...]] = {}
         self.hardening: HardenScreen | None = None
         self.replaying: ReplayScreen | None = None
@@ -182,10 +183,14 @@ class PlayScreen(Screen[None]):
         self._show_seat()
         self._show_guide()
         self.results.show_text(Text("Opening the world…", style="dim"))
-        self.runner = SessionRunner(self.app, self)
+        self.runner = self.make_runner()
         self.runner.open(self.exercise, [s.role for s in self.seats],
                          self.settings.transcripts, self.settings.pace)
         self.editor.focus()
+
+    def make_runner(self) -> PlayRunner:
+        """Who runs the session: here, in this process (a team seat's screen overrides it)."""
+        return SessionRunner(self.app, self)
 
     def on_resize(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)
@@ -421,7 +426,7 @@ class PlayScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------------------
 
-    def _ready(self) -> SessionRunner | None:
+    def _ready(self) -> PlayRunner | None:
         if self.runner is None or self.runner.session is None or self.ending:
             self.notify("The session is not open yet.", severity="warning")
             return None

@@ -1,0 +1,188 @@
+"""A seat's side of a team session, without any UI: find the seat by its token, send signed
+commands, read the events and the state the host publishes.
+
+Clients never touch the world: they write commands into session.db and read what the host
+made of them. `View` is the read-only part (the projector view needs nothing more).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from raceday.engine.snapshot import Snapshot
+from raceday.errors import RacedayError
+from raceday.store.results import StatementResult, TableInfo
+from raceday.store.session_db import SESSION_DB, CommandRow, SessionDb
+from raceday.team import wire
+from raceday.team.seats import sign, token_hash
+from raceday.transcript import events as ev
+
+WAIT_POLL_SECONDS = 0.003
+
+
+class TeamError(RacedayError):
+    """A seat that cannot be taken, a session that is not there."""
+
+
+class CommandFailed(TeamError):
+    """The host refused or could not run a command; the message says why."""
+
+    def __init__(self, message: str, event: ev.Event | None = None) -> None:
+        super().__init__(message)
+        self.event = event
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The host's clock as a client shows it."""
+
+    pace: str = "live"
+    paused: bool = False
+    speed: float = 60.0
+    minute: int = 0
+    ended: bool = False
+
+
+def session_db_path(session: Path) -> Path:
+    return session / SESSION_DB if session.is_dir() or not session.suffix else session
+
+
+class View:
+    """Reads a team session: its events in order, the snapshot, the clock."""
+
+    def __init__(self, session: Path) -> None:
+        self.db = SessionDb.open(session_db_path(session))
+        self.meta = self.db.meta()
+        self.folder = Path(self.meta.get("folder", str(self.db.path.parent)))
+        self.last_seq = 0
+        self._data_version = -1
+        self._state_version = -1
+        self._tables_version = -1
+        self._tables: tuple[TableInfo, ...] | None = None
+
+    def changed(self) -> bool:
+        """True when the host (or another seat) has written since the last call."""
+        version = self.db.data_version()
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        return True
+
+    def new_events(self, private: bool = False) -> list[ev.Event]:
+        rows = self.db.events_after(self.last_seq, private=private)
+        events = [ev.from_record(json.loads(row.line)) for row in rows]
+        if rows:
+            self.last_seq = rows[-1].seq
+        return events
+
+    def snapshot(self, force: bool = False) -> Snapshot | None:
+        """The newest snapshot, or None when it has not changed since the last call."""
+        state = self.db.state()
+        if state is None or (state.version == self._state_version and not force):
+            return None
+        tables = None
+        if state.tables_version != self._tables_version or force:
+            self._tables_version = state.tables_version
+            self._tables = wire.tables_from_json(state.tables)
+            tables = self._tables
+        self._state_version = state.version
+        return wire.snapshot_from_json(state.snapshot, tables)
+
+    def clock(self) -> Clock:
+        text = self.db.clock()
+        data = json.loads(text) if text else {}
+        fields = Clock.__dataclass_fields__
+        return Clock(**{k: v for k, v in data.items() if k in fields})
+
+    @property
+    def ended(self) -> bool:
+        return self.db.meta().get("state") == "ended"
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class Client(View):
+    """A seat: joins with its token, sends commands signed with it."""
+
+    def __init__(self, session: Path, token: str, player: str, role: str | None = None) -> None:
+        super().__init__(session)
+        mine = [s for s in self.db.seats() if s.token_hash == token_hash(token)]
+        if not mine:
+            self.close()
+            raise TeamError("that token opens no seat of this session (ask the host for "
+                            "the join command)")
+        seat = mine[0]
+        if role is not None and role != seat.role:
+            self.close()
+            raise TeamError(f"that token is for seat {seat.name} ({seat.role}), not {role}")
+        self.seat = seat.name
+        self.role = seat.role
+        self.player = " ".join(player.split()) or seat.name
+        self._token = token
+        self._nonce = seat.last_nonce
+
+    def submit(self, kind: str, payload: dict[str, Any]) -> int:
+        """Queue a command for the host; returns its id at once."""
+        self._nonce = max(self._nonce + 1, time.time_ns() // 1000)
+        body = wire.dumps({"role": self.role, **payload})
+        mac = sign(self._token, self.seat, self._nonce, kind, body)
+        return self.db.submit(self.seat, self._nonce, kind, body, mac, time.time())
+
+    def outcome(self, command_id: int) -> CommandRow | None:
+        """The command as the host left it, or None while it is queued."""
+        row = self.db.command(command_id)
+        return row if row is not None and row.status != "queued" else None
+
+    def wait(self, command_id: int, timeout: float = 30.0) -> CommandRow:
+        deadline = time.monotonic() + timeout
+        while True:
+            row = self.outcome(command_id)
+            if row is not None:
+                return row
+            if time.monotonic() > deadline:
+                raise TeamError(f"the host has not answered in {timeout:g} s (is it running?)")
+            time.sleep(WAIT_POLL_SECONDS)
+
+    def join(self) -> int:
+        return self.submit("join", {"player": self.player})
+
+    def history(self) -> list[str]:
+        """This seat's statements so far, oldest first (a rejoined editor's history)."""
+        out: list[str] = []
+        for row in self.db.commands_of(self.seat, "sql"):
+            try:
+                sql = json.loads(row.payload).get("sql")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(sql, str) and (not out or out[-1] != sql):
+                out.append(sql)
+        return out
+
+
+def results_of(row: CommandRow) -> list[StatementResult]:
+    """A done `sql` command's results; `CommandFailed` for a refused or failed one."""
+    _raise_unless_done(row)
+    return wire.results_from_json(row.result or "[]")
+
+
+def event_of(row: CommandRow) -> ev.Event | None:
+    """The event a done action recorded; `CommandFailed` for a refused or failed one."""
+    _raise_unless_done(row)
+    data = json.loads(row.result or "{}")
+    record = data.get("event") if isinstance(data, dict) else None
+    return ev.from_record(record) if record is not None else None
+
+
+def _raise_unless_done(row: CommandRow) -> None:
+    if row.status == "done":
+        return
+    event = None
+    if row.result:
+        record = json.loads(row.result).get("event")
+        event = ev.from_record(record) if record else None
+    raise CommandFailed(row.error or f"the command {row.status}", event)

@@ -1,0 +1,426 @@
+"""The host of a team session: it owns the session (clock, automation, monitors, score,
+transcript) and meets its players in `session.db`.
+
+The host runs in one thread. Each `pump` runs the facilitator's queued calls, then the
+seats' queued commands (each through the one statement path, as the seat's role), then lets
+the live clock run, and publishes what happened in one transaction: the events as the
+session recorded them (already in `events.jsonl`), each command's outcome, the snapshot the
+players' screens show. A command the seat may not send (another role, a forged MAC, a used
+number) is refused and recorded, and the session goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from raceday.engine.clock import LiveClock, Pace
+from raceday.engine.headless import open_session
+from raceday.engine.session import Session, SessionError
+from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
+from raceday.errors import RacedayError
+from raceday.exercise.model import Exercise
+from raceday.store.session_db import (
+    SESSION_DB,
+    CommandRow,
+    EventRow,
+    Outcome,
+    Publication,
+    SessionDb,
+)
+from raceday.team import wire
+from raceday.team.seats import SeatSpec, new_token, token_hash, verify
+from raceday.transcript import events as ev
+from raceday.transcript.events import to_json_line
+
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+POLL_SECONDS = 0.01
+"""How often an idle host looks for commands (a `PRAGMA data_version`, nearly free)."""
+COMMANDS_PER_PUMP = 50
+CLOCK_SECONDS = 0.25
+"""How often the live clock is read."""
+PLAYER_ACTIONS = ("join", "leave", "sql", "monitor", "remove_monitor", "declare", "edit",
+                  "hint", "replay")
+
+
+class CommandRefusal(Exception):
+    """Why a seat's command is not run (recorded as `command_refused`)."""
+
+
+@dataclass
+class Seat:
+    """A seat as the host knows it, token included (the host alone holds tokens)."""
+
+    name: str
+    role: str
+    token: str
+    player: str | None = None
+    joined_at: float | None = None
+    last_nonce: int = 0
+
+
+@dataclass
+class _Step:
+    events: list[EventRow] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    seats: dict[str, Seat] = field(default_factory=dict)
+    schema_changed: bool = False
+
+
+class Host:
+    """Owns one team session. Build it, `start()` it, then `pump()` (or `run()`)."""
+
+    def __init__(self, exercise: Exercise, seats: Sequence[SeatSpec], *,
+                 exercise_ref: str | None = None, transcripts: Path = Path("transcripts"),
+                 pace: Pace = Pace.LIVE, speed: float = 60.0,
+                 wall: Callable[[], float] = time.monotonic,
+                 tokens: dict[str, str] | None = None, time_limit_s: float = 2.0) -> None:
+        names = [s.name for s in seats]
+        if len(set(names)) != len(names):
+            raise SessionError("two seats have the same name")
+        for spec in seats:
+            if spec.role not in exercise.role_ids:
+                raise SessionError(f"unknown role {spec.role!r} for seat {spec.name!r}; roles "
+                                   f"are {', '.join(exercise.role_ids)}")
+        self.exercise = exercise
+        self.exercise_ref = exercise_ref or exercise.id
+        self.seats = {s.name: Seat(s.name, s.role, (tokens or {}).get(s.name) or new_token())
+                      for s in seats}
+        self.transcripts = transcripts
+        self.pace = pace
+        self.live = LiveClock(speed=speed)
+        self.wall = wall
+        self.time_limit_s = time_limit_s
+        self.session: Session | None = None
+        self.db: SessionDb | None = None
+        self.plan = WorldPlan()
+        self.snapshot: Snapshot | None = None
+        self.ended = False
+        self.commands_done = 0
+        self._calls: queue.Queue[tuple[Callable[[Session], Any], Future[Any]]] = queue.Queue()
+        self._step = _Step()
+        self._private = False
+        self._signed = -1
+        self._data_version = -1
+        self._tables_json = ""
+        self._clock_json = ""
+        self._last_clock_read = 0.0
+
+    # -- start --------------------------------------------------------------------------
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles people hold, in the exercise's order; the automation plays the rest."""
+        held = {s.role for s in self.seats.values()}
+        return tuple(r for r in self.exercise.role_ids if r in held)
+
+    @property
+    def folder(self) -> Path:
+        return self.need().folder
+
+    def need(self) -> Session:
+        if self.session is None:
+            raise RuntimeError("the host has not started")
+        return self.session
+
+    def start(self) -> Session:
+        """Open the world and the transcript, create session.db, seat nobody yet."""
+        session = open_session(self.exercise, self.roles, self.transcripts, self.pace,
+                               self.time_limit_s)
+        self.session = session
+        self.db = SessionDb.create(session.folder / SESSION_DB)
+        for seat in self.seats.values():
+            self.db.add_seat(seat.name, seat.role, token_hash(seat.token))
+        self.plan = WorldPlan.from_tables(session.store.tables())
+        for event in session.events:  # session_start and whatever the first minute fired
+            self._on_event(event)
+        session.subscribe(self._on_event)
+        if self.pace is Pace.LIVE:
+            self.live.start(self.wall(), 0)
+        self._publish(meta={
+            "exercise": self.exercise_ref, "exercise_id": self.exercise.id,
+            "title": self.exercise.title, "folder": str(session.folder.resolve()),
+            "pace": self.pace.value, "state": "running",
+        }, tables=True)
+        _log.info("team session hosted in %s with seats %s", session.folder,
+                  ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
+        return session
+
+    def join_lines(self) -> list[str]:
+        """How each seat joins: one command line per seat."""
+        folder = self.folder
+        return [f"raceday join {folder} --as NAME --role {s.role} --token {s.token}"
+                + (f"   (seat {s.name})" if s.name != s.role else "")
+                for s in self.seats.values()]
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def call(self, fn: Callable[[Session], T]) -> Future[T]:
+        """Run `fn(session)` in the host's thread at its next pump (the console's way in)."""
+        future: Future[T] = Future()
+        self._calls.put((fn, future))
+        return future
+
+    def pump(self) -> int:
+        """One round: facilitator calls, seats' commands, the clock; publish. Returns how
+        many calls and commands it handled."""
+        session = self.need()
+        if self.ended:
+            return 0
+        handled = 0
+        while not self._calls.empty():
+            fn, future = self._calls.get_nowait()
+            handled += 1
+            try:
+                future.set_result(fn(session))
+            except BaseException as exc:  # the console shows it; the host goes on
+                future.set_exception(exc)
+        db = self.db
+        assert db is not None
+        version = db.data_version()
+        if version != self._data_version and not session.ended:
+            self._data_version = version
+            rows = db.queued(COMMANDS_PER_PUMP)
+            if len(rows) == COMMANDS_PER_PUMP:
+                self._data_version = -1  # more are waiting: look again at the next pump
+            for row in rows:
+                handled += 1
+                self._handle(row)
+                if session.ended:
+                    break
+        now = self.wall()
+        if (self.pace is Pace.LIVE and not self.live.paused and not session.ended
+                and now - self._last_clock_read >= CLOCK_SECONDS):
+            self._last_clock_read = now
+            target = int(self.live.minutes(now))
+            if target > session.minute and session.minute < session.end_minute:
+                session.advance_to(target)
+        if session.ended:
+            self.ended = True
+        self._publish()
+        return handled
+
+    def run(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
+        """Pump until `stop` is set or the session has ended."""
+        while not stop.is_set() and not self.ended:
+            if not self.pump():
+                stop.wait(poll)
+
+    # -- seats' commands ---------------------------------------------------------------
+
+    def _handle(self, row: CommandRow) -> None:
+        session = self.need()
+        seat = self.seats.get(row.seat)
+        self._signed = -1
+        try:
+            payload = self._admit(row, seat)
+            assert seat is not None
+            result = self._run(session, seat, row, payload)
+        except CommandRefusal as exc:
+            signed = self._signed == row.id  # refused after its MAC and number passed
+            event = session.record(ev.CommandRefused(
+                seat=row.seat, action=row.kind[:40], error=str(exc), command=row.id,
+                role=seat.role if seat else None,
+                player=seat.player if seat is not None and signed else None))
+            self._done(row.id, "refused", error=str(exc),
+                       result=wire.dumps({"event": ev.to_record(event)}))
+            return
+        except (RacedayError, SessionError) as exc:
+            self._done(row.id, "failed", error=_one_line(exc))
+            return
+        except Exception as exc:  # a bug: the seat is told, the log keeps the trace
+            _log.error("command %s of seat %s failed", row.id, row.seat, exc_info=exc)
+            self._done(row.id, "failed", error=f"internal error: {_one_line(exc)}")
+            return
+        self.commands_done += 1
+        self._done(row.id, "done", result=result)
+
+    def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
+        if seat is None:
+            raise CommandRefusal(f"no seat {row.seat!r} in this session")
+        if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac):
+            raise CommandRefusal("the command is not signed with this seat's token (forged?)")
+        if row.nonce <= seat.last_nonce:
+            raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
+                                 "(replayed?)")
+        seat.last_nonce = row.nonce
+        self._signed = row.id  # from here on, the seat's player sent it
+        self._step.seats[seat.name] = seat
+        if row.kind not in PLAYER_ACTIONS:
+            raise CommandRefusal(f"a seat may not {row.kind!r}")
+        try:
+            payload = json.loads(row.payload)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            raise CommandRefusal("the command's payload is not an object")
+        role = payload.get("role", seat.role)
+        if role != seat.role:
+            raise CommandRefusal(f"seat {seat.name} was given role {seat.role}, not {role}")
+        if row.kind != "join" and seat.player is None:
+            raise CommandRefusal("the seat has not been joined")
+        return payload
+
+    def _run(self, session: Session, seat: Seat, row: CommandRow,
+             payload: dict[str, Any]) -> str | None:
+        kind, role = row.kind, seat.role
+        if kind == "join":
+            player = " ".join(str(payload.get("player") or "").split())[:40] or seat.name
+            rejoin = seat.joined_at is not None
+            seat.player, seat.joined_at = player, time.time()
+            event: ev.Event | None = session.record(ev.SeatJoined(
+                seat=seat.name, role=role, player=player, rejoin=rejoin))
+            return _event_result(event)
+        player = seat.player or seat.name
+        if kind == "leave":
+            return _event_result(session.record(ev.SeatLeft(seat=seat.name, role=role,
+                                                            player=player)))
+        session.record(ev.SeatCommand(seat=seat.name, role=role, player=player, action=kind,
+                                      command=row.id))
+        if kind == "sql":
+            results = session.execute(role, _text(payload, "sql"))
+            self._step.schema_changed |= any(r.schema_changed for r in results)
+            return wire.results_to_json(results)
+        if kind == "monitor":
+            event = session.save_monitor(role, _text(payload, "name"), _text(payload, "sql"))
+        elif kind == "remove_monitor":
+            session.remove_monitor(_text(payload, "name"))
+            event = None
+        elif kind == "declare":
+            event = session.declare(role, _text(payload, "finding"))
+        elif kind == "edit":
+            event = session.edit_statement(role, _text(payload, "statement"),
+                                           _text(payload, "sql"))
+        elif kind == "hint":
+            hint = payload.get("hint")
+            event = session.reveal_hint(str(hint) if hint else None, role)
+        else:  # replay
+            event = session.replay()
+        return _event_result(event)
+
+    def _done(self, command_id: int, status: str, *, result: str | None = None,
+              error: str | None = None) -> None:
+        self._step.outcomes.append(Outcome(command_id, status, time.time(), result, error))
+
+    # -- the facilitator's own actions (call them through `call`, or in the host thread) --
+
+    def pause(self) -> None:
+        self.live.pause(self.wall())
+
+    def resume(self) -> None:
+        self.live.resume(self.wall())
+
+    def set_speed(self, speed: float) -> None:
+        self.live.set_speed(speed, self.wall())
+
+    def skip(self) -> None:
+        """Let the clock run to the next inject (the facilitator's "next")."""
+        session = self.need()
+        session.wait(None)
+        self.live.jump_to(session.minute, self.wall())
+
+    def wait_until(self, minute: int | None) -> None:
+        session = self.need()
+        session.wait(minute)
+        self.live.jump_to(session.minute, self.wall())
+
+    def advance_to(self, minute: int) -> None:
+        session = self.need()
+        session.advance_to(minute)
+        self.live.jump_to(session.minute, self.wall())
+
+    def observer_note(self, text: str) -> ev.Event:
+        """A note for the debrief; players do not see it."""
+        self._private = True
+        try:
+            return self.need().note(text)
+        finally:
+            self._private = False
+
+    def end(self, reason: str = "ended by the facilitator") -> ev.ScoreEvent:
+        session = self.need()
+        session.end(reason)
+        self.ended = True
+        self._publish()
+        _write_debrief(session.folder)
+        return next(e for e in reversed(session.events) if isinstance(e, ev.ScoreEvent))
+
+    # -- publishing ----------------------------------------------------------------------
+
+    def _on_event(self, event: ev.Event) -> None:
+        private = self._private and isinstance(event, ev.Note)
+        self._step.events.append(EventRow(event.seq, event.kind, private, to_json_line(event)))
+        if isinstance(event, ev.Statement) and event.schema_changed:
+            self._step.schema_changed = True
+
+    def clock_state(self) -> dict[str, Any]:
+        session = self.need()
+        return {"pace": self.pace.value, "paused": self.live.paused, "speed": self.live.speed,
+                "minute": session.minute, "ended": session.ended}
+
+    def _publish(self, meta: dict[str, str] | None = None, tables: bool = False) -> None:
+        session = self.need()
+        step, self._step = self._step, _Step()
+        clock = wire.dumps(self.clock_state())
+        clock_changed = clock != self._clock_json
+        if not (step.events or step.outcomes or step.seats or meta or tables or clock_changed):
+            return
+        snapshot_json = tables_json = None
+        if step.events or step.outcomes or tables or clock_changed:
+            snap = take_snapshot(session, self.plan,
+                                 tables=(tables or step.schema_changed) and not session.ended)
+            self.snapshot = snap
+            snapshot_json = wire.snapshot_to_json(snap)
+            if snap.tables is not None:
+                candidate = wire.tables_to_json(snap.tables)
+                if candidate != self._tables_json:
+                    self._tables_json = tables_json = candidate
+        if session.ended:
+            meta = {**(meta or {}), "state": "ended"}
+        self._clock_json = clock
+        db = self.db
+        assert db is not None
+        db.publish(Publication(
+            events=step.events, outcomes=step.outcomes, snapshot=snapshot_json,
+            tables=tables_json, clock=clock, meta=meta,
+            seats=[(s.name, s.player, s.joined_at, s.last_nonce) for s in step.seats.values()],
+        ))
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+
+def _event_result(event: ev.Event | None) -> str:
+    return wire.dumps({"event": ev.to_record(event) if event is not None else None})
+
+
+def _text(payload: dict[str, Any], key: str) -> str:
+    value = payload.get(key)
+    if not isinstance(value, str):
+        raise CommandRefusal(f"the command needs {key!r} as text")
+    return value
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _write_debrief(folder: Path) -> None:
+    from raceday.transcript.debrief import write_debrief  # heavy, needed only at the end
+
+    try:
+        write_debrief(folder)
+    except Exception:  # the session is scored and saved; `raceday debrief` writes it again
+        _log.exception("debrief.md not written in %s", folder)

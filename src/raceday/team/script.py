@@ -1,0 +1,125 @@
+"""Play a script as a team session: a host in its own thread and one client per seat, each
+step sent by its seat's client and answered before the next (players taking turns).
+
+The clock steps of a script (`at:`, `wait:`) and unseated steps (a hint or replay without
+`as:`) are the facilitator's: they go to the host as console calls do. Playing the same
+script headless (`raceday run`) records the same session, seats aside.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from raceday.engine.clock import Pace
+from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
+from raceday.engine.script import Script, Step
+from raceday.engine.session import Session
+from raceday.exercise.model import Exercise
+from raceday.team.client import Client, CommandFailed
+from raceday.team.host import Host
+from raceday.team.seats import SeatSpec, seats_from_roles
+
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
+ANSWER_SECONDS = 30.0
+
+
+def script_seats(exercise: Exercise, script: Script) -> list[SeatSpec]:
+    if script.seats:
+        return [SeatSpec(name, role) for name, role in script.seats]
+    return seats_from_roles(script.roles if script.roles is not None else exercise.default_roles)
+
+
+class TeamPlay:
+    """A host running in a thread and a client per seat, driven one step at a time."""
+
+    def __init__(self, exercise: Exercise, seats: list[SeatSpec],
+                 transcripts: Path = DEFAULT_TRANSCRIPTS, players: dict[str, str] | None = None,
+                 ) -> None:
+        self.host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
+        self.host.start()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.host.run, args=(self._stop,),
+                                        name="raceday-host", daemon=True)
+        self._thread.start()
+        self.clients: dict[str, Client] = {}
+        for seat in self.host.seats.values():
+            client = Client(self.host.folder, seat.token, (players or {}).get(seat.name, seat.name))
+            client.wait(client.join(), ANSWER_SECONDS)
+            self.clients[seat.name] = client
+
+    def facilitate(self, fn: Callable[[Session], T]) -> T:
+        """Run a facilitator's call on the host and wait for it."""
+        return self.host.call(fn).result(ANSWER_SECONDS)
+
+    def seat_for(self, step: Step) -> Client:
+        if step.seat is not None:
+            return self.clients[step.seat]
+        return next(c for c in self.clients.values() if c.role == step.role)
+
+    def play(self, step: Step, where: str) -> None:
+        host = self.host
+        if step.at is not None:
+            at = step.at
+            self.facilitate(lambda s: host.advance_to(minute_of(at, s, where)))
+        if step.action == "wait":
+            assert step.until is not None
+            until = step.until
+
+            def wait(s: Session) -> None:
+                host.wait_until(None if until.text == "next" else minute_of(until, s, where))
+
+            self.facilitate(wait)
+            return
+        if step.role is None:  # a hint or a replay nobody at a seat asked for
+            if step.action == "hint":
+                self.facilitate(lambda s: s.reveal_hint(step.target or None, None))
+            elif step.action == "replay":
+                self.facilitate(lambda s: s.replay())
+            return
+        client = self.seat_for(step)
+        payloads: dict[str, dict[str, Any]] = {
+            "sql": {"sql": step.sql},
+            "monitor": {"name": step.name, "sql": step.sql},
+            "declare": {"finding": step.target},
+            "edit": {"statement": step.target, "sql": step.sql},
+            "hint": {"hint": step.target or None},
+            "replay": {},
+        }
+        payload = payloads[step.action]
+        row = client.wait(client.submit(step.action, payload), ANSWER_SECONDS)
+        if row.status != "done":
+            raise CommandFailed(f"{where}: {row.error}")
+
+    def finish(self, reason: str = "ended") -> None:
+        """End the session on the host (the clock left to run out unless `end`) and stop."""
+        self.facilitate(lambda s: self.host.end(reason))
+        self._stop.set()
+        self._thread.join(timeout=ANSWER_SECONDS)
+        for client in self.clients.values():
+            client.close()
+        self.host.close()
+
+
+def run_team_script(exercise: Exercise, script: Script,
+                    transcripts: Path = DEFAULT_TRANSCRIPTS,
+                    players: dict[str, str] | None = None) -> TeamPlay:
+    """Play a whole script through a host and its seats, then score (as `run_script`)."""
+    team = TeamPlay(exercise, script_seats(exercise, script), transcripts, players)
+    try:
+        for step in script.steps:
+            if step.action == "end":
+                break
+            team.play(step, f"{script.path}:{step.line}")
+        else:
+            team.facilitate(lambda s: team.host.advance_to(s.end_minute))
+    except BaseException:
+        _log.exception("the team script %s stopped", script.path)
+        team.finish("aborted")
+        raise
+    team.finish()
+    return team

@@ -1,0 +1,52 @@
+"""`raceday host --headless`: a host without a console, for scripts, benchmarks and a
+facilitator who runs the clock from the command line (Ctrl-C ends the session)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from raceday.team.host import POLL_SECONDS, Host
+from raceday.transcript import events as ev
+from raceday.transcript.render import describe
+
+Say = Callable[[str], None]
+_TOLD = (ev.SeatJoined, ev.SeatLeft, ev.CommandRefused, ev.Fault, ev.Restored, ev.Declaration,
+         ev.TimelineEnd)
+
+
+def join_text(host: Host) -> str:
+    """What the host prints: where the session is and each seat's join command."""
+    lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}",
+             "  join (one terminal per seat; hand each player their own line):"]
+    lines += [f"    {line}" for line in host.join_lines()]
+    lines.append(f"  projector:  raceday watch {host.folder}")
+    return "\n".join(lines)
+
+
+def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = True,
+          ) -> ev.ScoreEvent:
+    """Run a started host until `stop` is set or the night is over; then end and score."""
+    session = host.need()
+    session.subscribe(lambda event: _tell(event, say))
+    try:
+        while not stop.is_set() and not host.ended:
+            if not host.pump():
+                stop.wait(POLL_SECONDS)
+            if end_when_over and session.timeline_over:
+                break
+    except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score
+        pass
+    finally:
+        if not host.ended:
+            reason = "the night is over" if session.timeline_over else "ended by the facilitator"
+            score = host.end(reason)
+        else:
+            score = next(e for e in reversed(session.events) if isinstance(e, ev.ScoreEvent))
+        host.close()
+    return score
+
+
+def _tell(event: ev.Event, say: Say) -> None:
+    if isinstance(event, _TOLD):
+        say(f"{event.sim_time}  {describe(event)}")

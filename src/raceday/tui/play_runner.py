@@ -1,0 +1,43 @@
+"""What the play screen asks of whoever runs its session: the hot seat's own `SessionRunner`
+(the session in this process), or a team seat's `SeatRunner` (the session on the host).
+
+Both post the same messages (`tui/messages.py`) to the screen, so the screen cannot tell
+them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from raceday.engine.clock import Pace
+    from raceday.engine.session import Session
+    from raceday.exercise.model import Exercise
+    from raceday.transcript import events as ev
+
+
+class PlayRunner(Protocol):
+    @property
+    def session(self) -> Any:
+        """Not None once the session is open (the hot seat's runner: the `Session`)."""
+
+    @property
+    def statement_running(self) -> bool: ...
+
+    def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
+             pace: Pace) -> None: ...
+
+    def execute(self, role: str, sql: str) -> None: ...
+
+    def act(self, action: str, call: Callable[[Session], ev.Event | None],
+            *, tables: bool = False) -> None: ...
+
+    def replay(self) -> None: ...
+
+    def tick(self, minute: int) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def end(self, reason: str = "ended") -> None: ...

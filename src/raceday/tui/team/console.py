@@ -1,0 +1,430 @@
+"""The facilitator's console for a team session: who sits where, the clock, injects, hints
+previewed before they go out, observer notes, and a private panel (the answer key and the
+live verdicts) that no player's screen shows.
+
+The host runs in a thread of its own; the console sends it calls (`Host.call`) and reads
+the session back from session.db like any seat, private events included.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Label, Static
+from textual.worker import get_current_worker
+
+from raceday.engine.snapshot import Snapshot
+from raceday.inert import inert
+from raceday.team.client import Clock, View
+from raceday.team.host import Host
+from raceday.transcript import events as ev
+from raceday.transcript.log import read_events
+from raceday.tui.app import SPEEDS
+from raceday.tui.messages import EngineEvent, Refreshed
+from raceday.tui.notify import InertNotifications
+from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
+from raceday.tui.team.seat_runner import HostClock
+from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.world import Alarms, WorldPanel
+
+FOLLOW_SECONDS = 0.05
+EVERYONE = "*everyone*"
+
+CONSOLE_CSS = """
+#console-header { dock: top; height: 1; background: $panel; }
+#console-body { height: 1fr; }
+#console-main { width: 3fr; }
+#console-seats { height: auto; max-height: 10; padding: 0 1; border: round $primary 40%; }
+#console-feed { height: 1fr; border: round $primary 40%; }
+#console-private { width: 2fr; border-left: vkey $error 50%; }
+#console-world, #console-verdicts, #console-key { height: auto; padding: 0 1; }
+#console-verdicts { border: round $error 50%; }
+#console-key { border: round $warning 50%; }
+"""
+
+
+class NoteDialog(ModalScreen[str | None]):
+    """One line of text: an observer note for the debrief."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Input(placeholder="Enter saves it", id="note-text")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _done(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Verdicts:
+    """What the scorer knows so far, kept from every event (private ones included)."""
+
+    def __init__(self) -> None:
+        self.faults: dict[str, str] = {}
+        self.first_fault: str | None = None
+        self.detected: str | None = None
+        self.restored: str | None = None
+        self.steps: list[str] = []
+        self.declarations: list[ev.Declaration] = []
+        self.tasks_done: list[str] = []
+        self.hints: list[str] = []
+        self.refused: list[ev.CommandRefused] = []
+        self.score: ev.ScoreEvent | None = None
+
+    def note(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Fault):
+            self.faults[event.invariant] = event.fault
+            self.first_fault = self.first_fault or event.sim_time
+            self.restored = None
+        elif isinstance(event, ev.InvariantClear):
+            self.faults.pop(event.invariant, None)
+        elif isinstance(event, ev.Restored):
+            self.restored = event.sim_time
+        elif isinstance(event, ev.Detected):
+            self.detected = f"{event.sim_time} ({event.latency_minutes} min: {event.how})"
+        elif isinstance(event, ev.RaceStep):
+            self.steps.append(f"{event.sim_time} {event.step}")
+        elif isinstance(event, ev.Declaration):
+            self.declarations.append(event)
+        elif isinstance(event, ev.TaskDone):
+            self.tasks_done.append(f"{event.sim_time} {event.role}: {event.title}")
+        elif isinstance(event, ev.Hint):
+            self.hints.append(event.id)
+        elif isinstance(event, ev.CommandRefused):
+            self.refused.append(event)
+        elif isinstance(event, ev.ScoreEvent):
+            self.score = event
+
+    def render(self) -> Text:
+        t = Text()
+        t.append("Faults now: ", style="bold")
+        if self.faults:
+            t.append(inert("; ".join(self.faults.values())), style="bold white on red")
+        else:
+            t.append("none", style="green")
+        t.append(f"\nFirst fault: {self.first_fault or '—'}")
+        t.append(f"\nDetected: {inert(self.detected or '—')}")
+        t.append(f"\nRestored: {self.restored or '—'}")
+        t.append(f"\nRace steps: {', '.join(self.steps) or '—'}")
+        for d in self.declarations:
+            t.append(f"\n{d.sim_time} {inert(d.role)} declared ")
+            t.append("✓ " if d.correct else "✗ ", style="green" if d.correct else "bold red")
+            t.append(inert(d.text))
+        for done in self.tasks_done[-4:]:
+            t.append(f"\ntask done {inert(done)}", style="green")
+        if self.hints:
+            t.append(f"\nHints given: {', '.join(self.hints)}", style="magenta")
+        for refused in self.refused[-3:]:
+            t.append(f"\nREFUSED {inert(refused.seat)}: {inert(refused.error)}", style="red")
+        return t
+
+
+class ConsoleScreen(Screen[None]):
+    BINDINGS = [
+        Binding("space,ctrl+t", "pause", "Pause/resume"),
+        Binding("g", "speed", "Speed"),
+        Binding("n", "skip", "Skip to next"),
+        Binding("i", "inject", "Inject"),
+        Binding("h", "hint", "Hint"),
+        Binding("o", "note", "Note"),
+        Binding("j", "join_info", "Join info"),
+        Binding("e", "end", "End"),
+    ]
+
+    def __init__(self, host: Host, view: View) -> None:
+        super().__init__()
+        self.host = host
+        self.view = view
+        self.exercise = host.exercise
+        self.snapshot: Snapshot | None = None
+        self.clock = Clock()
+        self.alarms = Alarms(show_faults=True)
+        self.verdicts = Verdicts()
+        self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
+        self.last_action: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="console-header")
+        with Horizontal(id="console-body"):
+            with Vertical(id="console-main"):
+                yield Static("", id="console-seats")
+                yield EventFeed(judge=True, id="console-feed")
+            with VerticalScroll(id="console-private"):
+                yield WorldPanel(id="console-world")
+                yield Static("", id="console-verdicts")
+                yield Static(self._answer_key(), id="console-key")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#console-seats", Static).border_title = "Seats"
+        self.query_one("#console-feed", EventFeed).border_title = "Everything (incl. notes)"
+        self.query_one("#console-verdicts", Static).border_title = \
+            "Live verdicts (facilitator only)"
+        self.query_one("#console-key", Static).border_title = "Answer key (facilitator only)"
+        for seat in self.host.seats.values():
+            self.seated[seat.name] = (seat.role, "—", "empty")
+        self._show_all()
+        self.run_worker(self._follow, thread=True, group="console", exit_on_error=False,
+                        description="raceday: follow the session")
+
+    def _follow(self) -> None:
+        worker = get_current_worker()
+        view = self.view
+        first = True
+        while not worker.is_cancelled:
+            if not first and not view.changed():
+                time.sleep(FOLLOW_SECONDS)
+                continue
+            first = False
+            for event in view.new_events(private=True):
+                self.post_message(EngineEvent(event))
+            snapshot = view.snapshot()
+            if snapshot is not None:
+                self.post_message(Refreshed(snapshot))
+            self.post_message(HostClock(view.clock()))
+
+    # -- what the host says ------------------------------------------------------------
+
+    @on(EngineEvent)
+    def _event(self, message: EngineEvent) -> None:
+        event = message.event
+        self.verdicts.note(event)
+        if isinstance(event, ev.SeatJoined):
+            self.seated[event.seat] = (event.role, event.player, "joined")
+        elif isinstance(event, ev.SeatLeft):
+            self.seated[event.seat] = (event.role, event.player, "left")
+        elif isinstance(event, ev.SeatCommand):
+            self.last_action[event.seat] = f"{event.sim_time} {event.action}"
+            return
+        self.query_one("#console-feed", EventFeed).add(event)
+        self.alarms.note(event)
+        self._show_all()
+        if isinstance(event, ev.ScoreEvent):
+            self._show_end(event)
+
+    @on(Refreshed)
+    def _refreshed(self, message: Refreshed) -> None:
+        if message.snapshot.ended and self.snapshot is not None:
+            return  # an ended session has no world to read: keep the last look at it
+        self.snapshot = message.snapshot
+        self._show_all()
+
+    @on(HostClock)
+    def _clock(self, message: HostClock) -> None:
+        if message.clock != self.clock:
+            self.clock = message.clock
+            self._show_header()
+
+    def _show_all(self) -> None:
+        self._show_header()
+        seats = Text()
+        for name, (role, player, status) in self.seated.items():
+            style = {"joined": "bold green", "left": "yellow"}.get(status, "dim")
+            seats.append(f"{name[:11]:<11}", style="bold")
+            seats.append(f" {role[:10]:<10} ")
+            seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
+            seats.append(f" {status:<6}", style=style)
+            seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
+        self.query_one("#console-seats", Static).update(seats)
+        if self.snapshot is not None:
+            self.query_one("#console-world", WorldPanel).show(self.snapshot.world, self.alarms)
+        self.query_one("#console-verdicts", Static).update(self.verdicts.render())
+
+    def _show_header(self) -> None:
+        snap, clock = self.snapshot, self.clock
+        text = Text()
+        text.append(f" {snap.clock_face if snap else '--:--'} {self.exercise.clock.zone} ",
+                    style="bold reverse")
+        text.append(" ")
+        if clock.ended:
+            text.append("■ ended", style="bold")
+        elif clock.pace == "live":
+            text.append("⏸ PAUSED" if clock.paused else f"▶ live {clock.speed:g}x",
+                        style="bold black on yellow" if clock.paused else "bold green")
+        else:
+            text.append("turns", style="bold")
+        text.append("  │ facilitator console │ ", style="dim")
+        text.append(inert(self.exercise.title, one_line=True))
+        self.query_one("#console-header", Static).update(text)
+
+    def _answer_key(self) -> Text:
+        ex = self.exercise
+        t = Text()
+        t.append("Findings\n", style="bold underline")
+        for finding in ex.findings:
+            t.append(" ✓ " if finding.correct else " ✗ ",
+                     style="green" if finding.correct else "red")
+            t.append(f"{inert(finding.id)}: {inert(finding.text)}\n")
+        guards = ex.scoring.guards
+        if guards and guards.steps:
+            t.append("Race steps\n", style="bold underline")
+            for step in guards.steps:
+                t.append(f" {inert(step.id)}: {inert(step.title)} (task {inert(step.task)})\n")
+        if ex.hints:
+            t.append("Hints\n", style="bold underline")
+            for hint in ex.hints:
+                t.append(f" {inert(hint.id)} (-{hint.cost}): ", style="magenta")
+                t.append(f"{inert(hint.text)}\n")
+        return t
+
+    # -- the facilitator's keys --------------------------------------------------------
+
+    def _send(self, what: str, fn: Any) -> None:
+        future: Future[Any] = self.host.call(fn)
+
+        def done(f: Future[Any]) -> None:
+            error = f.exception()
+            if error is not None:
+                self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
+                                          severity="error")
+
+        future.add_done_callback(done)
+
+    def action_pause(self) -> None:
+        if self.host.pace.value != "live":
+            self.notify("The turns pace has no running clock; n skips to the next inject.")
+            return
+        if self.clock.paused:
+            self._send("resume", lambda s: self.host.resume())
+        else:
+            self._send("pause", lambda s: self.host.pause())
+
+    def action_speed(self) -> None:
+        options = [(f"{s:g}", f"{s:g}x") for s in SPEEDS]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                speed = float(value)
+                self._send("speed", lambda s: self.host.set_speed(speed))
+
+        self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
+
+    def action_skip(self) -> None:
+        self._send("skip", lambda s: self.host.skip())
+
+    def action_inject(self) -> None:
+        def targeted(request: InjectRequest | None) -> None:
+            if request is None:
+                return
+            options = [(EVERYONE, "everyone")] + [(r, r) for r in self.host.roles]
+
+            def send(to: str | None) -> None:
+                if to is None:
+                    return
+                target = () if to == EVERYONE else (to,)
+                self._send("inject", lambda s: s.send_inject(request.title, request.text,
+                                                             target))
+
+            self.app.push_screen(ChoiceDialog("Send it to", options), send)
+
+        self.app.push_screen(InjectDialog(classes="dialog-screen"), targeted)
+
+    def action_hint(self) -> None:
+        left = [h for h in self.exercise.hints if h.id not in self.verdicts.hints]
+        if not left:
+            self.notify("No hint left to give.")
+            return
+        options = [(h.id, f"{h.id} (-{h.cost}): {' '.join(h.text.split())[:60]}") for h in left]
+
+        def preview(hint_id: str | None) -> None:
+            hint = next((h for h in left if h.id == hint_id), None)
+            if hint is None:
+                return
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self._send("hint", lambda s: s.reveal_hint(hint.id))
+
+            self.app.push_screen(ConfirmDialog(
+                f"Send this hint to every seat? It costs {hint.cost} points.\n\n"
+                f"{inert(hint.text)}", yes="Send", no="Not now"), confirmed)
+
+        self.app.push_screen(ChoiceDialog("Preview a hint", options), preview)
+
+    def action_note(self) -> None:
+        def save(text: str | None) -> None:
+            if text:
+                self._send("note", lambda s: self.host.observer_note(text))
+
+        self.app.push_screen(NoteDialog("Observer note (the debrief keeps it; players do "
+                                        "not see it)"), save)
+
+    def action_join_info(self) -> None:
+        from raceday.team.serve import join_text
+
+        self.app.push_screen(ConfirmDialog(join_text(self.host), yes="OK", no="Close"))
+
+    def action_end(self) -> None:
+        def end(yes: bool | None) -> None:
+            if yes:
+                self._send("end", lambda s: self.host.end())
+
+        self.app.push_screen(ConfirmDialog("End the session for everyone and score it?",
+                                           yes="End and score", no="Keep playing"), end)
+
+    def request_quit(self) -> None:
+        if self.host.ended:
+            self.app.exit(0)
+            return
+        self.action_end()
+
+    def _show_end(self, score: ev.ScoreEvent) -> None:
+        from raceday.tui.screens.end import EndScreen
+
+        events = read_events(self.host.folder).events
+        self.app.push_screen(EndScreen(self.exercise, score, self.host.folder, events))
+
+
+class ConsoleApp(InertNotifications):
+    CSS = CONSOLE_CSS
+    CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
+    TITLE = "raceday host"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, host: Host, *, run_host: bool = True) -> None:
+        super().__init__()
+        self.host = host
+        self.run_host = run_host
+        self.stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def on_mount(self) -> None:
+        if self.run_host:
+            self._thread = threading.Thread(target=self.host.run, args=(self.stop,),
+                                            name="raceday-host", daemon=True)
+            self._thread.start()
+        self.push_screen(ConsoleScreen(self.host, View(self.host.folder)))
+
+    async def action_quit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ConsoleScreen):
+            screen.request_quit()
+            return
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        self.stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

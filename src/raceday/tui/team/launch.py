@@ -1,0 +1,78 @@
+"""The CLI's door to the team screens: `raceday host` (the console), `join`, `watch`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from textual import events
+
+from raceday.engine.clock import Pace
+from raceday.team.client import Client, View
+from raceday.tui.app import RacedayApp, Settings, run_app
+
+
+class SeatApp(RacedayApp):
+    """A player's app: straight to the seat's play screen (the host did the briefing)."""
+
+    CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
+
+    def __init__(self, client: Client, settings: Settings, **kwargs: Any) -> None:
+        from raceday.commands import load_named_exercise
+
+        exercise = load_named_exercise(client.meta["exercise"])
+        super().__init__(exercise, settings=settings, **kwargs)
+        self.client = client
+        self.sub_title = f"{client.player} at seat {client.seat} ({client.role})"
+
+    def _on_mount(self, event: events.Mount) -> None:
+        from raceday.tui.team.seat_screen import SeatScreen
+
+        event.prevent_default()  # RacedayApp's on_mount would open the briefing
+        assert self.exercise is not None
+        self.push_screen(SeatScreen(self.exercise, self.client, self.settings))
+        self._check_size(self.size.width, self.size.height)
+
+
+def seat_settings(client: Client) -> Settings:
+    clock = client.clock()
+    return Settings(mode="team", pace=Pace(client.meta.get("pace", "live")), speed=clock.speed,
+                    transcripts=client.folder.parent)
+
+
+def join(session: Path, player: str, role: str | None, token: str) -> int:
+    client = Client(session, token, player, role)
+    if client.ended:
+        client.close()
+        sys.stderr.write(f"raceday: the session in {session} is over; "
+                         f"`raceday debrief {session}` shows how it went\n")
+        return 2
+    try:
+        return run_app(SeatApp(client, seat_settings(client)))
+    finally:
+        client.close()
+
+
+def watch(session: Path) -> int:
+    from raceday.tui.team.watch import run_watch
+
+    return run_watch(View(session))
+
+
+def host_console(exercise: str, seats: str | None, pace: str, speed: float,
+                 transcripts: Path) -> int:
+    from raceday.team.launch import build_host
+    from raceday.team.serve import join_text
+    from raceday.tui.team.console import ConsoleApp
+
+    host = build_host(exercise, seats, pace, speed, transcripts)
+    host.start()
+    info = join_text(host)
+    sys.stdout.write(info + "\n")
+    try:
+        result: Any = ConsoleApp(host).run()
+    finally:
+        host.close()
+    sys.stdout.write(info + "\n" if not host.ended else f"Session saved in {host.folder}\n")
+    return int(result) if isinstance(result, int) else 0

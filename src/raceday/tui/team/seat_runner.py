@@ -1,0 +1,274 @@
+"""A team seat's runner: the play screen's calls become commands in session.db, and what the
+host publishes comes back as the same messages the hot seat's runner posts.
+
+One thread worker follows the session (a `PRAGMA data_version` every few milliseconds);
+others only submit commands (a short insert, never on the UI's event loop). None of them
+touch a widget.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from raceday.errors import RacedayError
+from raceday.team.client import Client, Clock, CommandFailed, event_of, results_of
+from raceday.transcript import events as ev
+from raceday.tui.messages import (
+    ActionDone,
+    EngineEvent,
+    JobFailed,
+    Refreshed,
+    ReplayReady,
+    SessionEnded,
+    SessionOpened,
+    StatementsRan,
+)
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message_pump import MessagePump
+
+    from raceday.engine.clock import Pace
+    from raceday.engine.session import Session
+    from raceday.exercise.model import Exercise
+
+_log = logging.getLogger(__name__)
+
+FOLLOW_SECONDS = 0.01
+"""How often the seat looks for news (a `PRAGMA data_version`, nearly free)."""
+HIDDEN = (ev.SeatCommand,)
+"""Events the seat's feed leaves out: the statement or action that follows says enough."""
+
+
+@dataclass
+class HostClock(Message):
+    """The host's clock changed (paused, resumed, a new speed)."""
+
+    clock: Clock
+
+
+@dataclass
+class _Pending:
+    action: str
+    role: str
+    sql: str = ""
+
+
+class NotASeatAction(RacedayError):
+    """A call a seat cannot make (the clock and injects are the facilitator's)."""
+
+
+class _Recorder:
+    """Stands in for the session in `act(call)`: each call becomes one command."""
+
+    def __init__(self) -> None:
+        self.command: tuple[str, dict[str, Any]] | None = None
+
+    def save_monitor(self, role: str, name: str, sql: str) -> None:
+        self.command = ("monitor", {"role": role, "name": name, "sql": sql})
+
+    def remove_monitor(self, name: str) -> None:
+        self.command = ("remove_monitor", {"name": name})
+
+    def declare(self, role: str, finding_id: str) -> None:
+        self.command = ("declare", {"role": role, "finding": finding_id})
+
+    def edit_statement(self, role: str, statement_id: str, sql: str) -> None:
+        self.command = ("edit", {"role": role, "statement": statement_id, "sql": sql})
+
+    def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> None:
+        payload: dict[str, Any] = {"hint": hint_id}
+        if role is not None:
+            payload["role"] = role
+        self.command = ("hint", payload)
+
+    def wait(self, until: int | None = None) -> None:
+        raise NotASeatAction("the facilitator runs the clock in a team session")
+
+    def send_inject(self, *args: object, **kwargs: object) -> None:
+        raise NotASeatAction("only the facilitator sends injects")
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotASeatAction(f"a seat cannot {name.replace('_', ' ')} in a team session")
+
+
+class SeatRunner:
+    """The play screen's runner for a seat of a team session (see `tui/play_runner.py`)."""
+
+    def __init__(self, app: App[Any], target: MessagePump, client: Client,
+                 exercise: Exercise) -> None:
+        self._app = app
+        self.target = target
+        self.client = client
+        self.exercise = exercise
+        self.session: Client | None = None
+        self.events: list[ev.Event] = []
+        self.clock = Clock()
+        self._pending: dict[int, _Pending] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    @property
+    def statement_running(self) -> bool:
+        with self._lock:
+            return any(p.action == "run" for p in self._pending.values())
+
+    # -- following the session --------------------------------------------------------------
+
+    def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
+             pace: Pace) -> None:
+        self._app.run_worker(self._follow, name="follow", group="seat-follow", thread=True,
+                             exit_on_error=False, description="raceday: follow the session")
+
+    def _follow(self) -> None:
+        client = self.client
+        worker = get_current_worker()
+        try:
+            row = client.wait(client.join())
+            event_of(row)
+        except RacedayError as exc:
+            self.target.post_message(JobFailed("open", str(exc)))
+            return
+        events = client.new_events()
+        self.events.extend(events)
+        snapshot = client.snapshot(force=True)
+        assert snapshot is not None
+        self.clock = client.clock()
+        self.target.post_message(SessionOpened(tuple(e for e in events if self._shows(e)),
+                                               snapshot))
+        self.target.post_message(HostClock(self.clock))  # after: opening starts the clock
+        self.session = client
+        if self._ended(events):
+            return
+        while not self._stop.is_set() and not worker.is_cancelled:
+            if not client.changed():
+                time.sleep(FOLLOW_SECONDS)
+                continue
+            if self._catch_up():
+                return
+
+    def _catch_up(self) -> bool:
+        """Post what is new; True once the session has ended."""
+        client = self.client
+        events = client.new_events()
+        self.events.extend(events)
+        for event in events:
+            if self._shows(event):
+                self.target.post_message(EngineEvent(event))
+        self._answer()
+        snapshot = client.snapshot()
+        if snapshot is not None and not snapshot.ended:
+            self.target.post_message(Refreshed(snapshot))
+        clock = client.clock()
+        if clock != self.clock:
+            self.clock = clock
+            self.target.post_message(HostClock(clock))
+        return self._ended(events)
+
+    def _ended(self, events: Sequence[ev.Event]) -> bool:
+        score = next((e for e in events if isinstance(e, ev.ScoreEvent)), None)
+        if score is None:
+            return False
+        self.target.post_message(SessionEnded(score, self.client.folder, tuple(self.events)))
+        return True
+
+    def _shows(self, event: ev.Event) -> bool:
+        if isinstance(event, HIDDEN):
+            return False
+        if isinstance(event, ev.Inject) and event.to:
+            return self.client.role in event.to
+        return True
+
+    def _answer(self) -> None:
+        with self._lock:
+            waiting = list(self._pending.items())
+        for command_id, pending in waiting:
+            row = self.client.outcome(command_id)
+            if row is None:
+                continue
+            with self._lock:
+                self._pending.pop(command_id, None)
+            try:
+                message = self._message_for(pending, row)
+            except CommandFailed as exc:
+                message = JobFailed(pending.action, str(exc))
+            except Exception as exc:  # a result this seat cannot read: say so, keep following
+                _log.error("the answer to command %s could not be read", command_id,
+                           exc_info=exc)
+                message = JobFailed(pending.action, f"the host's answer was unreadable: {exc}")
+            self.target.post_message(message)
+
+    def _message_for(self, pending: _Pending, row: Any) -> Message:
+        if pending.action == "run":
+            return StatementsRan(pending.role, pending.sql, results_of(row))
+        event = event_of(row)
+        if pending.action == "replay" and isinstance(event, ev.Replay):
+            return ReplayReady(event, self._walk(event))
+        return ActionDone(pending.action, event)
+
+    def _walk(self, event: ev.Replay) -> Any:
+        from raceday.engine.replaywalk import load_walk, unavailable
+
+        try:
+            return load_walk(self.exercise, event, self.client.folder)
+        except Exception as exc:
+            return unavailable(f"the replayed night could not be read: {exc}")
+
+    # -- sending commands ------------------------------------------------------------------
+
+    def _send(self, pending: _Pending, build: Callable[[], tuple[str, dict[str, Any]]]) -> None:
+        def job() -> None:
+            try:
+                kind, payload = build()
+                command_id = self.client.submit(kind, payload)
+            except RacedayError as exc:
+                self.target.post_message(JobFailed(pending.action, str(exc)))
+                return
+            with self._lock:
+                self._pending[command_id] = pending
+
+        self._app.run_worker(job, name=pending.action, group="seat-send", thread=True,
+                             exit_on_error=False, description=f"raceday: {pending.action}")
+
+    def execute(self, role: str, sql: str) -> None:
+        self._send(_Pending("run", role, sql), lambda: ("sql", {"role": role, "sql": sql}))
+
+    def act(self, action: str, call: Callable[[Session], ev.Event | None],
+            *, tables: bool = False) -> None:
+        def build() -> tuple[str, dict[str, Any]]:
+            recorder = _Recorder()
+            call(cast("Session", recorder))
+            if recorder.command is None:
+                raise NotASeatAction(f"{action} is not something a seat can do")
+            return recorder.command
+
+        self._send(_Pending(action, self.client.role), build)
+
+    def replay(self) -> None:
+        self._send(_Pending("replay", self.client.role), lambda: ("replay", {}))
+
+    def tick(self, minute: int) -> None:
+        """The host owns the clock: a seat's ticks do nothing."""
+
+    def interrupt(self) -> None:
+        """A statement runs on the host, which stops it at its time limit."""
+
+    def end(self, reason: str = "ended") -> None:
+        self.leave()
+
+    def leave(self) -> None:
+        """Say goodbye (the seat stays ours to come back to) and stop following."""
+        self._stop.set()
+        try:
+            self.client.submit("leave", {})
+        except RacedayError:
+            pass

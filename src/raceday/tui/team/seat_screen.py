@@ -1,0 +1,68 @@
+"""A player's screen at a seat of a team session: the play screen, run by a `SeatRunner`.
+
+Everything a player does goes to the host as a command; the clock, injects and the end of
+the session are the facilitator's, so those keys say so instead.
+"""
+
+from __future__ import annotations
+
+from textual import on
+
+from raceday.engine.clock import Pace
+from raceday.exercise.model import Exercise
+from raceday.team.client import Client
+from raceday.tui.app import Settings
+from raceday.tui.play_runner import PlayRunner
+from raceday.tui.screens.dialogs import ConfirmDialog
+from raceday.tui.screens.play import PlayScreen
+from raceday.tui.team.seat_runner import HostClock, SeatRunner
+
+FACILITATOR_ONLY = ("pause", "speed", "next", "inject")
+
+
+class SeatScreen(PlayScreen):
+    def __init__(self, exercise: Exercise, client: Client, settings: Settings) -> None:
+        super().__init__(exercise, {client.role: client.player}, settings)
+        self.client = client
+        self.seat.history = client.history()
+        self.seat.position = len(self.seat.history)
+        self.timeline_asked = True  # the facilitator ends the session, not a seat
+
+    def make_runner(self) -> PlayRunner:
+        return SeatRunner(self.app, self, self.client, self.exercise)
+
+    def on_mount(self) -> None:
+        self.sub_title = f"seat {self.client.seat}"
+
+    @on(HostClock)
+    def _host_clock(self, message: HostClock) -> None:
+        clock = message.clock
+        if self.settings.pace is not Pace.LIVE:
+            return
+        now = self.raceday.wall()
+        if clock.speed != self.live.speed:
+            self.live.set_speed(clock.speed, now)
+        if clock.paused and not self.live.paused:
+            self.live.pause(now)
+        elif not clock.paused and self.live.paused:
+            self.live.resume(now)
+        self._show_header()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in FACILITATOR_ONLY:
+            return False
+        return super().check_action(action, parameters)
+
+    def request_quit(self) -> None:
+        self.app.push_screen(ConfirmDialog(
+            "Leave the session? It goes on without you; the same join command brings you "
+            "back, with everything that happened meanwhile.", yes="Leave", no="Stay"),
+            self._leave)
+
+    def _leave(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        runner = self.runner
+        if isinstance(runner, SeatRunner):
+            runner.leave()
+        self.app.exit(0)

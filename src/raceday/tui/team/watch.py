@@ -1,0 +1,174 @@
+"""`raceday watch SESSION`: the projector view for the room.
+
+The clock, what the customers see (every endpoint's answer), the feed and the team's
+declarations, read from session.db. No editor, no answer key: the scorer's own events
+(faults named, race steps) stay out of the feed, as on a player's screen.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from raceday.engine.snapshot import Snapshot
+from raceday.inert import inert
+from raceday.team.client import Clock, View
+from raceday.transcript import events as ev
+from raceday.tui.messages import EngineEvent, Refreshed
+from raceday.tui.notify import InertNotifications
+from raceday.tui.team.seat_runner import HIDDEN, HostClock
+from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.world import Alarms, WorldPanel
+
+FOLLOW_SECONDS = 0.05
+
+WATCH_CSS = """
+#watch-header { dock: top; height: 3; padding: 1 2 0 2; background: $panel; }
+#watch-body { height: 1fr; }
+#watch-world { width: 1fr; padding: 1 2; border-right: vkey $primary 30%; }
+#watch-right { width: 2fr; }
+#watch-feed { height: 1fr; border: round $primary 40%; }
+#watch-declarations { height: auto; max-height: 12; padding: 0 1;
+                      border: round $secondary 50%; }
+"""
+
+
+class WatchScreen(Screen[None]):
+    """Shows a team session as it happens; it writes nothing."""
+
+    BINDINGS = [Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, view: View) -> None:
+        super().__init__()
+        self.view = view
+        self.snapshot: Snapshot | None = None
+        self.clock = Clock()
+        self.alarms = Alarms(show_faults=False)
+        self.declarations: list[ev.Declaration] = []
+        self.seated: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="watch-header")
+        with Horizontal(id="watch-body"):
+            yield WorldPanel(id="watch-world")
+            with Vertical(id="watch-right"):
+                yield EventFeed(judge=False, id="watch-feed")
+                yield Static("", id="watch-declarations")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#watch-feed", EventFeed).border_title = "What happens"
+        self.query_one("#watch-declarations", Static).border_title = "The team's declarations"
+        self._show_header()
+        self._show_declarations()
+        self.run_worker(self._follow, thread=True, group="watch", exit_on_error=False,
+                        description="raceday: follow the session")
+
+    def _follow(self) -> None:
+        worker = get_current_worker()
+        view = self.view
+        first = True
+        while not worker.is_cancelled:
+            if not first and not view.changed():
+                time.sleep(FOLLOW_SECONDS)
+                continue
+            first = False
+            for event in view.new_events():
+                if not isinstance(event, HIDDEN):
+                    self.post_message(EngineEvent(event))
+            snapshot = view.snapshot()
+            if snapshot is not None:
+                self.post_message(Refreshed(snapshot))
+            self.post_message(HostClock(view.clock()))
+
+    @on(EngineEvent)
+    def _event(self, message: EngineEvent) -> None:
+        event = message.event
+        if isinstance(event, ev.Inject) and event.to:
+            return  # a message to one role is theirs, not the room's
+        self.query_one("#watch-feed", EventFeed).add(event)
+        if self.alarms.note(event):
+            self._show_world()
+        if isinstance(event, ev.Declaration):
+            self.declarations.append(event)
+            self._show_declarations()
+        if isinstance(event, ev.SeatJoined):
+            self.seated[event.seat] = f"{event.player} ({event.role})"
+            self._show_header()
+
+    @on(Refreshed)
+    def _refreshed(self, message: Refreshed) -> None:
+        if message.snapshot.ended and self.snapshot is not None:
+            return  # an ended session has no world to read: keep the last look at it
+        self.snapshot = message.snapshot
+        self._show_header()
+        self._show_world()
+
+    @on(HostClock)
+    def _clock(self, message: HostClock) -> None:
+        if message.clock != self.clock:
+            self.clock = message.clock
+            self._show_header()
+
+    def _show_world(self) -> None:
+        if self.snapshot is not None:
+            self.query_one("#watch-world", WorldPanel).show(self.snapshot.world, self.alarms)
+
+    def _show_header(self) -> None:
+        snap, clock = self.snapshot, self.clock
+        text = Text()
+        face = snap.clock_face if snap else "--:--"
+        text.append(f" {face} ", style="bold reverse")
+        text.append(f" {inert(self.view.meta.get('title', ''), one_line=True)}  ", style="bold")
+        if clock.ended or self.view.meta.get("state") == "ended":
+            text.append("■ the session is over", style="bold")
+        elif snap and snap.timeline_over:
+            text.append("■ the night is over", style="bold")
+        elif clock.pace == "live":
+            text.append("⏸ PAUSED" if clock.paused else f"▶ live {clock.speed:g}x",
+                        style="bold black on yellow" if clock.paused else "bold green")
+        else:
+            text.append("turns", style="bold")
+        if self.seated:
+            text.append("\n  at the table: ", style="dim")
+            text.append(inert(", ".join(self.seated.values()), one_line=True))
+        self.query_one("#watch-header", Static).update(text)
+
+    def _show_declarations(self) -> None:
+        text = Text()
+        if not self.declarations:
+            text.append("None yet.", style="dim")
+        for d in self.declarations:
+            text.append(f"{d.sim_time}  ", style="dim")
+            text.append(inert(d.role, one_line=True), style="bold")
+            text.append(f": {inert(d.text)}\n")
+        self.query_one("#watch-declarations", Static).update(text)
+
+
+class WatchApp(InertNotifications):
+    CSS = WATCH_CSS
+    TITLE = "raceday watch"
+
+    def __init__(self, view: View) -> None:
+        super().__init__()
+        self.view = view
+
+    def on_mount(self) -> None:
+        self.push_screen(WatchScreen(self.view))
+
+    def on_unmount(self) -> None:
+        self.view.close()
+
+
+def run_watch(view: View) -> int:
+    result: Any = WatchApp(view).run()
+    return int(result) if isinstance(result, int) else 0

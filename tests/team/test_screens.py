@@ -1,0 +1,137 @@
+"""The team screens with Pilot: a seat plays through the host, the projector view and the
+facilitator console show the session, and only the console shows the answer key."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from team_fixtures import TOKENS, joined, send
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from raceday.team.client import Client, View
+from raceday.team.host import Host
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
+from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.launch import SeatApp, seat_settings
+from raceday.tui.team.seat_screen import SeatScreen
+from raceday.tui.team.watch import WatchApp, WatchScreen
+from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.results import ResultsView
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+pytestmark = pytest.mark.tui
+
+
+@pytest.fixture
+def running(host: Host) -> Iterator[Host]:
+    """The host pumping in a thread of its own, as `raceday host` runs it."""
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    yield host
+    stop.set()
+    thread.join(timeout=5)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_a_seat_runs_sql_on_the_host_and_sees_its_rows(running: Host) -> None:
+    client = Client(running.folder, TOKENS["responder"], "Rita")
+    app = SeatApp(client, seat_settings(client), live_ticks=False)
+    async with app.run_test(size=(130, 42)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SeatScreen)
+                    and app.screen.snapshot is not None)
+        screen = app.screen
+        assert isinstance(screen, SeatScreen)
+        screen.query_one(SqlEditor).text = "SELECT name FROM endpoint;"
+        await pilot.press("f5")
+        results = screen.query_one(ResultsView)
+        await until(pilot, lambda: results.table.row_count == 4)
+        events = read_events(running.folder).events
+        [command] = of_kind(events, ev.SeatCommand)
+        assert command.player == "Rita" and command.role == "responder"
+        assert not screen.check_action("pause", ())  # the facilitator's
+
+
+async def test_a_seat_sees_what_another_seat_does(running: Host) -> None:
+    client = Client(running.folder, TOKENS["responder"], "Rita")
+    app = SeatApp(client, seat_settings(client), live_ticks=False)
+    async with app.run_test(size=(130, 42)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SeatScreen)
+                    and app.screen.snapshot is not None)
+        ana = Client(running.folder, TOKENS["enactor-a"], "Ana")
+        ana.wait(ana.join())
+        ana.wait(ana.submit("sql", {"sql": "SELECT 42 AS answer"}))
+        screen = app.screen
+        assert isinstance(screen, SeatScreen)
+        runner = screen.runner
+        from raceday.tui.team.seat_runner import SeatRunner
+
+        assert isinstance(runner, SeatRunner)
+        await until(pilot, lambda: any(isinstance(e, ev.Statement) and e.role == "enactor-a"
+                                       and "42" in e.sql for e in runner.events))
+
+
+async def test_the_projector_shows_the_clock_and_declarations_without_the_key(host: Host) -> None:
+    rita = joined(host, "responder", "Rita")
+    send(host, rita, "declare", finding="empty-dns-record")
+    app = WatchApp(View(host.folder))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and bool(app.screen.declarations))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        shown = text_of(screen.query_one("#watch-declarations", Static))
+        assert "responder" in shown and "✓" not in shown
+        assert "Rita (responder)" in text_of(screen.query_one("#watch-header", Static))
+        assert not screen.query("#editor")
+
+
+async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(running: Host) -> None:
+    rita = Client(running.folder, TOKENS["responder"], "Rita")
+    rita.wait(rita.join())
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
+                    and app.screen.seated["responder"][2] == "joined")
+        screen = app.screen
+        assert isinstance(screen, ConsoleScreen)
+        key = text_of(screen.query_one("#console-key", Static))
+        assert "empty-dns-record" in key and "Race steps" in key
+        await pilot.press("i")
+        await pilot.pause()
+        for ch in "Page":
+            await pilot.press(ch)
+        await pilot.press("enter", "enter")  # the title, then the (empty) message sends it
+        await pilot.pause()
+        await pilot.press("down", "enter")  # to: the first role after "everyone"
+        await until(pilot, lambda: any(isinstance(e, ev.Inject) and e.id == "adhoc"
+                                       for e in read_events(running.folder).events))
+        [inject] = [e for e in read_events(running.folder).events
+                    if isinstance(e, ev.Inject) and e.id == "adhoc"]
+        assert inject.title == "Page" and inject.to == (running.roles[0],)
+        await pilot.press("o")
+        await pilot.pause()
+        for ch in "ok":
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await until(pilot, lambda: any(isinstance(e, ev.Note) for e in
+                                       read_events(running.folder).events))
+        await asyncio.sleep(0)
