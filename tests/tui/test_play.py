@@ -104,8 +104,9 @@ async def test_errors_are_plain_words(make_app: MakeApp, flagship: Exercise) -> 
         assert "Refused" in status_text(screen)
 
 
-async def test_the_fault_shows_in_the_world_panel(make_app: MakeApp, flagship: Exercise) -> None:
-    app = make_app(flagship)
+async def test_onboarding_shows_the_empty_answer_in_the_world_panel(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship, mode="onboarding")
     async with app.run_test(size=(120, 40)) as pilot:
         await start_play(pilot)
         screen = play_screen(app)
@@ -117,9 +118,29 @@ async def test_the_fault_shows_in_the_world_panel(make_app: MakeApp, flagship: E
         panel = screen.query_one("#world", WorldPanel)
         console = Console(width=60, record=True, file=io.StringIO())
         console.print(render_world(panel.world, panel.alarms))
-        assert "EMPTY ANSWER" in console.export_text()
+        text = console.export_text()
+        assert "DNS answers now" in text and "EMPTY" in text  # the exercise's label
         strip = screen.query_one("#world-strip", WorldPanel)
         assert "dynamodb.us-east-1.amazonaws.com: EMPTY" in str(strip.render())
+        assert events_of(screen, ev.Fault)
+
+
+async def test_solo_finds_the_empty_answer_by_query_not_in_the_panel(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    """Outside onboarding the panel shows what that night's dashboards showed: switches,
+    alarms and the team's own monitors, not which endpoint is empty."""
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        await next_event(pilot, 4)
+        snap = screen.snapshot
+        assert snap is not None and snap.world.answers is None
+        assert snap.world.switches_label == "Automation" and snap.world.switches
+        panel = screen.query_one("#world", WorldPanel)
+        console = Console(width=60, record=True, file=io.StringIO())
+        console.print(render_world(panel.world, panel.alarms))
+        assert "dynamodb.us-east-1.amazonaws.com" not in console.export_text()
         assert events_of(screen, ev.Fault)
 
 
@@ -355,14 +376,14 @@ def test_only_onboarding_names_the_fault() -> None:
 
     fault = ev.Fault(invariant="empty-answer", sim_time="23:48",
                      fault="An endpoint's DNS answer is empty", rows=(("regional.example",),))
-    world = WorldView(answers=(Answer("regional.example", ()),))
+    world = WorldView(answers=(Answer("regional.example", ()),), answers_label="DNS answers")
     for onboarding in (False, True):
         alarms = Alarms(show_faults=onboarding)
         alarms.note(fault)
         console = Console(width=60, record=True, file=io.StringIO())
         console.print(render_world(world, alarms))
         text = console.export_text()
-        assert "EMPTY ANSWER" in text  # the symptom, always
+        assert "EMPTY" in text  # the symptom, always
         assert ("Faults" in text) is onboarding
         assert ("1 fault" in render_compact(world, alarms).plain) is onboarding
         assert (feed_text(fault, judge=onboarding) is not None) is onboarding

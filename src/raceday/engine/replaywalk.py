@@ -346,7 +346,7 @@ def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,
 
         store = WorldStore.open(db, exercise.roles)
         try:
-            plan = WorldPlan.from_tables(store.tables())
+            plan = WorldPlan.for_exercise(exercise, store.tables(), onboarding=True)
             world = read_store_world(store, plan)
             if world.answers is not None:
                 endpoints = tuple(a.endpoint for a in world.answers)

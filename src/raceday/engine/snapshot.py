@@ -1,9 +1,9 @@
 """What the play screen shows of a session, read in the worker thread that holds the session.
 
 Widgets never read the session themselves: a worker builds a `Snapshot` after each call and
-posts it. The world panel is data-driven: an exercise whose world has `endpoint` and
-`dns_answer` gets every endpoint's DNS answer; any other gets its tables' row counts. A kill
-switch table (`automation(name, enabled)`) is shown when there is one.
+posts it. The world panel is the exercise's: its `panel:` queries, with their labels (what
+that night's dashboards showed; items marked `onboarding` only in onboarding). An exercise
+without a panel gets its tables' row counts.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
     from raceday.engine.session import Session
+    from raceday.exercise.model import Exercise, PanelItem
     from raceday.store.protocol import Store
 
 _COUNT_TABLES = 12
+_PANEL_ROWS = 8
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,16 @@ class Answer:
 
 @dataclass(frozen=True)
 class WorldView:
-    """The world at a glance: DNS answers, or row counts; the kill switches; a problem."""
+    """The world at a glance: grouped answers, or row counts; switches; other rows; a problem."""
 
     answers: tuple[Answer, ...] | None = None
     counts: tuple[tuple[str, int], ...] = ()
     switches: tuple[tuple[str, bool], ...] = ()
     error: str | None = None
+    answers_label: str = ""
+    switches_label: str = ""
+    tables: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
+    """Each `rows` panel item: its label, its columns, its rows as text."""
 
 
 @dataclass(frozen=True)
@@ -75,25 +81,23 @@ class Snapshot:
 
 @dataclass
 class WorldPlan:
-    """Which queries show this world, decided once from its tables."""
+    """Which queries show this world, decided once from the exercise's panel (or its tables)."""
 
-    dns: bool = False
-    switches: bool = False
+    items: tuple[PanelItem, ...] = ()
     tables: tuple[str, ...] = ()
 
     @classmethod
     def from_tables(cls, tables: list[TableInfo]) -> WorldPlan:
-        by_name = {t.name.lower(): t for t in tables}
+        """No panel in the exercise: the row counts of its tables."""
+        return cls(tables=tuple(t.name for t in tables if t.kind == "table")[:_COUNT_TABLES])
 
-        def has(name: str, *columns: str) -> bool:
-            info = by_name.get(name)
-            return info is not None and set(columns) <= {c.name.lower() for c in info.columns}
-
-        return cls(
-            dns=has("dns_answer", "endpoint", "address") and has("endpoint", "name"),
-            switches=has("automation", "name", "enabled"),
-            tables=tuple(t.name for t in tables if t.kind == "table")[:_COUNT_TABLES],
-        )
+    @classmethod
+    def for_exercise(cls, exercise: Exercise, tables: list[TableInfo], *,
+                     onboarding: bool) -> WorldPlan:
+        items = tuple(i for i in exercise.panel if onboarding or not i.onboarding)
+        if not exercise.panel:
+            return cls.from_tables(tables)
+        return cls(items=items)
 
 
 def read_world(session: Session, plan: WorldPlan) -> WorldView:
@@ -104,37 +108,38 @@ def read_world(session: Session, plan: WorldPlan) -> WorldView:
 def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     """Query a world (the session's, or the replay's) for the panel (worker thread only)."""
     answers: tuple[Answer, ...] | None = None
+    answers_label = switches_label = ""
     counts: list[tuple[str, int]] = []
     switches: tuple[tuple[str, bool], ...] = ()
+    tables: list[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
     try:
-        if plan.dns:
-            rows = _answers(store)
-            grouped: dict[str, list[tuple[str, Any]]] = {}
-            for name, address, weight in rows:
-                bucket = grouped.setdefault(str(name), [])
-                if address is not None:
-                    bucket.append((str(address), weight))
-            answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
-        else:
-            for table in plan.tables:
-                quoted = '"' + table.replace('"', '""') + '"'
-                _, rows = store.app_query(f"SELECT count(*) FROM {quoted}")
-                counts.append((table, int(rows[0][0]) if rows else 0))
-        if plan.switches:
-            _, rows = store.app_query("SELECT name, enabled FROM automation ORDER BY name")
-            switches = tuple((str(n), bool(e)) for n, e in rows)
+        for item in plan.items:
+            columns, rows = store.app_query(item.sql)
+            if item.show == "answers":
+                grouped: dict[str, list[tuple[str, Any]]] = {}
+                for row in rows:
+                    bucket = grouped.setdefault(str(row[0]), [])
+                    if len(row) > 1 and row[1] is not None:
+                        bucket.append((str(row[1]), row[2] if len(row) > 2 else None))
+                answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
+                answers_label = item.label
+            elif item.show == "switches":
+                switches = tuple((str(r[0]), bool(r[1])) for r in rows if len(r) > 1)
+                switches_label = item.label
+            else:
+                shown = tuple(tuple("NULL" if v is None else str(v) for v in r)
+                              for r in rows[:_PANEL_ROWS])
+                tables.append((item.label, tuple(columns), shown))
+        for table in plan.tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            _, rows = store.app_query(f"SELECT count(*) FROM {quoted}")
+            counts.append((table, int(rows[0][0]) if rows else 0))
     except Exception as exc:  # the players may have dropped or changed a table
-        return WorldView(answers, tuple(counts), switches, error=_one_line(exc))
-    return WorldView(answers, tuple(counts), switches)
-
-
-def _answers(store: Store) -> list[Any]:
-    sql = ("SELECT e.name, d.address, d.weight FROM endpoint AS e "
-           "LEFT JOIN dns_answer AS d ON d.endpoint = e.name ORDER BY {}")
-    try:
-        return store.app_query(sql.format("e.rowid, d.address"))[1]
-    except Exception:  # a WITHOUT ROWID endpoint table: order by name instead
-        return store.app_query(sql.format("e.name, d.address"))[1]
+        return WorldView(answers, tuple(counts), switches, error=_one_line(exc),
+                         answers_label=answers_label, switches_label=switches_label,
+                         tables=tuple(tables))
+    return WorldView(answers, tuple(counts), switches, answers_label=answers_label,
+                     switches_label=switches_label, tables=tuple(tables))
 
 
 def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) -> Snapshot:

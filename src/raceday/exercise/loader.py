@@ -22,6 +22,7 @@ from typing import Protocol, TypeVar
 
 from raceday.errors import ExerciseError
 from raceday.exercise.model import (
+    PANEL_SHOWS,
     Clock,
     DebriefContent,
     DetectionRubric,
@@ -35,6 +36,7 @@ from raceday.exercise.model import (
     Invariant,
     Judge,
     Milestone,
+    PanelItem,
     Phase,
     PhaseTeam,
     Policy,
@@ -74,6 +76,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "replay",
             "debrief",
             "truth",
+            "panel",
         ),
     ),
     "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
@@ -106,6 +109,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),
     "truth": (("tables",), ("views",)),
     "truth_view": (("id", "sql"), ()),
+    "panel_item": (("id", "label", "sql"), ("show", "onboarding")),
     "hint": (("id", "text"), ("task", "cost")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal")),
@@ -601,6 +605,7 @@ class _Reader:
         debrief = self.debrief(top)
         self.check_cited(debrief)
         truth = self.truth(top)
+        panel = self.panel(top)
         evidence_ids = {i.id for i in invariants} | {
             s.id for s in (scoring.guards.steps if scoring.guards else ())}
         for finding in findings:
@@ -638,6 +643,7 @@ class _Reader:
             replay=replay,
             debrief=debrief,
             truth=truth,
+            panel=panel,
             path=self.yaml_path.resolve(),
         )
 
@@ -840,6 +846,15 @@ class _Reader:
             until=self.clock_time(m, "until", "replay"),
             delayed=self.refs_list(m, "delayed", "replay", "task"),
             normal=self.refs_list(m, "normal", "replay", "task"),
+        )
+
+    def panel(self, top: dict[str, Located]) -> tuple[PanelItem, ...]:
+        return tuple(
+            PanelItem(id=i, label=self.text(f, "label", f'panel item "{i}"'),
+                      sql=self.sql_text(f, "sql", f'panel item "{i}"'),
+                      show=self.choice(f, "show", f'panel item "{i}"', PANEL_SHOWS, "rows"),
+                      onboarding=self.boolean(f, "onboarding", f'panel item "{i}"'))
+            for f, i, _l in self.items(top, "panel", "panel_item", "panel")
         )
 
     def truth(self, top: dict[str, Located]) -> Truth | None:

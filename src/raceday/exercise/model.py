@@ -274,6 +274,26 @@ class ReplaySpec:
 
 
 @dataclass(frozen=True)
+class PanelItem:
+    """One query the world panel shows, as the exercise words it.
+
+    `show` says how its rows read: `switches` (name, on/off), `answers` (a name, then the
+    values it answers with; a name with none is an alarm), `rows` (a small table).
+    `onboarding` items show only in onboarding: a diagnosis that night's dashboards did not
+    give is found by query, not handed out.
+    """
+
+    id: str
+    label: str
+    sql: str
+    show: str = "rows"
+    onboarding: bool = False
+
+
+PANEL_SHOWS = ("rows", "switches", "answers")
+
+
+@dataclass(frozen=True)
 class TruthView:
     """A view whose rows must stay those of the trusted `sql` (over base tables)."""
 
@@ -400,6 +420,7 @@ class Exercise:
     replay: ReplaySpec | None = None
     debrief: DebriefContent = field(default_factory=DebriefContent)
     truth: Truth | None = None
+    panel: tuple[PanelItem, ...] = ()
     path: Path | None = None
 
     def role(self, role_id: str) -> Role:

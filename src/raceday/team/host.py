@@ -141,7 +141,8 @@ class Host:
         self.db = SessionDb.create(session.folder / SESSION_DB)
         for seat in self.seats.values():
             self.db.add_seat(seat.name, seat.role, token_hash(seat.token))
-        self.plan = WorldPlan.from_tables(session.store.tables())
+        self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
+                                           onboarding=False)
         for event in session.events:  # session_start and whatever the first minute fired
             self._on_event(event)
         session.subscribe(self._on_event)

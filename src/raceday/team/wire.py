@@ -107,7 +107,12 @@ def snapshot_from_json(text: str, tables: tuple[TableInfo, ...] | None = None) -
         world=WorldView(answers=answers,
                         counts=tuple((str(n), int(c)) for n, c in world["counts"]),
                         switches=tuple((str(n), bool(e)) for n, e in world["switches"]),
-                        error=world["error"]),
+                        error=world["error"],
+                        answers_label=str(world.get("answers_label", "")),
+                        switches_label=str(world.get("switches_label", "")),
+                        tables=tuple((str(label), tuple(map(str, cols)),
+                                      tuple(tuple(map(str, r)) for r in rows))
+                                     for label, cols, rows in world.get("tables", ()))),
         tables=tables,
         statement_sql=tuple((str(a), str(b)) for a, b in data["statement_sql"]),
     )

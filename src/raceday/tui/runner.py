@@ -63,9 +63,10 @@ class _Queued:
 class SessionRunner:
     """Owns the session; runs every call to it (and to its store) in a thread worker."""
 
-    def __init__(self, app: App[Any], target: MessagePump) -> None:
+    def __init__(self, app: App[Any], target: MessagePump, *, onboarding: bool = False) -> None:
         self._app = app
         self.target = target
+        self.onboarding = onboarding  # the world panel shows the exercise's onboarding items
         self.session: Session | None = None
         self.plan = WorldPlan()
         self.running: str | None = None
@@ -134,7 +135,8 @@ class SessionRunner:
 
             session = open_session(exercise, players, transcripts, pace, time_limit_s)
             self.session = session
-            self.plan = WorldPlan.from_tables(session.store.tables())
+            self.plan = WorldPlan.for_exercise(exercise, session.store.tables(),
+                                               onboarding=self.onboarding)
             session.subscribe(self._post_event)
             snapshot = take_snapshot(session, self.plan, tables=True)
             return [SessionOpened(tuple(session.events), snapshot)]

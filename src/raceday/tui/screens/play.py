@@ -190,7 +190,7 @@ class PlayScreen(Screen[None]):
 
     def make_runner(self) -> PlayRunner:
         """Who runs the session: here, in this process (a team seat's screen overrides it)."""
-        return SessionRunner(self.app, self)
+        return SessionRunner(self.app, self, onboarding=self.settings.mode == "onboarding")
 
     def on_resize(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)

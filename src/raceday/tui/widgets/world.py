@@ -1,5 +1,6 @@
-"""The world panel: every endpoint's DNS answer (or the tables' row counts), the kill
-switches, the faults, the monitors alerting and the latest alarms. An empty answer shouts."""
+"""The world panel: the exercise's panel queries (grouped answers, switches, small tables; or the
+tables' row counts), the faults, the monitors alerting and the latest alarms. An empty answer
+shouts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from raceday.engine.snapshot import WorldView
+from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
 
@@ -53,26 +55,26 @@ class Alarms:
 
 
 def render_compact(world: WorldView, alarms: Alarms) -> Text:
-    """One or two lines: how many endpoints answer, each empty one by name, the switches."""
+    """One or two lines: how many of the answers are there, each empty one by name, switches."""
     out = Text()
     if world.answers is not None:
         empty = [a.endpoint for a in world.answers if not a.addresses]
         total = len(world.answers)
-        out.append("DNS ", style="bold")
+        out.append(f"{inert(world.answers_label, one_line=True)} ", style="bold")
         if not empty:
-            out.append(f"✓ all {total} endpoints answer", style=OK)
+            out.append(f"✓ all {total} answer", style=OK)
         else:
             out.append(f"{total - len(empty)} of {total} answer ", style="bold")
             for name in empty:
-                out.append(f" ✗ {name}: EMPTY ", style=EMPTY)
+                out.append(f" ✗ {inert(name, one_line=True)}: EMPTY ", style=EMPTY)
                 out.append(" ")
     elif world.counts:
         out.append("rows ", style="bold")
-        out.append("  ".join(f"{t} {c:,}" for t, c in world.counts))
+        out.append(inert("  ".join(f"{t} {c:,}" for t, c in world.counts), one_line=True))
     if world.switches:
         out.append("  │ ", style="dim")
         for name, enabled in world.switches:
-            out.append(f"{name} ")
+            out.append(f"{inert(name, one_line=True)} ")
             out.append(" ON " if enabled else " OFF ",
                        style="bold black on green" if enabled else "bold white on blue")
             out.append(" ")
@@ -82,25 +84,27 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
     if problems:
         out.append(" │ ⚠ " + ", ".join(problems), style="bold red")
     if world.error:
-        out.append(f"  world: {world.error}", style="red")
+        out.append(f"  world: {inert(world.error, one_line=True)}", style="red")
     return out
 
 
 def render_world(world: WorldView, alarms: Alarms) -> Group:
     parts: list[RenderableType] = []
     if world.answers is not None:
-        parts.append(Text("DNS answers now", style="bold underline"))
+        parts.append(Text(inert(world.answers_label, one_line=True), style="bold underline"))
         grid = Table.grid(padding=(0, 1), expand=True)
         grid.add_column(width=1)
         grid.add_column(ratio=1)
         for answer in world.answers:
             if answer.addresses:
-                listed = "  ".join(f"{a} ({w})" for a, w in answer.addresses)
+                listed = inert("  ".join(f"{a} ({w})" if w is not None else a
+                                         for a, w in answer.addresses))
                 grid.add_row(Text("✓", style=OK), Text.assemble(
-                    (answer.endpoint, "bold"), "\n", (listed, "dim")))
+                    (inert(answer.endpoint, one_line=True), "bold"), "\n", (listed, "dim")))
             else:
                 grid.add_row(Text("✗", style="bold red"), Text.assemble(
-                    (answer.endpoint, "bold red"), "\n", (" EMPTY ANSWER: no addresses ", EMPTY)))
+                    (inert(answer.endpoint, one_line=True), "bold red"), "\n",
+                    (" EMPTY: nothing answers ", EMPTY)))
         parts.append(grid)
     elif world.counts:
         parts.append(Text("Rows per table", style="bold underline"))
@@ -108,16 +112,26 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid.add_column()
         grid.add_column(justify="right")
         for table, count in world.counts:
-            grid.add_row(table, f"{count:,}")
+            grid.add_row(inert(table, one_line=True), f"{count:,}")
         parts.append(grid)
+    for label, columns, rows in world.tables:
+        parts.append(Text(("\n" if parts else "") + inert(label, one_line=True),
+                          style="bold underline"))
+        small = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
+        for column in columns:
+            small.add_column(inert(column, one_line=True))
+        for row in rows:
+            small.add_row(*(inert(v, one_line=True) for v in row))
+        parts.append(small)
     if world.switches:
-        parts.append(Text("\nAutomation", style="bold underline"))
+        parts.append(Text(("\n" if parts else "") + inert(world.switches_label, one_line=True),
+                          style="bold underline"))
         for name, enabled in world.switches:
             parts.append(Text.assemble(
-                f"  {name:<18}", (" ON " if enabled else " OFF ",
+                f"  {inert(name, one_line=True):<18}", (" ON " if enabled else " OFF ",
                                   "bold black on green" if enabled else "bold white on blue")))
     if world.error:
-        parts.append(Text(f"world: {world.error}", style="red"))
+        parts.append(Text(f"world: {inert(world.error, one_line=True)}", style="red"))
     if alarms.faults and alarms.show_faults:
         parts.append(Text("\nFaults", style="bold underline"))
         for fault in alarms.faults.values():
