@@ -102,8 +102,11 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.Replay):
         if e.result is None:
             return f"replay: {e.error or e.note or 'not available'}"
-        return (f"REPLAY: prevented {', '.join(e.result.prevented) or 'nothing'}; "
-                f"happened {', '.join(e.result.happened) or 'nothing'}")
+        prevented, happened = e.result.prevented, e.result.happened
+        parts = [f"prevented {', '.join(prevented)}" if prevented else "nothing prevented",
+                 f"still happened: {', '.join(happened)}" if happened
+                 else "no race step happened"]
+        return "REPLAY: " + "; ".join(parts)
     if isinstance(e, ev.Note):
         return f"note: {e.text}"
     return e.kind

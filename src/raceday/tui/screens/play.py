@@ -19,12 +19,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
 from raceday.engine.snapshot import Snapshot
 from raceday.exercise.model import Exercise
+from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.tui.app import SPEEDS, RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
@@ -79,6 +81,8 @@ class Seat:
     history: list[str] = field(default_factory=list)
     position: int = 0
     draft: str = ""
+    results: list[StatementResult] = field(default_factory=list)
+    """What this seat's last run showed (the next seat never sees it)."""
 
 
 class PlayScreen(Screen[None]):
@@ -86,6 +90,7 @@ class PlayScreen(Screen[None]):
     COMMANDS = {PlayCommands}
 
     BINDINGS = [
+        Binding("f1", "app.help", "Help", priority=True),  # first: 80 columns keep it
         Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
         Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
         Binding("f2", "switch_role", "Role", priority=True),
@@ -98,7 +103,14 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+r", "replay", "Replay", priority=True),
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
-        Binding("ctrl+b", "inject", "Inject", show=False, priority=True),
+        Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
+        Binding("alt+left", "scroll_results(-8, 0)", "Results left", show=False, priority=True),
+        Binding("alt+right", "scroll_results(8, 0)", "Results right", show=False,
+                priority=True),
+        Binding("alt+up", "scroll_results(0, -1)", "Results up", show=False, priority=True),
+        Binding("alt+down", "scroll_results(0, 1)", "Results down", show=False, priority=True),
+        Binding("alt+pageup", "step_grid(-1)", "Earlier grid", show=False, priority=True),
+        Binding("alt+pagedown", "step_grid(1)", "Later grid", show=False, priority=True),
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -189,6 +201,22 @@ class PlayScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)
+        self.call_after_refresh(self._keep_focus)
+
+    def _keep_focus(self) -> None:
+        """After a resize or a panel change, typing goes to the editor again (unless the
+        narrow side panel covers it, or a dialog is on top)."""
+        if self.app.screen is not self:
+            return
+        focused = self.focused
+        if focused is None or not focused.region.area or not _shown(focused):
+            if self._side_covers_editor():
+                self.query_one("#side-tabs", TabbedContent).query_one(Tabs).focus()
+            else:
+                self.editor.focus()
+
+    def _side_covers_editor(self) -> bool:
+        return self.has_class("-narrow") and self.has_class("-side-open")
 
     def _layout_for(self, width: int, height: int) -> None:
         self.set_class(width < NARROW_WIDTH or height < SHORT_HEIGHT, "-narrow")
@@ -452,7 +480,8 @@ class PlayScreen(Screen[None]):
             runner.interrupt()
             self.results.show_text(Text("Cancelling…", style="bold yellow"))
         elif self.has_class("-side-open"):
-            self.action_side()
+            self.remove_class("-side-open")
+            self.call_after_refresh(self._keep_focus)
 
     def action_switch_role(self) -> None:
         if len(self.seats) < 2:
@@ -465,15 +494,19 @@ class PlayScreen(Screen[None]):
         editor.text = self.seat.text
         editor.cursor_location = self.seat.cursor
         self._show_seat()
-        self.results.show_text(Text.assemble(("Keyboard passed to ", "dim"),
-                                             (self.role, "bold cyan"),
-                                             (f" ({self.seat.player})" if self.seat.player
-                                              else "", "cyan")))
+        passed = Text.assemble(("Keyboard passed to ", "dim"), (self.role, "bold cyan"),
+                               (f" ({self.seat.player})" if self.seat.player else "", "cyan"))
+        if self.seat.results:  # this seat's own last results, never the previous seat's
+            self.results.show(self.seat.results)
+        else:
+            self.results.clear(passed)
+        self.notify(passed.plain, timeout=3)
         editor.focus()
 
     def _save_seat(self) -> None:
         self.seat.text = self.editor.text
         self.seat.cursor = self.editor.cursor_location
+        self.seat.results = list(self.results.results)
 
     @on(SqlEditor.HistoryRequested, "#editor")
     def _history(self, message: SqlEditor.HistoryRequested) -> None:
@@ -496,8 +529,40 @@ class PlayScreen(Screen[None]):
         more = f"  (+{len(message.choices) - 8})" if len(message.choices) > 8 else ""
         self.editor.border_subtitle = shown + more
 
+    SIDE_TABS = ("tab-tasks", "tab-schema", "tab-monitors")
+
     def action_side(self) -> None:
-        self.toggle_class("-side-open")
+        """F3: narrow, open the side panel, then step through its tabs, then close it;
+        wide (the panel is always there), step through Tasks, Schema, Monitors."""
+        tabs = self.query_one("#side-tabs", TabbedContent)
+        narrow = self.has_class("-narrow")
+        if narrow and not self.has_class("-side-open"):
+            self.add_class("-side-open")
+            tabs.active = self.SIDE_TABS[0]
+            self.call_after_refresh(self._keep_focus)
+            return
+        index = self.SIDE_TABS.index(tabs.active) if tabs.active in self.SIDE_TABS else 0
+        if narrow and index == len(self.SIDE_TABS) - 1:
+            self.remove_class("-side-open")
+            tabs.active = self.SIDE_TABS[0]
+            self.call_after_refresh(self._keep_focus)
+            return
+        tabs.active = self.SIDE_TABS[(index + 1) % len(self.SIDE_TABS)]
+        self.call_after_refresh(self._keep_focus)
+
+    def action_scroll_results(self, dx: int, dy: int) -> None:
+        """alt+arrows: scroll the rows from the editor, no Tab into the grid needed."""
+        grid = self.results.table
+        if dy:
+            grid.action_cursor(dy)
+        if dx:
+            grid.scroll_to(x=max(0, grid.scroll_offset.x + dx), animate=False)
+
+    def action_step_grid(self, direction: int) -> None:
+        if not self.results.step(direction):
+            shown = len(self.results.grids)
+            self.notify("Only one grid: F6 runs every statement, each with its own grid."
+                        if shown < 2 else "No more grids that way.", timeout=3)
 
     def action_monitor(self) -> None:
         if self._ready() is None:
@@ -580,6 +645,26 @@ class PlayScreen(Screen[None]):
     def set_speed(self, speed: float) -> None:
         self.live.set_speed(speed, self.raceday.wall())
         self._show_header()
+
+    def action_facilitate(self) -> None:
+        """ctrl+f: the facilitator's menu (injects, the clock), on the players' screen."""
+        if self._ready() is None:
+            return
+        options = [("inject", "Send an inject (to one role or the team, now or at a time)")]
+        if self.settings.pace is Pace.LIVE:
+            options += [("pause", "Resume the clock" if self.live.paused else "Pause the clock"),
+                        ("speed", "Clock speed / the session's length")]
+        options += [("next", "Skip to the next inject")]
+        actions: dict[str, Callable[[], None]] = {
+            "inject": self.action_inject, "pause": self.action_pause,
+            "speed": self.action_speed, "next": self.action_next,
+        }
+
+        def chosen(key: str | None) -> None:
+            if key in actions:
+                actions[key]()
+
+        self.app.push_screen(ChoiceDialog("Facilitator", options), chosen)
 
     def action_inject(self) -> None:
         if self._ready() is None:
@@ -671,7 +756,7 @@ class PlayScreen(Screen[None]):
             ("Declare a finding", "F8", self.action_declare),
             ("Reveal a hint", "F9: costs points", self.action_hint),
             ("Jump to the next inject", "ctrl+n: let the clock run", self.action_next),
-            ("Send an ad-hoc inject", "facilitator", self.action_inject),
+            ("Send an ad-hoc inject", "facilitator (ctrl+f)", self.action_inject),
             ("Harden the automation: edit its statements",
              "F4: guards can live in the automation's own SQL", self.action_harden),
             ("Replay the race", "ctrl+r: against the team's database, step by step",
@@ -705,6 +790,17 @@ class PlayScreen(Screen[None]):
         if action == "switch_role" and len(self.seats) < 2:
             return False
         return True
+
+
+def _shown(widget: Widget) -> bool:
+    """The widget and every container above it are displayed."""
+    node: Widget | None = widget
+    while node is not None:
+        if not node.display:
+            return False
+        parent = node.parent
+        node = parent if isinstance(parent, Widget) else None
+    return True
 
 
 def _action_words(event: ev.Event) -> str | None:

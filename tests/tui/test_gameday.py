@@ -1,0 +1,205 @@
+"""What a facilitator's game day needs from the play screen: the editor, feed, results and
+keys that were seen to fail, the hot seat, the pace, the facilitator's controls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Footer, TabbedContent
+from tui_fixtures import MakeApp, settle, start_play, type_text
+
+from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
+from raceday.tui.screens.dialogs import ChoiceDialog
+from raceday.tui.screens.end import EndScreen, end_markdown
+from raceday.tui.screens.launcher import LauncherScreen
+from raceday.tui.screens.play import PlayScreen
+from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.results import ResultsView
+
+pytestmark = pytest.mark.tui
+
+
+def play_screen(app: Any) -> PlayScreen:
+    screen = app.screen
+    assert isinstance(screen, PlayScreen), type(screen).__name__
+    return screen
+
+
+def columns(results: ResultsView) -> tuple[str, ...]:
+    return results.table.columns
+
+
+async def cast_two(pilot: Any) -> None:
+    """Team mode: Ana plays the planner, Bo enactor-a."""
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    await type_text(pilot, "Ana")
+    await pilot.press("enter")
+    await type_text(pilot, "Bo")
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+async def test_select_all_then_typing_replaces_and_ctrl_l_clears(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        editor = play_screen(app).query_one(SqlEditor)
+        editor.text = "SELECT * FROM plan ORDER BY id;"
+        await pilot.press("ctrl+a")
+        assert editor.selected_text == editor.text
+        await type_text(pilot, "SELECT 1;")
+        assert editor.text == "SELECT 1;"  # never glued onto the old statement
+        await pilot.press("ctrl+l")
+        assert editor.text == ""
+        await pilot.press("ctrl+z")
+        assert editor.text == "SELECT 1;"
+        await pilot.press("home")
+        assert editor.cursor_location == (0, 0)
+
+
+async def test_feed_lines_wrap_to_the_feed_and_leave_tasks_out(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    for size in ((120, 40), (80, 24)):
+        app = make_app(flagship, mode="team")
+        async with app.run_test(size=size) as pilot:
+            await cast_two(pilot)
+            screen = play_screen(app)
+            feed = screen.query_one(EventFeed)
+            width = feed.scrollable_content_region.width
+            text = [strip.text for strip in feed.lines]
+            assert all(len(line.rstrip()) <= width for line in text)
+            joined = " ".join(" ".join(t.split()) for t in text)
+            assert "Nothing is alarming." in joined  # the whole inject, wrapped, not cut
+            assert not any("TASK for" in t for t in text)  # tasks: the task panel
+            assert "Write the next plan generation" in str(screen.query_one("#tasks").render())
+
+
+async def test_f6_shows_every_grid_and_alt_keys_scroll_from_the_editor(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        screen.query_one(SqlEditor).text = (
+            "SELECT name FROM endpoint;\nSELECT 1 AS one, 2 AS two;\n"
+            "SELECT * FROM plan_record;")
+        await pilot.press("f6")
+        await settle(pilot)
+        results = screen.query_one(ResultsView)
+        assert len(results.grids) == 3 and results.table.columns[0] == "plan_id"
+        assert "grid 3 of 3" in str(results.status.render())
+        await pilot.press("alt+pageup")
+        assert columns(results) == ("one", "two")
+        await pilot.press("alt+pageup")
+        assert columns(results) == ("name",) and results.table.row_count == 4
+        await pilot.press("alt+pagedown", "alt+pagedown")
+        assert columns(results)[0] == "plan_id"
+        assert isinstance(app.focused, SqlEditor)
+        await pilot.press("alt+down", "alt+down")
+        assert results.table.cursor_row == 2
+        await pilot.press("alt+right")
+        assert isinstance(app.focused, SqlEditor)
+
+
+async def test_hot_seat_results_belong_to_their_seat(make_app: MakeApp,
+                                                    flagship: Exercise) -> None:
+    app = make_app(flagship, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await cast_two(pilot)
+        screen = play_screen(app)
+        results = screen.query_one(ResultsView)
+        screen.query_one(SqlEditor).text = "SELECT id FROM plan;"
+        await pilot.press("f5")
+        await settle(pilot)
+        assert results.table.row_count > 0
+        await pilot.press("f2")
+        assert screen.role == "enactor-a"
+        assert results.table.row_count == 0 and not results.results
+        assert "Keyboard passed to enactor-a" in str(results.status.render())
+        await pilot.press("f2")
+        assert screen.role == "planner" and results.table.columns == ("id",)
+
+
+async def test_f3_steps_through_the_side_tabs_and_focus_comes_back(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        tabs = screen.query_one("#side-tabs", TabbedContent)
+        seen = []
+        for _ in range(3):
+            await pilot.press("f3")
+            await pilot.pause()
+            seen.append(tabs.active)
+            assert isinstance(app.focused, SqlEditor)
+        assert seen == ["tab-schema", "tab-monitors", "tab-tasks"]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press("f3")  # opens the panel over the results
+        await pilot.pause()
+        assert screen.has_class("-side-open") and tabs.active == "tab-tasks"
+        await pilot.press("f3", "f3", "f3")  # schema, monitors, closed
+        await pilot.pause()
+        await pilot.pause()
+        assert not screen.has_class("-side-open")
+        assert isinstance(app.focused, SqlEditor)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.press("x")
+        assert screen.query_one(SqlEditor).text.startswith("x")
+
+
+async def test_the_footer_keeps_f1_at_80_columns(make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_play(pilot)
+        footer = play_screen(app).query_one(Footer)
+        first = footer.children[0]
+        assert "f1" in str(first.render()).lower() or "help" in str(first.render()).lower()
+
+
+async def test_ctrl_q_on_the_end_screen_goes_back_to_the_launcher(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        assert "transcripts/" in str(end.query_one("#end-bar").render())
+        text = end_markdown(end.exercise, end.score, end.folder, end.events)
+        assert "Transcript saved in" in text
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("enter")  # the first choice: the launcher
+        await settle(pilot)
+        assert isinstance(app.screen, LauncherScreen)
+
+
+def test_a_refusal_is_said_once() -> None:
+    from raceday.store.results import StatementResult
+    from raceday.tui.widgets.results import describe_result
+
+    result = StatementResult(sql="SELECT printf('x')", error="refused: function printf is "
+                             "not allowed", error_kind="refused")
+    assert describe_result(result).plain.startswith(" Refused  function printf")
+
+
+def test_replay_line_never_says_happened_nothing() -> None:
+    from raceday.transcript.render import describe
+
+    result = ev.ReplayResult(steps=(ev.StepReplay(id="stale-apply", title="S",
+                                                  status="prevented", at="23:48"),))
+    line = describe(ev.Replay(available=True, result=result))
+    assert "happened nothing" not in line and "no race step happened" in line
