@@ -44,8 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
     play.add_argument("--mode", choices=["solo", "team", "onboarding"], default="solo")
     play.add_argument("--pace", choices=["turns", "live"], default="turns")
-    play.add_argument("--speed", type=float, default=60.0,
-                      help="simulated seconds per real second in the live pace (default 60)")
+    play.add_argument("--speed", type=float, default=None,
+                      help="simulated seconds per real second in the live pace")
+    play.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                      help="live pace: fit the whole exercise into this many real minutes "
+                           "(default 60, a game day; --speed overrides it)")
     play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
 
     run = sub.add_parser("run", help="play a script headless and print the score")
@@ -118,7 +121,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
             getattr(args, "exercise", None),
             mode=getattr(args, "mode", "solo"),
             pace=getattr(args, "pace", "turns"),
-            speed=getattr(args, "speed", 60.0),
+            speed=getattr(args, "speed", None),
+            length=getattr(args, "length", None),
             transcripts=getattr(args, "transcripts", Path("transcripts")),
         )
     if command == "list":

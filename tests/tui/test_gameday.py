@@ -203,3 +203,55 @@ def test_replay_line_never_says_happened_nothing() -> None:
                                                   status="prevented", at="23:48"),))
     line = describe(ev.Replay(available=True, result=result))
     assert "happened nothing" not in line and "no race step happened" in line
+
+
+def test_speed_choices_fit_a_game_day_and_keep_the_speed_in_use() -> None:
+    from raceday.engine.clock import real_minutes, speed_choices, speed_for
+
+    night = 225  # 23:00-02:45
+    choices = speed_choices(night, 3.3)
+    targets = {c.target: c for c in choices if c.target is not None}
+    assert targets[60].speed == 3.75 and round(targets[60].real_minutes) == 60
+    assert targets[90].speed == 2.5
+    assert any(c.speed == 3.3 for c in choices)  # chosen once, can be chosen again
+    assert [c.speed for c in choices] == sorted(c.speed for c in choices)
+    assert "60 min game day: 3.75x" in targets[60].label()
+    assert speed_for(night, 75) == 3.0 and real_minutes(night, 3.0) == 75
+
+
+async def test_the_speed_dialog_offers_game_day_lengths_and_the_current_speed(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    from raceday.engine.clock import Pace
+
+    app = make_app(flagship, pace=Pace.LIVE, speed=3.3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        labels = [label for _, label in dialog.options]
+        assert any("60 min game day: 3.75x" in label for label in labels)
+        assert any(label.startswith("3.3x") and "now" in label for label in labels)
+        await pilot.press("escape")
+
+
+async def test_no_freeze_after_a_skip_while_paused(make_app: MakeApp, flagship: Exercise) -> None:
+    from tui_fixtures import FakeWall
+
+    from raceday.engine.clock import Pace
+
+    wall = FakeWall()
+    app = make_app(flagship, pace=Pace.LIVE, speed=3.0, wall=wall)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        await pilot.press("ctrl+t")  # pause
+        await pilot.press("ctrl+n")  # skip to the next inject (23:40)
+        await settle(pilot)
+        assert screen.snapshot is not None and screen.snapshot.clock_face == "23:40"
+        await pilot.press("ctrl+t")  # resume
+        wall.now += 20  # 20 s at 3x: one simulated minute
+        screen.tick()
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:41"

@@ -52,11 +52,13 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "") -> None:
+    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "",
+                 selected: str | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.options = options
         self.note = note
+        self.selected = selected
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -67,7 +69,11 @@ class ChoiceDialog(ModalScreen[str | None]):
                              id="choices")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        options.focus()
+        keys = [key for key, _ in self.options]
+        if self.selected in keys:
+            options.highlighted = keys.index(self.selected)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -28,7 +28,7 @@ from raceday.engine.snapshot import Snapshot
 from raceday.exercise.model import Exercise
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
-from raceday.tui.app import SPEEDS, RacedayApp, Settings
+from raceday.tui.app import RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
 from raceday.tui.messages import (
     ActionDone,
@@ -125,7 +125,7 @@ class PlayScreen(Screen[None]):
         self.snapshot: Snapshot | None = None
         self.alarms = Alarms(show_faults=settings.mode == "onboarding")
         self.done_tasks: set[str] = set()
-        self.live = LiveClock(speed=settings.speed)
+        self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
@@ -262,7 +262,9 @@ class PlayScreen(Screen[None]):
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        if self.settings.pace is Pace.LIVE and not self.live.paused:
+        if self.settings.pace is Pace.LIVE:
+            # a skip (ctrl+n), paused or not, moves the live clock along with the session:
+            # otherwise it would stand still until real time caught up with the skip
             now = self.raceday.wall()
             if self.live.minutes(now) < snapshot.minute:
                 self.live.jump_to(snapshot.minute, now)
@@ -633,14 +635,33 @@ class PlayScreen(Screen[None]):
         if self.settings.pace is not Pace.LIVE:
             self.notify("Speed applies to the live pace only.", timeout=4)
             return
-        options = [(f"{s:g}", f"{s:g}x  (one real second = {s:g} simulated seconds)")
-                   for s in SPEEDS]
+        options = self._speed_options()
+        night = self.exercise.clock.length_minutes
 
         def chosen(value: str | None) -> None:
             if value is not None:
                 self.set_speed(float(value))
 
-        self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
+        self.app.push_screen(ChoiceDialog(
+            "Clock speed: how long the whole night lasts", options,
+            note=f"The exercise is {night} simulated minutes; a game day fits it into 60 "
+                 "to 90 real minutes. What is left of it now is shown beside each speed.",
+            selected=f"{self.live.speed:g}"), chosen)
+
+    def _speed_options(self) -> list[tuple[str, str]]:
+        from raceday.engine.clock import real_minutes, speed_choices
+
+        night = self.exercise.clock.length_minutes
+        left = max(0, night - (self.snapshot.minute if self.snapshot else 0))
+        options = []
+        for choice in speed_choices(night, self.live.speed, self.settings.speed):
+            label = choice.label()
+            if left < night:
+                label += f"  (the rest: {real_minutes(left, choice.speed):.0f} min)"
+            if abs(choice.speed - self.live.speed) < 1e-9:
+                label += "  ← now"
+            options.append((f"{choice.speed:g}", label))
+        return options
 
     def set_speed(self, speed: float) -> None:
         self.live.set_speed(speed, self.raceday.wall())
@@ -766,8 +787,9 @@ class PlayScreen(Screen[None]):
         if self.settings.pace is Pace.LIVE:
             cmds.append(("Resume the clock" if self.live.paused else "Pause the clock",
                          "ctrl+t", self.action_pause))
-            for speed in SPEEDS:
-                cmds.append((f"Speed {speed:g}x", "live clock", partial(self.set_speed, speed)))
+            for key, label in self._speed_options():
+                cmds.append((f"Speed {label}", "live clock",
+                             partial(self.set_speed, float(key))))
         for index, seat in enumerate(self.seats):
             if index != self.active:
                 cmds.append((f"Switch role to {seat.role}", seat.player or "hot seat",
