@@ -89,7 +89,7 @@ class SpeedChoice:
     target: int | None = None  # the game-day length this speed was made for
 
     def label(self) -> str:
-        lasts = _duration(self.real_minutes)
+        lasts = length_words(self.real_minutes)
         if self.target is not None:
             return f"{self.target} min game day: {self.speed:g}x"
         return f"{self.speed:g}x: the whole night lasts {lasts}"
@@ -108,7 +108,8 @@ def speed_choices(sim_minutes: int, *also: float) -> list[SpeedChoice]:
     return sorted(choices.values(), key=lambda c: c.speed)
 
 
-def _duration(minutes: float) -> str:
+def length_words(minutes: float) -> str:
+    """Real minutes for people: '45 s', '60 min', '2.5 h'."""
     if minutes < 1:
         return f"{minutes * 60:.0f} s"
     if minutes < 120:

@@ -144,7 +144,7 @@ class LauncherScreen(Screen[None]):
 
     def _speed_words(self) -> str:
         """The live speed, and what it makes of the highlighted exercise's night."""
-        from raceday.engine.clock import real_minutes
+        from raceday.engine.clock import length_words, real_minutes
 
         s = self.raceday.settings
         entry = self._current_entry()
@@ -157,7 +157,7 @@ class LauncherScreen(Screen[None]):
         lasts = real_minutes(night, speed)
         head = f"{s.length:g} min game day: {speed:g}x" if s.length else f"{speed:g}x"
         return (f"{head} (live pace: the {night} simulated minutes last about "
-                f"{lasts:.0f} real min)")
+                f"{length_words(lasts)})")
 
     def action_mode(self) -> None:
         from raceday.tui.app import MODES
