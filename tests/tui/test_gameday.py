@@ -255,3 +255,45 @@ async def test_no_freeze_after_a_skip_while_paused(make_app: MakeApp, flagship: 
         screen.tick()
         await settle(pilot)
         assert screen.snapshot.clock_face == "23:41"
+
+
+async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish_it(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await cast_two(pilot)
+        screen = play_screen(app)
+        await pilot.press("ctrl+n")  # stops at 23:01, when the planner's task falls due
+        await settle(pilot)
+        assert screen.snapshot is not None and screen.snapshot.clock_face == "23:01"
+        tasks = str(screen.query_one("#tasks").render())
+        assert "NOW · due 23:01" in tasks and "Write the next plan generation" in tasks
+        assert "INSERT INTO plan" in tasks  # the SQL the automation would have run
+        assert "due: planner 1" in str(screen.query_one("#play-header").render())
+        await pilot.press("ctrl+n")  # not past the player's own due task
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:01"
+        screen.query_one(SqlEditor).text = (
+            "INSERT INTO plan (id, created_at) SELECT max(id) + 1, '23:01' FROM plan;")
+        await pilot.press("f5")
+        await settle(pilot)
+        tasks = str(screen.query_one("#tasks").render())
+        assert "NOW" not in tasks  # written: it leaves the panel until it falls due again
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:03"
+
+
+async def test_onboarding_tasks_come_one_at_a_time(make_app: MakeApp) -> None:
+    from raceday.commands import load_named_exercise
+
+    lost_update = load_named_exercise("lost-update-basics")
+    app = make_app(lost_update, mode="onboarding")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = play_screen(app)
+        for _ in range(8):  # each statement costs a minute: 09:08, every task has fallen due
+            await pilot.press("f5")
+            await settle(pilot)
+        tasks = str(screen.query_one("#tasks").render())
+        assert tasks.count("NOW") == 1 and "then ·" in tasks

@@ -80,7 +80,7 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.TaskDue):
         return f"task due for {e.role}: {e.context or e.title}"
     if isinstance(e, ev.TaskDone):
-        return f"task done by {e.role}: {e.title} (+{e.points})"
+        return f"task done by {e.role}: {e.title}" + (f" (+{e.points})" if e.points else "")
     if isinstance(e, ev.MonitorSaved):
         return f"{e.role} saved monitor '{e.name}': {_one_line(e.sql)}"
     if isinstance(e, ev.MonitorRemoved):

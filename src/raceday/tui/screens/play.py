@@ -24,8 +24,9 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
-from raceday.engine.snapshot import Snapshot
+from raceday.engine.snapshot import PendingView, Snapshot
 from raceday.exercise.model import Exercise
+from raceday.inert import inert
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.tui.app import RacedayApp, Settings
@@ -55,7 +56,7 @@ from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.schema import SchemaTree
-from raceday.tui.widgets.tasks import TaskList, render_tasks
+from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
+SKIP_CONFIRM_SECONDS = 8.0
+"""ctrl+n pressed again within this many seconds skips past the player's due tasks."""
 RUNNING_AFTER = 0.15
 """Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
 
@@ -125,10 +128,15 @@ class PlayScreen(Screen[None]):
         self.snapshot: Snapshot | None = None
         self.alarms = Alarms(show_faults=settings.mode == "onboarding")
         self.done_tasks: set[str] = set()
+        self.due_seq: dict[str, int] = {}  # task -> seq of its latest task_due
+        self.due_count: dict[str, int] = {}  # task -> how often it fell due, not handled
+        self.wrote_seq: dict[str, int] = {}  # role -> seq of its player's latest write
+        self.revealed: set[str] = set()  # hint ids
         self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
+        self._skip_asked = 0.0
         self.ending = False
         self._ticker: Timer | None = None
         self._running_note: Timer | None = None
@@ -245,6 +253,17 @@ class PlayScreen(Screen[None]):
             self._show_world()
         if isinstance(event, ev.TaskDone):
             self.done_tasks.add(event.task)
+            self.due_count.pop(event.task, None)
+        elif isinstance(event, ev.TaskDue):
+            if self.due_seq.get(event.task, -1) <= self.wrote_seq.get(event.role, -1):
+                self.due_count[event.task] = 0  # handled since: count afresh
+            self.due_seq[event.task] = event.seq
+            self.due_count[event.task] = self.due_count.get(event.task, 0) + 1
+        elif isinstance(event, ev.Statement) and not event.automated and event.ok \
+                and (event.rowcount or event.schema_changed):
+            self.wrote_seq[event.role] = event.seq
+        elif isinstance(event, ev.Hint):
+            self.revealed.add(event.id)
         if self.guide is not None and self.guide.observe(event):
             self._show_guide()
         if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
@@ -368,6 +387,12 @@ class PlayScreen(Screen[None]):
         text.append(self.role, style="bold cyan")
         if self.seat.player:
             text.append(f" ({self.seat.player})", style="cyan")
+        due = [(seat.role, len(self.my_outstanding(seat.role))) for seat in self.seats]
+        due = [(role, n) for role, n in due if n]
+        if due:
+            text.append("  │ ")
+            text.append("due: " + ", ".join(f"{role} {n}" for role, n in due),
+                        style="bold black on cyan")
         text.append("  │ ")
         text.append(self.exercise.title, style="dim")
         if self._changed("header", text):
@@ -384,11 +409,28 @@ class PlayScreen(Screen[None]):
         for panel in self.query(WorldPanel):
             panel.show(world, self.alarms)
 
+    def handled_tasks(self) -> set[str]:
+        """Pending tasks without a `done_when` that their role has written since they fell
+        due: no longer outstanding (the panel drops them; ctrl+n no longer waits for them)."""
+        undecided = {t.id for t in self.exercise.tasks if not t.done_when}
+        return {task for task, seq in self.due_seq.items()
+                if task in undecided and self.wrote_seq.get(self._role_of(task), -1) > seq}
+
+    def _role_of(self, task_id: str) -> str:
+        return next((t.role for t in self.exercise.tasks if t.id == task_id), "")
+
+    def my_outstanding(self, role: str | None = None) -> list[PendingView]:
+        snap = self.snapshot
+        return outstanding(self.exercise, role or self.role, snap.pending if snap else (),
+                           self.handled_tasks())
+
     def _show_tasks(self) -> None:
         snap = self.snapshot
         text = render_tasks(self.exercise, self.role, snap.minute if snap else 0,
                             snap.pending if snap else (), self.done_tasks,
-                            hints=self.guide is not None)
+                            hints=bool(self.exercise.hints), handled=self.handled_tasks(),
+                            repeats=self.due_count,
+                            statement_sql=dict(snap.statement_sql) if snap else None)
         if self._changed("tasks", text):
             self.query_one("#tasks", TaskList).update(text)
 
@@ -600,22 +642,68 @@ class PlayScreen(Screen[None]):
         self._act("declare", lambda s: s.declare(role, finding))
 
     def action_hint(self) -> None:
+        """F9: choose which hint to reveal, each with its cost, before anything is shown
+        (the ones about this role's tasks due now first)."""
         if self._ready() is None:
             return
+        left = [h for h in self.exercise.hints if h.id not in self.revealed]
+        if not left:
+            self.notify("No hint left to reveal.", timeout=4)
+            return
+        titles = {t.id: t.title for t in self.exercise.tasks}
+        due_now = [p.task for p in self.my_outstanding()]
+        order = {task: i for i, task in enumerate(due_now)}
+        left.sort(key=lambda h: (order.get(h.task or "", len(order)), ))
+        options = []
+        for number, hint in enumerate(left, 1):
+            about = f"about: {titles[hint.task]}" if hint.task in titles else "a general hint"
+            now = "  (due now)" if hint.task in order else ""
+            options.append((hint.id, f"-{hint.cost} point{'s' if hint.cost != 1 else ''} · "
+                                     f"{inert(about)}{now}" if hint.task in titles
+                            else f"-{hint.cost} points · hint {number}"))
         role = self.role
 
-        def reveal(yes: bool | None) -> None:
-            if yes:
-                self._act("hint", lambda s: s.reveal_hint(role=role))
+        def reveal(hint_id: str | None) -> None:
+            if hint_id is not None:
+                self._act("hint", lambda s: s.reveal_hint(hint_id, role=role))
 
-        self.app.push_screen(ConfirmDialog(
-            "Reveal a hint? Each hint costs points, and the score says so.",
-            yes="Reveal", no="Not now"), reveal)
+        self.app.push_screen(ChoiceDialog(
+            "Reveal a hint: each costs the points shown, and the score says so", options,
+            note="Choose one to read it (Esc: none)."), reveal)
 
     def action_next(self) -> None:
+        """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
+        a role played here falls due; never past the tasks this player has due now (press
+        it again to skip them anyway)."""
         if self._ready() is None:
             return
-        self._act("wait", lambda s: s.wait(None))
+        mine = self.my_outstanding()
+        now = self.raceday.wall()
+        if mine and now - self._skip_asked > SKIP_CONFIRM_SECONDS:
+            self._skip_asked = now
+            self.notify(f"{self.role} has {len(mine)} task{'s' if len(mine) > 1 else ''} due: "
+                        f"{mine[0].title}. ctrl+n again skips anyway.",
+                        title="Not skipping yet", severity="warning", timeout=6)
+            return
+        self._skip_asked = 0.0
+        until = self._next_stop()
+        self._act("wait", lambda s: s.wait(until))
+
+    def _next_stop(self) -> int | None:
+        """The next minute a played role's task falls due, if before the next inject."""
+        snap = self.snapshot
+        if snap is None:
+            return None
+        held = {seat.role for seat in self.seats}
+        times = [m for t in self.exercise.tasks if t.role in held
+                 for m in t.times() if m > snap.minute]
+        task_at = min(times, default=None)
+        inject_at = snap.next_inject
+        if task_at is None:
+            return None
+        if inject_at is not None and inject_at <= task_at:
+            return None
+        return task_at
 
     def action_pause(self) -> None:
         if self.settings.pace is not Pace.LIVE:
