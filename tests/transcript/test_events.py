@@ -28,7 +28,7 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.TimelineEnd(note="over"),
     ev.Wait(until="23:50"),
     ev.Inject(id="i", inject_kind="alarm", title="t", text="x", to=("responder",), source="dat453"),
-    ev.Note(text="n", role="responder"),
+    ev.Note(text="n", role="responder", author="Cleo (observer)"),
     ev.Refused(action="edit", error="no", role="responder", statement="s"),
     ev.Statement(role="responder", sql="SELECT 1", ok=True, rows=1, elapsed_ms=0.5),
     ev.Statement(role="enactor-a", sql="UPDATE e SET a=1", ok=False, error="boom",
@@ -53,6 +53,9 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.Detected(how="declared", latency_minutes=3),
     ev.Declaration(role="responder", finding="f", text="it", correct=True),
     ev.Hint(id="h", text="look", cost=2, task="t"),
+    ev.Cast(names={"planner": "Ana", "enactor-a": "Bo"}),
+    ev.Facilitation(action="speed", speed=3.75),
+    ev.Facilitation(action="schedule", at="23:55", to=("responder",), detail="Exec asks"),
     ev.Replay(available=False, error="the replay failed: x"),
     ev.Replay(available=True,
               result=ev.ReplayResult(

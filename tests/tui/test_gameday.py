@@ -297,3 +297,55 @@ async def test_onboarding_tasks_come_one_at_a_time(make_app: MakeApp) -> None:
             await settle(pilot)
         tasks = str(screen.query_one("#tasks").render())
         assert tasks.count("NOW") == 1 and "then ·" in tasks
+
+
+async def test_names_clock_injects_and_notes_go_into_the_transcript(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    from tui_fixtures import FakeWall
+
+    from raceday.engine.clock import Pace
+    from raceday.transcript.log import read_events
+    from raceday.tui.screens.dialogs import InjectDialog, NoteDialog
+
+    wall = FakeWall()
+    app = make_app(flagship, mode="team", pace=Pace.LIVE, speed=3.75, wall=wall)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await cast_two(pilot)
+        screen = play_screen(app)
+        await pilot.press("ctrl+t")  # pause
+        await settle(pilot)
+        await pilot.press("ctrl+t")  # resume
+        await settle(pilot)
+        screen.set_speed(2.5)
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteDialog)
+        await type_text(pilot, "Dee")
+        await pilot.press("enter")
+        await type_text(pilot, "Ana read the plan table first")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.press("enter")  # the first choice: send an inject
+        await pilot.pause()
+        assert isinstance(app.screen, InjectDialog)
+        await type_text(pilot, "VP asks for status")
+        await pilot.press("enter", "enter")  # no message
+        await type_text(pilot, "enactor-a")
+        await pilot.press("enter")
+        await type_text(pilot, "+5m")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.runner is not None and screen.runner.session is not None
+        folder = screen.runner.session.folder
+    events = read_events(folder).events
+    cast = next(e for e in events if isinstance(e, ev.Cast))
+    assert dict(cast.names) == {"planner": "Ana", "enactor-a": "Bo"}
+    actions = [e.action for e in events if isinstance(e, ev.Facilitation)]
+    assert actions == ["pause", "resume", "speed", "schedule"]
+    planned = [e for e in events if isinstance(e, ev.Facilitation)][-1]
+    assert planned.at == "23:05" and planned.to == ("enactor-a",)
+    note = next(e for e in events if isinstance(e, ev.Note))
+    assert note.author == "Dee" and note.text == "Ana read the plan table first"

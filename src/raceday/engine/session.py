@@ -20,7 +20,7 @@ from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState
 from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import RacedayError
-from raceday.exercise.model import Exercise, Policy, Task
+from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
@@ -363,8 +363,27 @@ class Session:
             source="facilitator",
         ))
 
-    def note(self, text: str, role: str | None = None) -> Event:
-        return self._emit(ev.Note(role=role, text=text))
+    def note(self, text: str, role: str | None = None, author: str | None = None) -> Event:
+        return self._emit(ev.Note(role=role, text=text, author=author))
+
+    def record(self, event: E) -> E:
+        """Record what the people around the session did (the cast, the facilitator's
+        clock): it changes nothing in play, it goes into the transcript like every event."""
+        if not isinstance(event, (ev.Cast, ev.Facilitation)):
+            raise SessionError(f"{event.kind} events are the session's own to record")
+        return self._emit(event)
+
+    def schedule_inject(self, title: str, text: str, at: int,
+                        to: Sequence[str] = ()) -> Event:
+        """A facilitator's inject for a later minute: it arrives like the exercise's own."""
+        if at <= self.minute:
+            return self.send_inject(title, text, to)
+        self._counter += 1
+        inject = Inject(id=f"facilitator-{self._counter}", at=at, title=title, text=text,
+                        kind=InjectKind.MESSAGE, to=tuple(to), source="facilitator")
+        self._schedule(at, _INJECT, inject)
+        return self._emit(ev.Facilitation(action="schedule", at=self.time_of(at), to=tuple(to),
+                                          detail=title))
 
     def replay(self) -> ev.Replay:
         """Replay the race against a copy of the team's database; guards are judged by it."""

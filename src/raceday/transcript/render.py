@@ -107,9 +107,30 @@ def _describe(event: ev.Event) -> str:
                  f"still happened: {', '.join(happened)}" if happened
                  else "no race step happened"]
         return "REPLAY: " + "; ".join(parts)
+    if isinstance(e, ev.Cast):
+        return "cast: " + ", ".join(f"{role} {name}" for role, name in e.names.items())
+    if isinstance(e, ev.Facilitation):
+        return facilitation_words(e)
     if isinstance(e, ev.Note):
-        return f"note: {e.text}"
+        author = e.author or e.role
+        return f"note{f' by {author}' if author else ''}: {e.text}"
     return e.kind
+
+
+def facilitation_words(e: ev.Facilitation) -> str:
+    """The facilitator's action in words: 'facilitator: clock paused'."""
+    if e.action == "pause":
+        what = "clock paused"
+    elif e.action == "resume":
+        what = "clock running again"
+    elif e.action == "speed":
+        what = f"speed set to {e.speed:g}x" + (f" ({e.detail})" if e.detail else "")
+    elif e.action == "schedule":
+        whom = ", ".join(e.to) if e.to else "everyone"
+        what = f"inject planned for {e.at} to {whom}: {e.detail}"
+    else:
+        what = f"{e.action} {e.detail}".strip()
+    return f"facilitator: {what}"
 
 
 def style_of(event: ev.Event) -> str:

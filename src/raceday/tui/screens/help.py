@@ -38,6 +38,7 @@ newest last; alarms are red. The world panel shows every endpoint's DNS answer a
 | **F4** | harden: the automation's own statements, each in an editor (save, put back) |
 | ctrl+r | replay the race against your database, then step through it |
 | ctrl+f | facilitator: injects (one role or all, now or later), pause, speed, skip |
+| ctrl+o | an observer's note (who, what), stamped with the clock, for the debrief |
 | ctrl+p | command palette: every action by name |
 | ctrl+q | end the session (asks first) and see the score |
 

@@ -50,6 +50,8 @@ from raceday.tui.screens.dialogs import (
     InjectRequest,
     MonitorDialog,
     MonitorRequest,
+    NoteDialog,
+    NoteRequest,
 )
 from raceday.tui.screens.help import PLAY_HELP
 from raceday.tui.widgets.editor import SqlEditor
@@ -107,6 +109,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
         Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
+        Binding("ctrl+o", "note", "Note", show=False, priority=True),
         Binding("alt+left", "scroll_results(-8, 0)", "Results left", show=False, priority=True),
         Binding("alt+right", "scroll_results(8, 0)", "Results right", show=False,
                 priority=True),
@@ -137,6 +140,7 @@ class PlayScreen(Screen[None]):
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
         self._skip_asked = 0.0
+        self.note_author = ""
         self.ending = False
         self._ticker: Timer | None = None
         self._running_note: Timer | None = None
@@ -235,6 +239,9 @@ class PlayScreen(Screen[None]):
     def _opened(self, message: SessionOpened) -> None:
         for event in message.events:
             self._take_event(event)
+        names = {seat.role: seat.player for seat in self.seats if seat.player}
+        if names:
+            self._facilitation_cast(names)
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
         if self.settings.pace is Pace.LIVE:
@@ -714,9 +721,11 @@ class PlayScreen(Screen[None]):
         if self.live.paused:
             self.live.resume(now)
             self.notify("Clock running.", timeout=2)
+            self._facilitation(ev.Facilitation(action="resume"))
         else:
             self.live.pause(now)
             self.notify("Clock paused.", timeout=2)
+            self._facilitation(ev.Facilitation(action="pause"))
         self._show_header()
 
     def action_speed(self) -> None:
@@ -752,8 +761,14 @@ class PlayScreen(Screen[None]):
         return options
 
     def set_speed(self, speed: float) -> None:
+        from raceday.engine.clock import length_words, real_minutes
+
         self.live.set_speed(speed, self.raceday.wall())
         self._show_header()
+        night = self.exercise.clock.length_minutes
+        self._facilitation(ev.Facilitation(
+            action="speed", speed=speed,
+            detail=f"the whole night lasts {length_words(real_minutes(night, speed))}"))
 
     def action_facilitate(self) -> None:
         """ctrl+f: the facilitator's menu (injects, the clock), on the players' screen."""
@@ -763,10 +778,11 @@ class PlayScreen(Screen[None]):
         if self.settings.pace is Pace.LIVE:
             options += [("pause", "Resume the clock" if self.live.paused else "Pause the clock"),
                         ("speed", "Clock speed / the session's length")]
-        options += [("next", "Skip to the next inject")]
+        options += [("next", "Skip to the next inject"),
+                    ("note", "Write an observer's note (ctrl+o)")]
         actions: dict[str, Callable[[], None]] = {
             "inject": self.action_inject, "pause": self.action_pause,
-            "speed": self.action_speed, "next": self.action_next,
+            "speed": self.action_speed, "next": self.action_next, "note": self.action_note,
         }
 
         def chosen(key: str | None) -> None:
@@ -780,10 +796,54 @@ class PlayScreen(Screen[None]):
             return
 
         def send(request: InjectRequest | None) -> None:
-            if request is not None:
-                self._act("inject", lambda s: s.send_inject(request.title, request.text))
+            if request is None:
+                return
+            if request.at is None:
+                self._act("inject", lambda s: s.send_inject(request.title, request.text,
+                                                             request.to))
+            else:
+                at = request.at
+                self._act("inject", lambda s: s.schedule_inject(request.title, request.text,
+                                                                 at, request.to))
 
-        self.app.push_screen(InjectDialog(classes="dialog-screen"), send)
+        self.app.push_screen(InjectDialog(self.exercise.role_ids, self._minute_of,
+                                          classes="dialog-screen"), send)
+
+    def _minute_of(self, text: str) -> int:
+        """'23:55' (the next time the clock shows it) or '+10m', as a minute of the session."""
+        from raceday.exercise.times import parse_duration, parse_time
+
+        now = self.snapshot.minute if self.snapshot else 0
+        text = text.strip()
+        if text.startswith("+"):
+            return now + parse_duration(text[1:])
+        try:
+            return parse_time(text, self.exercise.clock.start, now)
+        except ValueError:
+            raise ValueError(f'"{text}" is not a time: write 23:55, or +10m') from None
+
+    def action_note(self) -> None:
+        """ctrl+o: an observer's note, stamped with the clock, into the transcript."""
+        if self._ready() is None:
+            return
+        clock = self.snapshot.clock_face if self.snapshot else ""
+
+        def save(request: NoteRequest | None) -> None:
+            if request is None:
+                return
+            self.note_author = request.author
+            self._act("note", lambda s: s.note(request.text, author=request.author))
+
+        self.app.push_screen(NoteDialog(clock, self.note_author, classes="dialog-screen"), save)
+
+    def _facilitation_cast(self, names: dict[str, str]) -> None:
+        if self.runner is not None:
+            self.runner.act("cast", lambda s: s.record(ev.Cast(names=names)))
+
+    def _facilitation(self, event: ev.Facilitation) -> None:
+        """Record the facilitator's hand on the clock (no toast: the screen says it)."""
+        if self.runner is not None and self.runner.session is not None:
+            self.runner.act("facilitation", lambda s: s.record(event))
 
     def action_harden(self) -> None:
         """F4: every automation statement in its own editor (saving goes through us)."""
@@ -865,7 +925,10 @@ class PlayScreen(Screen[None]):
             ("Declare a finding", "F8", self.action_declare),
             ("Reveal a hint", "F9: costs points", self.action_hint),
             ("Jump to the next inject", "ctrl+n: let the clock run", self.action_next),
-            ("Send an ad-hoc inject", "facilitator (ctrl+f)", self.action_inject),
+            ("Send an inject", "facilitator (ctrl+f): one role or all, now or later",
+             self.action_inject),
+            ("Write an observer's note", "ctrl+o: into the transcript and the debrief",
+             self.action_note),
             ("Harden the automation: edit its statements",
              "F4: guards can live in the automation's own SQL", self.action_harden),
             ("Replay the race", "ctrl+r: against the team's database, step by step",
@@ -925,6 +988,10 @@ def _action_words(event: ev.Event) -> str | None:
         return f"Inject sent: {event.title}"
     if isinstance(event, ev.Edit):
         return f"Automation statement {event.statement} replaced."
+    if isinstance(event, ev.Note):
+        return f"Note saved at {event.sim_time}."
+    if isinstance(event, ev.Facilitation) and event.action == "schedule":
+        return f"Inject planned for {event.at}: {event.detail}"
     return None
 
 

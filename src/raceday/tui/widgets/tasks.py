@@ -89,12 +89,10 @@ def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None
             if len(sql) > SQL_SHOWN:
                 sql = sql[: SQL_SHOWN - 1] + "…"
             out.append(f"   {inert(sql)}\n", style="green")
-    if task.done_when:
-        out.append("   done when the world shows it; ", style="dim")
-    else:
-        out.append("   done once you have written it; ", style="dim")
-    out.append("F4 shows the automation's statements in full\n" if task.statements
-               else "\n", style="dim")
+    done = "done when the world shows it" if task.done_when \
+        else "done once you have written it"
+    more = "; F4 shows the automation's statements in full" if task.statements else ""
+    out.append(f"   {done}{more}\n", style="dim")
 
 
 def _face(exercise: Exercise, minute: int) -> str:
