@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
 
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
+    brief.add_argument("--facilitator", action="store_true",
+                       help="the facilitator's guide instead: timeline, what each inject is "
+                            "for, the answer key (keep it from the players)")
 
     deb = sub.add_parser("debrief", help="write a played session's debrief (md, html or json)")
     deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
@@ -134,8 +137,10 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
         return check_paths(args.paths, out)
     if command == "brief":
-        from raceday.commands import print_briefing
+        from raceday.commands import print_briefing, print_facilitator_guide
 
+        if getattr(args, "facilitator", False):
+            return print_facilitator_guide(args.exercise, out)
         return print_briefing(args.exercise, out)
     if command == "transcript":
         from raceday.transcript.render import print_transcript
