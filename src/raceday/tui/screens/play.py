@@ -7,6 +7,7 @@ it is the keyboard's, not the game's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -69,6 +70,8 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
+_WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
+                     r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
 SKIP_CONFIRM_SECONDS = 8.0
 """ctrl+n pressed again within this many seconds skips past the player's due tasks."""
 RUNNING_AFTER = 0.15
@@ -133,8 +136,9 @@ class PlayScreen(Screen[None]):
         self.done_tasks: set[str] = set()
         self.due_seq: dict[str, int] = {}  # task -> seq of its latest task_due
         self.due_count: dict[str, int] = {}  # task -> how often it fell due, not handled
-        self.wrote_seq: dict[str, int] = {}  # role -> seq of its player's latest write
+        self.wrote_seq: dict[tuple[str, str], int] = {}  # (role, table) -> latest write seq
         self.revealed: set[str] = set()  # hint ids
+        self._tables_of_tasks: dict[str, set[str]] | None = None
         self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
@@ -262,13 +266,14 @@ class PlayScreen(Screen[None]):
             self.done_tasks.add(event.task)
             self.due_count.pop(event.task, None)
         elif isinstance(event, ev.TaskDue):
-            if self.due_seq.get(event.task, -1) <= self.wrote_seq.get(event.role, -1):
+            if event.task in self.handled_tasks():
                 self.due_count[event.task] = 0  # handled since: count afresh
             self.due_seq[event.task] = event.seq
             self.due_count[event.task] = self.due_count.get(event.task, 0) + 1
         elif isinstance(event, ev.Statement) and not event.automated and event.ok \
                 and (event.rowcount or event.schema_changed):
-            self.wrote_seq[event.role] = event.seq
+            for table in event.writes or ("*",):
+                self.wrote_seq[(event.role, table)] = event.seq
         elif isinstance(event, ev.Hint):
             self.revealed.add(event.id)
         if self.guide is not None and self.guide.observe(event):
@@ -417,14 +422,30 @@ class PlayScreen(Screen[None]):
             panel.show(world, self.alarms)
 
     def handled_tasks(self) -> set[str]:
-        """Pending tasks without a `done_when` that their role has written since they fell
-        due: no longer outstanding (the panel drops them; ctrl+n no longer waits for them)."""
-        undecided = {t.id for t in self.exercise.tasks if not t.done_when}
-        return {task for task, seq in self.due_seq.items()
-                if task in undecided and self.wrote_seq.get(self._role_of(task), -1) > seq}
+        """Pending tasks without a `done_when` whose role has since written what the task
+        writes (a table its automation SQL writes; any write for a task without SQL): no
+        longer outstanding (the panel drops them; ctrl+n no longer waits for them)."""
+        handled = set()
+        for task in self.exercise.tasks:
+            due = self.due_seq.get(task.id)
+            if due is None or task.done_when:
+                continue
+            tables = self._task_tables.get(task.id) or set()
+            writes = [seq for (role, table), seq in self.wrote_seq.items()
+                      if role == task.role and (not tables or table in tables)]
+            if any(seq > due for seq in writes):
+                handled.add(task.id)
+        return handled
 
-    def _role_of(self, task_id: str) -> str:
-        return next((t.role for t in self.exercise.tasks if t.id == task_id), "")
+    @property
+    def _task_tables(self) -> dict[str, set[str]]:
+        """The tables each task's automation SQL writes."""
+        if self._tables_of_tasks is None:
+            sql = {s.id: s.sql for s in self.exercise.statements}
+            self._tables_of_tasks = {
+                t.id: {m.lower() for sid in t.statements for m in _WRITES.findall(sql.get(sid, ""))}
+                for t in self.exercise.tasks}
+        return self._tables_of_tasks
 
     def my_outstanding(self, role: str | None = None) -> list[PendingView]:
         snap = self.snapshot
