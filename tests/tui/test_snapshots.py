@@ -160,11 +160,10 @@ def test_review_what_matters(snap_compare: Snap) -> None:
     app = ReviewApp.from_folder(fixtures / "night")
     app.animation_level = "none"
 
-    async def to_the_first_statement(pilot: Pilot[Any]) -> None:
-        await pilot.press("n", "n")
+    async def listed(pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
-    assert snap_compare(app, terminal_size=(120, 32), run_before=to_the_first_statement)
+    assert snap_compare(app, terminal_size=(120, 32), run_before=listed)
 
 
 def test_debrief_screen(snap_compare: Snap) -> None:

@@ -271,7 +271,8 @@ class PlayScreen(Screen[None]):
             self.due_seq[event.task] = event.seq
             self.due_count[event.task] = self.due_count.get(event.task, 0) + 1
         elif isinstance(event, ev.Statement) and not event.automated and event.ok \
-                and (event.rowcount or event.schema_changed):
+                and (event.writes or event.schema_changed):
+            # a write that changed 0 rows counts too: the automation's own runs often do
             for table in event.writes or ("*",):
                 self.wrote_seq[(event.role, table)] = event.seq
         elif isinstance(event, ev.Hint):
