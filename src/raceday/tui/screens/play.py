@@ -270,7 +270,9 @@ class PlayScreen(Screen[None]):
                 self.due_count[event.task] = 0  # handled since: count afresh
             self.due_seq[event.task] = event.seq
             self.due_count[event.task] = self.due_count.get(event.task, 0) + 1
-        elif isinstance(event, ev.Statement) and not event.automated and event.ok \
+        elif isinstance(event, ev.Statement) and not event.automated and event.ok:
+            self.wrote_seq[(event.role, "")] = event.seq  # ran anything: reads count too
+        if isinstance(event, ev.Statement) and not event.automated and event.ok \
                 and (event.writes or event.schema_changed):
             # a write that changed 0 rows counts too: the automation's own runs often do
             for table in event.writes or ("*",):
@@ -424,16 +426,16 @@ class PlayScreen(Screen[None]):
 
     def handled_tasks(self) -> set[str]:
         """Pending tasks without a `done_when` whose role has since written what the task
-        writes (a table its automation SQL writes; any write for a task without SQL): no
-        longer outstanding (the panel drops them; ctrl+n no longer waits for them)."""
+        writes (a table its automation SQL writes), or run anything when the task's SQL
+        only reads: no longer outstanding (the panel drops them; ctrl+n goes past them)."""
         handled = set()
         for task in self.exercise.tasks:
             due = self.due_seq.get(task.id)
             if due is None or task.done_when:
                 continue
-            tables = self._task_tables.get(task.id) or set()
+            tables = self._task_tables.get(task.id) or {""}
             writes = [seq for (role, table), seq in self.wrote_seq.items()
-                      if role == task.role and (not tables or table in tables)]
+                      if role == task.role and table in tables]
             if any(seq > due for seq in writes):
                 handled.add(task.id)
         return handled
