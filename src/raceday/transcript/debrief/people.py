@@ -51,11 +51,17 @@ def _team_action(e: ev.Event) -> bool:
 
 def inject_responses(r: Reading) -> tuple[InjectResponse, ...]:
     """Every inject shown to the team (not that night's reveals), with the team's actions
-    from it until the next inject at a later minute (at most `RESPONSE_WINDOW` minutes)."""
+    from it until the next inject at a later minute (at most `RESPONSE_WINDOW` minutes);
+    the routine statements of roles with scheduled tasks are left out (see below)."""
     injects = [e for e in of_kind(r.events, ev.Inject) if e.inject_kind != "reveal"]
-    actions = [e for e in r.events if _team_action(e)]
+    dues = [(e.role, e.task) for e in of_kind(r.events, ev.TaskDue)]
+    tasked = {role for role, task in dues if dues.count((role, task)) > 1}  # recurring work
     out: list[InjectResponse] = []
     for inject in injects:
+        # a role with recurring work (a person in an automation seat) answers an inject by
+        # its statements only when the inject is for it; otherwise those are its routine
+        actions = [e for e in r.events if _team_action(e) and not (
+            isinstance(e, ev.Statement) and e.role in tasked and e.role not in inject.to)]
         later = [i.minute for i in injects if i.minute > inject.minute]
         until = min([inject.minute + RESPONSE_WINDOW, *later])
         seen = [a for a in actions if inject.seq < a.seq and a.minute < until]

@@ -684,7 +684,8 @@ class PlayScreen(Screen[None]):
         titles = {t.id: t.title for t in self.exercise.tasks}
         due_now = [p.task for p in self.my_outstanding()]
         order = {task: i for i, task in enumerate(due_now)}
-        left.sort(key=lambda h: (order.get(h.task or "", len(order)), ))
+        left.sort(key=lambda h: (order.get(h.task or "", len(order)),
+                                 h.task in self.done_tasks))  # about done tasks: last
         options = []
         for number, hint in enumerate(left, 1):
             about = f"about: {titles[hint.task]}" if hint.task in titles else "a general hint"
