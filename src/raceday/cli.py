@@ -44,8 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
     play.add_argument("--mode", choices=["solo", "team", "onboarding"], default="solo")
     play.add_argument("--pace", choices=["turns", "live"], default="turns")
-    play.add_argument("--speed", type=float, default=60.0,
-                      help="simulated seconds per real second in the live pace (default 60)")
+    play.add_argument("--speed", type=float, default=None,
+                      help="simulated seconds per real second in the live pace")
+    play.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                      help="live pace: fit the whole exercise into this many real minutes "
+                           "(default 60, a game day; --speed overrides it)")
     play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
 
     run = sub.add_parser("run", help="play a script headless and print the score")
@@ -64,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
 
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
+    brief.add_argument("--facilitator", action="store_true",
+                       help="the facilitator's guide instead: timeline, what each inject is "
+                            "for, the answer key (keep it from the players)")
 
     deb = sub.add_parser("debrief", help="write a played session's debrief (md, html or json)")
     deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
@@ -148,7 +154,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
             getattr(args, "exercise", None),
             mode=getattr(args, "mode", "solo"),
             pace=getattr(args, "pace", "turns"),
-            speed=getattr(args, "speed", 60.0),
+            speed=getattr(args, "speed", None),
+            length=getattr(args, "length", None),
             transcripts=getattr(args, "transcripts", Path("transcripts")),
         )
     if command == "list":
@@ -160,8 +167,10 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
         return check_paths(args.paths, out)
     if command == "brief":
-        from raceday.commands import print_briefing
+        from raceday.commands import print_briefing, print_facilitator_guide
 
+        if getattr(args, "facilitator", False):
+            return print_facilitator_guide(args.exercise, out)
         return print_briefing(args.exercise, out)
     if command == "transcript":
         from raceday.transcript.render import print_transcript

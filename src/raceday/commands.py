@@ -67,6 +67,15 @@ def check_paths(paths: list[Path], out: Console) -> int:
     return 0
 
 
+def print_facilitator_guide(name: str, out: Console) -> int:
+    """The facilitator's guide as Markdown text (it prints, and pipes to a file as is)."""
+    from raceday.exercise.facilitator import facilitator_markdown
+
+    exercise = load_named_exercise(name)
+    out.file.write(inert(facilitator_markdown(exercise)))
+    return 0
+
+
 def print_briefing(name: str, out: Console) -> int:
     from rich.markdown import Markdown
     from rich.table import Table

@@ -93,3 +93,12 @@ def test_the_editor_splits_as_the_store_does() -> None:
     assert [s.sql for s in statement_spans(text)] == split_statements(text)
     assert statement_at(text, text.index("'a")) == "SELECT 'a;b';"
     assert statement_at(text, len(text)) == "-- note\nSELECT 3"
+
+
+def test_completion_never_offers_a_function_the_sandbox_refuses() -> None:
+    from raceday.store.authorizer import FORBIDDEN_FUNCTIONS
+    from raceday.store.sqltext import FUNCTIONS, complete
+
+    assert not set(FUNCTIONS) & FORBIDDEN_FUNCTIONS
+    assert "printf" not in complete("pri", (), {}).choices
+    assert complete("pri", (), {}).insert in ("", "mary", "MARY")

@@ -28,7 +28,7 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.TimelineEnd(note="over"),
     ev.Wait(until="23:50"),
     ev.Inject(id="i", inject_kind="alarm", title="t", text="x", to=("responder",), source="dat453"),
-    ev.Note(text="n", role="responder"),
+    ev.Note(text="n", role="responder", author="Cleo (observer)"),
     ev.Refused(action="edit", error="no", role="responder", statement="s"),
     ev.Statement(role="responder", sql="SELECT 1", ok=True, rows=1, elapsed_ms=0.5),
     ev.Statement(role="enactor-a", sql="UPDATE e SET a=1", ok=False, error="boom",
@@ -60,6 +60,9 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.CommandRefused(seat="enactor-a", action="sql", error="forged", command=8,
                       role="planner", player="ana"),
     ev.Replay(available=False, error="the replay failed: x", final=True),
+    ev.Cast(names={"planner": "Ana", "enactor-a": "Bo"}),
+    ev.Facilitation(action="speed", speed=3.75),
+    ev.Facilitation(action="schedule", at="23:55", to=("responder",), detail="Exec asks"),
     ev.Replay(available=True,
               result=ev.ReplayResult(
                   steps=(ev.StepReplay(id="s", title="S", status="prevented", at="23:48",

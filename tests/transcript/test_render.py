@@ -38,7 +38,7 @@ def test_a_statement_says_what_it_did_as_wording_does() -> None:
 def test_the_replay_line_names_what_it_prevented() -> None:
     replays = [e for e in ONE_OF_EACH if isinstance(e, ev.Replay)]
     assert [describe(e) for e in replays] == [
-        "replay: the replay failed: x", "REPLAY: prevented s; happened nothing"]
+        "replay: the replay failed: x", "REPLAY: prevented s; no race step happened"]
 
 
 def test_a_score_event_reads_into_a_view_even_when_sparse() -> None:

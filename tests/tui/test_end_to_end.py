@@ -97,17 +97,21 @@ async def test_ui_and_headless_transcripts_match(make_app: MakeApp, tmp_path: Pa
         assert isinstance(end, EndScreen)
         ui_folder = end.folder.resolve()
 
+    # ctrl+n stops where the UI's wait events say (the next inject, or sooner when a task of
+    # the player's falls due): the script waits to the same clock times
+    untils = [e.until for e in read_events(ui_folder).events if isinstance(e, ev.Wait)]
+    assert untils and len(untils) <= waits
     script = {
         "exercise": exercise.id,
         "roles": ["operator"],
         "steps": [
             {"as": "operator", "sql": example},
-            {"wait": "next"},
+            {"wait": untils[0]},
             {"as": "operator", "declare": "lost-update"},
             {"as": "operator", "sql": REPAIR},
             {"as": "operator", "edit": {"statement": "writer-b-save", "sql": GUARD}},
             {"as": "operator", "monitor": {"name": "primary-moved", "sql": MONITOR}},
-            *({"wait": "next"} for _ in range(waits - 1)),
+            *({"wait": until} for until in untils[1:]),
         ],
     }
     path = tmp_path / "play.yaml"

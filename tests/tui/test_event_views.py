@@ -33,7 +33,7 @@ def _text(renderable: object) -> str:
 
 def test_the_feed_words_every_kind_or_leaves_it_out() -> None:
     left_out = {type(e) for e in ONE_OF_EACH if feed_text(e) is None}
-    assert left_out == {ev.SessionStart, ev.Wait}
+    assert left_out == {ev.SessionStart, ev.Wait, ev.TaskDue}  # tasks: the task panel
     automated_ok = ev.Statement(role="b", sql="SELECT 1", ok=True, rows=1, automated=True)
     assert feed_text(automated_ok) is None  # the automation line says what the task did
     judged = {type(e) for e in ONE_OF_EACH

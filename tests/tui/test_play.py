@@ -277,11 +277,13 @@ async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exe
         assert "Step 2 of 5" in str(guide.render())
         await pilot.press("f9")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmDialog)
-        await pilot.press("y")
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)  # which hint, at what cost, before reading
+        assert all(label.startswith("-") and "point" in label for _, label in dialog.options)
+        await pilot.press("enter")
         await settle(pilot)
         [hint] = events_of(screen, ev.Hint)
-        assert hint.cost > 0
+        assert hint.cost > 0 and hint.id == dialog.options[0][0]
 
 
 async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship: Exercise) -> None:

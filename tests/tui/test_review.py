@@ -33,15 +33,32 @@ async def test_next_and_previous_walk_the_events() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         assert app.index == 0
         assert "The DNS race: us-east-1" in text_of(app, "#review-detail")
+        rows = app.rows  # what matters: the automation's routine is not listed
         await pilot.press("n")
-        assert app.index == 1
+        assert app.index == rows[1]
         await pilot.press("right", "right")
-        assert app.index == 3
+        assert app.index == rows[3]
         await pilot.press("p")
-        assert app.index == 2
+        assert app.index == rows[2]
         await pilot.press("left", "left", "left")
         assert app.index == 0  # stops at the first event
         assert "event 1/" in text_of(app, "#review-bar")
+
+
+async def test_review_lists_what_matters_and_a_lists_everything() -> None:
+    from raceday.tui.screens.review import matters
+
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    async with app.run_test(size=(120, 40)) as pilot:
+        listed = [app.events[i] for i in app.rows]
+        assert not any(isinstance(e, (ev.TaskDue, ev.Automation, ev.Wait)) for e in listed)
+        assert any(isinstance(e, ev.Statement) and not e.automated for e in listed)
+        assert all(matters(e) for e in listed)
+        assert len(app.rows) < len(app.events)
+        await pilot.press("a")
+        assert len(app.rows) == len(app.events)
+        await pilot.press("a")
+        assert all(matters(app.events[i]) for i in app.rows)
 
 
 async def test_the_world_so_far_and_the_score_at_the_end() -> None:

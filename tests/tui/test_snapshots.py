@@ -149,3 +149,34 @@ def test_replay_verdict(snap_compare: Snap, make_app: MakeApp) -> None:
 
     race = load_exercise(DATA / "mini-race")
     assert snap_compare(make_app(race), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_review_what_matters(snap_compare: Snap) -> None:
+    from pathlib import Path
+
+    from raceday.tui.screens.review import ReviewApp
+
+    fixtures = Path(__file__).parents[1] / "transcript" / "fixtures"
+    app = ReviewApp.from_folder(fixtures / "night")
+    app.animation_level = "none"
+
+    async def listed(pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 32), run_before=listed)
+
+
+def test_debrief_screen(snap_compare: Snap) -> None:
+    from pathlib import Path
+
+    from raceday.tui.screens.review import ReviewApp
+
+    fixtures = Path(__file__).parents[1] / "transcript" / "fixtures"
+    app = ReviewApp.from_folder(fixtures / "night")
+    app.animation_level = "none"
+
+    async def open_debrief(pilot: Pilot[Any]) -> None:
+        await pilot.press("d")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 32), run_before=open_debrief)

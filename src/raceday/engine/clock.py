@@ -65,3 +65,53 @@ class LiveClock:
         running = not self.paused
         self._base_minutes = minutes
         self._since = wall if running else None
+
+
+GAME_DAY_LENGTHS = (30, 45, 60, 75, 90, 120)
+"""Real minutes a facilitator may fit a whole exercise into (a game day is 60 to 90)."""
+FIXED_SPEEDS = (1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0, 120.0)
+
+
+def real_minutes(sim_minutes: int, speed: float) -> float:
+    """How long `sim_minutes` of the exercise last in real minutes at `speed`."""
+    return sim_minutes / speed if speed > 0 else float("inf")
+
+
+def speed_for(sim_minutes: int, target_minutes: float) -> float:
+    """The speed that plays `sim_minutes` in `target_minutes` real minutes (to 2 decimals)."""
+    return round(max(0.1, sim_minutes / max(1.0, target_minutes)), 2)
+
+
+@dataclass(frozen=True)
+class SpeedChoice:
+    speed: float
+    real_minutes: float
+    target: int | None = None  # the game-day length this speed was made for
+
+    def label(self) -> str:
+        lasts = length_words(self.real_minutes)
+        if self.target is not None:
+            return f"{self.target} min game day: {self.speed:g}x"
+        return f"{self.speed:g}x: the whole night lasts {lasts}"
+
+
+def speed_choices(sim_minutes: int, *also: float) -> list[SpeedChoice]:
+    """Speeds to offer for an exercise `sim_minutes` long: one per game-day length, the
+    fixed ones, and `also` (the speed in use, so it can be chosen again), slowest first."""
+    choices: dict[float, SpeedChoice] = {}
+    for speed in (*FIXED_SPEEDS, *also):
+        if speed > 0:
+            choices[speed] = SpeedChoice(speed, real_minutes(sim_minutes, speed))
+    for target in GAME_DAY_LENGTHS:
+        speed = speed_for(sim_minutes, target)
+        choices[speed] = SpeedChoice(speed, real_minutes(sim_minutes, speed), target)
+    return sorted(choices.values(), key=lambda c: c.speed)
+
+
+def length_words(minutes: float) -> str:
+    """Real minutes for people: '45 s', '60 min', '2.5 h'."""
+    if minutes < 1:
+        return f"{minutes * 60:.0f} s"
+    if minutes < 120:
+        return f"{minutes:.0f} min"
+    return f"{minutes / 60:.1f} h"

@@ -20,7 +20,7 @@ from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import RacedayError
-from raceday.exercise.model import Exercise, Policy, Task
+from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
@@ -40,6 +40,11 @@ def _param_names(sql: str) -> tuple[str, ...]:
 _ALERT_ROWS_SHOWN = 5
 # The invariant id a broken truth is reported under (the world counts as faulty).
 BROKEN_WORLD = "world-broken"
+
+
+# What callers around the session may record: nothing that decides a score.
+_OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
+                   ev.CommandRefused)
 
 
 class SessionError(Exception):
@@ -132,11 +137,6 @@ class Session:
     def subscribe(self, listener: Listener) -> None:
         """Call `listener` with every event from now on (after it is in the transcript)."""
         self._listeners.append(listener)
-
-    def record(self, event: E) -> E:
-        """Record an event raised outside the engine (a team host's seats and their
-        commands), at the session's clock, like any other."""
-        return self._emit(event)
 
     def _emit(self, event: E) -> E:
         if self.team_left_at is not None and not isinstance(event, ev.ScoreEvent):
@@ -428,8 +428,28 @@ class Session:
             source="facilitator",
         ))
 
-    def note(self, text: str, role: str | None = None) -> Event:
-        return self._emit(ev.Note(role=role, text=text))
+    def note(self, text: str, role: str | None = None, author: str | None = None) -> Event:
+        return self._emit(ev.Note(role=role, text=text, author=author))
+
+    def record(self, event: E) -> E:
+        """Record what the people around the session did (the cast, the facilitator's
+        clock, a team host's seats and their commands): it changes nothing in play, it goes
+        into the transcript at the session's clock like every event."""
+        if not isinstance(event, _OUTSIDE_EVENTS):
+            raise SessionError(f"{event.kind} events are the session's own to record")
+        return self._emit(event)
+
+    def schedule_inject(self, title: str, text: str, at: int,
+                        to: Sequence[str] = ()) -> Event:
+        """A facilitator's inject for a later minute: it arrives like the exercise's own."""
+        if at <= self.minute:
+            return self.send_inject(title, text, to)
+        self._counter += 1
+        inject = Inject(id=f"facilitator-{self._counter}", at=at, title=title, text=text,
+                        kind=InjectKind.MESSAGE, to=tuple(to), source="facilitator")
+        self._schedule(at, _INJECT, inject)
+        return self._emit(ev.Facilitation(action="schedule", at=self.time_of(at), to=tuple(to),
+                                          detail=title))
 
     def replay(self, *, final: bool = False) -> ev.Replay:
         """Replay the race against a copy of the team's database; guards are judged by it.

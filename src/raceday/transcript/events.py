@@ -166,9 +166,35 @@ class Inject(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Note(Event):
+    """A note: an observer's (`author`, who wrote it) or the session's own."""
+
     kind: ClassVar[str] = "note"
     text: str
     role: str | None = None
+    author: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cast(Event):
+    """Who sat in which seat: role -> the name the cast gave (roles without one are left
+    out). Written once, after `session_start`, when people play."""
+
+    kind: ClassVar[str] = "cast"
+    names: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Facilitation(Event):
+    """The facilitator's hand on the session: `action` is pause, resume, speed (`speed`, the
+    new one), length (`speed` for the target real length in `detail`), or schedule (an
+    inject planned for `at`, its title in `detail`, for `to` or everyone)."""
+
+    kind: ClassVar[str] = "facilitation"
+    action: str
+    speed: float | None = None
+    at: str | None = None
+    to: tuple[str, ...] = ()
+    detail: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -499,7 +525,8 @@ class ScoreEvent(Event):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    SessionStart, TimelineEnd, TeamLeft, Wait, Inject, Note, Refused, Statement, Automation, TaskDue,
+    SessionStart, TimelineEnd, TeamLeft, Wait, Inject, Note, Cast, Facilitation, Refused,
+    Statement, Automation, TaskDue,
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,

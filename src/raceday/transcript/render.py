@@ -80,7 +80,7 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.TaskDue):
         return f"task due for {e.role}: {e.context or e.title}"
     if isinstance(e, ev.TaskDone):
-        return f"task done by {e.role}: {e.title} (+{e.points})"
+        return f"task done by {e.role}: {e.title}" + (f" (+{e.points})" if e.points else "")
     if isinstance(e, ev.MonitorSaved):
         return f"{e.role} saved monitor '{e.name}': {_one_line(e.sql)}"
     if isinstance(e, ev.MonitorRemoved):
@@ -104,10 +104,18 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.Replay):
         if e.result is None:
             return f"replay: {e.error or e.note or 'not available'}"
-        return (f"REPLAY: prevented {', '.join(e.result.prevented) or 'nothing'}; "
-                f"happened {', '.join(e.result.happened) or 'nothing'}")
+        prevented, happened = e.result.prevented, e.result.happened
+        parts = [f"prevented {', '.join(prevented)}" if prevented else "nothing prevented",
+                 f"still happened: {', '.join(happened)}" if happened
+                 else "no race step happened"]
+        return "REPLAY: " + "; ".join(parts)
+    if isinstance(e, ev.Cast):
+        return "cast: " + ", ".join(f"{role} {name}" for role, name in e.names.items())
+    if isinstance(e, ev.Facilitation):
+        return facilitation_words(e)
     if isinstance(e, ev.Note):
-        return f"note: {e.text}"
+        author = e.author or e.role
+        return f"note{f' by {author}' if author else ''}: {e.text}"
     return _describe_team(e)
 
 
@@ -124,6 +132,22 @@ def _describe_team(e: ev.Event) -> str:
         who = f"{e.player} " if e.player else ""
         return f"REFUSED {who}at seat {e.seat}: {e.action}: {e.error}"
     return e.kind
+
+
+def facilitation_words(e: ev.Facilitation) -> str:
+    """The facilitator's action in words: 'facilitator: clock paused'."""
+    if e.action == "pause":
+        what = "clock paused"
+    elif e.action == "resume":
+        what = "clock running again"
+    elif e.action == "speed":
+        what = f"speed set to {e.speed:g}x" + (f" ({e.detail})" if e.detail else "")
+    elif e.action == "schedule":
+        whom = ", ".join(e.to) if e.to else "everyone"
+        what = f"inject planned for {e.at} to {whom}: {e.detail}"
+    else:
+        what = f"{e.action} {e.detail}".strip()
+    return f"facilitator: {what}"
 
 
 def style_of(event: ev.Event) -> str:

@@ -60,6 +60,17 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class Band:
+    """A stretch of one lane: the outage (fault to restored) or the time to detect."""
+
+    lane: str
+    start: int
+    end: int
+    kind: str  # outage | detect
+    label: str
+
+
+@dataclass(frozen=True)
 class Chart:
     """What to draw: the axis (minutes since the clock's start) and the marks on it."""
 
@@ -68,15 +79,18 @@ class Chart:
     origin: int
     ticks: tuple[tuple[int, str], ...]
     marks: tuple[Mark, ...]
+    bands: tuple[Band, ...] = ()
 
     def clock(self, minute: int) -> str:
         total = (self.origin + minute) % (24 * 60)
         return f"{total // 60:02d}:{total % 60:02d}"
 
 
-def build_chart(marks: tuple[Mark, ...], start: int, end: int, origin: int) -> Chart:
-    """Lay out the axis so it covers every mark, with about eight ticks on round minutes."""
-    minutes = [m.minute for m in marks]
+def build_chart(marks: tuple[Mark, ...], start: int, end: int, origin: int,
+                bands: tuple[Band, ...] = ()) -> Chart:
+    """Lay out the axis so it covers every mark and band, with about eight ticks on round
+    minutes."""
+    minutes = [m.minute for m in marks] + [b.end for b in bands] + [b.start for b in bands]
     lo = min([start, *minutes])
     hi = max([end, *minutes, lo + 10])
     span = hi - lo
@@ -84,13 +98,15 @@ def build_chart(marks: tuple[Mark, ...], start: int, end: int, origin: int) -> C
     first = lo + (-(origin + lo)) % step
     chart = Chart(lo, hi, origin, (), tuple(sorted(marks, key=lambda m: (m.minute, m.lane))))
     ticks = tuple((t, chart.clock(t)) for t in range(first, hi + 1, step))
-    return Chart(lo, hi, origin, ticks, chart.marks)
+    return Chart(lo, hi, origin, ticks, chart.marks, bands)
 
 
 # -- SVG ---------------------------------------------------------------------------------------
 
 _W, _LEFT, _RIGHT, _TOP = 960, 110, 20, 24
-_LANE_H, _ROW_H, _CHAR_W = 96, 12, 6.6
+_LANE_H, _CHAR_W = 96, 7.4
+_BAND_STYLE = {"outage": ("#c0392b", 0.16, 18), "detect": ("#d4ac0d", 0.35, 8)}
+BAND_WORDS = {"outage": "outage (fault to restored)", "detect": "time to detect"}
 
 
 def _x(chart: Chart, minute: int) -> float:
@@ -114,61 +130,171 @@ def numbered(chart: Chart, night: str = NIGHT) -> list[tuple[int, Mark]]:
     return list(enumerate(ordered, start=1))
 
 
-def render_svg(chart: Chart, night: str = NIGHT) -> str:
-    """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock.
+@dataclass
+class _Cluster:
+    """Marks drawn under one label ("6-10"): close enough that their labels would touch."""
 
-    Each moment is a dot with its number; the numbers are explained in a legend beside the
-    chart (`numbered`), so a crowded minute stays readable on screen and on paper.
-    """
+    at: float  # where the label sits (the middle of the marks' positions)
+    marks: list[tuple[int, Mark]]
+    spots: list[float]
+
+    @property
+    def label(self) -> str:
+        first, last = self.marks[0][0], self.marks[-1][0]
+        return str(first) if first == last else f"{first}-{last}"
+
+    def size(self, char: float) -> float:
+        return len(self.label) * char + 6
+
+
+def clusters(spots: list[tuple[float, int, Mark]], char: float) -> list[_Cluster]:
+    """Group marks (position, number, mark; in order) so that no two labels overlap: a
+    label that would touch the one before it joins it, until none do."""
+    out: list[_Cluster] = []
+    for at, n, mark in spots:
+        if out and out[-1].spots[-1] == at:
+            out[-1].marks.append((n, mark))
+            continue
+        out.append(_Cluster(at, [(n, mark)], [at]))
+        while len(out) > 1:
+            a, b = out[-2], out[-1]
+            if a.at + a.size(char) / 2 < b.at - b.size(char) / 2:
+                break
+            merged = _Cluster(0.0, a.marks + b.marks, a.spots + b.spots)
+            merged.at = (min(merged.spots) + max(merged.spots)) / 2
+            out[-2:] = [merged]
+    return out
+
+
+def _tip(group: list[tuple[int, Mark]]) -> str:
+    return "; ".join(f"{n}. {m.time} {m.label}" + (f" [{m.source}]" if m.source else "")
+                     for n, m in group)
+
+
+def _colour(group: list[tuple[int, Mark]]) -> tuple[str, str]:
+    kind = min((m.kind for _, m in group), key=_rank)
+    return kind, KINDS.get(kind, KINDS["reveal"])[1]
+
+
+def render_svg(chart: Chart, night: str = NIGHT) -> str:
+    """An inline SVG (no xmlns, no links, no fonts to fetch): two lanes on one clock, for a
+    wide page. Each moment is a dot; numbers above the lane are explained in the table beside
+    the chart (`numbered`); marks too close for their own number share one ("6-10"). Bands
+    show the outage and the time to detect on each side."""
     shown = lanes(night)
-    height = _TOP + _LANE_H * len(shown) + 30
+    height = _TOP + _LANE_H * len(shown) + 48
     about = f"the team beside {night.lower()}" if night else "the team"
     out: list[str] = [
-        f'<svg class="timeline" viewBox="0 0 {_W} {height}" width="100%" role="img" '
-        f'aria-label="Timeline: {escape_text(about)}">'
+        f'<svg class="timeline timeline-wide" viewBox="0 0 {_W} {height}" width="100%" '
+        f'role="img" aria-label="Timeline: {escape_text(about)}">'
     ]
     axis_y = _TOP + _LANE_H * len(shown)
     numbers = numbered(chart, night)
     for index, (lane, name) in enumerate(shown):
         y0 = _TOP + index * _LANE_H
-        mid = y0 + _LANE_H / 2
+        mid = y0 + _LANE_H / 2 + 12
         out.append(f'<rect x="0" y="{y0}" width="{_W}" height="{_LANE_H}" '
                    f'class="lane lane-{lane}"/>')
         out.append(f'<text x="8" y="{mid + 4:.1f}" class="lane-name">{escape_text(name)}</text>')
+        for band in (b for b in chart.bands if b.lane == lane):
+            colour, opacity, tall = _BAND_STYLE.get(band.kind, ("#566573", 0.2, 10))
+            x1, x2 = _x(chart, band.start), _x(chart, max(band.end, band.start))
+            out.append(f'<g class="band band-{band.kind}"><title>{escape_text(band.label)}'
+                       f'</title><rect x="{x1:.1f}" y="{mid - tall / 2:.1f}" '
+                       f'width="{max(x2 - x1, 2):.1f}" height="{tall}" fill="{colour}" '
+                       f'fill-opacity="{opacity}"/></g>')
         out.append(f'<line x1="{_LEFT}" y1="{mid:.1f}" x2="{_W - _RIGHT}" y2="{mid:.1f}" '
                    'class="track"/>')
-        groups: dict[int, list[tuple[int, Mark]]] = {}
-        for n, mark in numbers:
-            if mark.lane == lane:
-                groups.setdefault(mark.minute, []).append((n, mark))
-        ends: list[float] = []
-        for minute, group in groups.items():
-            x = _x(chart, minute)
-            first, last = group[0][0], group[-1][0]
-            label = str(first) if first == last else f"{first}-{last}"
-            width = len(label) * _CHAR_W + 4
-            row = next((i for i, end in enumerate(ends) if end < x - width / 2), None)
-            if row is None:
-                row = len(ends) if len(ends) < 6 else min(range(len(ends)), key=ends.__getitem__)
-                ends += [0.0] * (row + 1 - len(ends))
-            ends[row] = x + width / 2
-            ty = mid - 10 - row * _ROW_H if row < 3 else mid + 20 + (row - 3) * _ROW_H
-            kind = min((m.kind for _, m in group), key=_rank)
-            colour = KINDS.get(kind, KINDS["reveal"])[1]
-            tip = "; ".join(f"{n}. {m.time} {m.label}" + (f" [{m.source}]" if m.source else "")
-                            for n, m in group)
-            out.append(f'<g class="mark mark-{kind}"><title>{escape_text(tip)}</title>'
-                       f'<circle cx="{x:.1f}" cy="{mid:.1f}" r="5" fill="{colour}"/>'
-                       f'<text x="{x:.1f}" y="{ty:.1f}" fill="{colour}" '
-                       f'class="mark-label">{label}</text></g>')
+        spots = [(_x(chart, m.minute), n, m) for n, m in numbers if m.lane == lane]
+        for cluster in clusters(spots, _CHAR_W):
+            kind, colour = _colour(cluster.marks)
+            dots = "".join(f'<circle cx="{x:.1f}" cy="{mid:.1f}" r="5" fill="{colour}"/>'
+                           for x in sorted(set(cluster.spots)))
+            out.append(f'<g class="mark mark-{kind}"><title>{escape_text(_tip(cluster.marks))}'
+                       f'</title>{dots}<text x="{cluster.at:.1f}" y="{mid - 16:.1f}" '
+                       f'fill="{colour}" class="mark-label">{cluster.label}</text></g>')
     out.append(f'<line x1="{_LEFT}" y1="{axis_y}" x2="{_W - _RIGHT}" y2="{axis_y}" '
                'class="axis"/>')
     for minute, label in chart.ticks:
         x = _x(chart, minute)
         out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{axis_y + 4}" class="tick"/>')
         out.append(f'<text x="{x:.1f}" y="{axis_y + 18}" class="tick-label">{label}</text>')
+    out.append(_band_legend(chart, _LEFT, axis_y + 38))
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _band_legend(chart: Chart, x: float, y: float) -> str:
+    kinds = [k for k in BAND_WORDS if any(b.kind == k for b in chart.bands)]
+    out = []
+    for kind in kinds:
+        colour, opacity, _ = _BAND_STYLE[kind]
+        out.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="22" height="10" fill="{colour}" '
+                   f'fill-opacity="{opacity}"/><text x="{x + 28:.1f}" y="{y:.1f}" '
+                   f'class="band-label">{BAND_WORDS[kind]}</text>')
+        x += 40 + len(BAND_WORDS[kind]) * 7
+    return "".join(out)
+
+
+_NW, _NTOP, _NROW = 360, 40, 16
+_NCOLS = {TEAM: 150, EVENT: 290}
+
+
+def render_svg_narrow(chart: Chart, night: str = NIGHT) -> str:
+    """The same chart for a phone (about 390 px): time runs down the page, the team's lane
+    and that night's side by side, numbers beside the dots at a readable size."""
+    shown = lanes(night)
+    span = max(chart.end - chart.start, 1)
+    body = max(420, min(900, span * 3))
+    height = _NTOP + body + 60
+
+    def y(minute: int) -> float:
+        return _NTOP + (minute - chart.start) * body / span
+
+    about = f"the team beside {night.lower()}" if night else "the team"
+    out = [f'<svg class="timeline timeline-narrow" viewBox="0 0 {_NW} {height:.0f}" '
+           f'width="100%" role="img" aria-label="Timeline: {escape_text(about)}">']
+    for minute, label in chart.ticks:
+        out.append(f'<line x1="48" y1="{y(minute):.1f}" x2="{_NW - 4}" y2="{y(minute):.1f}" '
+                   f'class="tick"/><text x="4" y="{y(minute) + 4:.1f}" '
+                   f'class="tick-label tick-label-left" style="text-anchor:start">{label}</text>')
+    numbers = numbered(chart, night)
+    for lane, name in shown:
+        col = _NCOLS[lane] if len(shown) > 1 else 200
+        out.append(f'<text x="{col}" y="20" class="lane-name lane-name-top" style="text-anchor:middle">'
+                   f'{escape_text(name)}</text>')
+        for band in (b for b in chart.bands if b.lane == lane):
+            colour, opacity, tall = _BAND_STYLE.get(band.kind, ("#566573", 0.2, 10))
+            y1, y2 = y(band.start), y(max(band.end, band.start))
+            out.append(f'<g class="band band-{band.kind}"><title>{escape_text(band.label)}'
+                       f'</title><rect x="{col - tall / 2:.1f}" y="{y1:.1f}" width="{tall}" '
+                       f'height="{max(y2 - y1, 2):.1f}" fill="{colour}" '
+                       f'fill-opacity="{opacity}"/></g>')
+        out.append(f'<line x1="{col}" y1="{_NTOP - 6}" x2="{col}" y2="{_NTOP + body:.0f}" '
+                   'class="track"/>')
+        spots = [(y(m.minute), n, m) for n, m in numbers if m.lane == lane]
+        for cluster in clusters(spots, _NROW / 2):  # rows: a label is one text line tall
+            kind, colour = _colour(cluster.marks)
+            dots = "".join(f'<circle cx="{col}" cy="{v:.1f}" r="5" fill="{colour}"/>'
+                           for v in sorted(set(cluster.spots)))
+            out.append(f'<g class="mark mark-{kind}"><title>{escape_text(_tip(cluster.marks))}'
+                       f'</title>{dots}<text x="{col + 10}" y="{cluster.at + 5:.1f}" '
+                       f'fill="{colour}" class="mark-label mark-label-side" '
+                       f'style="text-anchor:start">{cluster.label}</text></g>')
+    out.append(_band_legend_narrow(chart, _NTOP + body + 30))
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _band_legend_narrow(chart: Chart, y: float) -> str:
+    kinds = [k for k in BAND_WORDS if any(b.kind == k for b in chart.bands)]
+    out = []
+    for row, kind in enumerate(kinds):
+        colour, opacity, _ = _BAND_STYLE[kind]
+        out.append(f'<rect x="8" y="{y + row * 18 - 9:.1f}" width="22" height="10" '
+                   f'fill="{colour}" fill-opacity="{opacity}"/><text x="36" '
+                   f'y="{y + row * 18:.1f}" class="band-label">{BAND_WORDS[kind]}</text>')
+    return "".join(out)
 
 
 # -- text ---------------------------------------------------------------------------------------

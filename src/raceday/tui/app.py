@@ -14,7 +14,7 @@ from textual import events
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
-from raceday.engine.clock import Pace
+from raceday.engine.clock import Pace, speed_for
 from raceday.exercise.model import Exercise
 from raceday.transcript.logfile import current_log
 from raceday.tui.notify import InertNotifications
@@ -25,17 +25,27 @@ _log = logging.getLogger(__name__)
 
 MIN_SIZE = (80, 24)
 MODES = ("solo", "team", "onboarding")
-SPEEDS = (30.0, 60.0, 120.0, 240.0, 600.0)
+GAME_DAY_MINUTES = 60.0
+"""The live pace's default: the whole exercise in an hour of real time."""
 
 
 @dataclass
 class Settings:
-    """How the next session is played; the launcher changes them."""
+    """How the next session is played; the launcher changes them.
+
+    `length` (real minutes the whole exercise should last) wins over `speed` when set: the
+    speed then follows from the exercise's own length."""
 
     mode: str = "solo"
     pace: Pace = Pace.TURNS
     speed: float = 60.0
     transcripts: Path = Path("transcripts")
+    length: float | None = None
+
+    def speed_for(self, exercise: Exercise) -> float:
+        if self.length:
+            return speed_for(exercise.clock.length_minutes, self.length)
+        return self.speed
 
 
 class RacedayApp(InertNotifications):

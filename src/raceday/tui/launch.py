@@ -12,7 +12,8 @@ def launch(
     *,
     mode: str = "solo",
     pace: str = "turns",
-    speed: float = 60.0,
+    speed: float | None = None,
+    length: float | None = None,
     transcripts: Path = Path("transcripts"),
 ) -> int:
     """Open the launcher (no exercise) or the exercise's briefing; returns the exit status.
@@ -23,7 +24,9 @@ def launch(
     from raceday.commands import load_named_exercise
 
     loaded = load_named_exercise(exercise) if exercise else None
-    from raceday.tui.app import RacedayApp, Settings, run_app
+    from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
 
-    settings = Settings(mode=mode, pace=Pace(pace), speed=speed, transcripts=Path(transcripts))
+    settings = Settings(mode=mode, pace=Pace(pace), speed=speed or 60.0,
+                        transcripts=Path(transcripts),
+                        length=None if speed else (length or GAME_DAY_MINUTES))
     return run_app(RacedayApp(loaded, settings=settings))

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from raceday.errors import TranscriptError
 from raceday.transcript import events as ev
+from raceday.transcript.debrief import people
 from raceday.transcript.debrief.checklist import build_checklist
 from raceday.transcript.debrief.guards import build_guards
 from raceday.transcript.debrief.model import (
@@ -62,6 +63,11 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
         after_action=after_action(r, score, declarations, guards, checklist),
         notes=tuple(notes),
         checklist_title=r.start.checklist_title or "Checklist",
+        names=people.names(r),
+        observations=people.observations(r),
+        injects=people.inject_responses(r),
+        objectives=people.objectives(score),
+        facilitation=people.facilitation(r),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from raceday.transcript.debrief.model import NOT_SEEN, Change, Debrief
+from raceday.transcript.debrief.people import RATINGS
 from raceday.transcript.debrief.words import after_label, capital, group_automation, source_text
 from raceday.transcript.timeline_chart import (
     EVENT,
@@ -18,6 +19,7 @@ from raceday.transcript.timeline_chart import (
     escape_text,
     numbered,
     render_svg,
+    render_svg_narrow,
 )
 
 _CSS = """
@@ -51,6 +53,14 @@ pre { background: var(--panel); padding: .5em .8em; overflow-x: auto; white-spac
 .s-not-seen-in-this-session { color: var(--dim); }
 .tag { color: var(--dim); font-size: .85em; white-space: nowrap; }
 svg.timeline { display: block; margin: .6em 0; }
+svg.timeline-narrow { display: none; max-width: 420px; }
+@media (max-width: 640px) {
+  svg.timeline-wide { display: none; } svg.timeline-narrow { display: block; }
+}
+svg .band-label { font: 12px system-ui, sans-serif; fill: var(--ink); }
+svg .lane-name-top { text-anchor: middle; font-size: 14px; }
+svg .tick-label-left { text-anchor: start; font-size: 12px; }
+svg .mark-label-side { text-anchor: start; font-size: 14px; }
 svg .lane-team { fill: #f4f8fb; } svg .lane-event { fill: #f8f6f2; }
 svg .lane-name { font: 600 13px system-ui, sans-serif; fill: var(--ink); }
 svg .track { stroke: #aab2bb; stroke-width: 1; }
@@ -123,7 +133,7 @@ def render_html(d: Debrief) -> str:
     parts.append('<ul class="facts">'
                  f"<li>Exercise <code>{_e(s.exercise)}</code>"
                  f"{', played ' + _e(s.date) if s.date else ''}</li>"
-                 f"<li>Players held: {_e(', '.join(s.players) or 'nobody (all automated)')}; "
+                 f"<li>Players held: {_e(_held(d) or 'nobody (all automated)')}; "
                  f"automation played: {_e(', '.join(s.automated) or 'nothing')}</li>"
                  f"<li>Clock {_e(s.clock_from)} to {_e(s.clock_to)} {_e(s.zone)} "
                  f"({_e(s.pace)} pace); {s.events} events</li>"
@@ -136,6 +146,11 @@ def render_html(d: Debrief) -> str:
                  "This file is self-contained: it loads nothing from anywhere.</footer>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _held(d: Debrief) -> str:
+    named = dict(d.names)
+    return ", ".join(f"{p} ({named[p]})" if named.get(p) else p for p in d.summary.players)
 
 
 def _score(d: Debrief) -> str:
@@ -162,11 +177,11 @@ def _timeline(d: Debrief) -> str:
     if t.has_event:
         out = [f"<h2>Timeline: your team beside {_e(t.night.lower())}</h2>",
                "<p>T+ counts from the first symptom (the fault) on each side.</p>",
-               render_svg(chart, t.night)]
+               render_svg(chart, t.night), render_svg_narrow(chart, t.night)]
     else:
         out = ["<h2>Timeline</h2>", "<p>T+ counts from the first symptom (the fault). This "
                "exercise compares with no real event, so only the team's side is shown.</p>",
-               render_svg(chart, "")]
+               render_svg(chart, ""), render_svg_narrow(chart, "")]
     lanes = {**dict(LANES), EVENT: t.night}
     if chart.marks:
         out.append(_table(("#", "Lane", "Time", "What", "Source"), [
@@ -311,17 +326,61 @@ def _checklist(d: Debrief) -> str:
 
 
 def _after_action(d: Debrief) -> str:
+    """The after-action report in the AAR/IP shape (see the Markdown renderer)."""
     a = d.after_action
-    out = ["<h2>After-action report</h2>",
-           "<p>A skeleton to finish together: add what the transcript cannot know.</p>",
-           "<h3>Strengths</h3>", _ul(a.strengths, "(none recorded: add them in the hot wash)"),
-           "<h3>Areas for improvement</h3>",
-           _ul(a.improvements, "(none recorded: add them in the hot wash)"),
-           "<h3>Corrective actions</h3>"]
+    s = d.summary
+    named = dict(d.names)
+    blank = '<span class="blank"></span>'
+    people = ", ".join(f"{role} ({named[role]})" if named.get(role) else role
+                       for role in s.players) or "none"
+    out = ["<h2>After-action report and improvement plan</h2>",
+           "<p>A skeleton in the AAR/IP shape, to finish together in the hot wash: add what "
+           "the transcript cannot know (the analysis, owners, dates).</p>",
+           "<h3>1. Exercise overview</h3>",
+           _ul([f"Exercise: {s.title} ({s.exercise})" + (f", played {s.date}" if s.date else ""),
+                f"Scenario: {s.text or '(see the briefing)'}",
+                f"Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
+                f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
+                f"Participants: {people}; automated: {', '.join(s.automated) or 'none'}",
+                "Facilitator / evaluators: ____"]),
+           "<h3>2. Objectives</h3>"]
+    if d.objectives:
+        out.append(_table(("Objective", "Points", "Rating"), [
+            (_e(o.name), f"{o.points}/{o.max}", _e(f"{o.rating}: {RATINGS[o.rating]}"))
+            for o in d.objectives]))
+    else:
+        out.append("<p>No score: the session stopped before it ended.</p>")
+    out += ["<h3>3. Analysis</h3><h4>Strengths</h4>",
+            _ul(a.strengths, "(none recorded: add them in the hot wash)"),
+            "<h4>Areas for improvement</h4>"]
+    if a.improvements:
+        out.append("<ol>" + "".join(
+            f"<li><strong>Observation:</strong> {_e(x)}<br><strong>Analysis:</strong> {blank}"
+            f"<br><strong>Recommendation:</strong> {blank}</li>" for x in a.improvements)
+            + "</ol>")
+    else:
+        out.append("<p>(none recorded: add them in the hot wash)</p>")
+    out += ["<h3>4. Injects and the team's responses</h3>",
+            "<p>What the team did after each inject, until the next one (at most 15 "
+            "minutes). An inject with no response is worth a question in the hot wash.</p>"]
+    if d.injects:
+        out.append(_table(("Time", "Inject", "To", "The team's response"), [
+            (_e(i.time), _e(f"{i.kind}: {i.title}")
+             + (" <em>(facilitator)</em>" if i.source == "facilitator" else ""), _e(i.to),
+             "<br>".join(_e(x) for x in i.responses) or "<strong>no response seen</strong>")
+            for i in d.injects]))
+    out += ["<h3>5. Observer notes</h3>",
+            _ul([f"{o.time} {o.author or 'observer'}: {o.text}" for o in d.observations],
+                "(none recorded: ctrl+o during play writes one)")]
+    if d.facilitation:
+        out.append(f"<p>Facilitation: {_e('; '.join(d.facilitation))}.</p>")
+    out.append("<h3>Appendix A: Improvement plan</h3>")
     rows: list[Sequence[object]] = [
-        (n, _e(x.action), _e(x.origin), f'<span class="blank">{_e(x.owner)}</span>', _e(x.due))
+        (n, _e(x.origin), blank, _e(x.action), f'<span class="blank">{_e(x.owner)}</span>',
+         blank, _e(x.due) or blank)
         for n, x in enumerate(a.actions, start=1)]
     if not rows:
-        rows = [(1, "", "", '<span class="blank"></span>', "")]
-    out.append(_table(("#", "Action", "From", "Owner", "Due date"), rows, (0,)))
+        rows = [(1, "", blank, "", blank, blank, blank)]
+    out.append(_table(("#", "Objective / practice", "Issue", "Corrective action", "Owner",
+                       "Start", "Due date"), rows, (0,)))
     return "".join(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from raceday.transcript.debrief.model import NOT_SEEN, Debrief
+from raceday.transcript.debrief.people import RATINGS
 from raceday.transcript.debrief.words import (
     after_label,
     capital,
@@ -49,7 +50,9 @@ def render_markdown(d: Debrief) -> str:
         out += [f"> **Warning:** {d.warning}", ""]
     out += [f"*{s.text}*", ""] if s.text else []
     out += [s.outcome, ""]
-    played = ", ".join(s.players) or "nobody (all automated)"
+    named = dict(d.names)
+    played = ", ".join(f"{p} ({named[p]})" if named.get(p) else p for p in s.players) \
+        or "nobody (all automated)"
     out += [
         f"- Exercise: `{s.exercise}`" + (f", played {s.date}" if s.date else ""),
         f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
@@ -221,18 +224,58 @@ def _checklist(d: Debrief) -> list[str]:
 
 
 def _after_action(d: Debrief) -> list[str]:
+    """The after-action report in the AAR/IP shape (CISA/HSEEP): overview, objectives,
+    analysis (observations with analysis and recommendation), injects beside the team's
+    responses, observer notes, and the improvement plan, with blanks to fill in together."""
     a = d.after_action
-    out = ["## After-action report", "",
-           "A skeleton to finish together: add what the transcript cannot know.", "",
-           "### Strengths", ""]
+    s = d.summary
+    named = dict(d.names)
+    out = ["## After-action report and improvement plan", "",
+           "A skeleton in the AAR/IP shape, to finish together in the hot wash: add what the "
+           "transcript cannot know (the analysis, owners, dates).", "",
+           "### 1. Exercise overview", "",
+           f"- Exercise: {s.title} (`{s.exercise}`)" + (f", played {s.date}" if s.date else ""),
+           f"- Scenario: {s.text}" if s.text else "- Scenario: (see the briefing)",
+           f"- Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
+           f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
+           "- Participants: " + (", ".join(
+               f"{role} ({named[role]})" if named.get(role) else role for role in s.players)
+               or "none") + "; automated: " + (", ".join(s.automated) or "none"),
+           "- Facilitator / evaluators: ____", ""]
+    out += ["### 2. Objectives", ""]
+    if d.objectives:
+        out += _table(("Objective", "Points", "Rating"),
+                      [(o.name, f"{o.points}/{o.max}", f"{o.rating}: {RATINGS[o.rating]}")
+                       for o in d.objectives])
+    else:
+        out.append("(no score: the session stopped before it ended)")
+    out += ["", "### 3. Analysis", "", "#### Strengths", ""]
     out += [f"- {x}" for x in a.strengths] or ["- (none recorded: add them in the hot wash)"]
-    out += ["", "### Areas for improvement", ""]
-    out += [f"- {x}" for x in a.improvements] or ["- (none recorded: add them in the hot wash)"]
-    out += ["", "### Corrective actions", ""]
-    out += _table(("#", "Action", "From", "Owner", "Due date"),
-                  [(n, x.action, x.origin, x.owner, x.due)
+    out += ["", "#### Areas for improvement", ""]
+    if not a.improvements:
+        out.append("- (none recorded: add them in the hot wash)")
+    for n, x in enumerate(a.improvements, start=1):
+        out += [f"{n}. **Observation:** {x}", "   **Analysis:** ____ (why it happened)",
+                "   **Recommendation:** ____", ""]
+    out += ["", "### 4. Injects and the team's responses", "",
+            "What the team did after each inject, until the next one (at most 15 minutes). "
+            "An inject with no response is worth a question in the hot wash.", ""]
+    out += _table(("Time", "Inject", "To", "The team's response"),
+                  [(i.time, f"{i.kind}: {i.title}" + (" (facilitator)"
+                                                      if i.source == "facilitator" else ""),
+                    i.to, "; ".join(i.responses) or "**no response seen**")
+                   for i in d.injects]) if d.injects else ["(no injects)"]
+    out += ["", "### 5. Observer notes", ""]
+    out += [f"- {o.time} **{o.author or 'observer'}**: {o.text}" for o in d.observations] \
+        or ["- (none recorded: ctrl+o during play writes one)"]
+    if d.facilitation:
+        out += ["", "Facilitation: " + "; ".join(d.facilitation) + "."]
+    out += ["", "### Appendix A: Improvement plan", ""]
+    out += _table(("#", "Objective / practice", "Issue or area for improvement",
+                   "Corrective action", "Owner", "Start", "Due date"),
+                  [(n, x.origin, "", x.action, x.owner, "", x.due)
                    for n, x in enumerate(a.actions, start=1)])
     if not a.actions:
-        out.append("| 1 | | | | |")
+        out.append("| 1 | | | | | | |")
     out.append("")
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from raceday.transcript.timeline_chart import Chart, Mark, build_chart
+from raceday.transcript.timeline_chart import Band, Chart, Mark, build_chart
 
 NOT_SEEN = "not seen in this session"
 
@@ -109,6 +109,7 @@ class Timeline:
     event_restore_minutes: int | None
     night: str = ""
     source_titles: Mapping[str, str] = field(default_factory=dict)
+    bands: tuple[Band, ...] = ()
 
     @property
     def has_event(self) -> bool:
@@ -122,7 +123,7 @@ class Timeline:
                       | {f.source for f in self.facts if f.source})
 
     def chart(self) -> Chart:
-        return build_chart(self.marks, self.start, self.end, self.origin)
+        return build_chart(self.marks, self.start, self.end, self.origin, self.bands)
 
 
 @dataclass(frozen=True)
@@ -330,6 +331,39 @@ class AfterAction:
 
 
 @dataclass(frozen=True)
+class Observation:
+    """An observer's note, with who wrote it, when."""
+
+    time: str
+    author: str
+    text: str
+
+
+@dataclass(frozen=True)
+class InjectResponse:
+    """An inject the team was shown, and what the team did before the next one arrived
+    (at most `RESPONSE_WINDOW` minutes): the AAR's "injects beside the responses"."""
+
+    time: str
+    kind: str
+    title: str
+    to: str
+    source: str
+    responses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One objective of the exercise (a part of the score) and how it was met, rated as
+    HSEEP does: P performed without challenges, S with some, M with major ones, U unable."""
+
+    name: str
+    points: int
+    max: int
+    rating: str
+
+
+@dataclass(frozen=True)
 class Debrief:
     """Everything the debrief says about one session."""
 
@@ -348,6 +382,11 @@ class Debrief:
     after_action: AfterAction
     notes: tuple[str, ...] = ()
     checklist_title: str = ""
+    names: tuple[tuple[str, str], ...] = ()  # (role, the player's name) from the cast
+    observations: tuple[Observation, ...] = ()
+    injects: tuple[InjectResponse, ...] = ()
+    objectives: tuple[Objective, ...] = ()
+    facilitation: tuple[str, ...] = ()  # the facilitator's hand on the clock, in words
 
     @property
     def team_changes(self) -> tuple[Change, ...]:

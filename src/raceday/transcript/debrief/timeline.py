@@ -12,7 +12,7 @@ from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import EventFact, Phase, Replay, Timeline
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.debrief.words import FIGURES, duration
-from raceday.transcript.timeline_chart import EVENT, TEAM, Mark
+from raceday.transcript.timeline_chart import EVENT, TEAM, Band, Mark
 
 TeamSide = tuple[str | None, int | None, str]
 EventSide = tuple[str | None, int | None, str, str]
@@ -34,7 +34,36 @@ def build_timeline(r: Reading, replay: Replay) -> Timeline:
     end = max([e.minute for e in r.events] + [0])
     marks = _marks(r, facts, phases, replay, end)
     return Timeline(phases, facts, marks, 0, end, r.clock.origin, detection, restore,
-                    r.night, dict(r.start.sources))
+                    r.night, dict(r.start.sources),
+                    bands=_bands(r, phases, detection, restore, end))
+
+
+def _bands(r: Reading, phases: tuple[Phase, ...], detection: int | None,
+           restore: int | None, end: int) -> tuple[Band, ...]:
+    """The outage and the time to detect, for the team and (from its figures) that night."""
+    bands: list[Band] = []
+    if r.first_fault is not None:
+        fault = r.first_fault.minute
+        restored = r.restores[0].minute if r.restores else end
+        bands.append(Band(TEAM, fault, restored, "outage",
+                          f"your outage: {r.time(r.first_fault)} to "
+                          + (r.time(r.restores[0]) if r.restores else "the end, not restored")))
+        if r.detected is not None:
+            bands.append(Band(TEAM, fault, r.detected.minute, "detect",
+                              f"your time to detect: {duration(r.detected.latency_minutes)}"))
+    if r.night:
+        first = next((p for p in phases if p.event_after == 0 and p.event_time), None)
+        start = r.clock.minute_of_face(first.event_time) if first and first.event_time \
+            else r.fault_minute
+        if start is not None:
+            night = r.night.lower()
+            if restore is not None:
+                bands.append(Band(EVENT, start, start + restore, "outage",
+                                  f"{night}'s outage: {duration(restore)}"))
+            if detection is not None:
+                bands.append(Band(EVENT, start, start + detection, "detect",
+                                  f"{night}'s time to detect: {duration(detection)}"))
+    return tuple(bands)
 
 
 def _team_side(r: Reading, info: ev.PhaseInfo) -> TeamSide:
@@ -109,8 +138,10 @@ def _first_symptom(r: Reading, tagged: dict[str, EventFact], detection: int | No
 
 def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
            replay: Replay, end: int) -> tuple[Mark, ...]:
-    """The chart's moments; that night's figures only where they fall within the session."""
+    """The chart's moments: the team's, and that night's over the exercise's whole clock
+    (not only the part the session played), so both lanes span the night."""
     marks: list[Mark] = []
+    last = max(end, r.start.length_minutes or 0)
     for e in r.events:
         kind, label = "", None
         if isinstance(e, ev.Fault):
@@ -138,7 +169,7 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
     fact_minutes = set()
     for fact in facts:
         minute = r.clock.minute_of_face(fact.time)
-        if minute is None or minute > end:
+        if minute is None or minute > last:
             continue
         fact_minutes.add(minute)
         marks.append(Mark(EVENT, minute, fact.time, "reveal", fact.title, fact.source))
@@ -146,7 +177,7 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
         for phase in phases:
             if phase.event_time is None and phase.event_after is not None:
                 minute = r.fault_minute + phase.event_after
-                if minute not in fact_minutes and minute <= end:
+                if minute not in fact_minutes and minute <= last:
                     marks.append(Mark(EVENT, minute, r.clock.time(minute), "figure",
                                       f"{phase.label.lower()} that night "
                                       f"(+{duration(phase.event_after)})", phase.source))

@@ -38,7 +38,9 @@ def situation_markdown(exercise: Exercise, settings: Settings) -> str:
         f"About {exercise.length} minutes · level {exercise.level} · the clock runs "
         f"{clock.start:%H:%M}–{clock.end:%H:%M} {clock.zone} · mode **{settings.mode}** · "
         f"pace **{settings.pace.value}**"
-        + (f" at {settings.speed:g}x" if settings.pace.value == "live" else ""),
+        + (f" at {settings.speed_for(exercise):g}x (the night lasts about "
+           f"{clock.length_minutes / settings.speed_for(exercise):.0f} real minutes)"
+           if settings.pace.value == "live" else ""),
         "",
     ]
     if exercise.briefing.strip():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import on
@@ -52,11 +53,13 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "") -> None:
+    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "",
+                 selected: str | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.options = options
         self.note = note
+        self.selected = selected
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -67,7 +70,11 @@ class ChoiceDialog(ModalScreen[str | None]):
                              id="choices")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        options.focus()
+        keys = [key for key, _ in self.options]
+        if self.selected in keys:
+            options.highlighted = keys.index(self.selected)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -137,19 +144,34 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
 class InjectRequest:
     title: str
     text: str
+    to: tuple[str, ...] = ()
+    at: int | None = None  # a later minute; None: now
 
 
 class InjectDialog(ModalScreen[InjectRequest | None]):
-    """The facilitator's ad-hoc inject: a title and a message for everyone."""
+    """The facilitator's inject: a title, a message, for one role or everyone, now or at a
+    time (HH:MM, or +10m from now)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
+    def __init__(self, roles: tuple[str, ...] = (), when: Callable[[str], int] | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.roles = roles
+        self.when = when
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-wide"):
-            yield Label("Send an inject to the team", classes="dialog-title")
+            yield Label("Send an inject", classes="dialog-title")
             yield Input(placeholder="title, e.g. The VP of Engineering asks for an update",
                         id="inject-title")
-            yield Input(placeholder="message (optional); Enter sends", id="inject-text")
+            yield Input(placeholder="message (optional)", id="inject-text")
+            if self.roles:
+                yield Input(placeholder=f"to (empty: the whole team; or one of "
+                                        f"{', '.join(self.roles)})", id="inject-to")
+            if self.when is not None:
+                yield Input(placeholder="when (empty: now; 23:55, or +10m); Enter sends",
+                            id="inject-at")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Send", id="send", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -158,19 +180,88 @@ class InjectDialog(ModalScreen[InjectRequest | None]):
         self.query_one("#inject-title", Input).focus()
 
     @on(Input.Submitted, "#inject-title")
-    def _title_done(self) -> None:
-        self.query_one("#inject-text", Input).focus()
-
     @on(Input.Submitted, "#inject-text")
+    @on(Input.Submitted, "#inject-to")
+    def _next_field(self, event: Input.Submitted) -> None:
+        inputs = list(self.query(Input))
+        index = inputs.index(event.input)
+        if index + 1 < len(inputs):
+            inputs[index + 1].focus()
+        else:
+            self._send()
+
+    @on(Input.Submitted, "#inject-at")
     @on(Button.Pressed, "#send")
     def _send(self) -> None:
         title = self.query_one("#inject-title", Input).value.strip()
         if not title:
             self.notify("An inject needs a title.", severity="warning")
             return
-        self.dismiss(InjectRequest(title, self.query_one("#inject-text", Input).value.strip()))
+        to: tuple[str, ...] = ()
+        if self.roles:
+            whom = self.query_one("#inject-to", Input).value.strip()
+            if whom and whom not in self.roles:
+                self.notify(f"No role {whom!r}: {', '.join(self.roles)}, or empty for all.",
+                            severity="warning")
+                return
+            to = (whom,) if whom else ()
+        at: int | None = None
+        if self.when is not None:
+            when = self.query_one("#inject-at", Input).value.strip()
+            if when:
+                try:
+                    at = self.when(when)
+                except ValueError as exc:
+                    self.notify(str(exc), severity="warning")
+                    return
+        self.dismiss(InjectRequest(title, self.query_one("#inject-text", Input).value.strip(),
+                                   to, at))
 
     @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class NoteRequest:
+    author: str
+    text: str
+
+
+class NoteDialog(ModalScreen[NoteRequest | None]):
+    """An observer's note: who writes it and what they saw (stamped with the clock)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, clock: str, author: str = "", classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.clock = clock
+        self.author = author
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label(f"Observer's note at {self.clock}", classes="dialog-title")
+            yield Static("It goes into the transcript and the debrief's observations.",
+                         classes="dialog-note")
+            yield Input(self.author, placeholder="who (e.g. Dee, observer)", id="note-author")
+            yield Input(placeholder="what you saw; Enter saves", id="note-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#note-text" if self.author else "#note-author", Input).focus()
+
+    @on(Input.Submitted, "#note-author")
+    def _author_done(self) -> None:
+        self.query_one("#note-text", Input).focus()
+
+    @on(Input.Submitted, "#note-text")
+    def _save(self) -> None:
+        text = self.query_one("#note-text", Input).value.strip()
+        if not text:
+            self.notify("Write the note first.", severity="warning")
+            return
+        author = self.query_one("#note-author", Input).value.strip() or "observer"
+        self.dismiss(NoteRequest(author, text))
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 

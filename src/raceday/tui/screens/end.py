@@ -49,7 +49,8 @@ def _team_line(event: ev.Event) -> str | None:
 
 def end_markdown(exercise: Exercise, score: ScoreView, folder: Path,
                  events: Sequence[ev.Event]) -> str:
-    lines = [f"# Score {score.total}/{score.max}", ""]
+    lines = [f"# Score {score.total}/{score.max}", "",
+             f"Transcript saved in `{folder}` (**d** opens the debrief).", ""]
     if score.fault_occurred:
         lines.append(f"The fault began at **{score.fault_started_at}**.")
     elif score.race_prevented:
@@ -97,17 +98,27 @@ def end_markdown(exercise: Exercise, score: ScoreView, folder: Path,
     return "\n".join(lines)
 
 
+def _short_path(folder: Path) -> str:
+    """The folder relative to the working directory when it is inside it."""
+    try:
+        return str(folder.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(folder)
+
+
 class EndScreen(Screen[None]):
     HELP = """\
 # The end
 
 The score, every point with its reason, your times beside that night's, and where the
 transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
-`debrief.md`); **q** (or ctrl+q) quits.
+`debrief.md`); **l** goes back to the launcher for another game; **q** (or ctrl+q) asks
+whether to go back to the launcher or quit.
 """
 
     BINDINGS = [
         Binding("d", "debrief", "Debrief"),
+        Binding("l", "launcher", "Launcher"),
         Binding("q,escape", "app.quit", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -126,8 +137,8 @@ transcript was saved. **d** opens the whole debrief (the after-action report, al
         self.events = tuple(events)
 
     def compose(self) -> ComposeResult:
-        yield Static(f" The end · {self.exercise.title}   d: the debrief   "
-                     f"transcript: {self.folder}", id="end-bar")
+        yield Static(f" The end · d: the debrief · transcript: {_short_path(self.folder)}",
+                     id="end-bar")
         with VerticalScroll(id="end-scroll"):
             yield Static(RichMarkdown(end_markdown(self.exercise, self.score, self.folder,
                                                    self.events)), id="end-text")
@@ -137,7 +148,27 @@ transcript was saved. **d** opens the whole debrief (the after-action report, al
         self.query_one("#end-scroll").focus()
 
     def request_quit(self) -> None:
-        self.app.exit(0)
+        """ctrl+q: back to the launcher (another exercise, another game), or quit."""
+        from raceday.tui.screens.dialogs import ChoiceDialog
+
+        def chosen(key: str | None) -> None:
+            if key == "launcher":
+                self.raceday_launcher()
+            elif key == "quit":
+                self.app.exit(0)
+
+        self.app.push_screen(ChoiceDialog(
+            "The session is saved. What next?",
+            [("launcher", "Back to the launcher (play again)"), ("quit", "Quit raceday")]),
+            chosen)
+
+    def action_launcher(self) -> None:
+        self.raceday_launcher()
+
+    def raceday_launcher(self) -> None:
+        from raceday.tui.screens.launcher import LauncherScreen
+
+        self.app.switch_screen(LauncherScreen())
 
     def action_debrief(self) -> None:
         """d: the session's debrief, built from its transcript (in a worker: it reads files)."""

@@ -21,10 +21,14 @@ newest last; alarms are red. The world panel shows every endpoint's DNS answer a
 | **F5**, ctrl+enter, ctrl+j | run the statement under the cursor (or the selection) |
 | **F6** | run everything in the editor |
 | **Esc** | cancel a statement that is still running |
+| ctrl+a | select everything in the editor (typing then replaces it) |
+| ctrl+l | clear the editor (ctrl+z brings it back) |
 | tab, ctrl+space | complete a table or column name (tab with nothing to complete moves on) |
 | ctrl+up / ctrl+down | this role's earlier / later submissions |
 | **F2** | hot seat: pass the keyboard to the next role (each keeps its own editor) |
-| **F3** | side panel: world, tasks, schema (on small screens it takes the results' place) |
+| alt+arrows | scroll the results (sideways and by rows) without leaving the editor |
+| alt+pgup / alt+pgdn | after F6: the earlier / later statements' grids |
+| **F3** | side panel tabs: Tasks, then Schema, then Monitors (see below) |
 | **F7** | save a monitor: a query that alerts when it returns rows |
 | **F8** | declare a finding (a wrong one costs points) |
 | **F9** | reveal a hint (costs points; the score says so) |
@@ -33,9 +37,14 @@ newest last; alarms are red. The world panel shows every endpoint's DNS answer a
 | ctrl+g | change the speed (live pace) |
 | **F4** | harden: the automation's own statements, each in an editor (save, put back) |
 | ctrl+r | replay the race against your database, then step through it |
-| ctrl+b | facilitator: send an ad-hoc inject |
+| ctrl+f | facilitator: injects (one role or all, now or later), pause, speed, skip |
+| ctrl+o | an observer's note (who, what), stamped with the clock, for the debrief |
 | ctrl+p | command palette: every action by name |
 | ctrl+q | end the session (asks first) and see the score |
+
+The side panel: F3 steps through its tabs (Tasks, Schema, Monitors). On a small screen F3
+first opens it in the results' place, then steps through the tabs, then closes it (Esc
+closes it too).
 
 Time: in the *turns* pace each statement costs the exercise's minutes and ctrl+n waits for
 the next event; in the *live* pace the clock runs by itself at the chosen speed.

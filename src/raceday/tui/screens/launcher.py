@@ -40,7 +40,7 @@ class LauncherScreen(Screen[None]):
 | enter | read its briefing |
 | m | mode: solo, team (hot seat), onboarding (guided, hints) |
 | p | pace: turns (time moves when you act) or live (the clock runs) |
-| s | speed of the live clock |
+| s | speed of the live clock: each choice says how long the night lasts (60 to 90 min fits a game day) |
 | q, ctrl+q | quit |
 """
 
@@ -110,6 +110,7 @@ class LauncherScreen(Screen[None]):
     def _show_detail(self, row: int) -> None:
         if not 0 <= row < len(self.entries):
             return
+        self._show_settings()
         entry = self.entries[row]
         text = Text()
         text.append(f"{entry.id}", style="bold")
@@ -131,9 +132,32 @@ class LauncherScreen(Screen[None]):
         text.append(" p ", style="reverse")
         text.append(f" pace   {PACE_WORDS[s.pace.value]}\n")
         text.append(" s ", style="reverse")
-        text.append(f" speed  {s.speed:g}x (live pace: one real second is {s.speed:g} "
-                    "simulated seconds)")
+        text.append(f" speed  {self._speed_words()}")
         self.query_one("#launcher-settings", Static).update(text)
+
+    def _current_entry(self) -> ExerciseEntry | None:
+        try:
+            row = self.query_one("#exercises", DataTable).cursor_row
+        except Exception:
+            return None
+        return self.entries[row] if 0 <= row < len(self.entries) else None
+
+    def _speed_words(self) -> str:
+        """The live speed, and what it makes of the highlighted exercise's night."""
+        from raceday.engine.clock import length_words, real_minutes
+
+        s = self.raceday.settings
+        entry = self._current_entry()
+        exercise = entry.exercise if entry is not None else None
+        if exercise is None:
+            return (f"{s.length:g} min game day" if s.length else f"{s.speed:g}x") + \
+                " (live pace)"
+        speed = s.speed_for(exercise)
+        night = exercise.clock.length_minutes
+        lasts = real_minutes(night, speed)
+        head = f"{s.length:g} min game day: {speed:g}x" if s.length else f"{speed:g}x"
+        return (f"{head} (live pace: the {night} simulated minutes last about "
+                f"{length_words(lasts)})")
 
     def action_mode(self) -> None:
         from raceday.tui.app import MODES
@@ -148,11 +172,19 @@ class LauncherScreen(Screen[None]):
         self._show_settings()
 
     def action_speed(self) -> None:
-        from raceday.tui.app import SPEEDS
+        """s: the next speed of the highlighted exercise's choices (game-day lengths first
+        in the list are the slow ones; the last wraps round to the slowest)."""
+        from raceday.engine.clock import speed_choices
 
         s = self.raceday.settings
-        later = [v for v in SPEEDS if v > s.speed]
-        s.speed = later[0] if later else SPEEDS[0]
+        entry = self._current_entry()
+        night = entry.exercise.clock.length_minutes if entry and entry.exercise else 225
+        current = s.speed_for(entry.exercise) if entry and entry.exercise else s.speed
+        choices = speed_choices(night, current)
+        later = [c for c in choices if c.speed > current + 1e-9]
+        choice = later[0] if later else choices[0]
+        s.speed = choice.speed
+        s.length = float(choice.target) if choice.target is not None else None
         self._show_settings()
 
     def action_choose(self) -> None:

@@ -7,6 +7,7 @@ it is the keyboard's, not the game's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,14 +20,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
-from raceday.engine.snapshot import Snapshot
+from raceday.engine.snapshot import PendingView, Snapshot
 from raceday.exercise.model import Exercise
+from raceday.inert import inert
+from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
-from raceday.tui.app import SPEEDS, RacedayApp, Settings
+from raceday.tui.app import RacedayApp, Settings
 from raceday.tui.commands import PlayCommands
 from raceday.tui.messages import (
     ActionDone,
@@ -48,13 +52,15 @@ from raceday.tui.screens.dialogs import (
     InjectRequest,
     MonitorDialog,
     MonitorRequest,
+    NoteDialog,
+    NoteRequest,
 )
 from raceday.tui.screens.help import PLAY_HELP
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.schema import SchemaTree
-from raceday.tui.widgets.tasks import TaskList, render_tasks
+from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
@@ -65,6 +71,10 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
+_WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
+                     r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
+SKIP_CONFIRM_SECONDS = 8.0
+"""ctrl+n pressed again within this many seconds skips past the player's due tasks."""
 RUNNING_AFTER = 0.15
 """Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
 
@@ -80,6 +90,8 @@ class Seat:
     history: list[str] = field(default_factory=list)
     position: int = 0
     draft: str = ""
+    results: list[StatementResult] = field(default_factory=list)
+    """What this seat's last run showed (the next seat never sees it)."""
 
 
 class PlayScreen(Screen[None]):
@@ -87,6 +99,7 @@ class PlayScreen(Screen[None]):
     COMMANDS = {PlayCommands}
 
     BINDINGS = [
+        Binding("f1", "app.help", "Help", priority=True),  # first: 80 columns keep it
         Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
         Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
         Binding("f2", "switch_role", "Role", priority=True),
@@ -99,7 +112,15 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+r", "replay", "Replay", priority=True),
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
-        Binding("ctrl+b", "inject", "Inject", show=False, priority=True),
+        Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
+        Binding("ctrl+o", "note", "Note", show=False, priority=True),
+        Binding("alt+left", "scroll_results(-8, 0)", "Results left", show=False, priority=True),
+        Binding("alt+right", "scroll_results(8, 0)", "Results right", show=False,
+                priority=True),
+        Binding("alt+up", "scroll_results(0, -1)", "Results up", show=False, priority=True),
+        Binding("alt+down", "scroll_results(0, 1)", "Results down", show=False, priority=True),
+        Binding("alt+pageup", "step_grid(-1)", "Earlier grid", show=False, priority=True),
+        Binding("alt+pagedown", "step_grid(1)", "Later grid", show=False, priority=True),
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -114,10 +135,17 @@ class PlayScreen(Screen[None]):
         self.snapshot: Snapshot | None = None
         self.alarms = Alarms(show_faults=settings.mode == "onboarding")
         self.done_tasks: set[str] = set()
-        self.live = LiveClock(speed=settings.speed)
+        self.due_seq: dict[str, int] = {}  # task -> seq of its latest task_due
+        self.due_count: dict[str, int] = {}  # task -> how often it fell due, not handled
+        self.wrote_seq: dict[tuple[str, str], int] = {}  # (role, table) -> latest write seq
+        self.revealed: set[str] = set()  # hint ids
+        self._tables_of_tasks: dict[str, set[str]] | None = None
+        self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
+        self._skip_asked = 0.0
+        self.note_author = ""
         self.ending = False
         self._ticker: Timer | None = None
         self._running_note: Timer | None = None
@@ -194,6 +222,22 @@ class PlayScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)
+        self.call_after_refresh(self._keep_focus)
+
+    def _keep_focus(self) -> None:
+        """After a resize or a panel change, typing goes to the editor again (unless the
+        narrow side panel covers it, or a dialog is on top)."""
+        if self.app.screen is not self:
+            return
+        focused = self.focused
+        if focused is None or not focused.region.area or not _shown(focused):
+            if self._side_covers_editor():
+                self.query_one("#side-tabs", TabbedContent).query_one(Tabs).focus()
+            else:
+                self.editor.focus()
+
+    def _side_covers_editor(self) -> bool:
+        return self.has_class("-narrow") and self.has_class("-side-open")
 
     def _layout_for(self, width: int, height: int) -> None:
         self.set_class(width < NARROW_WIDTH or height < SHORT_HEIGHT, "-narrow")
@@ -204,6 +248,9 @@ class PlayScreen(Screen[None]):
     def _opened(self, message: SessionOpened) -> None:
         for event in message.events:
             self._take_event(event)
+        names = {seat.role: seat.player for seat in self.seats if seat.player}
+        if names:
+            self._facilitation_cast(names)
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
         if self.settings.pace is Pace.LIVE:
@@ -222,6 +269,21 @@ class PlayScreen(Screen[None]):
             self._show_world()
         if isinstance(event, ev.TaskDone):
             self.done_tasks.add(event.task)
+            self.due_count.pop(event.task, None)
+        elif isinstance(event, ev.TaskDue):
+            if event.task in self.handled_tasks():
+                self.due_count[event.task] = 0  # handled since: count afresh
+            self.due_seq[event.task] = event.seq
+            self.due_count[event.task] = self.due_count.get(event.task, 0) + 1
+        elif isinstance(event, ev.Statement) and not event.automated and event.ok:
+            self.wrote_seq[(event.role, "")] = event.seq  # ran anything: reads count too
+        if isinstance(event, ev.Statement) and not event.automated and event.ok \
+                and (event.writes or event.schema_changed):
+            # a write that changed 0 rows counts too: the automation's own runs often do
+            for table in event.writes or ("*",):
+                self.wrote_seq[(event.role, table)] = event.seq
+        elif isinstance(event, ev.Hint):
+            self.revealed.add(event.id)
         if self.guide is not None and self.guide.observe(event):
             self._show_guide()
         if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
@@ -239,7 +301,9 @@ class PlayScreen(Screen[None]):
 
     def _take_snapshot(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        if self.settings.pace is Pace.LIVE and not self.live.paused:
+        if self.settings.pace is Pace.LIVE:
+            # a skip (ctrl+n), paused or not, moves the live clock along with the session:
+            # otherwise it would stand still until real time caught up with the skip
             now = self.raceday.wall()
             if self.live.minutes(now) < snapshot.minute:
                 self.live.jump_to(snapshot.minute, now)
@@ -343,6 +407,12 @@ class PlayScreen(Screen[None]):
         text.append(self.role, style="bold cyan")
         if self.seat.player:
             text.append(f" ({self.seat.player})", style="cyan")
+        due = [(seat.role, len(self.my_outstanding(seat.role))) for seat in self.seats]
+        due = [(role, n) for role, n in due if n]
+        if due:
+            text.append("  │ ")
+            text.append("due: " + ", ".join(f"{role} {n}" for role, n in due),
+                        style="bold black on cyan")
         text.append("  │ ")
         text.append(self.exercise.title, style="dim")
         if self._changed("header", text):
@@ -359,11 +429,44 @@ class PlayScreen(Screen[None]):
         for panel in self.query(WorldPanel):
             panel.show(world, self.alarms)
 
+    def handled_tasks(self) -> set[str]:
+        """Pending tasks without a `done_when` whose role has since written what the task
+        writes (a table its automation SQL writes), or run anything when the task's SQL
+        only reads: no longer outstanding (the panel drops them; ctrl+n goes past them)."""
+        handled = set()
+        for task in self.exercise.tasks:
+            due = self.due_seq.get(task.id)
+            if due is None or task.done_when:
+                continue
+            tables = self._task_tables.get(task.id) or {""}
+            writes = [seq for (role, table), seq in self.wrote_seq.items()
+                      if role == task.role and table in tables]
+            if any(seq > due for seq in writes):
+                handled.add(task.id)
+        return handled
+
+    @property
+    def _task_tables(self) -> dict[str, set[str]]:
+        """The tables each task's automation SQL writes."""
+        if self._tables_of_tasks is None:
+            sql = {s.id: s.sql for s in self.exercise.statements}
+            self._tables_of_tasks = {
+                t.id: {m.lower() for sid in t.statements for m in _WRITES.findall(sql.get(sid, ""))}
+                for t in self.exercise.tasks}
+        return self._tables_of_tasks
+
+    def my_outstanding(self, role: str | None = None) -> list[PendingView]:
+        snap = self.snapshot
+        return outstanding(self.exercise, role or self.role, snap.pending if snap else (),
+                           self.handled_tasks())
+
     def _show_tasks(self) -> None:
         snap = self.snapshot
         text = render_tasks(self.exercise, self.role, snap.minute if snap else 0,
                             snap.pending if snap else (), self.done_tasks,
-                            hints=self.guide is not None)
+                            hints=bool(self.exercise.hints), handled=self.handled_tasks(),
+                            repeats=self.due_count,
+                            statement_sql=dict(snap.statement_sql) if snap else None)
         if self._changed("tasks", text):
             self.query_one("#tasks", TaskList).update(text)
 
@@ -457,7 +560,8 @@ class PlayScreen(Screen[None]):
             runner.interrupt()
             self.results.show_text(Text("Cancelling…", style="bold yellow"))
         elif self.has_class("-side-open"):
-            self.action_side()
+            self.remove_class("-side-open")
+            self.call_after_refresh(self._keep_focus)
 
     def action_switch_role(self) -> None:
         if len(self.seats) < 2:
@@ -470,15 +574,19 @@ class PlayScreen(Screen[None]):
         editor.text = self.seat.text
         editor.cursor_location = self.seat.cursor
         self._show_seat()
-        self.results.show_text(Text.assemble(("Keyboard passed to ", "dim"),
-                                             (self.role, "bold cyan"),
-                                             (f" ({self.seat.player})" if self.seat.player
-                                              else "", "cyan")))
+        passed = Text.assemble(("Keyboard passed to ", "dim"), (self.role, "bold cyan"),
+                               (f" ({self.seat.player})" if self.seat.player else "", "cyan"))
+        if self.seat.results:  # this seat's own last results, never the previous seat's
+            self.results.show(self.seat.results)
+        else:
+            self.results.clear(passed)
+        self.notify(passed.plain, timeout=3)
         editor.focus()
 
     def _save_seat(self) -> None:
         self.seat.text = self.editor.text
         self.seat.cursor = self.editor.cursor_location
+        self.seat.results = list(self.results.results)
 
     @on(SqlEditor.HistoryRequested, "#editor")
     def _history(self, message: SqlEditor.HistoryRequested) -> None:
@@ -501,8 +609,40 @@ class PlayScreen(Screen[None]):
         more = f"  (+{len(message.choices) - 8})" if len(message.choices) > 8 else ""
         self.editor.border_subtitle = shown + more
 
+    SIDE_TABS = ("tab-tasks", "tab-schema", "tab-monitors")
+
     def action_side(self) -> None:
-        self.toggle_class("-side-open")
+        """F3: narrow, open the side panel, then step through its tabs, then close it;
+        wide (the panel is always there), step through Tasks, Schema, Monitors."""
+        tabs = self.query_one("#side-tabs", TabbedContent)
+        narrow = self.has_class("-narrow")
+        if narrow and not self.has_class("-side-open"):
+            self.add_class("-side-open")
+            tabs.active = self.SIDE_TABS[0]
+            self.call_after_refresh(self._keep_focus)
+            return
+        index = self.SIDE_TABS.index(tabs.active) if tabs.active in self.SIDE_TABS else 0
+        if narrow and index == len(self.SIDE_TABS) - 1:
+            self.remove_class("-side-open")
+            tabs.active = self.SIDE_TABS[0]
+            self.call_after_refresh(self._keep_focus)
+            return
+        tabs.active = self.SIDE_TABS[(index + 1) % len(self.SIDE_TABS)]
+        self.call_after_refresh(self._keep_focus)
+
+    def action_scroll_results(self, dx: int, dy: int) -> None:
+        """alt+arrows: scroll the rows from the editor, no Tab into the grid needed."""
+        grid = self.results.table
+        if dy:
+            grid.action_cursor(dy)
+        if dx:
+            grid.scroll_to(x=max(0, grid.scroll_offset.x + dx), animate=False)
+
+    def action_step_grid(self, direction: int) -> None:
+        if not self.results.step(direction):
+            shown = len(self.results.grids)
+            self.notify("Only one grid: F6 runs every statement, each with its own grid."
+                        if shown < 2 else "No more grids that way.", timeout=3)
 
     def action_monitor(self) -> None:
         if self._ready() is None:
@@ -540,22 +680,69 @@ class PlayScreen(Screen[None]):
         self._act("declare", lambda s: s.declare(role, finding))
 
     def action_hint(self) -> None:
+        """F9: choose which hint to reveal, each with its cost, before anything is shown
+        (the ones about this role's tasks due now first)."""
         if self._ready() is None:
             return
+        left = [h for h in self.exercise.hints if h.id not in self.revealed]
+        if not left:
+            self.notify("No hint left to reveal.", timeout=4)
+            return
+        titles = {t.id: t.title for t in self.exercise.tasks}
+        due_now = [p.task for p in self.my_outstanding()]
+        order = {task: i for i, task in enumerate(due_now)}
+        left.sort(key=lambda h: (order.get(h.task or "", len(order)),
+                                 h.task in self.done_tasks))  # about done tasks: last
+        options = []
+        for number, hint in enumerate(left, 1):
+            about = f"about: {titles[hint.task]}" if hint.task in titles else "a general hint"
+            now = "  (due now)" if hint.task in order else ""
+            options.append((hint.id, f"-{hint.cost} point{'s' if hint.cost != 1 else ''} · "
+                                     f"{inert(about)}{now}" if hint.task in titles
+                            else f"-{hint.cost} points · hint {number}"))
         role = self.role
 
-        def reveal(yes: bool | None) -> None:
-            if yes:
-                self._act("hint", lambda s: s.reveal_hint(role=role))
+        def reveal(hint_id: str | None) -> None:
+            if hint_id is not None:
+                self._act("hint", lambda s: s.reveal_hint(hint_id, role=role))
 
-        self.app.push_screen(ConfirmDialog(
-            "Reveal a hint? Each hint costs points, and the score says so.",
-            yes="Reveal", no="Not now"), reveal)
+        self.app.push_screen(ChoiceDialog(
+            "Reveal a hint: each costs the points shown, and the score says so", options,
+            note="Choose one to read it (Esc: none)."), reveal)
 
     def action_next(self) -> None:
+        """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
+        a role played here falls due; never past the tasks this player has due now (press
+        it again to skip them anyway)."""
         if self._ready() is None:
             return
-        self._act("wait", lambda s: s.wait(None))
+        mine = self.my_outstanding()
+        now = self.raceday.wall()
+        if mine and now - self._skip_asked > SKIP_CONFIRM_SECONDS:
+            self._skip_asked = now
+            self.notify(f"{self.role} has {len(mine)} task{'s' if len(mine) > 1 else ''} due: "
+                        f"{mine[0].title}. ctrl+n again skips anyway.",
+                        title="Not skipping yet", severity="warning", timeout=6)
+            return
+        self._skip_asked = 0.0
+        until = self._next_stop()
+        self._act("wait", lambda s: s.wait(until))
+
+    def _next_stop(self) -> int | None:
+        """The next minute a played role's task falls due, if before the next inject."""
+        snap = self.snapshot
+        if snap is None:
+            return None
+        held = {seat.role for seat in self.seats}
+        times = [m for t in self.exercise.tasks if t.role in held
+                 for m in t.times() if m > snap.minute]
+        task_at = min(times, default=None)
+        inject_at = snap.next_inject
+        if task_at is None:
+            return None
+        if inject_at is not None and inject_at <= task_at:
+            return None
+        return task_at
 
     def action_pause(self) -> None:
         if self.settings.pace is not Pace.LIVE:
@@ -566,37 +753,129 @@ class PlayScreen(Screen[None]):
         if self.live.paused:
             self.live.resume(now)
             self.notify("Clock running.", timeout=2)
+            self._facilitation(ev.Facilitation(action="resume"))
         else:
             self.live.pause(now)
             self.notify("Clock paused.", timeout=2)
+            self._facilitation(ev.Facilitation(action="pause"))
         self._show_header()
 
     def action_speed(self) -> None:
         if self.settings.pace is not Pace.LIVE:
             self.notify("Speed applies to the live pace only.", timeout=4)
             return
-        options = [(f"{s:g}", f"{s:g}x  (one real second = {s:g} simulated seconds)")
-                   for s in SPEEDS]
+        options = self._speed_options()
+        night = self.exercise.clock.length_minutes
 
         def chosen(value: str | None) -> None:
             if value is not None:
                 self.set_speed(float(value))
 
-        self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
+        self.app.push_screen(ChoiceDialog(
+            "Clock speed: how long the whole night lasts", options,
+            note=f"The exercise is {night} simulated minutes; a game day fits it into 60 "
+                 "to 90 real minutes. What is left of it now is shown beside each speed.",
+            selected=f"{self.live.speed:g}"), chosen)
+
+    def _speed_options(self) -> list[tuple[str, str]]:
+        from raceday.engine.clock import real_minutes, speed_choices
+
+        night = self.exercise.clock.length_minutes
+        left = max(0, night - (self.snapshot.minute if self.snapshot else 0))
+        options = []
+        for choice in speed_choices(night, self.live.speed, self.settings.speed):
+            label = choice.label()
+            if left < night:
+                label += f"  (the rest: {real_minutes(left, choice.speed):.0f} min)"
+            if abs(choice.speed - self.live.speed) < 1e-9:
+                label += "  ← now"
+            options.append((f"{choice.speed:g}", label))
+        return options
 
     def set_speed(self, speed: float) -> None:
+        from raceday.engine.clock import length_words, real_minutes
+
         self.live.set_speed(speed, self.raceday.wall())
         self._show_header()
+        night = self.exercise.clock.length_minutes
+        self._facilitation(ev.Facilitation(
+            action="speed", speed=speed,
+            detail=f"the whole night lasts {length_words(real_minutes(night, speed))}"))
+
+    def action_facilitate(self) -> None:
+        """ctrl+f: the facilitator's menu (injects, the clock), on the players' screen."""
+        if self._ready() is None:
+            return
+        options = [("inject", "Send an inject (to one role or the team, now or at a time)")]
+        if self.settings.pace is Pace.LIVE:
+            options += [("pause", "Resume the clock" if self.live.paused else "Pause the clock"),
+                        ("speed", "Clock speed / the session's length")]
+        options += [("next", "Skip to the next inject"),
+                    ("note", "Write an observer's note (ctrl+o)")]
+        actions: dict[str, Callable[[], None]] = {
+            "inject": self.action_inject, "pause": self.action_pause,
+            "speed": self.action_speed, "next": self.action_next, "note": self.action_note,
+        }
+
+        def chosen(key: str | None) -> None:
+            if key in actions:
+                actions[key]()
+
+        self.app.push_screen(ChoiceDialog("Facilitator", options), chosen)
 
     def action_inject(self) -> None:
         if self._ready() is None:
             return
 
         def send(request: InjectRequest | None) -> None:
-            if request is not None:
-                self._act("inject", lambda s: s.send_inject(request.title, request.text))
+            if request is None:
+                return
+            if request.at is None:
+                self._act("inject", lambda s: s.send_inject(request.title, request.text,
+                                                             request.to))
+            else:
+                at = request.at
+                self._act("inject", lambda s: s.schedule_inject(request.title, request.text,
+                                                                 at, request.to))
 
-        self.app.push_screen(InjectDialog(classes="dialog-screen"), send)
+        self.app.push_screen(InjectDialog(self.exercise.role_ids, self._minute_of,
+                                          classes="dialog-screen"), send)
+
+    def _minute_of(self, text: str) -> int:
+        """'23:55' (the next time the clock shows it) or '+10m', as a minute of the session."""
+        from raceday.exercise.times import parse_duration, parse_time
+
+        now = self.snapshot.minute if self.snapshot else 0
+        text = text.strip()
+        if text.startswith("+"):
+            return now + parse_duration(text[1:])
+        try:
+            return parse_time(text, self.exercise.clock.start, now)
+        except ValueError:
+            raise ValueError(f'"{text}" is not a time: write 23:55, or +10m') from None
+
+    def action_note(self) -> None:
+        """ctrl+o: an observer's note, stamped with the clock, into the transcript."""
+        if self._ready() is None:
+            return
+        clock = self.snapshot.clock_face if self.snapshot else ""
+
+        def save(request: NoteRequest | None) -> None:
+            if request is None:
+                return
+            self.note_author = request.author
+            self._act("note", lambda s: s.note(request.text, author=request.author))
+
+        self.app.push_screen(NoteDialog(clock, self.note_author, classes="dialog-screen"), save)
+
+    def _facilitation_cast(self, names: dict[str, str]) -> None:
+        if self.runner is not None:
+            self.runner.act("cast", lambda s: s.record(ev.Cast(names=names)))
+
+    def _facilitation(self, event: ev.Facilitation) -> None:
+        """Record the facilitator's hand on the clock (no toast: the screen says it)."""
+        if self.runner is not None and self.runner.session is not None:
+            self.runner.act("facilitation", lambda s: s.record(event))
 
     def action_harden(self) -> None:
         """F4: every automation statement in its own editor (saving goes through us)."""
@@ -678,7 +957,10 @@ class PlayScreen(Screen[None]):
             ("Declare a finding", "F8", self.action_declare),
             ("Reveal a hint", "F9: costs points", self.action_hint),
             ("Jump to the next inject", "ctrl+n: let the clock run", self.action_next),
-            ("Send an ad-hoc inject", "facilitator", self.action_inject),
+            ("Send an inject", "facilitator (ctrl+f): one role or all, now or later",
+             self.action_inject),
+            ("Write an observer's note", "ctrl+o: into the transcript and the debrief",
+             self.action_note),
             ("Harden the automation: edit its statements",
              "F4: guards can live in the automation's own SQL", self.action_harden),
             ("Replay the race", "ctrl+r: against the team's database, step by step",
@@ -688,8 +970,9 @@ class PlayScreen(Screen[None]):
         if self.settings.pace is Pace.LIVE:
             cmds.append(("Resume the clock" if self.live.paused else "Pause the clock",
                          "ctrl+t", self.action_pause))
-            for speed in SPEEDS:
-                cmds.append((f"Speed {speed:g}x", "live clock", partial(self.set_speed, speed)))
+            for key, label in self._speed_options():
+                cmds.append((f"Speed {label}", "live clock",
+                             partial(self.set_speed, float(key))))
         for index, seat in enumerate(self.seats):
             if index != self.active:
                 cmds.append((f"Switch role to {seat.role}", seat.player or "hot seat",
@@ -711,6 +994,17 @@ class PlayScreen(Screen[None]):
         return True
 
 
+def _shown(widget: Widget) -> bool:
+    """The widget and every container above it are displayed."""
+    node: Widget | None = widget
+    while node is not None:
+        if not node.display:
+            return False
+        parent = node.parent
+        node = parent if isinstance(parent, Widget) else None
+    return True
+
+
 def _action_words(event: ev.Event) -> str | None:
     """What a toast says when a player's action is done (None: the feed says enough)."""
     if isinstance(event, ev.MonitorSaved):
@@ -723,6 +1017,10 @@ def _action_words(event: ev.Event) -> str | None:
         return f"Inject sent: {event.title}"
     if isinstance(event, ev.Edit):
         return f"Automation statement {event.statement} replaced."
+    if isinstance(event, ev.Note):
+        return f"Note saved at {event.sim_time}."
+    if isinstance(event, ev.Facilitation) and event.action == "schedule":
+        return f"Inject planned for {event.at}: {event.detail}"
     return None
 
 

@@ -56,6 +56,18 @@ def notable(event: ev.Event) -> bool:
     return True
 
 
+_ROUTINE = (ev.Wait, ev.TaskDue, ev.Automation, ev.AlertClear, ev.InvariantClear)
+
+
+def matters(event: ev.Event) -> bool:
+    """Listed by default: what the team and the facilitator did and what they were shown
+    (statements, alerts, declarations, injects, notes, the score), not the automation's
+    routine or every task falling due (`a` lists everything)."""
+    if isinstance(event, ev.Statement):
+        return not event.automated
+    return not isinstance(event, _ROUTINE)
+
+
 def line_of(event: ev.Event) -> str:
     """One line for the event list (the session's start gets its own short line)."""
     if isinstance(event, ev.SessionStart):
@@ -170,6 +182,7 @@ class ReviewApp(InertNotifications):
         Binding("left_square_bracket", "jump(-1)", "Prev notable"),
         Binding("home", "go(0)", "First", show=False, priority=True),
         Binding("end", "go(-1)", "Last", show=False, priority=True),
+        Binding("a", "toggle_all", "All / what matters"),
         Binding("d", "debrief", "Debrief"),
         Binding("q,ctrl+q", "quit", "Quit"),
     ]
@@ -181,6 +194,9 @@ class ReviewApp(InertNotifications):
         self.warning = warning
         self.folder = folder
         self.states = world_states(events)
+        self.everything = False
+        self.rows = self._rows()
+        """The events listed (indexes into `events`): what matters, or all of them."""
         self.index = 0
         self.detail: RenderableType = ""
         start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
@@ -205,12 +221,33 @@ class ReviewApp(InertNotifications):
                 yield Static(id="review-world")
         yield Footer()
 
+    def _rows(self) -> list[int]:
+        rows = [i for i, e in enumerate(self.events) if self.everything or matters(e)]
+        return rows or list(range(len(self.events)))
+
+    def _fill(self) -> None:
+        table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
+        table.clear()
+        for i in self.rows:
+            event = self.events[i]
+            style = _STYLE.get(type(event), "" if notable(event) else "dim")
+            table.add_row(str(event.seq), event.sim_time, Text(line_of(event), style=style))
+
+    def action_toggle_all(self) -> None:
+        """a: every event, or only what matters (the event in hand stays in hand)."""
+        self.everything = not self.everything
+        here = self.index
+        self.rows = self._rows()
+        self._fill()
+        kept = min(self.rows, key=lambda i: (abs(i - here), i))
+        self.show(kept)
+        self.notify("Every event listed." if self.everything else
+                    "Only what matters listed (a: every event).", timeout=3)
+
     def on_mount(self) -> None:
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
         table.add_columns("#", "time", "what")
-        for event in self.events:
-            style = _STYLE.get(type(event), "" if notable(event) else "dim")
-            table.add_row(str(event.seq), event.sim_time, Text(line_of(event), style=style))
+        self._fill()
         table.focus()
         if self.warning:
             self.notify(self.warning, title="Transcript cut short", severity="warning",
@@ -224,38 +261,45 @@ class ReviewApp(InertNotifications):
         if not self.events:
             return
         self.index = max(0, min(index, len(self.events) - 1))
+        if self.index not in self.rows:  # shown anyway: the nearest listed row is marked
+            self.index = min(self.rows, key=lambda i: (abs(i - self.index), i))
         event = self.events[self.index]
         state = self.states[self.index]
         self.detail = event_detail(event)
         self.query_one("#review-detail", Static).update(self.detail)
         self.query_one("#review-world", Static).update(world_text(state))
         where = f"  ({self.folder})" if self.folder else ""
+        listed = "" if self.everything else \
+            f" · {len(self.rows)} that matter listed (a: all)"
         self.query_one("#review-bar", Static).update(Text(
-            f"Review · {self.session_title} · event {self.index + 1}/{len(self.events)} · "
-            f"{state.time}{where}"))
+            f"Review · {self.session_title} · event {self.index + 1}/{len(self.events)}"
+            f"{listed} · {state.time}{where}"))
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
-        if table.cursor_row != self.index:
-            table.move_cursor(row=self.index)
+        row = self.rows.index(self.index)
+        if table.cursor_row != row:
+            table.move_cursor(row=row)
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        if message.cursor_row != self.index:
-            self.show(message.cursor_row)
+        if 0 <= message.cursor_row < len(self.rows) \
+                and self.rows[message.cursor_row] != self.index:
+            self.show(self.rows[message.cursor_row])
 
     def action_step(self, delta: int) -> None:
-        self.show(self.index + delta)
+        row = self.rows.index(self.index) + delta
+        self.show(self.rows[max(0, min(row, len(self.rows) - 1))])
 
     def action_go(self, index: int) -> None:
-        self.show(index if index >= 0 else len(self.events) - 1)
+        self.show(self.rows[0] if index >= 0 else self.rows[-1])
 
     def action_jump(self, direction: int) -> None:
         """To the next (or previous) notable event: the team, faults, alerts, the score."""
-        index = self.index + direction
-        while 0 <= index < len(self.events):
-            if notable(self.events[index]):
-                self.show(index)
+        row = self.rows.index(self.index) + direction
+        while 0 <= row < len(self.rows):
+            if notable(self.events[self.rows[row]]):
+                self.show(self.rows[row])
                 return
-            index += direction
-        self.show(len(self.events) - 1 if direction > 0 else 0)
+            row += direction
+        self.show(self.rows[-1] if direction > 0 else self.rows[0])
 
     def action_debrief(self) -> None:
         self.push_screen(DebriefScreen(build_debrief(self.events, self.warning)))

@@ -23,13 +23,13 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, Static
 from textual.worker import get_current_worker
 
+from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import Snapshot
 from raceday.inert import inert
 from raceday.team.client import Clock, View
 from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
-from raceday.tui.app import SPEEDS
 from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
@@ -312,7 +312,8 @@ class ConsoleScreen(Screen[None]):
             self._send("pause", lambda s: self.host.pause())
 
     def action_speed(self) -> None:
-        options = [(f"{s:g}", f"{s:g}x") for s in SPEEDS]
+        length = self.host.session.exercise.clock.length_minutes if self.host.session else 0
+        options = [(f"{c.speed:g}", c.label()) for c in speed_choices(length, self.clock.speed)]
 
         def chosen(value: str | None) -> None:
             if value is not None:

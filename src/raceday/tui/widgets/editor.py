@@ -28,12 +28,17 @@ def _sql_language_available() -> bool:
 class SqlEditor(TextArea, inherit_bindings=False):
     """Type SQL; run the statement under the cursor, the selection, or everything.
 
-    F6 and F7 belong to the play screen (run all, monitor), not to line/all selection.
+    F6 and F7 belong to the play screen (run all, monitor), not to line/all selection, so
+    ctrl+a selects everything (typing then replaces it; home still goes to the line start)
+    and ctrl+l clears the editor (ctrl+z brings the text back).
     """
 
     BINDINGS = [
         *(b for b in TextArea.BINDINGS
-          if not (isinstance(b, Binding) and b.key in ("f6", "f7"))),
+          if not (isinstance(b, Binding) and b.key in ("f6", "f7", "home,ctrl+a"))),
+        Binding("home", "cursor_line_start", "Line start", show=False),
+        Binding("ctrl+a", "select_all", "Select all", show=False),
+        Binding("ctrl+l", "clear_text", "Clear", show=False),
         Binding("tab", "complete", "Complete", show=False),
         Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False),
         Binding("ctrl+up", "history(-1)", "Older", show=False),
@@ -104,6 +109,10 @@ class SqlEditor(TextArea, inherit_bindings=False):
             self.insert(found.insert)
         if found.choices:
             self.post_message(self.CompletionChoices(self, found.choices))
+
+    def action_clear_text(self) -> None:
+        """Empty the editor as one edit, so ctrl+z undoes it."""
+        self.replace("", self.document.start, self.document.end)
 
     def action_history(self, step: int) -> None:
         self.post_message(self.HistoryRequested(self, step))

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import RichLog
 
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.render import describe
 
-_QUIET = (ev.SessionStart, ev.Wait)
+_QUIET = (ev.SessionStart, ev.Wait, ev.TaskDue)
+"""Left out of the feed: a task falling due is shown in the task panel, not here (a Planner
+held by a person falls due every two minutes and would push everything else out of view)."""
 _JUDGE = (ev.Fault, ev.InvariantClear, ev.RaceStep, ev.Restored)
 """The scorer's own view of the night: the broken invariant named, the race step taken.
 Shown only in onboarding; elsewhere the players must see it in the world themselves."""
@@ -92,19 +95,41 @@ def feed_line(event: ev.Event, *, judge: bool = True) -> Table | None:
     return None if body is None else _row(event, body)
 
 
+MAX_ROWS = 600
+"""Feed rows kept (and laid out again when the feed's width changes)."""
+
+
 class EventFeed(RichLog):
-    """A log of the session's events."""
+    """A log of the session's events, wrapped to the feed's width (again after a resize)."""
 
     DEFAULT_CSS = """
     EventFeed { background: $surface; }
     """
 
     def __init__(self, *, judge: bool = True, id: str | None = None) -> None:  # noqa: A002
-        super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=2000,
-                         auto_scroll=True)
+        # min_width=1: RichLog's default (78) lays every line out 78 cells wide and the
+        # feed (narrower than that beside the side panel) cuts them off
+        super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=4000,
+                         auto_scroll=True, min_width=1)
         self.judge = judge
+        self.rows: list[Table] = []
+        self._laid_out_at = 0
 
     def add(self, event: ev.Event) -> None:
         line = feed_line(event, judge=self.judge)
         if line is not None:
-            self.write(line)
+            self.rows.append(line)
+            del self.rows[:-MAX_ROWS]
+            self.write(line, expand=True)
+
+    def on_resize(self, event: Resize) -> None:
+        width = self.scrollable_content_region.width
+        if not self._size_known or width == self._laid_out_at:
+            super().on_resize(event)  # the first size: RichLog writes what waited for it
+            self._laid_out_at = width
+            return
+        self._laid_out_at = width
+        if self.rows:
+            self.clear()
+            for row in self.rows:
+                self.write(row, expand=True)

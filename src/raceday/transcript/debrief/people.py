@@ -1,0 +1,97 @@
+"""The people around a session, as the debrief shows them: the players' names, observers'
+notes, the facilitator's hand on the clock, and every inject beside what the team did next;
+and the exercise's objectives (the parts of the score) rated the way an AAR/IP rates them."""
+
+from __future__ import annotations
+
+from raceday.transcript import events as ev
+from raceday.transcript.debrief.model import (
+    InjectResponse,
+    Objective,
+    Observation,
+    ScoreReport,
+)
+from raceday.transcript.debrief.reading import Reading
+from raceday.transcript.log import of_kind
+from raceday.transcript.render import describe, facilitation_words
+
+RESPONSE_WINDOW = 15
+"""Minutes after an inject in which the team's actions count as its response (or until the
+next inject arrives, whichever is sooner)."""
+RESPONSES_SHOWN = 4
+
+RATINGS = {
+    "P": "performed without challenges",
+    "S": "performed with some challenges",
+    "M": "performed with major challenges",
+    "U": "unable to be performed",
+}
+
+
+def names(r: Reading) -> tuple[tuple[str, str], ...]:
+    cast = next(of_kind(r.events, ev.Cast), None)
+    return tuple((str(role), str(name)) for role, name in cast.names.items()) if cast else ()
+
+
+def observations(r: Reading) -> tuple[Observation, ...]:
+    return tuple(Observation(r.time(e), e.author or e.role or "", e.text)
+                 for e in of_kind(r.events, ev.Note))
+
+
+def facilitation(r: Reading) -> tuple[str, ...]:
+    return tuple(f"{r.time(e)} {facilitation_words(e)}"
+                 for e in of_kind(r.events, ev.Facilitation))
+
+
+def _team_action(e: ev.Event) -> bool:
+    if isinstance(e, ev.Statement):
+        return not e.automated
+    return isinstance(e, ev.MonitorSaved | ev.Declaration | ev.Hint | ev.Edit | ev.Replay)
+
+
+def inject_responses(r: Reading) -> tuple[InjectResponse, ...]:
+    """Every inject shown to the team (not that night's reveals), with the team's actions
+    from it until the next inject at a later minute (at most `RESPONSE_WINDOW` minutes);
+    the routine statements of roles with scheduled tasks are left out (see below)."""
+    injects = [e for e in of_kind(r.events, ev.Inject) if e.inject_kind != "reveal"]
+    dues = [(e.role, e.task) for e in of_kind(r.events, ev.TaskDue)]
+    tasked = {role for role, task in dues if dues.count((role, task)) > 1}  # recurring work
+    out: list[InjectResponse] = []
+    for inject in injects:
+        # a role with recurring work (a person in an automation seat) answers an inject by
+        # its statements only when the inject is for it; otherwise those are its routine
+        actions = [e for e in r.events if _team_action(e) and not (
+            isinstance(e, ev.Statement) and e.role in tasked and e.role not in inject.to)]
+        later = [i.minute for i in injects if i.minute > inject.minute]
+        until = min([inject.minute + RESPONSE_WINDOW, *later])
+        seen = [a for a in actions if inject.seq < a.seq and a.minute < until]
+        words = [f"{r.time(a)} {_short(describe(a))}" for a in seen[:RESPONSES_SHOWN]]
+        if len(seen) > RESPONSES_SHOWN:
+            words.append(f"and {len(seen) - RESPONSES_SHOWN} more")
+        if not seen:
+            after = next((a for a in actions if a.seq > inject.seq), None)
+            if after is not None and after.minute - inject.minute <= RESPONSE_WINDOW:
+                words.append(f"none before the next inject; the team's next action, "
+                             f"{after.minute - inject.minute} min later: {r.time(after)} "
+                             f"{_short(describe(after), 60)}")
+        out.append(InjectResponse(r.time(inject), inject.inject_kind, inject.title,
+                                  ", ".join(inject.to) or "everyone",
+                                  inject.source or "", tuple(words)))
+    return tuple(out)
+
+
+def objectives(score: ScoreReport | None) -> tuple[Objective, ...]:
+    if score is None:
+        return ()
+    return tuple(Objective(s.name, s.points, s.max, rating(s.points, s.max))
+                 for s in score.sections if s.max)
+
+
+def rating(points: int, maximum: int) -> str:
+    share = points / maximum if maximum else 0.0
+    return "P" if share >= 0.8 else "S" if share >= 0.5 else "M" if share > 0 else "U"
+
+
+def _short(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
