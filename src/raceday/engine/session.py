@@ -127,7 +127,10 @@ class Session:
         self._checked_at = -1  # the value of _world_changes when the world was last checked
         self._schema_epoch = 0  # bumped by every statement that changed the schema
         self._truth_columns: dict[str, tuple[str, ...]] = {}
-        self._truth_cache: tuple[int, list[str]] | None = None  # (epoch, problems) when slow
+        # (epoch, problems), kept while the answer cannot change until the schema does: a
+        # slow object, or every view still the exercise's own definition
+        self._truth_cache: tuple[int, list[str]] | None = None
+        self._truth_view_sql: dict[str, str | None] = {}  # each truth view's SQL as built
         self.team_left_at: int | None = None
         self.final_replay: ev.ReplayResult | None = None
         self._build_agenda()
@@ -713,12 +716,22 @@ class Session:
             except RacedayError:
                 rows = []
             self._truth_columns[table] = tuple(str(r[0]) for r in rows)
+        for view in truth.views:
+            try:
+                _, rows = self.store.app_query(
+                    "SELECT sql FROM sqlite_master WHERE type = 'view' AND lower(name) = :v",
+                    {"v": view.name.lower()})
+            except RacedayError:
+                rows = []
+            self._truth_view_sql[view.name.lower()] = str(rows[0][0]) if rows else None
 
     def _truth_problems(self) -> list[str]:
         """What the team did to the objects the checks rest on; [] when all is as it should be.
 
-        A problem that comes from slowness is kept until the schema changes again, so a slow
-        object costs one time-out, not one a minute."""
+        The answer is kept until the schema changes again when it cannot change before: a
+        slow object (one time-out, not one a minute), or views that are still the exercise's
+        own (only a view the team redefined is compared with its definition row by row, after
+        every change to the world)."""
         truth = self.exercise.truth
         if truth is None:
             return []
@@ -726,12 +739,14 @@ class Session:
             return self._truth_cache[1]
         try:
             _, rows = self.store.app_query(
-                "SELECT lower(name), type FROM sqlite_master WHERE type IN ('table', 'view')")
+                "SELECT lower(name), type, sql FROM sqlite_master WHERE type IN ('table', 'view')")
         except RacedayError as exc:
             return [f"the world's schema cannot be read ({exc})"]
         kinds = {str(r[0]): str(r[1]) for r in rows}
+        sqls = {str(r[0]): r[2] for r in rows}
         problems: list[str] = []
         slow = False
+        static = True
         for table in truth.tables:
             kind = kinds.get(table.lower())
             if kind is None:
@@ -759,6 +774,10 @@ class Session:
             if kind != "view":
                 problems.append(f"view {view.name} was replaced by a {kind}")
                 continue
+            original = self._truth_view_sql.get(view.name.lower())
+            if original is not None and sqls.get(view.name.lower()) == original:
+                continue  # the exercise's own view, over tables checked above
+            static = False
             name = view.name.replace('"', '""')
             same = (f'SELECT (SELECT count(*) FROM "{name}") = (SELECT count(*) FROM ({view.sql})) '
                     f'AND NOT EXISTS (SELECT * FROM "{name}" EXCEPT SELECT * FROM ({view.sql})) '
@@ -775,7 +794,7 @@ class Session:
             if not answer or not answer[0][0]:
                 problems.append(f"view {view.name} no longer gives what its definition says "
                                 "(it was replaced)")
-        self._truth_cache = (self._schema_epoch, problems) if slow else None
+        self._truth_cache = (self._schema_epoch, problems) if slow or static else None
         return problems
 
     def _check_player_tasks(self) -> None:

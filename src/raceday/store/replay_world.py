@@ -40,6 +40,10 @@ def build_replay_world(live: Path, seed_sql: str, path: Path) -> list[str]:
         seed.close()
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        # a replay world is thrown away after the replay: WAL, so the automation's writes
+        # during the replay do not wait on a sync each (the store keeps synchronous=NORMAL)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA foreign_keys=OFF")  # load order must not matter; checked below
         conn.execute("ATTACH DATABASE ? AS seed", (f"{seed_path.resolve().as_uri()}?mode=ro",))
         conn.execute("ATTACH DATABASE ? AS live", (f"{live.resolve().as_uri()}?mode=ro",))
