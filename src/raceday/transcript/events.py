@@ -642,6 +642,9 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
             if type(None) in options:
                 return None
             raise EventError(f"{where}: must not be null")
+        present = [o for o in options if o is not type(None)]
+        if len(present) == 1 and dataclasses.is_dataclass(present[0]):
+            return _coerce(present[0], value, where)  # an optional object: its own error
         for option in options:
             if option is type(None):
                 continue
