@@ -221,7 +221,6 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     from raceday.engine.script import load_script
     from raceday.transcript.events import ScoreEvent
     from raceday.transcript.render import print_score
-    from raceday.transcript.score_view import read_score
 
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
@@ -233,7 +232,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
-        print_score(read_score(score), out, session.folder)
+        print_score(score.score, out, session.folder)
     return EXIT_OK
 
 
@@ -244,20 +243,19 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     from raceday.commands import load_named_exercise
     from raceday.engine.script import load_script
     from raceday.team.script import run_team_script
-    from raceday.transcript.events import ScoreEvent
+    from raceday.transcript.events import ScoreEvent, score_to_json
     from raceday.transcript.log import read_events
     from raceday.transcript.render import print_score
-    from raceday.transcript.score_view import read_score
 
     exercise = load_named_exercise(args.exercise)
     team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)
     folder = team.host.folder
     score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))
     if args.json:
-        result = {"exercise": exercise.id, "session": str(folder), **score.score}
+        result = {"exercise": exercise.id, "session": str(folder), **score_to_json(score.score)}
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
-        print_score(read_score(score), out, folder)
+        print_score(score.score, out, folder)
     return EXIT_OK
 
 

@@ -323,7 +323,7 @@ def replayed(flagship: Exercise, tmp_path_factory: pytest.TempPathFactory,
             session = open_session(flagship, ("responder",), tmp_path_factory.mktemp("matrix"))
             errors = install(session, combo)
             result = replay_result(session.replay())
-            score = session.end().to_json()
+            score = ev.score_to_json(session.end())
             done[combo] = Replayed(result, score["guards"], errors, session)
         return done[combo]
 
@@ -524,8 +524,8 @@ def test_replaying_an_unguarded_world_before_the_race_earns_no_free_points(
     assert got.replay.fault_at == "23:48"
     score = got.session.score
     assert score is not None
-    assert score.sections["detection"].points == 0
-    assert score.sections["recovery"].points == 0
+    assert score.detection is not None and score.recovery is not None
+    assert score.detection.points == 0 and score.recovery.points == 0
 
 
 # -- replay from a script -------------------------------------------------------------------
@@ -623,7 +623,7 @@ def lu_replayed(lost_update: Exercise, tmp_path_factory: pytest.TempPathFactory,
                     edit = session.edit_statement("operator", action[1], action[2])
                     assert isinstance(edit, ev.Edit), edit
             result = replay_result(session.replay())
-            score = session.end().to_json()
+            score = ev.score_to_json(session.end())
             done[guard] = Replayed(result, score["guards"], [], session)
         return done[guard]
 

@@ -33,10 +33,11 @@ def test_the_stale_write_happens_when_nobody_guards(make_session: MakeSession) -
     score = session.end()
     faults = kinds(session, ev.Fault)
     assert faults[0].sim_time == "00:05"
-    assert {k: score.fault[k] for k in ("occurred", "started_at", "invariant")} == {
-        "occurred": True, "started_at": "00:05", "invariant": "lost"}
-    assert score.sections["guards"].extra["happened"] == ["stale-write"]
-    assert score.sections["detection"].points == 0
+    assert (score.fault.occurred, score.fault.started_at, score.fault.invariant) == (
+        True, "00:05", "lost")
+    assert score.fault.outcome == "occurred"
+    assert score.guards is not None and score.guards.happened == ("stale-write",)
+    assert score.detection is not None and score.detection.points == 0
     automated = [e for e in kinds(session, ev.Statement) if e.automated]
     assert [e.statement for e in automated] == ["b-read", "b-write"]
 
@@ -78,8 +79,8 @@ def test_the_kill_switch_skips_the_automation(make_session: MakeSession) -> None
     score = session.end()
     skipped = [e for e in kinds(session, ev.Automation) if e.outcome == "skipped"]
     assert skipped and skipped[0].task == "write"
-    assert not score.fault["occurred"]
-    assert "never reached" in " ".join(score.sections["guards"].reasons)
+    assert not score.fault.occurred
+    assert score.guards is not None and "never reached" in " ".join(score.guards.reasons)
 
 
 def test_a_monitor_alerts_and_detects_the_fault(make_session: MakeSession) -> None:
@@ -91,8 +92,8 @@ def test_a_monitor_alerts_and_detects_the_fault(make_session: MakeSession) -> No
     score = session.end()
     alert = kinds(session, ev.Alert)[0]
     assert alert.sim_time == "00:05" and alert.matched is True
-    assert score.sections["detection"].extra["latency_minutes"] == 0
-    assert score.sections["detection"].points == 30
+    assert score.detection is not None and score.detection.latency_minutes == 0
+    assert score.detection.points == 30
 
 
 def test_a_broken_monitor_is_refused_at_once(make_session: MakeSession) -> None:
@@ -109,8 +110,9 @@ def test_declarations_are_judged_and_wrong_ones_cost(make_session: MakeSession) 
     session.declare("operator", "disk")
     session.declare("operator", "stale-write")
     score = session.end()
-    detection = score.sections["detection"]
-    assert detection.extra["latency_minutes"] == 3  # 00:05 -> 00:08 (the wrong one cost a minute)
+    detection = score.detection
+    assert detection is not None
+    assert detection.latency_minutes == 3  # 00:05 -> 00:08 (the wrong one cost a minute)
     assert any("wrong finding" in r for r in detection.reasons)
     assert detection.points == round(30 * (12 - 3) / 10) - 5
 
@@ -130,12 +132,12 @@ def test_a_guard_prevents_the_race_and_detection_is_not_needed(make_session: Mak
     change_limit(session)
     session.advance_to(session.end_minute)
     score = session.end()
-    assert not score.fault["occurred"]
-    assert score.sections["guards"].extra["prevented"] == ["stale-write"]
+    assert not score.fault.occurred
+    assert score.guards is not None and score.guards.prevented == ("stale-write",)
     refused = [e for e in kinds(session, ev.Statement) if e.automated and not e.ok]
     assert "stale write refused" in (refused[0].error or "")
-    assert score.sections["detection"].points == 30
-    assert score.sections["recovery"].points == 30
+    assert score.detection is not None and score.detection.points == 30
+    assert score.recovery is not None and score.recovery.points == 30
     retries = [e for e in kinds(session, ev.Automation) if e.outcome == "failed"]
     assert retries[0].next == "retry at 00:10"
     assert len(retries) == 5  # 00:05, then every 5 min until 00:25
@@ -147,8 +149,8 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(make_session: MakeSessio
                                 "BEGIN SELECT RAISE(ABORT, 'config is frozen'); END")
     session.advance_to(session.end_minute)
     score = session.end()
-    guards = score.sections["guards"]
-    assert guards.extra["good_path"][0]["ok"] is False
+    guards = score.guards
+    assert guards is not None and guards.good_path[0].ok is False
     assert any("blocks the good path" in r and "config is frozen" in r for r in guards.reasons)
     assert guards.points == 0  # a guard that stops a good write earns nothing
 
@@ -162,7 +164,7 @@ def test_editing_the_automation_makes_its_write_conditional(make_session: MakeSe
     score = session.end()
     zero = [e for e in kinds(session, ev.Automation) if e.outcome == "zero_rows"]
     assert zero and zero[0].next == "retry at 00:10"
-    assert not score.fault["occurred"]
+    assert not score.fault.occurred
     assert kinds(session, ev.Edit)[0].before.startswith("UPDATE config SET value = :seen")
 
 
@@ -185,7 +187,7 @@ def test_a_held_automation_role_gets_its_tasks_instead(make_session: MakeSession
     assert [e.task for e in due] == ["read", "write"]
     assert not [e for e in kinds(session, ev.Statement) if e.automated]
     score = session.end()
-    assert score.sections["guards"].extra["prevented"] == ["stale-write"]
+    assert score.guards is not None and score.guards.prevented == ("stale-write",)
 
 
 def test_a_repair_undone_by_the_automation_is_a_relapse(make_session: MakeSession) -> None:
@@ -202,10 +204,11 @@ def test_a_repair_undone_by_the_automation_is_a_relapse(make_session: MakeSessio
     score = session.end()
     faults = kinds(session, ev.Fault)
     assert [(e.sim_time, e.relapse) for e in faults] == [("00:05", False), ("00:10", True)]
-    recovery = score.sections["recovery"]
-    assert recovery.extra["first_restored_at"] == "00:06"
-    assert recovery.extra["minutes_to_restore"] is None  # no repair held
-    assert recovery.extra["restored"] is False
+    recovery = score.recovery
+    assert recovery is not None and recovery.first_restored_at == "00:06"
+    assert recovery.minutes_to_restore is None  # no repair held
+    assert recovery.restored is False
+    assert recovery.relapses == ("00:10",) and recovery.outage_minutes is not None
     assert any("came back at 00:10" in r for r in recovery.reasons)
     assert recovery.points == 0
 
@@ -216,7 +219,7 @@ def test_hints_cost_points(make_session: MakeSession) -> None:
     assert isinstance(event, ev.Hint) and event.text == "Look at the version"
     session.advance_to(session.end_minute)
     score = session.end()
-    assert score.hint_cost == 3 and any(r.startswith("hints -3") for r in score.reasons)
+    assert score.hints.cost == 3 and any(r.startswith("hints -3") for r in score.reasons)
 
 
 def test_the_same_actions_give_the_same_transcript(make_session: MakeSession) -> None:
@@ -256,7 +259,7 @@ def test_ending_before_the_race_lets_the_night_play_itself_out(make_session: Mak
     left = kinds(session, ev.TeamLeft)
     assert left and left[0].sim_time == "00:00"
     assert all(e.after_team_left for e in kinds(session, ev.Automation))
-    assert session.timeline_over and score.sections["detection"].extra["latency_minutes"] is None
+    assert session.timeline_over and score.detection is not None and score.detection.latency_minutes is None
 
 
 def test_a_check_broken_by_the_teams_schema_is_reported_and_play_goes_on(

@@ -18,6 +18,7 @@ from rich.console import Console
 from raceday.cli import main
 from raceday.errors import InputError, TranscriptError
 from raceday.transcript import events as ev
+from raceday.transcript import verdicts as vd
 from raceday.transcript.debrief import (
     DEBRIEF_FILE,
     NOT_SEEN,
@@ -327,3 +328,36 @@ def test_a_race_a_player_held_off_claims_no_guard(tmp_path: Path,
     # the replay, every role automated, shows the race: no practice of the team's was seen
     assert status["read-decide-write"] == "not done"
     assert "done" not in (status["never-states"], status["least-power-cleanup"])
+
+
+def test_the_debrief_shows_what_the_score_decided_and_not_the_live_announcement() -> None:
+    start = ev.SessionStart(
+        seq=1, sim_time="23:00", minute=0, schema=ev.SCHEMA_VERSION, exercise="x", title="X",
+        players=("responder",), automated=(), pace="turns", clock_start="2025-10-19T23:00:00",
+        zone="PDT", summary="", roles={}, night="That night",
+        findings={"f": ev.FindingInfo(text="the cause", correct=True)})
+    fault = ev.Fault(seq=2, sim_time="23:10", minute=10, invariant="i", fault="broken")
+    # the session announced a monitor's alert; the score judged that monitor noise
+    detected = ev.Detected(seq=3, sim_time="23:12", minute=12, how="monitor 'm' alerted",
+                           latency_minutes=2)
+    left = ev.TeamLeft(seq=4, sim_time="23:20", minute=20, until="02:45")
+    later = ev.Note(seq=5, sim_time="23:30", minute=30, text="n", after_team_left=True)
+    score = ev.ScoreEvent(seq=6, sim_time="02:45", minute=225, reason="ended", score=vd.Score(
+        total=0, max=60, fault=vd.Fault(occurred=True, started_at="23:10", outcome=vd.OCCURRED),
+        detection=vd.Detection(points=0, max=30, event_minutes=50, false_alarms=(
+            vd.FalseAlarm(finding="f", at="23:05"),), noise=("m",)),
+        recovery=vd.Recovery(points=0, max=30, outage_minutes=215, relapses=("00:12",),
+                             event_minutes=157)))
+    d = build_debrief((start, fault, detected, left, later, score))
+    assert d.score is not None
+    assert "The team never surfaced it" in d.summary.outcome  # not the announced alert
+    figures = {f.label: (f.team, f.night) for f in d.score.figures}
+    assert figures["Time to alert"] == ("no monitor of the team's alerted on it", "50 min")
+    assert figures["Minutes of outage over the night"] == (
+        "3 h 35 min, 1 relapse included (at 00:12)", "2 h 37 min")
+    judged = " ".join(d.score.judged)
+    assert "False alarm: 'the cause' declared at 23:05" in judged
+    assert "monitor 'm' returned rows while the world was healthy" in judged
+    assert "The team left at 23:20" in judged and "(1 event)" in judged
+    text = render_markdown(d)
+    assert "| Time to alert | no monitor of the team's alerted on it | 50 min |" in text

@@ -10,6 +10,7 @@ import pytest
 
 from raceday.errors import TranscriptError
 from raceday.transcript import events as ev
+from raceday.transcript import verdicts as vd
 from raceday.transcript.log import EventLog, of_kind, read_events
 
 EXAMPLE = Path(__file__).parents[2] / "transcripts" / "examples" / "lost-update-basics-solo-complete"
@@ -71,7 +72,17 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
                   blocked_good_writes=(ev.BlockedWrite(task="t", at="23:10", outcome="0 rows"),),
                   warnings=("w",), folder="replay/1"),
               guards=ev.ReplayGuards(points=10, max=40, penalty=0, worth={"s": 10})),
-    ev.ScoreEvent(reason="ended", score={"total": 5, "max": 100, "reasons": ["r"]}),
+    ev.ScoreEvent(reason="ended", score=vd.Score(
+        total=5, max=100, fault=vd.Fault(occurred=True, started_at="23:48", outcome=vd.OCCURRED),
+        detection=vd.Detection(points=5, max=30, alert_minutes=3, false_alarms=(
+            vd.FalseAlarm(finding="f", at="23:50"),), noise=("m",)),
+        guards=vd.Guards(points=0, max=40, steps=(vd.StepVerdict(
+            id="s", title="S", status=vd.HAPPENED, live=vd.HAPPENED, live_at="23:48"),),
+            good_path=(vd.GoodPath(id="g", ok=False, why="0 rows"),), judged_by=vd.BY_REPLAY,
+            blocked_good_writes=(ev.BlockedWrite(task="t", at="23:10", outcome="0 rows"),)),
+        recovery=vd.Recovery(points=0, max=30, outage_minutes=12, relapses=("00:12",)),
+        tasks=vd.Tasks(points=0, max=5), hints=vd.Hints(revealed=("h",), cost=2),
+        reasons=("r",))),
 )
 
 

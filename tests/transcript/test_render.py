@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from test_events import ONE_OF_EACH
 
 from raceday.transcript import events as ev
+from raceday.transcript import verdicts as vd
 from raceday.transcript.render import describe, print_score, print_transcript
-from raceday.transcript.score_view import read_score
 
 EXAMPLE = Path(__file__).parents[2] / "transcripts" / "examples" / "lost-update-basics-solo-complete"
 
@@ -41,29 +42,45 @@ def test_the_replay_line_names_what_it_prevented() -> None:
         "replay: the replay failed: x", "REPLAY: prevented s; no race step happened"]
 
 
-def test_a_score_event_reads_into_a_view_even_when_sparse() -> None:
-    sparse = read_score(ev.ScoreEvent(reason="ended", score={"total": 5, "max": 100}))
+def test_a_score_line_reads_into_typed_verdicts_even_when_sparse_or_old() -> None:
+    sparse = ev.score_from_json({"total": 5, "max": 100})
     assert (sparse.total, sparse.max, sparse.parts, sparse.reasons) == (5, 100, (), ())
-    assert not sparse.fault_occurred and not sparse.race_prevented
-    full = read_score(ev.ScoreEvent(reason="ended", score={
+    assert not sparse.fault.occurred and not sparse.fault.prevented_outright
+    assert sparse.fault.outcome == ""  # not recorded, and nothing implies it
+    full = ev.score_from_json({
         "total": 70, "max": 100, "fault": {"occurred": True, "started_at": "23:48"},
         "detection": {"points": 30, "max": 30, "latency_minutes": 2, "event_minutes": 50},
         "guards": {"points": 40, "max": 40, "steps": [
             {"id": "a", "title": "A", "status": "prevented", "detail": "x"}]},
         "recovery": {"points": 0, "max": 30, "minutes_to_restore": None},
-        "hints": {"revealed": ["h1"], "cost": 3}, "reasons": ["r1", "r2"]}))
-    assert [(p.name, p.points, p.max) for p in full.parts] == [
+        "hints": {"revealed": ["h1"], "cost": 3}, "reasons": ["r1", "r2"]})
+    assert [(name, p.points, p.max) for name, p in full.parts] == [
         ("detection", 30, 30), ("guards", 40, 40), ("recovery", 0, 30)]
-    assert full.fault_started_at == "23:48" and full.detection_full and full.race_prevented
-    assert (full.detection_latency, full.detection_event_minutes) == (2, 50)
-    assert full.minutes_to_restore is None
-    assert (full.hints_revealed, full.hint_cost, full.reasons) == (("h1",), 3, ("r1", "r2"))
+    assert full.fault.started_at == "23:48" and full.fault.outcome == vd.OCCURRED
+    assert full.detection is not None and full.recovery is not None
+    assert (full.detection.latency_minutes, full.detection.event_minutes) == (2, 50)
+    assert full.recovery.minutes_to_restore is None
+    assert full.steps == (vd.StepVerdict(id="a", title="A", status="prevented", detail="x"),)
+    assert (full.hints.revealed, full.hints.cost, full.reasons) == (("h1",), 3, ("r1", "r2"))
+    # a line from before steps and the fault's outcome were recorded
+    old = ev.score_from_json({
+        "total": 100, "max": 100, "fault": {"occurred": False},
+        "detection": {"points": 30, "max": 30}, "guards": {
+            "points": 40, "max": 40, "prevented": ["a"], "happened": []}})
+    assert old.fault.prevented_outright
+    assert old.steps == (vd.StepVerdict(id="a", status=vd.PREVENTED),)
+
+
+def test_a_score_line_of_the_wrong_shape_is_one_clear_error() -> None:
+    with pytest.raises(ev.EventError, match=r"score\.guards\.steps\[0\]\.points: expected a whole"):
+        ev.score_from_json({"total": 1, "max": 2, "guards": {
+            "points": 0, "max": 40, "steps": [{"id": "a", "points": "ten"}]}})
 
 
 def test_print_score_and_the_transcript() -> None:
     out = Console(width=200, record=True, file=io.StringIO())
-    score = ev.ScoreEvent(reason="ended", score={"total": 5, "max": 100, "reasons": ["why"]})
-    print_score(read_score(score), out, Path("t/s"))
+    score = vd.Score(total=5, max=100, reasons=("why",))
+    print_score(score, out, Path("t/s"))
     assert out.export_text().splitlines() == [
         "Score 5/100", "No fault occurred.", "  - why", "Transcript: t/s"]
     out = Console(width=200, record=True, file=io.StringIO())

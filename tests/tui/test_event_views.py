@@ -11,7 +11,6 @@ from rich.console import Console
 from raceday.commands import load_named_exercise
 from raceday.engine.guide import Guide, guide_steps
 from raceday.transcript import events as ev
-from raceday.transcript.score_view import read_score
 from raceday.tui.screens.end import end_markdown
 from raceday.tui.screens.review import event_detail, line_of, notable
 from raceday.tui.widgets.feed import feed_text
@@ -82,11 +81,11 @@ def test_the_end_screen_sets_the_team_beside_that_night(tmp_path: Path) -> None:
         pace="turns", clock_start="2025-10-19T23:00:00", zone="PDT", summary="", roles={},
         event_timeline=(ev.Reveal(at="23:48", title="the race began", source="aws-summary"),))
     fault = ev.Fault(invariant="i", fault="an endpoint is empty", sim_time="23:48", minute=48)
-    score = ev.ScoreEvent(reason="ended", score={
+    score = ev.ScoreEvent(reason="ended", score=ev.score_from_json({
         "total": 30, "max": 100, "fault": {"occurred": True, "started_at": "23:48"},
         "detection": {"points": 30, "max": 30, "latency_minutes": 2, "event_minutes": 50},
-        "reasons": ["detection 30/30: quick"]})
-    text = end_markdown(exercise, read_score(score), tmp_path, (start, fault, score))
+        "reasons": ["detection 30/30: quick"]}))
+    text = end_markdown(exercise, score.score, tmp_path, (start, fault, score))
     assert text.startswith("# Score 30/100")
     assert "The fault began at **23:48**." in text
     assert "| detection | 30/30 |" in text and "- detection 30/30: quick" in text

@@ -72,7 +72,7 @@ async def test_the_world_so_far_and_the_score_at_the_end() -> None:
         assert app.index == len(app.events) - 1
         final = app.events[-1]
         assert isinstance(final, ev.ScoreEvent)
-        expected = f"{final.score['total']}/{final.score['max']}"
+        expected = f"{final.score.total}/{final.score.max}"
         assert app.state.score == expected
         assert f"SCORE {expected}" in text_of(app, "#review-world")
         assert "Every point, with its reason" in text_of(app, "#review-detail")

@@ -14,6 +14,7 @@ from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.store.sqlite_store import WorldStore
+from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, session_folder
 from raceday.transcript.logfile import log_to
 
@@ -97,4 +98,4 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
         session.end("aborted")
         raise
     score = session.end()
-    return session, {"exercise": exercise.id, "session": str(session.folder), **score.to_json()}
+    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}

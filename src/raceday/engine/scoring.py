@@ -1,49 +1,24 @@
-"""The score: every point with a reason a person can read. Pure: facts in, score out."""
+"""The score: every point with a reason a person can read. Pure: facts in, score out.
+
+What it decides is typed (`transcript.verdicts`): the score event carries those verdicts,
+and everything that shows a score reads them, never a reason string.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import replace
 
-from raceday.engine.facts import HAPPENED, NOT_REACHED, PREVENTED, Facts
+from raceday.engine.facts import Facts
 from raceday.exercise.model import Exercise
+from raceday.transcript import verdicts as vd
 from raceday.transcript.events import ReplayGuards, ReplayResult, StepReplay
+from raceday.transcript.verdicts import HAPPENED, NOT_REACHED, PREVENTED, Score
 from raceday.transcript.wording import plural
 
 TimeOf = Callable[[int], str]
 
-
-@dataclass(frozen=True)
-class Section:
-    """One part of the score (detection, guards, recovery, tasks)."""
-
-    points: int
-    max: int
-    reasons: tuple[str, ...]
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"points": self.points, "max": self.max, **self.extra, "reasons": list(self.reasons)}
-
-
-@dataclass(frozen=True)
-class Score:
-    total: int
-    max: int
-    fault: dict[str, Any]
-    sections: dict[str, Section]
-    hint_cost: int
-    hints: tuple[str, ...]
-    reasons: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"total": self.total, "max": self.max, "fault": self.fault}
-        for name, section in self.sections.items():
-            data[name] = section.to_json()
-        data["hints"] = {"revealed": list(self.hints), "cost": self.hint_cost}
-        data["reasons"] = list(self.reasons)
-        return data
+__all__ = ["Score", "blocked_penalty", "replay_guards", "score_session", "step_worth"]
 
 
 def _curve(minutes: int, full: int, zero: int, points: int) -> int:
@@ -64,60 +39,66 @@ def _prevented_outright(facts: Facts) -> bool | None:
     return facts.replay.fault_at is None and not blocked
 
 
+def _fault_outcome(ex: Exercise, facts: Facts) -> str:
+    """What became of the fault: it occurred, or why there was none (see `verdicts`)."""
+    if facts.fault_started is not None:
+        return vd.OCCURRED
+    outright = _prevented_outright(facts)
+    if outright is False and facts.replay is not None and facts.replay.fault_at is None:
+        return vd.BLOCKED_GOOD_WRITES
+    if outright is False:
+        return vd.HELD_OFF
+    if outright:
+        return vd.PREVENTED_OUTRIGHT
+    return vd.NOT_NEEDED if facts.race_reached(ex) else vd.BEFORE_THE_RACE
+
+
 def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
                      time_of: TimeOf) -> tuple[int, str]:
     """Detection and recovery when no fault happened tonight."""
-    outright = _prevented_outright(facts)
-    if outright is False and facts.replay is not None and facts.replay.fault_at is None:
+    outcome = _fault_outcome(ex, facts)
+    if outcome == vd.BLOCKED_GOOD_WRITES:
         return 0, (f"{section} 0/{points}: no fault tonight, but only because good writes of "
                    "the normal night were refused too (see guards): an outage of its own")
-    if outright is False:
+    if outcome == vd.HELD_OFF:
         at = facts.replay.fault_at if facts.replay else None
         return 0, (f"{section} 0/{points}: no fault tonight, but nothing in the database "
                    f"stopped it: the replay with every role automated shows it at {at}; "
                    "what kept it away tonight was players' hands, not a guard")
-    if not facts.race_reached(ex) and outright is None:
+    if outcome == vd.BEFORE_THE_RACE:
         return 0, (f"{section} 0/{points}: the session ended at {time_of(facts.ended_at)}, "
                    "before the race; nothing was detected or recovered")
     return points, f"{section} {points}/{points}: not needed, the fault never happened"
 
 
-def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | None:
     rubric = ex.scoring.detection
     if rubric is None:
         return None
     reasons: list[str] = []
-    extra: dict[str, Any] = {"latency_minutes": None, "detected_at": None, "by": None,
-                             "event_minutes": rubric.event_minutes,
-                             "alert_minutes": None, "alerted_at": None, "alert_by": None,
-                             "diagnosis_minutes": None, "diagnosed_at": None, "diagnosis": None,
-                             "false_alarms": [{"finding": f, "at": time_of(m)}
-                                              for m, f in facts.false_alarms],
-                             "noise": sorted(facts.noisy_monitors)}
+    alert: tuple[int, str] | None = None
+    diagnosis: tuple[int, str] | None = None
+    first: tuple[int, str] | None = None  # (minute, how) the fault was first surfaced
+    start = facts.fault_started
     versus = (f" (that night: {rubric.event_minutes} min)"
               if rubric.event_minutes is not None else "")
     for name, minute in sorted(facts.noisy_monitors.items(), key=lambda kv: kv[1]):
         reasons.append(f"detection: monitor '{name}' returned rows at {time_of(minute)} while "
                        "the world was healthy: noise, not detection")
-    if facts.fault_started is None:
+    if start is None:
         points, why = _no_fault_reason("detection", rubric.points, ex, facts, time_of)
         reasons.append(why)
     else:
-        start = facts.fault_started
         alert = next(((m, n) for m, n in facts.monitor_alerts
                       if n not in facts.noisy_monitors), None)
         diagnosis = facts.confirmed[0] if facts.confirmed else None
         if alert is not None:
-            extra.update(alert_minutes=alert[0] - start, alerted_at=time_of(alert[0]),
-                         alert_by=alert[1])
             reasons.append(f"detection: time to alert {plural(alert[0] - start, 'minute')} "
                            f"(monitor '{alert[1]}' at {time_of(alert[0])}){versus}")
         else:
             reasons.append("detection: time to alert: no monitor of yours alerted on the fault")
         if diagnosis is not None:
             text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
-            extra.update(diagnosis_minutes=diagnosis[0] - start, diagnosed_at=time_of(diagnosis[0]),
-                         diagnosis=diagnosis[1])
             reasons.append(f"detection: time to diagnosis {plural(diagnosis[0] - start, 'minute')}"
                            f" ('{text}' at {time_of(diagnosis[0])}){versus}")
         else:
@@ -133,9 +114,9 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             reasons.append(f"detection 0/{rubric.points}: the fault that began at "
                            f"{time_of(start)}{what} was never surfaced by a monitor or finding")
         else:
-            minute, how = min(firsts)
+            first = min(firsts)
+            minute, how = first
             latency = minute - start
-            extra.update(latency_minutes=latency, detected_at=time_of(minute), by=how)
             points = _curve(latency, rubric.full_within, rubric.zero_after, rubric.points)
             reasons.append(
                 f"detection {points}/{rubric.points}: surfaced {plural(latency, 'minute')} after "
@@ -152,11 +133,25 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     if facts.false_alarms and rubric.wrong_finding_cost:
         cost = min(points, rubric.wrong_finding_cost * len(facts.false_alarms))
         points -= cost
-        first = facts.false_alarms[0]
+        alarm = facts.false_alarms[0]
         reasons.append(f"detection -{cost}: {plural(len(facts.false_alarms), 'false alarm')} "
-                       f"(first: '{first[1]}' at {time_of(first[0])}, when it was not so), "
+                       f"(first: '{alarm[1]}' at {time_of(alarm[0])}, when it was not so), "
                        f"{rubric.wrong_finding_cost} each")
-    return Section(points, rubric.points, tuple(reasons), extra)
+    since = start or 0
+    return vd.Detection(
+        points=points, max=rubric.points,
+        latency_minutes=first[0] - since if first else None,
+        detected_at=time_of(first[0]) if first else None, by=first[1] if first else None,
+        event_minutes=rubric.event_minutes,
+        alert_minutes=alert[0] - since if alert else None,
+        alerted_at=time_of(alert[0]) if alert else None, alert_by=alert[1] if alert else None,
+        diagnosis_minutes=diagnosis[0] - since if diagnosis else None,
+        diagnosed_at=time_of(diagnosis[0]) if diagnosis else None,
+        diagnosis=diagnosis[1] if diagnosis else None,
+        false_alarms=tuple(vd.FalseAlarm(finding=f, at=time_of(m))
+                           for m, f in facts.false_alarms),
+        noise=tuple(sorted(facts.noisy_monitors)),
+        reasons=tuple(reasons))
 
 
 def step_worth(ex: Exercise) -> dict[str, int]:
@@ -185,7 +180,7 @@ def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
     return ReplayGuards(points=earned - penalty, max=maximum, penalty=penalty, worth=worth)
 
 
-def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
     """Guards from the final replay alone: each race step it shows prevented earns its worth;
     a guard that refuses (or turns into 0 rows) any good write of the normal night, or a good
     path at the end, earns nothing at all."""
@@ -198,7 +193,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     worth_of = step_worth(ex)
     prevented: list[str] = []
     happened: list[str] = []
-    verdicts: list[dict[str, Any]] = []
+    verdicts: list[vd.StepVerdict] = []
     replayed = {s.id: s for s in facts.replay.steps} if facts.replay else None
     if replayed is None and ex.replay is None:
         # an exercise with no replay of its race: the steps as they went tonight
@@ -226,10 +221,10 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         happened_now = status == HAPPENED
         detail = f"at {at}: {outcome}" if at else outcome
         name = f"{state.step.id} ({label})"
-        verdicts.append({"id": state.step.id, "title": label, "points": worth if prevented_now else 0,
-                         "status": HAPPENED if happened_now else PREVENTED if prevented_now
-                         else NOT_REACHED, "detail": detail,
-                         "live": live, "live_at": live_at})
+        verdicts.append(vd.StepVerdict(
+            id=state.step.id, title=label, points=worth if prevented_now else 0,
+            status=HAPPENED if happened_now else PREVENTED if prevented_now else NOT_REACHED,
+            detail=detail, live=live, live_at=live_at))
         tonight = f" (tonight it happened at {live_at})" if live_at else ""
         if replayed is None:
             continue
@@ -254,23 +249,22 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             f"guards -{cost}: on the normal night your guards or edits refused "
             f"{plural(len(blocked), 'good write')} that the original world took: {writes}{more}; "
             "a guard that stops good writes is an outage of its own, so it earns nothing")
-    good: list[dict[str, Any]] = []
-    for path_id, title, ok, why in facts.good_path:
-        good.append({"id": path_id, "title": title, "ok": ok, "why": why})
+    good = tuple(vd.GoodPath(id=path_id, title=title, ok=ok, why=why)
+                 for path_id, title, ok, why in facts.good_path)
+    for _id, title, ok, why in facts.good_path:
         if not ok:
             cost, total = total, 0
             reasons.append(f"guards -{cost}: a guard also blocks the good path: {title} ({why}); "
                            "a guard that stops the good write is an outage of its own")
-    extra = {"prevented": prevented if total else [], "happened": happened, "steps": verdicts,
-             "good_path": good,
-             "judged_by": ("replay" if facts.replay is not None
-                           else "live" if replayed is not None else "none"),
-             "blocked_good_writes": [{"task": b.task, "at": b.at, "outcome": b.outcome}
-                                     for b in blocked]}
-    return Section(total, rubric.points, tuple(reasons), extra)
+    return vd.Guards(
+        points=total, max=rubric.points, prevented=tuple(prevented) if total else (),
+        happened=tuple(happened), steps=tuple(verdicts), good_path=good,
+        judged_by=(vd.BY_REPLAY if facts.replay is not None
+                   else vd.BY_LIVE if replayed is not None else vd.BY_NONE),
+        blocked_good_writes=tuple(blocked), reasons=tuple(reasons))
 
 
-def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None:
     rubric = ex.scoring.recovery
     if rubric is None:
         return None
@@ -279,18 +273,19 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
                if held is not None and facts.fault_started is not None else None)
     night_end = facts.night_end or facts.ended_at
     outage = facts.outage_minutes(night_end) if facts.fault_started is not None else 0
-    extra: dict[str, Any] = {
-        "restored": facts.healthy_at_end,
-        "restored_at": time_of(held) if held is not None else None,
-        "first_restored_at": time_of(facts.restores[0]) if facts.restores else None,
-        "minutes_to_restore": minutes,
-        "outage_minutes": outage if facts.fault_started is not None else None,
-        "relapses": [time_of(m) for m in facts.relapses],
-        "event_minutes": rubric.event_minutes,
-    }
+    verdict = vd.Recovery(
+        points=0, max=rubric.points,
+        restored=facts.healthy_at_end,
+        restored_at=time_of(held) if held is not None else None,
+        first_restored_at=time_of(facts.restores[0]) if facts.restores else None,
+        minutes_to_restore=minutes,
+        outage_minutes=outage if facts.fault_started is not None else None,
+        relapses=tuple(time_of(m) for m in facts.relapses),
+        event_minutes=rubric.event_minutes,
+    )
     if facts.fault_started is None:
         points, why = _no_fault_reason("recovery", rubric.points, ex, facts, time_of)
-        return Section(points, rubric.points, (why,), extra)
+        return replace(verdict, points=points, reasons=(why,))
     reasons: list[str] = []
     total = 0
     for item in rubric.items:
@@ -309,7 +304,7 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
                   if rubric.event_minutes is not None else "")
         reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
-    return Section(min(total, rubric.points), rubric.points, tuple(reasons), extra)
+    return replace(verdict, points=min(total, rubric.points), reasons=tuple(reasons))
 
 
 def _outage_item(points: int, full: int, outage: int, facts: Facts, event: int | None,
@@ -363,7 +358,7 @@ def _recovery_item(milestone: str | None, before: str | None, healthy: bool, no_
     return False, f"reached at {time_of(reached)}, after '{before}' at {time_of(other)}"
 
 
-def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
+def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Tasks | None:
     worth = {t.id: t.points for t in ex.tasks if t.points}
     if not worth and not ex.scoring.tasks:
         return None
@@ -380,36 +375,39 @@ def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
                            f"(done at {time_of(done)})")
         else:
             reasons.append(f"tasks +0/{task.points}: {task.title} (not done)")
-    extra = {"done": sorted(facts.tasks_done, key=lambda t: facts.tasks_done[t])}
-    return Section(min(total, maximum), maximum, tuple(reasons), extra)
+    return vd.Tasks(points=min(total, maximum), max=maximum,
+                    done=tuple(sorted(facts.tasks_done, key=lambda t: facts.tasks_done[t])),
+                    reasons=tuple(reasons))
 
 
 def score_session(ex: Exercise, facts: Facts, time_of: TimeOf) -> Score:
     """Score a session from its facts, following the exercise's rubric."""
-    sections: dict[str, Section] = {}
-    for name, build in (("detection", _detection), ("guards", _guards),
-                        ("recovery", _recovery), ("tasks", _tasks)):
-        section = build(ex, facts, time_of)
-        if section is not None:
-            sections[name] = section
-    reasons = [r for s in sections.values() for r in s.reasons]
-    earned = sum(s.points for s in sections.values())
+    detection = _detection(ex, facts, time_of)
+    guards = _guards(ex, facts, time_of)
+    recovery = _recovery(ex, facts, time_of)
+    tasks = _tasks(ex, facts, time_of)
+    parts = [p for p in (detection, guards, recovery, tasks) if p is not None]
+    reasons = [r for p in parts for r in p.reasons]
+    earned = sum(p.points for p in parts)
     hint_cost = min(earned, sum(cost for cost, _ in facts.hints))
     if facts.hints:
         reasons.append(f"hints -{hint_cost}: {plural(len(facts.hints), 'hint')} revealed")
-    fault: dict[str, Any] = {
-        "occurred": facts.fault_started is not None,
-        "started_at": time_of(facts.fault_started) if facts.fault_started is not None else None,
-        "invariant": facts.fault_invariant,
-        "what": facts.fault_text,
-        "present_at_end": list(facts.faults_at_end),
-    }
+    fault = vd.Fault(
+        occurred=facts.fault_started is not None,
+        started_at=time_of(facts.fault_started) if facts.fault_started is not None else None,
+        invariant=facts.fault_invariant,
+        what=facts.fault_text,
+        present_at_end=tuple(facts.faults_at_end),
+        outcome=_fault_outcome(ex, facts),
+    )
     return Score(
         total=earned - hint_cost,
-        max=sum(s.max for s in sections.values()),
+        max=sum(p.max for p in parts),
         fault=fault,
-        sections=sections,
-        hint_cost=hint_cost,
-        hints=tuple(h for _, h in facts.hints),
+        detection=detection,
+        guards=guards,
+        recovery=recovery,
+        tasks=tasks,
+        hints=vd.Hints(revealed=tuple(h for _, h in facts.hints), cost=hint_cost),
         reasons=tuple(reasons),
     )

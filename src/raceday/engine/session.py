@@ -908,7 +908,7 @@ class Session:
         self.facts.night_end = self.end_minute
         self.facts.live_steps = step_statuses(self.facts.race_steps(self.exercise))
         self.score = score_session(self.exercise, self.facts, self.time_of)
-        self._emit(ev.ScoreEvent(reason=reason, score=self.score.to_json()))
+        self._emit(ev.ScoreEvent(reason=reason, score=self.score))
         self.ended = True
         self.store.close()
         self.log.close()

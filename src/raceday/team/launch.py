@@ -44,7 +44,6 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                   transcripts: Path, out: Console) -> int:
     from raceday.team.serve import join_text, serve
     from raceday.transcript.render import print_score
-    from raceday.transcript.score_view import read_score
 
     host = build_host(exercise_name, seats, pace, speed, transcripts)
     host.start()
@@ -53,5 +52,5 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
     score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
                                                soft_wrap=True),
                   threading.Event())
-    print_score(read_score(score), out, host.folder)
+    print_score(score.score, out, host.folder)
     return 0

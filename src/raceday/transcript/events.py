@@ -22,6 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
+from raceday.transcript import verdicts as vd
+from raceday.transcript.verdicts import BlockedWrite as BlockedWrite
+
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 
@@ -467,15 +470,6 @@ class StepReplay:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BlockedWrite:
-    """A write of the normal night that the original world took and the team's refused."""
-
-    task: str
-    at: str
-    outcome: str
-
-
-@dataclass(frozen=True, kw_only=True)
 class ReplayGuards:
     """The guard points a replay earns on its own."""
 
@@ -517,11 +511,12 @@ class Replay(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ScoreEvent(Event):
-    """The final score. `score` is the verdict as scoring decided it (see `verdicts`)."""
+    """The final score: the verdicts as scoring decided them (see `verdicts`). Its line holds
+    the score's parts at the top level, beside `reason` (the `raceday run --json` contract)."""
 
     kind: ClassVar[str] = "score"
     reason: str
-    score: Mapping[str, JSON]
+    score: vd.Score
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
@@ -558,7 +553,7 @@ def to_record(event: Event) -> dict[str, Any]:
                               "minute": event.minute, "kind": event.kind}
     if isinstance(event, ScoreEvent):  # the score's sections sit at the top level (the contract)
         record["reason"] = event.reason
-        record.update(_plain(event.score))
+        record.update(score_to_json(event.score))
     elif isinstance(event, Replay):
         record["available"] = event.available
         for name in ("final", "after_team_left"):
@@ -623,9 +618,11 @@ def from_record(record: Any) -> Event:
     data = dict(record)
     data.pop("kind")
     if cls is ScoreEvent:
-        base = {k: data.pop(k) for k in ("seq", "sim_time", "minute", "wall_time") if k in data}
+        base = {k: data.pop(k) for k in ("seq", "sim_time", "minute", "wall_time",
+                                         "after_team_left") if k in data}
         reason = data.pop("reason", "ended")
-        data = {**base, "reason": reason, "score": data}
+        return ScoreEvent(**_build(_ScoreBase, {**base, "reason": reason}, kind).__dict__,
+                          score=score_from_json(data))
     elif cls is Replay:
         result_keys = {f.name for f in dataclasses.fields(ReplayResult)}
         if data.get("available") and "steps" in data:
@@ -672,6 +669,9 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
             if type(None) in options:
                 return None
             raise EventError(f"{where}: must not be null")
+        present = [o for o in options if o is not type(None)]
+        if len(present) == 1 and dataclasses.is_dataclass(present[0]):
+            return _coerce(present[0], value, where)  # an optional object: its own error
         for option in options:
             if option is type(None):
                 continue
@@ -720,6 +720,52 @@ def _kind_of(value: Any) -> str:
 
 def _name(tp: Any) -> str:
     return getattr(tp, "__name__", str(tp))
+
+
+# -- the score ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ScoreBase(Event):
+    """The score line's own fields, checked like any event's."""
+
+    reason: str
+
+
+def score_to_json(score: vd.Score) -> dict[str, Any]:
+    """The score as its line (and `raceday run --json`) holds it: a part the exercise does not
+    score is left out."""
+    record: dict[str, Any] = {"total": score.total, "max": score.max,
+                              "fault": _plain(score.fault)}
+    for name, part in score.parts:
+        record[name] = _plain(part)
+    record["hints"] = _plain(score.hints)
+    record["reasons"] = list(score.reasons)
+    return record
+
+
+def score_from_json(data: Mapping[str, Any]) -> vd.Score:
+    """A score line's parts, typed; `EventError` names a field of the wrong shape.
+
+    Lines written before a field existed read with its default, and with what they imply:
+    race steps from the `prevented` and `happened` lists (before steps were recorded), and
+    the fault's outcome (before it was recorded) from whether it occurred and whether the
+    race was credited as prevented with detection at full marks."""
+    score = typing.cast(vd.Score, _build(vd.Score, data, "score"))
+    guards = score.guards
+    if guards is not None and not guards.steps and (guards.prevented or guards.happened):
+        steps = tuple(vd.StepVerdict(id=i, status=status)
+                      for status, ids in ((vd.HAPPENED, guards.happened),
+                                          (vd.PREVENTED, guards.prevented)) for i in ids)
+        score = dataclasses.replace(score, guards=dataclasses.replace(guards, steps=steps))
+    if not score.fault.outcome:
+        detection = score.detection
+        full = detection is not None and detection.points == detection.max
+        outcome = (vd.OCCURRED if score.fault.occurred
+                   else vd.PREVENTED_OUTRIGHT if full and guards is not None and guards.prevented
+                   else vd.NOT_NEEDED if full else "")
+        score = dataclasses.replace(score, fault=dataclasses.replace(score.fault, outcome=outcome))
+    return score
 
 
 def check_base(event: Event, where: str, length_minutes: int | None) -> None:

@@ -11,8 +11,8 @@ from rich.text import Text
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
-from raceday.transcript.score_view import ScoreView, read_score
-from raceday.transcript.wording import describe_statement, plural
+from raceday.transcript.verdicts import Score
+from raceday.transcript.wording import describe_statement, fault_sentence, plural
 
 _STYLE: dict[type[ev.Event], str] = {
     ev.Inject: "cyan",
@@ -60,8 +60,7 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.Detected):
         return f"detected after {e.latency_minutes} min: {e.how}"
     if isinstance(e, ev.ScoreEvent):
-        score = read_score(e)
-        return f"score {score.total}/{score.max}"
+        return f"score {e.score.total}/{e.score.max}"
     if isinstance(e, ev.Refused):
         return f"refused {e.action}: {e.error}"
     if isinstance(e, ev.SessionStart):
@@ -173,16 +172,13 @@ def print_transcript(folder: Path, out: Console) -> int:
     out.print(table)
     score = next((e for e in reversed(log.events) if isinstance(e, ev.ScoreEvent)), None)
     if score is not None:
-        print_score(read_score(score), out)
+        print_score(score.score, out)
     return 0
 
 
-def print_score(score: ScoreView, out: Console, session: Path | None = None) -> None:
+def print_score(score: Score, out: Console, session: Path | None = None) -> None:
     out.print(Text(f"Score {score.total}/{score.max}", style="bold"))
-    if score.fault_occurred:
-        out.print(inert(f"Fault began at {score.fault_started_at}."), markup=False)
-    else:
-        out.print("No fault occurred.")
+    out.print(inert(fault_sentence(score.fault)), markup=False)
     for reason in score.reasons:
         out.print(inert(f"  - {reason}"), markup=False)
     if session is not None:

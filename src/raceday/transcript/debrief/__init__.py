@@ -9,8 +9,8 @@ Where a transcript cannot tell, the debrief says so ("not seen in this session")
 The modules, each one concept:
 
 - `model`: the frozen values a debrief is made of.
-- `score_view`: the score event's verdict read once into typed values.
-- `reading`: the events read once (the clock, the fault, stop, repair, runs, guards in place).
+- `reading`: the events read once (the clock, the fault, stop, repair, runs, guards in
+  place), with the score's typed verdicts (`transcript.verdicts`).
 - `guards`, `timeline`, `checklist`, `report`: one section each; `build` puts them together.
 - `review`: the world so far, event by event (`raceday review`).
 - `words`: wordings the builders and renderers share.

@@ -35,7 +35,8 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
     failures: list[Change] = []
     for _, change in r.changes():
         (changes if change.ok else failures).append(change)
-    declarations = tuple(Declaration(r.time(e), e.role, e.finding, e.text, e.correct)
+    declarations = tuple(Declaration(r.time(e), e.role, e.finding, e.text, e.correct,
+                                     e.verdict)
                          for e in of_kind(r.events, ev.Declaration))
     guards = build_guards(r)
     checklist = build_checklist(r, guards)
@@ -73,6 +74,7 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
 
 def _monitors(r: Reading) -> tuple[MonitorInfo, ...]:
     monitors: list[MonitorInfo] = []
+    noise = set(r.score.detection.noise) if r.score and r.score.detection else set()
 
     def last(name: str) -> int | None:
         return next((i for i in range(len(monitors) - 1, -1, -1) if monitors[i].name == name),
@@ -80,7 +82,8 @@ def _monitors(r: Reading) -> tuple[MonitorInfo, ...]:
 
     for e in r.events:
         if isinstance(e, ev.MonitorSaved):
-            monitors.append(MonitorInfo(e.name, e.role, e.sql, r.time(e)))
+            monitors.append(MonitorInfo(e.name, e.role, e.sql, r.time(e),
+                                        noise=e.name in noise))
         elif isinstance(e, ev.Alert | ev.MonitorError | ev.MonitorRemoved):
             index = last(e.name)
             if index is None:

@@ -13,9 +13,14 @@ from pathlib import Path
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import Edit, GoodPath, Guards, Replay, ReplayStep, StepOutcome
 from raceday.transcript.debrief.reading import Reading
-from raceday.transcript.debrief.score_view import StepVerdict
 from raceday.transcript.log import of_kind
-from raceday.transcript.wording import describe_run, describe_statement, plural
+from raceday.transcript.wording import (
+    describe_run,
+    describe_statement,
+    judged_by_words,
+    plural,
+    step_word,
+)
 
 
 def build_guards(r: Reading) -> Guards:
@@ -26,7 +31,8 @@ def build_guards(r: Reading) -> Guards:
                     for e in of_kind(r.events, ev.Edit)),
         steps=step_outcomes(r, last),
         good_path=tuple(GoodPath(p.id, p.title, p.ok, p.why)
-                        for p in (r.score.good_path if r.score else ())),
+                        for p in (r.score.guards.good_path
+                                  if r.score is not None and r.score.guards else ())),
         replay=replay_view(r, last),
     )
 
@@ -39,12 +45,9 @@ def step_outcomes(r: Reading, replay: ev.Replay | None) -> tuple[StepOutcome, ..
     for event in of_kind(r.events, ev.RaceStep):
         if event.happened:
             happened.setdefault(event.step, event)
-    verdicts: dict[str, StepVerdict] = {}
-    if r.score is not None:
-        verdicts = {v.id: v for v in r.score.steps}
-        for status, ids in (("happened", r.score.happened), ("prevented", r.score.prevented)):
-            for step in ids:  # transcripts from before the structured verdicts
-                verdicts.setdefault(step, StepVerdict(step, "", status, ""))
+    verdicts = {v.id: v for v in r.score.steps} if r.score is not None else {}
+    judged = judged_by_words(r.score.guards.judged_by) if r.score and r.score.guards else ""
+    left = r.team_left.minute if r.team_left is not None else None
     replayed = ({s.id: s for s in replay.result.steps}
                 if replay is not None and replay.result is not None else {})
     live_word = "did not happen" if r.complete else f"not by {r.last_time}"
@@ -59,10 +62,14 @@ def step_outcomes(r: Reading, replay: ev.Replay | None) -> tuple[StepOutcome, ..
                                       replayed.get(step))
         if not guarded and not (verdict and verdict.status == "prevented" and not verdict.detail):
             evidence = ""  # why nothing stopped it, only beside a "prevented" with no why
+        live = ("happened" if hit else step_word(verdict.live) if verdict and verdict.live
+                else live_word)
         outcomes.append(StepOutcome(
-            step, title, "happened" if hit else live_word,
-            verdict.status if verdict else "", verdict.detail if verdict else "",
-            r.time(hit) if hit else None, bool(hit and hit.by_player), guarded, evidence))
+            step, title, live,
+            step_word(verdict.status) if verdict else "", verdict.detail if verdict else "",
+            r.time(hit) if hit else None, bool(hit and hit.by_player), guarded, evidence,
+            judged, bool(hit and (hit.after_team_left or (left is not None
+                                                          and hit.minute > left)))))
     return tuple(outcomes)
 
 

@@ -162,11 +162,20 @@ def _score(d: Debrief) -> str:
         out.append("<p>The team prevented the race outright: detection and recovery score full "
                    "marks as not needed. To practise the response too, play it again as it "
                    "happened.</p>")
+    elif sc.fault and not sc.fault_occurred:
+        out.append(f"<p>{_e(sc.fault)}</p>")
     rows: list[Sequence[object]] = [
         (_e(sec.name), sec.points, sec.max, "<br>".join(_e(r) for r in sec.reasons))
         for sec in sc.sections]
     if sc.hints or sc.hint_cost:
         rows.append(("hints", -sc.hint_cost, 0, _e(", ".join(sc.hints))))
+    if sc.figures:
+        night = d.timeline.night
+        header = ("Measured", "Your team", night) if night else ("Measured", "Your team")
+        out.append(_table(header, [tuple(_e(x) for x in (f.label, f.team, f.night or "—"))
+                                   [:len(header)] for f in sc.figures]))
+    if sc.judged:
+        out.append(_ul(sc.judged))
     out.append(_table(("Part", "Points", "Of", "Every point, with its reason"), rows, (1, 2)))
     return "".join(out)
 
@@ -246,7 +255,7 @@ def _monitors(d: Debrief) -> str:
     if d.monitors:
         out.append(_table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"), [
             (_e(m.name), _e(m.role), _e(m.saved_at), _e(m.first_alert or "never"), _e(m.alerts),
-             _e("yes" if m.matched else "no"),
+             _e("no (noise)" if m.noise else "yes" if m.matched else "no"),
              f"<code>{_e(m.sql)}</code>" + (f" (error: {_e(m.error)})" if m.error else ""))
             for m in d.monitors]))
     else:
@@ -254,7 +263,8 @@ def _monitors(d: Debrief) -> str:
     if d.declarations:
         out.append(_table(("When", "Role", "Finding", "Right?"), [
             (_e(x.time), _e(x.role), _e(x.text),
-             '<span class="ok">right</span>' if x.correct else '<span class="bad">wrong</span>')
+             f'<span class="{"ok" if x.judged.startswith("right") else "bad"}">'
+             f"{_e(x.judged)}</span>")
             for x in d.declarations]))
     else:
         out.append("<p>No finding was declared.</p>")
@@ -274,14 +284,15 @@ def _guards(d: Debrief) -> str:
     out += [f"<p>{_e(e.time)} <strong>{_e(e.role)}</strong> edited the automation's "
             f"<code>{_e(e.statement)}</code> to:</p>{_pre(e.sql)}" for e in g.edits]
     if g.steps:
-        out.append("<h3>The race, step by step</h3><p>What live play saw, and the score's "
-                   "verdict (the replay's when one was run).</p>")
-        out.append(_table(("Step", "What", "Live play", "Scored", "Why", "What was seen"), [
+        out.append("<h3>The race, step by step</h3><p>What the step did tonight, and the "
+                   "score's verdict (the replay's, against the team's final database, when one "
+                   "was run).</p>")
+        out.append(_table(("Step", "What", "Tonight", "Scored", "Why", "What was seen"), [
             (_e(st.id), _e(st.title),
              f'<span class="{"bad" if st.live == "happened" else "ok"}">{_e(st.live_label)}'
              "</span>",
              f'<span class="{_verdict_class(st.verdict, st.guarded)}">'
-             f"{_e(st.verdict or '—')}</span>", _e(st.detail),
+             f"{_e(st.verdict_label)}</span>", _e(st.detail),
              ("<strong>guard:</strong> " if st.guarded else "") + _e(st.evidence))
             for st in g.steps]))
     if g.good_path:

@@ -82,10 +82,21 @@ def _score(d: Debrief) -> list[str]:
         out += ["The team prevented the race outright: detection and recovery score full marks "
                 "as not needed. To practise the response too, play it again as it happened.",
                 ""]
+    elif sc.fault and not sc.fault_occurred:
+        out += [sc.fault, ""]
     rows = [(sec.name, sec.points, sec.max) for sec in sc.sections]
     if sc.hint_cost or sc.hints:
         rows.append(("hints", -sc.hint_cost, 0))
     out += _table(("Part", "Points", "Of"), rows) + [""]
+    if sc.figures:
+        night = d.timeline.night
+        header = ("Measured", "Your team", night) if night else ("Measured", "Your team")
+        out += ["The times the score measured" + (f", beside {night.lower()}'s:" if night
+                                                   else ":"), ""]
+        out += _table(header, [(f.label, f.team, f.night or "—")[:len(header)]
+                               for f in sc.figures]) + [""]
+    if sc.judged:
+        out += [f"- {line}" for line in sc.judged] + [""]
     out += ["Every point, with its reason:", ""]
     out += [f"- {r}" for r in sc.reasons] + [""]
     return out
@@ -152,14 +163,14 @@ def _monitors(d: Debrief) -> list[str]:
     if d.monitors:
         out += _table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"),
                       [(m.name, m.role, m.saved_at, m.first_alert or "never", m.alerts,
-                        "yes" if m.matched else "no",
+                        "no (noise)" if m.noise else "yes" if m.matched else "no",
                         _code(m.sql) + (f" (error: {m.error})" if m.error else ""))
                        for m in d.monitors]) + [""]
     else:
         out += ["No monitor was saved.", ""]
     if d.declarations:
         out += _table(("When", "Role", "Finding", "Right?"),
-                      [(x.time, x.role, x.text, "right" if x.correct else "wrong")
+                      [(x.time, x.role, x.text, x.judged)
                        for x in d.declarations]) + [""]
     else:
         out += ["No finding was declared.", ""]
@@ -183,10 +194,10 @@ def _guards(d: Debrief) -> list[str]:
     out += [""] if g.schema_changes or g.edits else []
     if g.steps:
         out += ["### The race, step by step", "",
-                "What live play saw, and the score's verdict (the replay's when one was run).",
-                ""]
-        out += _table(("Step", "What", "Live play", "Scored", "Why", "What was seen"),
-                      [(st.id, st.title, st.live_label, st.verdict or "—", st.detail,
+                "What the step did tonight, and the score's verdict (the replay's, against the "
+                "team's final database, when one was run).", ""]
+        out += _table(("Step", "What", "Tonight", "Scored", "Why", "What was seen"),
+                      [(st.id, st.title, st.live_label, st.verdict_label, st.detail,
                         ("guard: " if st.guarded else "") + st.evidence)
                        for st in g.steps]) + [""]
     if g.good_path:

@@ -47,8 +47,22 @@ class ScoreSection:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """One of the team's times as the score measured it, beside that night's ("" when the
+    exercise compares with no real event)."""
+
+    label: str
+    team: str
+    night: str = ""
+
+
+@dataclass(frozen=True)
 class ScoreReport:
-    """The score event, as the engine wrote it, split for printing."""
+    """The score event's verdicts, as scoring decided them, split for printing.
+
+    `fault` is what became of the fault in a sentence; `figures` the times scoring measured
+    (time to alert, to diagnosis, minutes of outage…); `judged` what else it judged (false
+    alarms, noisy monitors, relapses, the team leaving early)."""
 
     total: int
     max: int
@@ -60,6 +74,9 @@ class ScoreReport:
     reasons: tuple[str, ...]
     prevented_outright: bool
     ended: str
+    fault: str = ""
+    figures: tuple[Figure, ...] = ()
+    judged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +196,7 @@ class MonitorInfo:
     matched: bool = False
     error: str | None = None
     removed_at: str | None = None
+    noise: bool = False  # the score judged it noise: rows while the world was healthy
 
 
 @dataclass(frozen=True)
@@ -190,6 +208,14 @@ class Declaration:
     finding: str
     text: str
     correct: bool
+    verdict: str = ""  # confirmed | false_alarm | wrong | repeat ("" before they were judged)
+
+    @property
+    def judged(self) -> str:
+        """'right', 'wrong', 'false alarm (not so then)', 'right (again)'."""
+        return {"false_alarm": "false alarm (not so then)", "repeat": "right (again)",
+                "wrong": "wrong", "confirmed": "right"}.get(
+                    self.verdict, "right" if self.correct else "wrong")
 
 
 @dataclass(frozen=True)
@@ -215,8 +241,11 @@ class Edit:
 class StepOutcome:
     """A race step: what live play saw, the score's verdict, and what stopped it.
 
-    `live` is "happened" (at `time`) or "did not happen"; `verdict` is the score's
-    "happened", "prevented" or "never reached" (empty without a score), `detail` its why.
+    `live` is what the step did tonight: "happened" (at `time`), "prevented", "never reached"
+    (the score's record of it), or without one "did not happen"; `verdict` is the score's
+    "happened", "prevented" or "never reached" (empty without a score), `detail` its why, and
+    `judged` where that verdict comes from ("in the replay", "tonight"). `after_team_left`:
+    it happened while the automation played out the night the team had left.
     `guarded` says a guard of the team's was seen stopping the step itself (live or in the
     replay), and `evidence` what was seen: the guard's run, or why the step did not happen
     when no guard stopped it.
@@ -231,6 +260,8 @@ class StepOutcome:
     by_player: bool = False
     guarded: bool = False
     evidence: str = ""
+    judged: str = ""
+    after_team_left: bool = False
 
     @property
     def outcome(self) -> str:
@@ -242,16 +273,24 @@ class StepOutcome:
         """What live play saw: 'happened at 23:48' (and who held the role), or why not."""
         if self.live != "happened":
             return self.live
-        return f"happened at {self.time}" + (" (a player held the role)" if self.by_player else "")
+        return (f"happened at {self.time}" + (" (a player held the role)" if self.by_player else "")
+                + (", after the team left" if self.after_team_left else ""))
+
+    @property
+    def verdict_label(self) -> str:
+        """The score's verdict and where it comes from: 'prevented in the replay'."""
+        if not self.verdict:
+            return "—"
+        return f"{self.verdict} {self.judged}" if self.judged else self.verdict
 
     def describe(self) -> str:
         live = self.live_label
-        if not self.verdict or (self.live == "happened" and self.verdict == "happened"
+        if not self.verdict or (self.judged == "tonight" and self.verdict == self.live
                                 and self.detail in ("", f"at {self.time}")):
-            text = live
+            text = f"tonight: {live}" if self.verdict else live
         else:
-            text = f"live: {live}; scored: {self.verdict}" + (f" ({self.detail})"
-                                                              if self.detail else "")
+            text = f"tonight: {live}; scored {self.verdict_label}" + (
+                f" ({self.detail})" if self.detail else "")
         return text + (f"; {self.evidence}" if self.evidence else "")
 
 

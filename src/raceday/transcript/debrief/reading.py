@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import Change
-from raceday.transcript.debrief.score_view import ScoreView, score_view
 from raceday.transcript.log import of_kind
+from raceday.transcript.verdicts import Score
 
 DEFAULT_PHASES = (
     ev.PhaseInfo(id="first-symptom", label="First symptom (the fault)", team="fault"),
@@ -62,6 +62,17 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Surfaced:
+    """When the team first surfaced the fault, as the score judged it (or, in a transcript
+    with no score, as the session's `detected` event said)."""
+
+    time: str
+    minute: int
+    latency: int
+    how: str
+
+
+@dataclass(frozen=True)
 class Moment:
     """When something the timeline names happened, and what marked it."""
 
@@ -78,11 +89,13 @@ class Reading:
         self.clock = Clock(self.start, self.events)
         last_score = next((e for e in reversed(self.events) if isinstance(e, ev.ScoreEvent)),
                           None)
-        self.score: ScoreView | None = score_view(last_score) if last_score else None
+        self.score: Score | None = last_score.score if last_score else None
+        self.ended = last_score.reason if last_score else ""
         self.faults = list(of_kind(self.events, ev.Fault))
         self.first_fault = next((f for f in self.faults if not f.relapse), None)
         self.fault_minute = self.first_fault.minute if self.first_fault else None
-        self.detected = next(of_kind(self.events, ev.Detected), None)
+        self.surfaced = self._surfaced()
+        self.team_left = next(of_kind(self.events, ev.TeamLeft), None)
         self.restores = list(of_kind(self.events, ev.Restored))
         self.complete = self.score is not None
         self.last_time = self.time(self.events[-1]) if self.events else ""
@@ -95,6 +108,20 @@ class Reading:
             [e.minute for e in of_kind(self.events, ev.Statement)
              if e.ok and e.schema_changed and not e.automated]
             + [e.minute for e in of_kind(self.events, ev.Edit)])
+
+    def _surfaced(self) -> Surfaced | None:
+        """The score's detection when it has one; a `detected` event only without a score
+        (the score may judge an alert the session announced as noise)."""
+        detection = self.score.detection if self.score is not None else None
+        if detection is None:
+            event = next(of_kind(self.events, ev.Detected), None)
+            return None if event is None else Surfaced(
+                self.time(event), event.minute, event.latency_minutes, event.how)
+        if detection.latency_minutes is None or self.fault_minute is None:
+            return None
+        minute = self.fault_minute + detection.latency_minutes
+        return Surfaced(detection.detected_at or self.clock.time(minute), minute,
+                        detection.latency_minutes, detection.by or "")
 
     # -- time ----------------------------------------------------------------------------
 

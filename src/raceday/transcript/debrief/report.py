@@ -1,5 +1,7 @@
-"""The debrief's prose: the summary with its outcome in a few sentences, the score as printed,
-and the after-action report skeleton (strengths, improvements, corrective actions)."""
+"""The debrief's prose: the summary with its outcome in a few sentences, the score as printed
+(with the times and judgements scoring made beside its reasons), and the after-action report
+skeleton (strengths, improvements, corrective actions). The score's verdicts are read, never
+decided again."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from raceday.transcript.debrief.model import (
     ChecklistItem,
     CorrectiveAction,
     Declaration,
+    Figure,
     Guards,
     ScoreReport,
     ScoreSection,
@@ -15,6 +18,7 @@ from raceday.transcript.debrief.model import (
 )
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.debrief.words import duration
+from raceday.transcript.wording import fault_sentence, plural
 
 
 def score_report(r: Reading) -> ScoreReport | None:
@@ -22,11 +26,84 @@ def score_report(r: Reading) -> ScoreReport | None:
     if s is None:
         return None
     return ScoreReport(
-        total=s.total, max=s.max, fault_occurred=s.fault_occurred,
-        fault_started_at=s.fault_started_at,
-        sections=tuple(ScoreSection(x.name, x.points, x.max, x.reasons) for x in s.sections),
-        hints=s.hints, hint_cost=s.hint_cost, reasons=s.reasons,
-        prevented_outright=not s.fault_occurred and bool(s.prevented), ended=s.ended)
+        total=s.total, max=s.max, fault_occurred=s.fault.occurred,
+        fault_started_at=s.fault.started_at,
+        sections=tuple(ScoreSection(name, x.points, x.max, x.reasons) for name, x in s.parts),
+        hints=s.hints.revealed, hint_cost=s.hints.cost, reasons=s.reasons,
+        prevented_outright=s.fault.prevented_outright, ended=r.ended,
+        fault=fault_sentence(s.fault), figures=_figures(r), judged=_judged(r))
+
+
+def _figures(r: Reading) -> tuple[Figure, ...]:
+    """The times scoring measured, each beside that night's when the exercise has one."""
+    s = r.score
+    if s is None or not s.fault.occurred:
+        return ()
+    night = bool(r.night)
+
+    def beside(minutes: int | None) -> str:
+        return duration(minutes) if night and minutes is not None else ""
+
+    rows: list[Figure] = []
+    d = s.detection
+    if d is not None:
+        alert = (f"{duration(d.alert_minutes)} (monitor '{d.alert_by}' at {d.alerted_at})"
+                 if d.alert_minutes is not None else "no monitor of the team's alerted on it")
+        diagnosis = (f"{duration(d.diagnosis_minutes)} ("
+                     f"{_finding_text(r, d.diagnosis or '')} at {d.diagnosed_at})"
+                     if d.diagnosis_minutes is not None
+                     else "no right finding declared while its evidence was there")
+        surfaced = (f"{duration(d.latency_minutes)} ({d.by})" if d.latency_minutes is not None
+                    else "never")
+        # a score that surfaced the fault and records neither time predates the split
+        if d.alert_minutes is not None or d.diagnosis_minutes is not None \
+                or d.latency_minutes is None:
+            rows += [Figure("Time to alert", alert, beside(d.event_minutes)),
+                     Figure("Time to diagnosis", diagnosis, beside(d.event_minutes))]
+        rows.append(Figure("Surfaced (the earlier; what detection is scored on)", surfaced,
+                           beside(d.event_minutes)))
+    rec = s.recovery
+    if rec is not None:
+        if rec.outage_minutes is not None:
+            relapsed = (f", {plural(len(rec.relapses), 'relapse')} included (at "
+                        f"{', '.join(rec.relapses)})" if rec.relapses else ", no relapse")
+            rows.append(Figure("Minutes of outage over the night",
+                               f"{duration(rec.outage_minutes)}{relapsed}",
+                               beside(rec.event_minutes)))
+        held = (f"{duration(rec.minutes_to_restore)} (at {rec.restored_at})"
+                if rec.minutes_to_restore is not None else
+                "not restored by the end of the night" if not rec.restored else "—")
+        rows.append(Figure("Restored for good after", held, beside(rec.event_minutes)))
+    return tuple(rows)
+
+
+def _finding_text(r: Reading, finding: str) -> str:
+    info = r.start.findings.get(finding)
+    return f"'{info.text}'" if info is not None else f"'{finding}'"
+
+
+def _judged(r: Reading) -> tuple[str, ...]:
+    """What else the score judged that its points rest on: false alarms, noise, relapses,
+    the team having left early."""
+    s = r.score
+    if s is None:
+        return ()
+    out: list[str] = []
+    d = s.detection
+    for alarm in d.false_alarms if d else ():
+        out.append(f"False alarm: {_finding_text(r, alarm.finding)} declared at {alarm.at}, "
+                   "when it was not so.")
+    for name in d.noise if d else ():
+        out.append(f"Noise: monitor '{name}' returned rows while the world was healthy, so its "
+                   "alerts do not count as detection.")
+    if r.team_left is not None:
+        after = sum(1 for e in r.events if e.after_team_left)
+        out.append(f"The team left at {r.time(r.team_left)}; the automation alone played the "
+                   f"rest of the night to {r.team_left.until or r.last_time} "
+                   f"({plural(after, 'event')}) before anything was judged.")
+    if s.fault.present_at_end:
+        out.append("Still present at the end: " + "; ".join(s.fault.present_at_end) + ".")
+    return tuple(out)
 
 
 def summary(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
@@ -53,7 +130,10 @@ def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declarat
     if r.first_fault is None:
         prevented = [s.id for s in guards.steps if s.outcome == "prevented"]
         stopped = [s.id for s in guards.steps if s.guarded]
-        if stopped:
+        if score is not None and not score.prevented_outright and r.score is not None \
+                and r.score.fault.outcome and not r.score.fault.not_needed:
+            parts.append(score.fault)
+        elif stopped:
             parts.append(f"No fault occurred: the team's guards were seen stopping the race "
                          f"({', '.join(stopped)}), so detection and recovery were not needed.")
         elif prevented:
@@ -66,11 +146,11 @@ def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declarat
             parts.append("No fault occurred in this session.")
     else:
         parts.append(f"The fault ({r.first_fault.fault}) began at {r.time(r.first_fault)}.")
-        if r.detected is not None:
+        if r.surfaced is not None:
             versus = (f"; {r.night.lower()} it took {duration(detection)}"
                       if detection is not None else "")
-            parts.append(f"The team surfaced it at {r.time(r.detected)}, "
-                         f"{duration(r.detected.latency_minutes)} later ({r.detected.how}"
+            parts.append(f"The team surfaced it at {r.surfaced.time}, "
+                         f"{duration(r.surfaced.latency)} later ({r.surfaced.how}"
                          f"{versus}).")
         elif r.complete:
             parts.append("The team never surfaced it with a monitor or a right finding.")
@@ -161,18 +241,18 @@ def _response(r: Reading, strengths: list[str], improvements: list[str],
     assert r.first_fault is not None
     figures = r.start.event_figures if r.night else {}
     detection, restore = figures.get("detection_minutes"), figures.get("restore_minutes")
-    if r.detected is None:
+    if r.surfaced is None:
         improvements.append("The fault was never surfaced by a monitor or a right finding."
                             if r.complete else f"The fault had not been surfaced by {r.last_time}.")
         actions.append(CorrectiveAction(
             f"Add a monitor that alerts on the fault itself ({r.first_fault.fault}), so the "
             "alarm that points at the cause is not lost in the noise.", "detection"))
-    elif detection is None or r.detected.latency_minutes <= detection:
+    elif detection is None or r.surfaced.latency <= detection:
         versus = f"; {r.night.lower()}: {duration(detection)}" if detection is not None else ""
-        strengths.append(f"Surfaced the fault {duration(r.detected.latency_minutes)} after it "
-                         f"began ({r.detected.how}{versus}).")
+        strengths.append(f"Surfaced the fault {duration(r.surfaced.latency)} after it "
+                         f"began ({r.surfaced.how}{versus}).")
     else:
-        improvements.append(f"Surfacing the fault took {duration(r.detected.latency_minutes)}, "
+        improvements.append(f"Surfacing the fault took {duration(r.surfaced.latency)}, "
                             f"longer than {r.night.lower()}'s {duration(detection)}.")
         actions.append(CorrectiveAction(
             "Add a monitor on the fault's own symptom so it is surfaced in minutes.",

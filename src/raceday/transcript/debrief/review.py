@@ -8,7 +8,6 @@ from typing import Any
 
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.reading import Reading
-from raceday.transcript.debrief.score_view import score_view
 from raceday.transcript.debrief.words import duration
 
 
@@ -122,8 +121,7 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
             automation[f"{e.role} {e.task}"] = f"{e.outcome} at {time}{follow}"
             changes["automation"] = tuple(f"{k}: {v}" for k, v in automation.items())
         elif isinstance(e, ev.ScoreEvent):
-            view = score_view(e)
-            changes["score"] = f"{view.total}/{view.max}"
+            changes["score"] = f"{e.score.total}/{e.score.max}"
         changes["faults"] = tuple(faults.values())
         state = replace(state, **changes)
         states.append(state)

@@ -48,6 +48,19 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
         if sc.hints:
             _row(table, "hints", f"-{sc.hint_cost}", ", ".join(sc.hints))
         parts.append(table)
+        if sc.fault and not sc.fault_occurred:
+            parts.append(Text(sc.fault))
+        if sc.figures:
+            night = d.timeline.night
+            figures = Table(title="The times the score measured", title_justify="left")
+            for column in ("measured", "your team", night.lower()) if night else (
+                    "measured", "your team"):
+                figures.add_column(column, overflow="fold")
+            for f in sc.figures:
+                _row(figures, *(f.label, f.team, f.night or "—")[:3 if night else 2])
+            parts.append(figures)
+        if sc.judged:
+            parts.append(Text("".join(f"  - {line}\n" for line in sc.judged).rstrip()))
     t = d.timeline
     phases = Table(title=f"Your team beside {t.night.lower()}" if t.has_event else "Timeline",
                    title_justify="left")

@@ -48,9 +48,9 @@ def _bands(r: Reading, phases: tuple[Phase, ...], detection: int | None,
         bands.append(Band(TEAM, fault, restored, "outage",
                           f"your outage: {r.time(r.first_fault)} to "
                           + (r.time(r.restores[0]) if r.restores else "the end, not restored")))
-        if r.detected is not None:
-            bands.append(Band(TEAM, fault, r.detected.minute, "detect",
-                              f"your time to detect: {duration(r.detected.latency_minutes)}"))
+        if r.surfaced is not None:
+            bands.append(Band(TEAM, fault, r.surfaced.minute, "detect",
+                              f"your time to detect: {duration(r.surfaced.latency)}"))
     if r.night:
         first = next((p for p in phases if p.event_after == 0 and p.event_time), None)
         start = r.clock.minute_of_face(first.event_time) if first and first.event_time \
@@ -73,8 +73,8 @@ def _team_side(r: Reading, info: ev.PhaseInfo) -> TeamSide:
         return r.time(r.first_fault), 0, r.first_fault.fault
     if r.first_fault is None:
         return None, None, "not needed: no fault"
-    if info.team == "detected" and r.detected is not None:
-        return r.time(r.detected), r.detected.latency_minutes, r.detected.how
+    if info.team == "detected" and r.surfaced is not None:
+        return r.surfaced.time, r.surfaced.latency, r.surfaced.how
     moment = {"stopped": r.stop, "repaired": r.repair}.get(info.team)
     if moment is not None:
         return r.time(moment.event), r.after_fault(moment.event), moment.label
@@ -147,8 +147,6 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
         if isinstance(e, ev.Fault):
             kind, label = ("relapse", f"fault again: {e.fault}") if e.relapse else (
                 "fault", f"fault: {e.fault}")
-        elif isinstance(e, ev.Detected):
-            kind, label = "detected", f"detected ({e.how})"
         elif isinstance(e, ev.Milestone):
             kind, label = "milestone", e.label or e.id
         elif isinstance(e, ev.Restored):
@@ -160,6 +158,9 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
             kind, label = "race_step", f"race step: {e.step}"
         if label is not None:
             marks.append(Mark(TEAM, e.minute, r.time(e), kind, label))
+    if r.surfaced is not None:
+        marks.append(Mark(TEAM, r.surfaced.minute, r.surfaced.time, "detected",
+                          f"detected ({r.surfaced.how})"))
     if replay.ran and replay.time is not None:
         minute = r.clock.minute_of_face(replay.time)
         if minute is not None:

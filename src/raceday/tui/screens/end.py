@@ -19,7 +19,8 @@ from textual.widgets import Footer, Static
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.transcript import events as ev
-from raceday.transcript.score_view import ScoreView, read_score
+from raceday.transcript.verdicts import Detection, Recovery, Score
+from raceday.transcript.wording import fault_sentence
 
 
 def _duration(minutes: int | None) -> str:
@@ -47,33 +48,29 @@ def _team_line(event: ev.Event) -> str | None:
     return None
 
 
-def end_markdown(exercise: Exercise, score: ScoreView, folder: Path,
+def end_markdown(exercise: Exercise, score: Score, folder: Path,
                  events: Sequence[ev.Event]) -> str:
     lines = [f"# Score {score.total}/{score.max}", "",
              f"Transcript saved in `{folder}` (**d** opens the debrief).", ""]
-    if score.fault_occurred:
-        lines.append(f"The fault began at **{score.fault_started_at}**.")
-    elif score.race_prevented:
-        lines.append("**No fault occurred**: the race was prevented outright, so detection "
-                     "and recovery were not needed (full marks).")
+    if score.fault.occurred:
+        lines.append(f"The fault began at **{score.fault.started_at}**.")
     else:
-        lines.append("**No fault occurred while you played**: the session ended before the "
-                     "race did its damage"
-                     + (" (detection and recovery count as not needed)."
-                        if score.detection_full else "."))
+        lines.append(fault_sentence(score.fault))
     lines += ["", "| part | points |", "|---|---|"]
-    for part in score.parts:
-        lines.append(f"| {part.name} | {part.points}/{part.max} |")
-    if score.hints_revealed:
-        lines.append(f"| hints | -{score.hint_cost} ({len(score.hints_revealed)} revealed) |")
+    for name, part in score.parts:
+        lines.append(f"| {name} | {part.points}/{part.max} |")
+    if score.hints.revealed:
+        lines.append(f"| hints | -{score.hints.cost} ({len(score.hints.revealed)} revealed) |")
+    detection = score.detection or Detection(points=0, max=0)
+    recovery = score.recovery or Recovery(points=0, max=0)
     lines += ["", "## Why", ""]
     lines += [f"- {reason}" for reason in score.reasons]
     lines += ["", "## Your times beside that night's", "",
               "| | your team | that night |", "|---|---|---|",
-              f"| surfaced the fault after | {_duration(score.detection_latency)} | "
-              f"{_duration(score.detection_event_minutes)} |",
-              f"| DNS restored after | {_duration(score.minutes_to_restore)} | "
-              f"{_duration(score.recovery_event_minutes)} |"]
+              f"| surfaced the fault after | {_duration(detection.latency_minutes)} | "
+              f"{_duration(detection.event_minutes)} |",
+              f"| DNS restored after | {_duration(recovery.minutes_to_restore)} | "
+              f"{_duration(recovery.event_minutes)} |"]
     start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
     rows: list[tuple[int, int, str, str, str]] = []
     for order, event in enumerate(events):
@@ -132,7 +129,7 @@ whether to go back to the launcher or quit.
                  events: Sequence[ev.Event]) -> None:
         super().__init__()
         self.exercise = exercise
-        self.score = read_score(score)
+        self.score = score.score
         self.folder = folder
         self.events = tuple(events)
 

@@ -29,7 +29,6 @@ from raceday.transcript.debrief import (
 )
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
-from raceday.transcript.score_view import read_score
 from raceday.tui.notify import InertNotifications
 
 _STYLE: dict[type[ev.Event], str] = {
@@ -122,7 +121,7 @@ def event_detail(event: ev.Event) -> RenderableType:
             parts.append(Syntax(sql.strip(), "sql", word_wrap=True, background_color="default"))
     if isinstance(event, ev.ScoreEvent):
         reasons = Text("\nEvery point, with its reason:\n", style="bold")
-        for reason in read_score(event).reasons:
+        for reason in event.score.reasons:
             reasons.append(f"  - {reason}\n")
         parts.append(reasons)
     if isinstance(event, ev.Replay) and event.result is not None:
