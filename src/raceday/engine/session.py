@@ -124,6 +124,9 @@ class Session:
         self._truth_columns: dict[str, tuple[str, ...]] = {}
         self._truth_cache: tuple[int, list[str]] | None = None  # (epoch, problems) when slow
         self.team_left_at: int | None = None
+        self.judge_world = True
+        """False on a replay's normal night: only the runs' outcomes matter there, so the
+        world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
         self._build_agenda()
 
@@ -632,7 +635,7 @@ class Session:
         """Check the truth, invariants and milestones. They take no parameters, so their
         answers can only change when the world does; `if_changed` skips the check when nothing
         was written."""
-        if if_changed and self._checked_at == self._world_changes:
+        if not self.judge_world or (if_changed and self._checked_at == self._world_changes):
             return
         self._checked_at = self._world_changes
         truth = self.exercise.truth
