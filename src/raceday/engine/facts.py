@@ -79,6 +79,9 @@ class Facts:
     # rows while the world was healthy (name -> first such minute): noise
     monitor_alerts: list[tuple[int, str]] = field(default_factory=list)
     noisy_monitors: dict[str, int] = field(default_factory=dict)
+    # why a monitor is noise when it is not "rows while the world was healthy" (its alert on
+    # the fault returned rows on the normal night too): name -> the reason in words
+    noise_reasons: dict[str, str] = field(default_factory=dict)
     team_left_at: int | None = None
     live_steps: dict[str, str] = field(default_factory=dict)
 

@@ -73,8 +73,11 @@ def _describe_shift(exercise: Exercise, shift: ShiftSpec) -> str:
     return f"the shifted race ({', '.join(parts)})"
 
 
+Probe = tuple[int, str, str, str]
+
+
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
-          *, judge_world: bool = True) -> Session:
+          *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
     """Play the timeline with every role automated, to `until`, and close it.
 
     `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
@@ -83,6 +86,7 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     store = WorldStore.open(world, exercise.roles)
     session = kind(exercise, store, EventLog(folder), (), Pace.TURNS)
     session.judge_world = judge_world
+    session.probes = list(probes)
     session.start()
     session.advance_to(until)
     session.store.close()
@@ -205,8 +209,11 @@ def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
 
 
 def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise, live: Path,
-                   folder: Path, until: int, renumber: str) -> tuple[BlockedWrite, ...]:
-    """The normal night on the original world and on the team's: the good writes refused."""
+                   folder: Path, until: int, renumber: str,
+                   probes: tuple[Probe, ...] = ()) -> tuple[tuple[BlockedWrite, ...],
+                                                             tuple[ev.MonitorCheck, ...]]:
+    """The normal night on the original world and on the team's: the good writes refused,
+    and the team's alerts run again on the team's normal night at their minutes."""
     pristine = folder / "normal-pristine.db"
     WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
     if renumber.strip():
@@ -218,13 +225,16 @@ def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exerc
                      until, judge_world=False)
     team_world = folder / "normal-team.db"
     build_replay_world(live, exercise.world_sql, team_world, renumber)
-    team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team", until,
-                 judge_world=False)
-    return _blocked(original, team)
+    team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
+                 max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
+    return _blocked(original, team), tuple(team.probe_results)
 
 
-def replay_race(session: Session) -> ReplayResult:
-    """Replay the race on a copy of the team's world; the live world is not touched."""
+def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResult:
+    """Replay the race on a copy of the team's world; the live world is not touched.
+
+    `probes` (minute, monitor, role, sql): the team's alerts on the fault, run again on the
+    team's normal night at the same minutes (the result's `monitor_checks`)."""
     exercise = session.exercise
     root = session.folder / "replay"
     n = 1
@@ -249,9 +259,11 @@ def replay_race(session: Session) -> ReplayResult:
                     f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
     blocked: tuple[BlockedWrite, ...] = ()
+    checks: tuple[ev.MonitorCheck, ...] = ()
     delayed = bool(exercise.replay and exercise.replay.delayed)
     if delayed:
-        blocked = _normal_nights(kind, exercise, team_exercise, live, folder, until, "")
+        blocked, checks = _normal_nights(kind, exercise, team_exercise, live, folder, until, "",
+                                         probes)
     shift = exercise.replay.shifted if exercise.replay else None
     if shift is not None:
         what = _describe_shift(exercise, shift)
@@ -266,8 +278,8 @@ def replay_race(session: Session) -> ReplayResult:
             fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
         if delayed:
             seen = {b.task for b in blocked}
-            more = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift), live,
-                                  other, until, shift.seed)
+            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift), live,
+                                     other, until, shift.seed)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
     live.unlink(missing_ok=True)
@@ -277,4 +289,5 @@ def replay_race(session: Session) -> ReplayResult:
         blocked_good_writes=blocked,
         warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
+        monitor_checks=checks,
     )

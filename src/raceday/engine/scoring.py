@@ -97,6 +97,11 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
     versus = (f" (that night: {rubric.event_minutes} min)"
               if rubric.event_minutes is not None else "")
     for name, minute in sorted(facts.noisy_monitors.items(), key=lambda kv: kv[1]):
+        if name in facts.noise_reasons:
+            reasons.append(f"detection: monitor '{name}' alerted at {time_of(minute)}, but not "
+                           f"because of the fault: {facts.noise_reasons[name]}: noise, not "
+                           "detection")
+            continue
         reasons.append(f"detection: monitor '{name}' returned rows at {time_of(minute)} while "
                        "the world was healthy: noise, not detection")
     if facts.fault_started is None:

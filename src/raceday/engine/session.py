@@ -125,6 +125,11 @@ class Session:
         self._truth_cache: tuple[int, list[str]] | None = None  # (epoch, problems) when slow
         self.team_left_at: int | None = None
         self.judge_world = True
+        self.probes: list[tuple[int, str, str, str]] = []
+        """(minute, name, role, sql): monitors to run at the end of that minute (a replay's
+        normal night runs the team's alerts again, to see if they were caused by the fault)."""
+        self.probe_results: list[ev.MonitorCheck] = []
+        self.alert_sql: list[tuple[int, str, str, str]] = []
         """False on a replay's normal night: only the runs' outcomes matter there, so the
         world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
@@ -447,7 +452,7 @@ class Session:
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self)
+            result = replay_race(self, tuple(self.alert_sql) if final else ())
         except Exception as exc:  # the live session must survive a replay that cannot be built
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
@@ -782,7 +787,20 @@ class Session:
                     self._emit(ev.TaskDone(role=role, task=task_id, title=task.title,
                                            points=task.points))
 
+    def _run_probes(self) -> None:
+        for minute, name, role, sql in self.probes:
+            if minute != self.minute:
+                continue
+            results = self.store.probe(role, [sql])
+            first = results[0] if results else None
+            error = (first.error or "no result") if first is None or not first.ok else None
+            self.probe_results.append(ev.MonitorCheck(
+                name=name, at=self.clock_face, rows=len(first.rows) if first and first.ok else 0,
+                error=error))
+
     def _minute_checks(self) -> None:
+        if self.probes:
+            self._run_probes()
         if self.team_left_at is None:
             for monitor in list(self.monitors.values()):
                 self._run_monitor(monitor)
@@ -814,6 +832,7 @@ class Session:
                                 noise=noise))
             if matched and not noise and not self.healthy:
                 self.facts.monitor_alerts.append((self.minute, monitor.name))
+                self.alert_sql.append((self.minute, monitor.name, monitor.role, monitor.sql))
                 self._detect(f"monitor '{monitor.name}' alerted")
         elif not result.rows and monitor.name in self._alerting:
             self._alerting.discard(monitor.name)
@@ -855,6 +874,7 @@ class Session:
         self.team_left_at = None  # the closing events are the judge's, not the night's
         if reason != "aborted" and self.exercise.replay is not None:
             self.replay(final=True)
+            self._judge_alerts()
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
         for path in guards.good_path if guards else ():
@@ -877,6 +897,29 @@ class Session:
         self.store.close()
         self.log.close()
         return self.score
+
+
+    def _judge_alerts(self) -> None:
+        """An alert counts as detection only when the fault caused it: the same monitor, run
+        on the replay's normal night at the same minute, returns no rows there. Otherwise it
+        is noise (it keyed on the clock or the plan numbers, not on the world's state)."""
+        result = self.final_replay
+        if result is None:
+            return
+        checks = {(c.name, c.at): c for c in result.monitor_checks}
+        kept: list[tuple[int, str]] = []
+        for minute, name in self.facts.monitor_alerts:
+            check = checks.get((name, self.time_of(minute)))
+            if check is None or check.caused_by_fault:
+                kept.append((minute, name))
+                continue
+            if name not in self.facts.noisy_monitors:
+                self.facts.noisy_monitors[name] = minute
+                why = (f"it could not be run on the normal night ({check.error})" if check.error
+                       else f"on the normal night, with no fault, it returned {check.rows} "
+                            f"row{'s' if check.rows != 1 else ''} at {check.at} too")
+                self.facts.noise_reasons[name] = why
+        self.facts.monitor_alerts = kept
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

@@ -450,6 +450,21 @@ class BlockedWrite:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MonitorCheck:
+    """A monitor's alert on the fault, run again on the replay's normal night at the same
+    minute: rows there mean the alert was not caused by the fault (noise)."""
+
+    name: str
+    at: str
+    rows: int = 0
+    error: str | None = None
+
+    @property
+    def caused_by_fault(self) -> bool:
+        return self.error is None and self.rows == 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReplayGuards:
     """The guard points a replay earns on its own."""
 
@@ -468,6 +483,8 @@ class ReplayResult:
     blocked_good_writes: tuple[BlockedWrite, ...] = ()
     warnings: tuple[str, ...] = ()
     folder: str = ""
+    monitor_checks: tuple[MonitorCheck, ...] = ()
+    """The final replay only: each alert on the fault, run on the normal night."""
 
     @property
     def prevented(self) -> tuple[str, ...]:
