@@ -128,6 +128,11 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
         else:
             reasons.append("detection: time to diagnosis: no correct finding was declared "
                            "while its evidence was there")
+        for minute, finding, unread in facts.unseen[:1]:
+            reasons.append(f"detection: '{finding}' declared at {time_of(minute)} before any "
+                           f"query of yours had read {' or '.join(unread)} since the fault began: "
+                           "a diagnosis from memory is not a diagnosis (it counts once you have "
+                           "looked)")
         firsts = [(m, f"monitor '{n}' alerted") for m, n in ([alert] if alert else [])]
         if diagnosis is not None:
             text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
@@ -383,6 +388,9 @@ def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> Section | None:
             total += task.points
             reasons.append(f"tasks +{task.points}/{task.points}: {task.title} "
                            f"(done at {time_of(done)})")
+        elif task.id in facts.tasks_unproven:
+            reasons.append(f"tasks +0/{task.points}: {task.title} (its job's row read as done, "
+                           f"but {facts.tasks_unproven[task.id]})")
         else:
             reasons.append(f"tasks +0/{task.points}: {task.title} (not done)")
     extra = {"done": sorted(facts.tasks_done, key=lambda t: facts.tasks_done[t])}

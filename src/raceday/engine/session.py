@@ -130,6 +130,8 @@ class Session:
         normal night runs the team's alerts again, to see if they were caused by the fault)."""
         self.probe_results: list[ev.MonitorCheck] = []
         self.alert_sql: list[tuple[int, str, str, str]] = []
+        self._team_reads: dict[str, int] = {}  # table -> event count when the team last read it
+        self._violated_since: dict[str, int] = {}  # invariant -> event count when it first broke
         """False on a replay's normal night: only the runs' outcomes matter there, so the
         world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
@@ -282,6 +284,7 @@ class Session:
             return results
         for result in results:
             self._record_statement(role, result, automated=False)
+            self._note_reads(result)
         self._check_world()
         self._check_player_tasks()
         self._spend()
@@ -337,10 +340,13 @@ class Session:
             verdict = "wrong"
         elif finding.id in credited:
             verdict = "repeat"
-        elif self._evidence_present(finding.evidence):
-            verdict = "confirmed"
-        else:
+        elif not self._evidence_present(finding.evidence):
             verdict = "false_alarm"
+        elif unread := self._evidence_unread(finding.evidence):
+            verdict = "unseen"
+            self.facts.unseen.append((self.minute, finding.id, unread))
+        else:
+            verdict = "confirmed"
         event = self._emit(ev.Declaration(
             role=role, finding=finding.id, text=finding.text, correct=finding.correct,
             verdict=verdict,
@@ -363,6 +369,38 @@ class Session:
             return evidence in self._ever_violated
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
+
+    def _note_reads(self, result: StatementResult) -> None:
+        """Remember when the team last read each table (a query of theirs, or a monitor)."""
+        if result.ok:
+            for table in result.reads:
+                self._team_reads[table] = len(self.events)
+
+    def _evidence_tables(self, evidence: str | None) -> tuple[str, ...]:
+        """The world's tables the evidence's check reads (the tables the evidence lives in)."""
+        sql = next((i.sql for i in self.exercise.invariants if i.id == evidence), None)
+        if sql is None:
+            sql = next((s.step.happened for s in self.facts.race_steps(self.exercise)
+                        if s.step.id == evidence), None)
+        truth = self.exercise.truth
+        if sql is None or truth is None:
+            return ()
+        return tuple(t for t in truth.tables
+                     if re.search(rf"\b{re.escape(t.lower())}\b", sql.lower()))
+
+    def _evidence_unread(self, evidence: str | None) -> tuple[str, ...]:
+        """The evidence's tables when the team has read none of them since the evidence
+        appeared (else nothing): a diagnosis is confirmed only when the team looked where it
+        lives (a query of theirs or a monitor), not when it is declared from memory."""
+        if evidence in self._violated_since:
+            since = self._violated_since[evidence]
+        else:
+            since = next((s.happened_seq or 0 for s in self.facts.race_steps(self.exercise)
+                          if s.step.id == evidence and s.happened_at is not None), 0)
+        tables = self._evidence_tables(evidence)
+        if any(self._team_reads.get(t.lower(), -1) >= since for t in tables):
+            return ()
+        return tables
 
     def bound_parameters(self, role: str) -> tuple[str, ...]:
         """The named parameters the automation binds for `role`'s statements."""
@@ -666,6 +704,7 @@ class Session:
                 self.facts.outages.append([self.minute, None])
             self._violated.add(ident)
             self._ever_violated.add(ident)
+            self._violated_since.setdefault(ident, len(self.events))
             relapse = self.facts.restored_at is not None
             if self.facts.fault_started is None:
                 self.facts.fault_started = self.minute
@@ -816,6 +855,7 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
+        self._note_reads(result)
         self._check_world(if_changed=True)
         if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
             # rows while nothing is wrong: noise, now and for the rest of the night
@@ -885,6 +925,7 @@ class Session:
             why = failed.error or "" if failed else ("" if ok else "it changed 0 rows")
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
+        self._judge_tasks()
         self.facts.healthy_at_end = self.healthy
         self.facts.faults_at_end = [self._faults.get(i, i) for i in sorted(self._violated)]
         self.facts.reached_end = self.timeline_over
@@ -898,6 +939,30 @@ class Session:
         self.log.close()
         return self.score
 
+
+    def _judge_tasks(self) -> None:
+        """A task that `proves` race steps counts only when the final replay shows them
+        prevented and no good write refused: the job's row in the world says what the job
+        did, not why (a no-op edit or a job that did nothing reads the same)."""
+        for task in self.exercise.tasks:
+            if not task.proves or task.id not in self.facts.tasks_done:
+                continue
+            result = self.facts.replay
+            why = None
+            if result is None:
+                why = "the race could not be replayed, so nothing proves the guard"
+            elif result.blocked_good_writes or any(not ok for _i, _t, ok, _w in
+                                                   self.facts.good_path):
+                why = ("the guards or edits also refuse good writes of the normal night "
+                       "(see guards): a job stopped that way proves nothing")
+            else:
+                status = {st.id: st.status for st in result.steps}
+                missed = [p for p in task.proves if status.get(p) != "prevented"]
+                if missed:
+                    why = f"the replay shows {', '.join(missed)} not prevented"
+            if why is not None:
+                del self.facts.tasks_done[task.id]
+                self.facts.tasks_unproven[task.id] = why
 
     def _judge_alerts(self) -> None:
         """An alert counts as detection only when the fault caused it: the same monitor, run

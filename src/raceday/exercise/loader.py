@@ -98,6 +98,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "context",
             "hint",
             "points",
+            "proves",
         ),
     ),
     "retry": (("every",), ("until", "limit")),
@@ -770,6 +771,7 @@ class _Reader:
             context=self.text(m, "context", what),
             hint=self.text(m, "hint", what),
             points=self.integer(m, "points", what),
+            proves=self.refs_list(m, "proves", what, "race_step"),
             line=line,
         )
 

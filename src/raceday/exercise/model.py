@@ -111,6 +111,10 @@ class Task:
     done_when: str | None = None
     context: str = ""
     hint: str = ""
+    proves: tuple[str, ...] = ()
+    """Race steps the task's guard must stop: its points count only when the final replay
+    shows them prevented and no good write of the normal night refused (a no-op edit, or a
+    job that merely did nothing, proves nothing)."""
     points: int = 0
     line: int = 0
 

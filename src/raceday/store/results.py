@@ -17,7 +17,7 @@ class StatementResult:
     who refused: "refused" (the sandbox or the role's permissions), "constraint" (a CHECK,
     foreign key, UNIQUE or a trigger's RAISE), "timeout", "syntax" or "error".
     `writes` names the tables the statement wrote (as the authorizer saw them).
-    `break_glass` names the world's tables it changed (rows or schema) under a break-glass
+    `reads` names the tables it read. `break_glass` names the world's tables it changed (rows or schema) under a break-glass
     right: the role's own, or that of the role that made a trigger the statement fired.
     """
 
@@ -32,6 +32,9 @@ class StatementResult:
     writes: tuple[str, ...] = ()
     schema_changed: bool = False
     break_glass: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    """The tables (lower case) the statement read, as the authorizer allowed them: a view
+    counts as reads of its tables."""
 
     @property
     def ok(self) -> bool:

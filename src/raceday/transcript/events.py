@@ -362,7 +362,7 @@ class Declaration(Event):
     finding: str
     text: str
     correct: bool
-    verdict: str = ""  # confirmed | false_alarm | wrong | repeat ("" before they were judged)
+    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
 
 
 @dataclass(frozen=True, kw_only=True)
