@@ -832,10 +832,13 @@ class Session:
                 continue
             results = self.store.probe(role, [sql])
             first = results[0] if results else None
-            error = (first.error or "no result") if first is None or not first.ok else None
-            self.probe_results.append(ev.MonitorCheck(
-                name=name, at=self.clock_face, rows=len(first.rows) if first and first.ok else 0,
-                error=error))
+            if first is None or not first.ok:
+                error = first.error if first is not None and first.error else "no result"
+                self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
+                                                          error=error))
+            else:
+                self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
+                                                          rows=len(first.rows)))
 
     def _minute_checks(self) -> None:
         if self.probes:
