@@ -265,7 +265,9 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResul
         blocked, checks = _normal_nights(kind, exercise, team_exercise, live, folder, until, "",
                                          probes)
     shift = exercise.replay.shifted if exercise.replay else None
-    if shift is not None:
+    # Nothing prevented in tonight's race: the shifted race can only agree (a step is
+    # prevented only when prevented in both), so it is not played.
+    if shift is not None and any(s.status == "prevented" for s in steps):
         what = _describe_shift(exercise, shift)
         other = folder / "shifted"
         other.mkdir()
