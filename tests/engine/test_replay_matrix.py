@@ -451,7 +451,7 @@ def test_without_guards_the_replay_is_the_live_night(
     assert flagship.replay is not None and flagship.replay.until is not None
     live = open_session(flagship, ("responder",), tmp_path)
     live.advance_to(flagship.replay.until)
-    assert live.clock_face == "01:00"
+    assert live.clock_face == "01:15"
     live_events = list(live.events)
     live.end()
     replay = replayed("none").replay
@@ -464,7 +464,7 @@ def test_without_guards_the_replay_is_the_live_night(
     # ... and, run for run, statement for statement, the same automation.
     race = _events(replayed("none").session.folder / replay.folder / "race")
     assert _automation(race) == _automation(live_events)
-    assert race[-1].sim_time == "01:00"
+    assert race[-1].sim_time == "01:15"
 
 
 def _dump(session: Session, path: Path) -> list[str]:

@@ -55,6 +55,13 @@ CHEATS = [
     ("flapping-monitor", 0, 10, "noise, not detection"),
     ("lub-drop-config", 0, 10, "table config is gone"),
     ("lub-noop-save", 0, 10, "b-save-on-time"),
+    ("never-plan-140", 0, 10, "in the shifted race"),
+    ("backwards-in-window", 0, 10, "in the shifted race"),
+    ("rollback-exempt-by-time", 0, 10, "on the normal night of the shifted race"),
+    ("timed-monitor-plan", 0, 10, "not because of the fault"),
+    ("timed-monitor-clock", 0, 10, "not because of the fault"),
+    ("from-memory", 0, 10, "a diagnosis from memory is not a diagnosis"),
+    ("lub-noop-everything", 0, 10, "refuse good writes of the normal night"),
     ("lub-spam-declare", 0, 10, "false alarm"),
 ]
 
@@ -65,6 +72,47 @@ def test_no_cheat_scores_more_than_ten(name: str, low: int, high: int, words: st
     result, _ = play(PLAYS / f"{name}.yaml", tmp_path)
     assert low <= result["total"] <= high, reasons(result)
     assert words in reasons(result), reasons(result)
+
+
+def test_no_op_edits_earn_no_task_points(tmp_path: Path) -> None:
+    for name in ("lub-noop-save", "lub-noop-everything"):
+        result, _ = play(PLAYS / f"{name}.yaml", tmp_path)
+        assert result["tasks"]["points"] == 0, reasons(result)
+        assert result["guards"]["points"] == 0, reasons(result)
+
+
+def test_lost_update_basics_is_not_set_against_the_aws_night(tmp_path: Path) -> None:
+    result, _ = play(ROOT / "exercises" / "lost-update-basics" / "scripts" / "solo-complete.yaml",
+                     tmp_path)
+    assert result["total"] == 100
+    assert result["detection"]["event_minutes"] is None
+    assert result["recovery"]["event_minutes"] is None
+    assert "that night" not in reasons(result)
+
+
+def test_a_guard_keyed_on_tonight_earns_nothing_in_the_shifted_race(tmp_path: Path) -> None:
+    result, _ = play(PLAYS / "never-plan-140.yaml", tmp_path)
+    steps = {s["id"]: s for s in result["guards"]["steps"]}
+    assert steps["stale-apply"]["status"] == "happened"
+    assert "tonight's race: prevented" in steps["stale-apply"]["detail"]
+    assert result["guards"]["points"] == 0
+
+
+def test_a_monitor_keyed_on_the_schedule_is_noise(tmp_path: Path) -> None:
+    result, events = play(PLAYS / "timed-monitor-plan.yaml", tmp_path)
+    assert result["detection"]["alert_minutes"] is None
+    assert result["detection"]["noise"] == ["after-149"]
+    final = [e for e in of_kind(events, ev.Replay) if e.final][0]
+    assert final.result is not None
+    checks = final.result.monitor_checks
+    assert checks and checks[0].name == "after-149" and checks[0].at == "23:49"
+    assert not checks[0].caused_by_fault
+
+
+def test_a_diagnosis_from_memory_counts_only_after_a_look(tmp_path: Path) -> None:
+    _, events = play(PLAYS / "from-memory.yaml", tmp_path)
+    declared = list(of_kind(events, ev.Declaration))
+    assert [d.verdict for d in declared] == ["unseen"]
 
 
 def test_a_guard_that_refuses_a_good_write_earns_nothing(tmp_path: Path) -> None:

@@ -63,6 +63,8 @@ class Facts:
     declarations: list[tuple[int, str, bool]] = field(default_factory=list)
     hints: list[tuple[int, str]] = field(default_factory=list)
     tasks_done: dict[str, int] = field(default_factory=dict)
+    # tasks whose check read as done but the final replay did not bear out: id -> why
+    tasks_unproven: dict[str, str] = field(default_factory=dict)
     edits: list[tuple[int, str]] = field(default_factory=list)
     player_writes: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
@@ -75,10 +77,16 @@ class Facts:
     # correct findings declared with their evidence present (each once), and false alarms
     confirmed: list[tuple[int, str]] = field(default_factory=list)
     false_alarms: list[tuple[int, str]] = field(default_factory=list)
+    # correct findings declared while their evidence was there, but before the team had read
+    # the tables it lives in (from memory): (minute, finding, the tables not read)
+    unseen: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     # monitor alerts that matched while the fault was present, and monitors that returned
     # rows while the world was healthy (name -> first such minute): noise
     monitor_alerts: list[tuple[int, str]] = field(default_factory=list)
     noisy_monitors: dict[str, int] = field(default_factory=dict)
+    # why a monitor is noise when it is not "rows while the world was healthy" (its alert on
+    # the fault returned rows on the normal night too): name -> the reason in words
+    noise_reasons: dict[str, str] = field(default_factory=dict)
     team_left_at: int | None = None
     live_steps: dict[str, str] = field(default_factory=dict)
 

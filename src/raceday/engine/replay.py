@@ -4,17 +4,24 @@ The replay is an ordinary session with no players: the same timeline, the same s
 the team's schema and edited statements, the exercise's seed data. Then the normal night
 (without the delayed worker) is played twice, on the original world and on the team's, and
 every write that took on the first but not on the second is a good write the guards block.
+
+When the exercise defines a shifted race (`replay: shifted`), all of it is played a second
+time on other numbers (the clock elsewhere, the delayed worker later, the seed renumbered):
+a race step is prevented only when it is prevented in both races, and a good write refused
+on either normal night is refused. A guard keyed on tonight's plan numbers or times is not a
+guard.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
-from raceday.exercise.model import Exercise, Statement
+from raceday.exercise.model import Exercise, ShiftSpec, Statement
 from raceday.store.replay_world import build_replay_world
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
@@ -43,11 +50,43 @@ def _without_delayed(exercise: Exercise) -> Exercise:
                    replay=replace(exercise.replay, normal=()))
 
 
-def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int) -> Session:
-    """Play the timeline with every role automated, to `until`, and close it."""
+def _shift(exercise: Exercise, shift: ShiftSpec) -> Exercise:
+    """The same night on another clock, with the named tasks falling due later."""
+    moved = timedelta(minutes=shift.clock)
+    clock = replace(exercise.clock, start=exercise.clock.start + moved,
+                    end=exercise.clock.end + moved)
+    later = dict(shift.later)
+    tasks = tuple(
+        replace(t, at=t.at + later[t.id],
+                until=t.until + later[t.id] if t.until is not None else None)
+        if t.id in later else t
+        for t in exercise.tasks)
+    return replace(exercise, clock=clock, tasks=tasks)
+
+
+def _describe_shift(exercise: Exercise, shift: ShiftSpec) -> str:
+    start = (exercise.clock.start + timedelta(minutes=shift.clock)).strftime("%H:%M")
+    parts = [f"the clock from {start}"]
+    if shift.seed.strip():
+        parts.append("the plans renumbered")
+    parts += [f"{task} {minutes} min later" for task, minutes in shift.later]
+    return f"the shifted race ({', '.join(parts)})"
+
+
+Probe = tuple[int, str, str, str]
+
+
+def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
+          *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+    """Play the timeline with every role automated, to `until`, and close it.
+
+    `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
+    world's checks (truth, invariants, milestones) are not run."""
     folder.mkdir(parents=True)
     store = WorldStore.open(world, exercise.roles)
     session = kind(exercise, store, EventLog(folder), (), Pace.TURNS)
+    session.judge_world = judge_world
+    session.probes = list(probes)
     session.start()
     session.advance_to(until)
     session.store.close()
@@ -150,8 +189,52 @@ def _blocked(original: Session, team: Session) -> tuple[BlockedWrite, ...]:
     return tuple(blocked)
 
 
-def replay_race(session: Session) -> ReplayResult:
-    """Replay the race on a copy of the team's world; the live world is not touched."""
+_RANK = {"prevented": 0, "not reached": 1, "happened": 2}
+
+
+def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
+                 what: str) -> tuple[StepReplay, ...]:
+    """Each step as the worse of the two races saw it: prevented only when prevented in both."""
+    other = {s.id: s for s in shifted}
+    merged = []
+    for step in steps:
+        seen = other.get(step.id)
+        if seen is None or _RANK.get(seen.status, 0) <= _RANK.get(step.status, 0):
+            merged.append(step)
+            continue
+        tonight = (f" (tonight's race: {step.status}"
+                   f"{' at ' + step.at if step.at else ''})")
+        merged.append(replace(seen, outcome=f"in {what}{tonight}: {seen.outcome}".rstrip(": ")))
+    return tuple(merged)
+
+
+def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise, live: Path,
+                   folder: Path, until: int, renumber: str,
+                   probes: tuple[Probe, ...] = ()) -> tuple[tuple[BlockedWrite, ...],
+                                                             tuple[ev.MonitorCheck, ...]]:
+    """The normal night on the original world and on the team's: the good writes refused,
+    and the team's alerts run again on the team's normal night at their minutes."""
+    pristine = folder / "normal-pristine.db"
+    WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+    if renumber.strip():
+        original_world = folder / "normal-original.db"
+        build_replay_world(pristine, exercise.world_sql, original_world, renumber)
+    else:
+        original_world = pristine
+    original = _play(kind, _without_delayed(exercise), original_world, folder / "normal-original",
+                     until, judge_world=False)
+    team_world = folder / "normal-team.db"
+    build_replay_world(live, exercise.world_sql, team_world, renumber)
+    team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
+                 max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
+    return _blocked(original, team), tuple(team.probe_results)
+
+
+def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResult:
+    """Replay the race on a copy of the team's world; the live world is not touched.
+
+    `probes` (minute, monitor, role, sql): the team's alerts on the fault, run again on the
+    team's normal night at the same minutes (the result's `monitor_checks`)."""
     exercise = session.exercise
     root = session.folder / "replay"
     n = 1
@@ -169,25 +252,44 @@ def replay_race(session: Session) -> ReplayResult:
     warnings = build_replay_world(live, exercise.world_sql, race_world)
     kind = type(session)  # the replay plays sessions of the kind it was given
     race = _play(kind, team_exercise, race_world, folder / "race", until)
-
-    blocked: tuple[BlockedWrite, ...] = ()
-    if exercise.replay and exercise.replay.delayed:
-        original_world = folder / "normal-original.db"
-        WorldStore.create(original_world, exercise.world_sql, exercise.roles).close()
-        original = _play(kind, _without_delayed(exercise), original_world, folder / "normal-original",
-                         until)
-        team_world = folder / "normal-team.db"
-        build_replay_world(live, exercise.world_sql, team_world)
-        team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team", until)
-        blocked = _blocked(original, team)
-    live.unlink(missing_ok=True)
+    steps = _step_replays(exercise, race)
     fault = race.facts.fault_started
+    fault_at = race.time_of(fault) if fault is not None else None
     warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                     f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+
+    blocked: tuple[BlockedWrite, ...] = ()
+    checks: tuple[ev.MonitorCheck, ...] = ()
+    delayed = bool(exercise.replay and exercise.replay.delayed)
+    if delayed:
+        blocked, checks = _normal_nights(kind, exercise, team_exercise, live, folder, until, "",
+                                         probes)
+    shift = exercise.replay.shifted if exercise.replay else None
+    # Nothing prevented in tonight's race: the shifted race can only agree (a step is
+    # prevented only when prevented in both), so it is not played.
+    if shift is not None and any(s.status == "prevented" for s in steps):
+        what = _describe_shift(exercise, shift)
+        other = folder / "shifted"
+        other.mkdir()
+        shifted_world = other / "race.db"
+        build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
+        shifted_exercise = _shift(exercise, shift)
+        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until)
+        steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+        if fault_at is None and shifted.facts.fault_started is not None:
+            fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+        if delayed:
+            seen = {b.task for b in blocked}
+            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift), live,
+                                     other, until, shift.seed)
+            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                             for b in more if b.task not in seen)
+    live.unlink(missing_ok=True)
     return ReplayResult(
-        steps=_step_replays(exercise, race),
-        fault_at=race.time_of(fault) if fault is not None else None,
+        steps=steps,
+        fault_at=fault_at,
         blocked_good_writes=blocked,
-        warnings=tuple(warnings),
+        warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
+        monitor_checks=checks,
     )

@@ -83,6 +83,11 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     versus = (f" (that night: {rubric.event_minutes} min)"
               if rubric.event_minutes is not None else "")
     for name, minute in sorted(facts.noisy_monitors.items(), key=lambda kv: kv[1]):
+        if name in facts.noise_reasons:
+            reasons.append(f"detection: monitor '{name}' alerted at {time_of(minute)}, but not "
+                           f"because of the fault: {facts.noise_reasons[name]}: noise, not "
+                           "detection")
+            continue
         reasons.append(f"detection: monitor '{name}' returned rows at {time_of(minute)} while "
                        "the world was healthy: noise, not detection")
     if start is None:
@@ -104,6 +109,11 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
         else:
             reasons.append("detection: time to diagnosis: no correct finding was declared "
                            "while its evidence was there")
+        for minute, finding, unread in facts.unseen[:1]:
+            reasons.append(f"detection: '{finding}' declared at {time_of(minute)} before any "
+                           f"query of yours had read {' or '.join(unread)} since the fault began: "
+                           "a diagnosis from memory is not a diagnosis (it counts once you have "
+                           "looked)")
         firsts = [(m, f"monitor '{n}' alerted") for m, n in ([alert] if alert else [])]
         if diagnosis is not None:
             text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
@@ -373,6 +383,9 @@ def _tasks(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Tasks | None:
             total += task.points
             reasons.append(f"tasks +{task.points}/{task.points}: {task.title} "
                            f"(done at {time_of(done)})")
+        elif task.id in facts.tasks_unproven:
+            reasons.append(f"tasks +0/{task.points}: {task.title} (its job's row read as done, "
+                           f"but {facts.tasks_unproven[task.id]})")
         else:
             reasons.append(f"tasks +0/{task.points}: {task.title} (not done)")
     return vd.Tasks(points=min(total, maximum), max=maximum,

@@ -132,6 +132,16 @@ class Session:
         self._truth_cache: tuple[int, list[str]] | None = None
         self._truth_view_sql: dict[str, str | None] = {}  # each truth view's SQL as built
         self.team_left_at: int | None = None
+        self.judge_world = True
+        self.probes: list[tuple[int, str, str, str]] = []
+        """(minute, name, role, sql): monitors to run at the end of that minute (a replay's
+        normal night runs the team's alerts again, to see if they were caused by the fault)."""
+        self.probe_results: list[ev.MonitorCheck] = []
+        self.alert_sql: list[tuple[int, str, str, str]] = []
+        self._team_reads: dict[str, int] = {}  # table -> event count when the team last read it
+        self._violated_since: dict[str, int] = {}  # invariant -> event count when it first broke
+        """False on a replay's normal night: only the runs' outcomes matter there, so the
+        world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
         self._build_agenda()
 
@@ -277,6 +287,7 @@ class Session:
             return results
         for result in results:
             self._record_statement(role, result, automated=False)
+            self._note_reads(result)
         self._check_world()
         self._check_player_tasks()
         self._spend()
@@ -332,10 +343,13 @@ class Session:
             verdict = "wrong"
         elif finding.id in credited:
             verdict = "repeat"
-        elif self._evidence_present(finding.evidence):
-            verdict = "confirmed"
-        else:
+        elif not self._evidence_present(finding.evidence):
             verdict = "false_alarm"
+        elif unread := self._evidence_unread(finding.evidence):
+            verdict = "unseen"
+            self.facts.unseen.append((self.minute, finding.id, unread))
+        else:
+            verdict = "confirmed"
         event = self._emit(ev.Declaration(
             role=role, finding=finding.id, text=finding.text, correct=finding.correct,
             verdict=verdict,
@@ -358,6 +372,38 @@ class Session:
             return evidence in self._ever_violated
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
+
+    def _note_reads(self, result: StatementResult) -> None:
+        """Remember when the team last read each table (a query of theirs, or a monitor)."""
+        if result.ok:
+            for table in result.reads:
+                self._team_reads[table] = len(self.events)
+
+    def _evidence_tables(self, evidence: str | None) -> tuple[str, ...]:
+        """The world's tables the evidence's check reads (the tables the evidence lives in)."""
+        sql = next((i.sql for i in self.exercise.invariants if i.id == evidence), None)
+        if sql is None:
+            sql = next((s.step.happened for s in self.facts.race_steps(self.exercise)
+                        if s.step.id == evidence), None)
+        truth = self.exercise.truth
+        if sql is None or truth is None:
+            return ()
+        return tuple(t for t in truth.tables
+                     if re.search(rf"\b{re.escape(t.lower())}\b", sql.lower()))
+
+    def _evidence_unread(self, evidence: str | None) -> tuple[str, ...]:
+        """The evidence's tables when the team has read none of them since the evidence
+        appeared (else nothing): a diagnosis is confirmed only when the team looked where it
+        lives (a query of theirs or a monitor), not when it is declared from memory."""
+        if evidence in self._violated_since:
+            since = self._violated_since[evidence]
+        else:
+            since = next((s.happened_seq or 0 for s in self.facts.race_steps(self.exercise)
+                          if s.step.id == evidence and s.happened_at is not None), 0)
+        tables = self._evidence_tables(evidence)
+        if any(self._team_reads.get(t.lower(), -1) >= since for t in tables):
+            return ()
+        return tables
 
     def bound_parameters(self, role: str) -> tuple[str, ...]:
         """The named parameters the automation binds for `role`'s statements."""
@@ -467,7 +513,7 @@ class Session:
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self)
+            result = replay_race(self, tuple(self.alert_sql) if final else ())
         except Exception as exc:  # the live session must survive a replay that cannot be built
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
@@ -655,7 +701,7 @@ class Session:
         """Check the truth, invariants and milestones. They take no parameters, so their
         answers can only change when the world does; `if_changed` skips the check when nothing
         was written."""
-        if if_changed and self._checked_at == self._world_changes:
+        if not self.judge_world or (if_changed and self._checked_at == self._world_changes):
             return
         self._checked_at = self._world_changes
         truth = self.exercise.truth
@@ -681,6 +727,7 @@ class Session:
                 self.facts.outages.append([self.minute, None])
             self._violated.add(ident)
             self._ever_violated.add(ident)
+            self._violated_since.setdefault(ident, len(self.events))
             relapse = self.facts.restored_at is not None
             if self.facts.fault_started is None:
                 self.facts.fault_started = self.minute
@@ -818,7 +865,23 @@ class Session:
                     self._emit(ev.TaskDone(role=role, task=task_id, title=task.title,
                                            points=task.points))
 
+    def _run_probes(self) -> None:
+        for minute, name, role, sql in self.probes:
+            if minute != self.minute:
+                continue
+            results = self.store.probe(role, [sql])
+            first = results[0] if results else None
+            if first is None or not first.ok:
+                error = first.error if first is not None and first.error else "no result"
+                self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
+                                                          error=error))
+            else:
+                self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
+                                                          rows=len(first.rows)))
+
     def _minute_checks(self) -> None:
+        if self.probes:
+            self._run_probes()
         if self.team_left_at is None:
             for monitor in list(self.monitors.values()):
                 self._run_monitor(monitor)
@@ -834,6 +897,7 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
+        self._note_reads(result)
         self._check_world(if_changed=True)
         if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
             # rows while nothing is wrong: noise, now and for the rest of the night
@@ -850,6 +914,7 @@ class Session:
                                 noise=noise))
             if matched and not noise and not self.healthy:
                 self.facts.monitor_alerts.append((self.minute, monitor.name))
+                self.alert_sql.append((self.minute, monitor.name, monitor.role, monitor.sql))
                 self._detect(f"monitor '{monitor.name}' alerted")
         elif not result.rows and monitor.name in self._alerting:
             self._alerting.discard(monitor.name)
@@ -891,6 +956,7 @@ class Session:
         self.team_left_at = None  # the closing events are the judge's, not the night's
         if reason != "aborted" and self.exercise.replay is not None:
             self.replay(final=True)
+            self._judge_alerts()
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
         for path in guards.good_path if guards else ():
@@ -901,6 +967,7 @@ class Session:
             why = failed.error or "" if failed else ("" if ok else "it changed 0 rows")
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
+        self._judge_tasks()
         self.facts.healthy_at_end = self.healthy
         self.facts.faults_at_end = [self._faults.get(i, i) for i in sorted(self._violated)]
         self.facts.reached_end = self.timeline_over
@@ -913,6 +980,53 @@ class Session:
         self.store.close()
         self.log.close()
         return self.score
+
+
+    def _judge_tasks(self) -> None:
+        """A task that `proves` race steps counts only when the final replay shows them
+        prevented and no good write refused: the job's row in the world says what the job
+        did, not why (a no-op edit or a job that did nothing reads the same)."""
+        for task in self.exercise.tasks:
+            if not task.proves or task.id not in self.facts.tasks_done:
+                continue
+            result = self.facts.replay
+            why = None
+            if result is None:
+                why = "the race could not be replayed, so nothing proves the guard"
+            elif result.blocked_good_writes or any(not ok for _i, _t, ok, _w in
+                                                   self.facts.good_path):
+                why = ("the guards or edits also refuse good writes of the normal night "
+                       "(see guards): a job stopped that way proves nothing")
+            else:
+                status = {st.id: st.status for st in result.steps}
+                missed = [p for p in task.proves if status.get(p) != "prevented"]
+                if missed:
+                    why = f"the replay shows {', '.join(missed)} not prevented"
+            if why is not None:
+                del self.facts.tasks_done[task.id]
+                self.facts.tasks_unproven[task.id] = why
+
+    def _judge_alerts(self) -> None:
+        """An alert counts as detection only when the fault caused it: the same monitor, run
+        on the replay's normal night at the same minute, returns no rows there. Otherwise it
+        is noise (it keyed on the clock or the plan numbers, not on the world's state)."""
+        result = self.final_replay
+        if result is None:
+            return
+        checks = {(c.name, c.at): c for c in result.monitor_checks}
+        kept: list[tuple[int, str]] = []
+        for minute, name in self.facts.monitor_alerts:
+            check = checks.get((name, self.time_of(minute)))
+            if check is None or check.caused_by_fault:
+                kept.append((minute, name))
+                continue
+            if name not in self.facts.noisy_monitors:
+                self.facts.noisy_monitors[name] = minute
+                why = (f"it could not be run on the normal night ({check.error})" if check.error
+                       else f"on the normal night, with no fault, it returned {check.rows} "
+                            f"row{'s' if check.rows != 1 else ''} at {check.at} too")
+                self.facts.noise_reasons[name] = why
+        self.facts.monitor_alerts = kept
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from raceday.exercise.model import (
     Retry,
     Role,
     Scoring,
+    ShiftSpec,
     Source,
     Statement,
     Task,
@@ -100,6 +101,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "context",
             "hint",
             "points",
+            "proves",
         ),
     ),
     "retry": (("every",), ("until", "limit")),
@@ -112,7 +114,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "panel_item": (("id", "label", "sql"), ("show", "onboarding")),
     "hint": (("id", "text"), ("task", "cost")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
-    "replay": ((), ("until", "delayed", "normal")),
+    "replay": ((), ("until", "delayed", "normal", "shifted")),
+    "shifted": (("start",), ("later", "seed")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
@@ -774,6 +777,7 @@ class _Reader:
             context=self.text(m, "context", what),
             hint=self.text(m, "hint", what),
             points=self.integer(m, "points", what),
+            proves=self.refs_list(m, "proves", what, "race_step"),
             line=line,
         )
 
@@ -846,6 +850,7 @@ class _Reader:
             until=self.clock_time(m, "until", "replay"),
             delayed=self.refs_list(m, "delayed", "replay", "task"),
             normal=self.refs_list(m, "normal", "replay", "task"),
+            shifted=self.shifted(m),
         )
 
     def panel(self, top: dict[str, Located]) -> tuple[PanelItem, ...]:
@@ -856,6 +861,31 @@ class _Reader:
                       onboarding=self.boolean(f, "onboarding", f'panel item "{i}"'))
             for f, i, _l in self.items(top, "panel", "panel_item", "panel")
         )
+
+    def shifted(self, replay: dict[str, Located]) -> ShiftSpec | None:
+        node = replay.get("shifted")
+        if node is None:
+            return None
+        m = self.fields(node, "shifted", "replay: shifted")
+        if m is None or "start" not in m:
+            return None
+        start = self._hhmm(m["start"], "start", "replay: shifted")
+        if start is None or self.start is None:
+            return None
+        moved = parse_hhmm(start) - (self.start.hour * 60 + self.start.minute)
+        later: list[tuple[str, int]] = []
+        node_later = m.get("later")
+        if node_later is not None:
+            if not isinstance(node_later.value, dict):
+                self.problem(node_later.line, 'replay: shifted: "later" must map task ids to '
+                             f"durations, not {_describe(node_later)}")
+            else:
+                for task_id, item in node_later.value.items():
+                    minutes = self.duration({task_id: item}, task_id, "replay: shifted: later")
+                    if minutes is not None:
+                        later.append((task_id, minutes))
+                        self.refs.append(_Ref(item.line, "replay: shifted: later", "task", task_id))
+        return ShiftSpec(clock=moved, later=tuple(later), seed=self.text(m, "seed", "replay: shifted"))
 
     def truth(self, top: dict[str, Located]) -> Truth | None:
         node = top.get("truth")

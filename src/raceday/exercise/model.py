@@ -111,6 +111,10 @@ class Task:
     done_when: str | None = None
     context: str = ""
     hint: str = ""
+    proves: tuple[str, ...] = ()
+    """Race steps the task's guard must stop: its points count only when the final replay
+    shows them prevented and no good write of the normal night refused (a no-op edit, or a
+    job that merely did nothing, proves nothing)."""
     points: int = 0
     line: int = 0
 
@@ -259,6 +263,20 @@ class RecoveryRubric:
 
 
 @dataclass(frozen=True)
+class ShiftSpec:
+    """A second race on other numbers: the same night with its clock moved, some tasks
+    later (the delay differs) and the seed renumbered by trusted SQL, so a guard or monitor
+    keyed on tonight's particular plan numbers or times is seen for what it is."""
+
+    clock: int = 0
+    """Minutes the shifted night's clock is moved (negative: earlier)."""
+    later: tuple[tuple[str, int], ...] = ()
+    """Tasks that fall due this many minutes later in the shifted night."""
+    seed: str = ""
+    """Trusted SQL run on the seed world (foreign keys off) before the team's schema."""
+
+
+@dataclass(frozen=True)
 class ReplaySpec:
     """How the race is replayed against the team's database.
 
@@ -271,6 +289,9 @@ class ReplaySpec:
     normal: tuple[str, ...] = ()
     """Tasks of the normal night only (the delayed worker doing its job on time, a planned
     rollback): they never run on the night itself or in the race replay."""
+    shifted: ShiftSpec | None = None
+    """A second race (and normal night) on other numbers: a step counts as prevented only
+    when it is prevented in both races, and a good write must take on both normal nights."""
 
 
 @dataclass(frozen=True)

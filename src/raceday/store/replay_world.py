@@ -26,8 +26,11 @@ def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
     return [str(r[1]) for r in rows if r[6] == 0]  # hidden 0: not a generated column
 
 
-def build_replay_world(live: Path, seed_sql: str, path: Path) -> list[str]:
-    """Write a fresh world at `path`; return warnings (rows the team's schema refused)."""
+def build_replay_world(live: Path, seed_sql: str, path: Path, renumber: str = "") -> list[str]:
+    """Write a fresh world at `path`; return warnings (rows the team's schema refused).
+
+    `renumber` is the exercise's trusted SQL run on the seed data (foreign keys off) before
+    it is copied: the shifted race's other plan numbers."""
     if path.exists():
         raise FileExistsError(path)
     warnings: list[str] = []
@@ -36,6 +39,9 @@ def build_replay_world(live: Path, seed_sql: str, path: Path) -> list[str]:
     seed = sqlite3.connect(seed_path, isolation_level=None)
     try:
         build_world(seed, seed_sql)
+        if renumber.strip():
+            seed.execute("PRAGMA foreign_keys=OFF")
+            seed.executescript(renumber)
     finally:
         seed.close()
     conn = sqlite3.connect(path, isolation_level=None)

@@ -17,8 +17,9 @@ class StatementResult:
     who refused: "refused" (the sandbox or the role's permissions), "constraint" (a CHECK,
     foreign key, UNIQUE or a trigger's RAISE), "timeout", "syntax" or "error".
     `writes` names the tables the statement wrote (as the authorizer saw them).
-    `break_glass` names the world's tables it changed (rows or schema) under a break-glass
-    right: the role's own, or that of the role that made a trigger the statement fired.
+    `reads` names the tables it read. `break_glass` names the world's tables it changed
+    (rows or schema) under a break-glass right: the role's own, or that of the role that
+    made a trigger the statement fired.
     """
 
     sql: str
@@ -32,6 +33,9 @@ class StatementResult:
     writes: tuple[str, ...] = ()
     schema_changed: bool = False
     break_glass: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    """The tables (lower case) the statement read, as the authorizer allowed them: a view
+    counts as reads of its tables."""
 
     @property
     def ok(self) -> bool:

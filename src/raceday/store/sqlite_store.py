@@ -477,6 +477,8 @@ class WorldStore:
                 writes=tuple(ctx.writes) if not (explain or ctx.ddl) else (),
                 schema_changed=schema_changed,
                 break_glass=tuple(ctx.break_glass) if not explain else (),
+                reads=tuple(sorted({str(k[0]).lower() for k, why in ctx.reads.items()
+                                    if k[0] and why is None})),
             )
         except Exception as exc:  # never raise for player input: every failure is a result
             kind, message = self._classify(exc, auth, started)

@@ -391,7 +391,7 @@ class Declaration(Event):
     finding: str
     text: str
     correct: bool
-    verdict: str = ""  # confirmed | false_alarm | wrong | repeat ("" before they were judged)
+    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -470,6 +470,21 @@ class StepReplay:
 
 
 @dataclass(frozen=True, kw_only=True)
+class MonitorCheck:
+    """A monitor's alert on the fault, run again on the replay's normal night at the same
+    minute: rows there mean the alert was not caused by the fault (noise)."""
+
+    name: str
+    at: str
+    rows: int = 0
+    error: str | None = None
+
+    @property
+    def caused_by_fault(self) -> bool:
+        return self.error is None and self.rows == 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReplayGuards:
     """The guard points a replay earns on its own."""
 
@@ -488,6 +503,8 @@ class ReplayResult:
     blocked_good_writes: tuple[BlockedWrite, ...] = ()
     warnings: tuple[str, ...] = ()
     folder: str = ""
+    monitor_checks: tuple[MonitorCheck, ...] = ()
+    """The final replay only: each alert on the fault, run on the normal night."""
 
     @property
     def prevented(self) -> tuple[str, ...]:
