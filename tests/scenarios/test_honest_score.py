@@ -63,6 +63,8 @@ CHEATS = [
     ("from-memory", 0, 10, "a diagnosis from memory is not a diagnosis"),
     ("lub-noop-everything", 0, 10, "refuse good writes of the normal night"),
     ("lub-spam-declare", 0, 10, "false alarm"),
+    ("self-caused", 0, 10, "finding damage you caused is not detection"),
+    ("fig-leaf-look", 0, 10, "a diagnosis needs a look that can show the fault"),
 ]
 
 

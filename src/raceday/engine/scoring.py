@@ -71,6 +71,12 @@ def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
     return points, f"{section} {points}/{points}: not needed, the fault never happened"
 
 
+def _short_sql(sql: str, width: int = 60) -> str:
+    """One line of a statement, for a reason."""
+    line = " ".join(sql.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | None:
     rubric = ex.scoring.detection
     if rubric is None:
@@ -114,11 +120,23 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
                            f"query of yours had read {' or '.join(unread)} since the fault began: "
                            "a diagnosis from memory is not a diagnosis (it counts once you have "
                            "looked)")
+        for minute, finding, sql in facts.blind[:1]:
+            reasons.append(f"detection: '{finding}' declared at {time_of(minute)} counts for "
+                           f"nothing: the query it rests on ({_short_sql(sql)}) showed the same "
+                           "on the normal night, with no fault; a diagnosis needs a look that "
+                           "can show the fault")
         firsts = [(m, f"monitor '{n}' alerted") for m, n in ([alert] if alert else [])]
         if diagnosis is not None:
             text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
             firsts.append((diagnosis[0], f"declared '{text}'"))
-        if not firsts:
+        if facts.caused_by is not None:
+            points = 0
+            role, sql = facts.caused_by
+            what = f" ({facts.fault_text})" if facts.fault_text else ""
+            reasons.append(f"detection 0/{rubric.points}: the fault at {time_of(start)}{what} "
+                           f"began with your own statement ({role}: {_short_sql(sql)}); "
+                           "finding damage you caused is not detection")
+        elif not firsts:
             points = 0
             what = f" ({facts.fault_text})" if facts.fault_text else ""
             reasons.append(f"detection 0/{rubric.points}: the fault that began at "

@@ -8,6 +8,7 @@ or shown to anyone.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -139,6 +140,11 @@ class Session:
         self.probe_results: list[ev.MonitorCheck] = []
         self.alert_sql: list[tuple[int, str, str, str]] = []
         self._team_reads: dict[str, int] = {}  # table -> event count when the team last read it
+        self._looks: list[_Look] = []  # the team's reads of the world, in order
+        # each confirmed finding with the looks it rests on: (minute, finding, probe names)
+        self._declared_looks: list[tuple[int, str, tuple[_Look, ...]]] = []
+        self.look_sql: list[tuple[int, str, str, str]] = []  # probes for those looks
+        self._acting: tuple[str, str] | None = None  # a player's write being checked
         self._violated_since: dict[str, int] = {}  # invariant -> event count when it first broke
         """False on a replay's normal night: only the runs' outcomes matter there, so the
         world's checks (truth, invariants, milestones) are skipped."""
@@ -287,8 +293,13 @@ class Session:
             return results
         for result in results:
             self._record_statement(role, result, automated=False)
-            self._note_reads(result)
-        self._check_world()
+            self._note_reads(result, role)
+        wrote = next((r for r in results if r.ok and (r.writes or r.schema_changed)), None)
+        self._acting = (role, wrote.sql) if wrote is not None else None
+        try:
+            self._check_world()
+        finally:
+            self._acting = None
         self._check_player_tasks()
         self._spend()
         return results
@@ -357,6 +368,7 @@ class Session:
         self.facts.declarations.append((self.minute, finding.id, finding.correct))
         if verdict == "confirmed":
             self.facts.confirmed.append((self.minute, finding.id))
+            self._remember_looks(finding.id, finding.evidence)
             self._detect(f"declared '{finding.text}'")
         elif verdict == "false_alarm":
             self.facts.false_alarms.append((self.minute, finding.id))
@@ -373,11 +385,29 @@ class Session:
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
 
-    def _note_reads(self, result: StatementResult) -> None:
-        """Remember when the team last read each table (a query of theirs, or a monitor)."""
+    def _note_reads(self, result: StatementResult, role: str) -> None:
+        """Remember when the team last read each table (a query of theirs, or a monitor),
+        and what the read showed."""
         if result.ok:
             for table in result.reads:
                 self._team_reads[table] = len(self.events)
+            if result.reads:
+                self._looks.append(_Look(since=len(self.events), minute=self.minute, role=role,
+                                         sql=result.sql, tables=frozenset(result.reads),
+                                         digest=_digest(result.columns, result.rows)))
+
+    def _remember_looks(self, finding: str, evidence: str | None) -> None:
+        """The team's last few reads of where the evidence lives, since it appeared: the
+        final replay runs them on the normal night, and a diagnosis whose every look shows
+        the same there was not seen in the world (a query that cannot show the fault)."""
+        since = self._evidence_since(evidence)
+        tables = {t.lower() for t in self._evidence_tables(evidence)}
+        looks = tuple(k for k in self._looks if k.since >= since and k.tables & tables)[-3:]
+        if not tables or not looks:
+            return
+        self._declared_looks.append((self.minute, finding, looks))
+        for look in looks:
+            self.look_sql.append((look.minute, look.name, look.role, look.sql))
 
     def _evidence_tables(self, evidence: str | None) -> tuple[str, ...]:
         """The world's tables the evidence's check reads (the tables the evidence lives in)."""
@@ -391,15 +421,18 @@ class Session:
         return tuple(t for t in truth.tables
                      if re.search(rf"\b{re.escape(t.lower())}\b", sql.lower()))
 
+    def _evidence_since(self, evidence: str | None) -> int:
+        """The event count when the evidence appeared."""
+        if evidence in self._violated_since:
+            return self._violated_since[evidence]
+        return next((s.happened_seq or 0 for s in self.facts.race_steps(self.exercise)
+                     if s.step.id == evidence and s.happened_at is not None), 0)
+
     def _evidence_unread(self, evidence: str | None) -> tuple[str, ...]:
         """The evidence's tables when the team has read none of them since the evidence
         appeared (else nothing): a diagnosis is confirmed only when the team looked where it
         lives (a query of theirs or a monitor), not when it is declared from memory."""
-        if evidence in self._violated_since:
-            since = self._violated_since[evidence]
-        else:
-            since = next((s.happened_seq or 0 for s in self.facts.race_steps(self.exercise)
-                          if s.step.id == evidence and s.happened_at is not None), 0)
+        since = self._evidence_since(evidence)
         tables = self._evidence_tables(evidence)
         if any(self._team_reads.get(t.lower(), -1) >= since for t in tables):
             return ()
@@ -513,7 +546,7 @@ class Session:
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self, tuple(self.alert_sql) if final else ())
+            result = replay_race(self, tuple(self.alert_sql + self.look_sql) if final else ())
         except Exception as exc:  # the live session must survive a replay that cannot be built
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
@@ -733,6 +766,9 @@ class Session:
                 self.facts.fault_started = self.minute
                 self.facts.fault_invariant = ident
                 self.facts.fault_text = fault
+                acting = self._acting
+                if acting is not None and not self.exercise.role(acting[0]).automated:
+                    self.facts.caused_by = acting
             if relapse:
                 self.facts.relapses.append(self.minute)
             objects = tuple(str(r[0]) for r in rows) if ident == BROKEN_WORLD else ()
@@ -876,8 +912,9 @@ class Session:
                 self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
                                                           error=error))
             else:
-                self.probe_results.append(ev.MonitorCheck(name=name, at=self.clock_face,
-                                                          rows=len(first.rows)))
+                self.probe_results.append(ev.MonitorCheck(
+                    name=name, at=self.clock_face, rows=len(first.rows),
+                    digest=_digest(first.columns, first.rows)))
 
     def _minute_checks(self) -> None:
         if self.probes:
@@ -897,7 +934,7 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
-        self._note_reads(result)
+        self._note_reads(result, monitor.role)
         self._check_world(if_changed=True)
         if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
             # rows while nothing is wrong: noise, now and for the rest of the night
@@ -957,6 +994,7 @@ class Session:
         if reason != "aborted" and self.exercise.replay is not None:
             self.replay(final=True)
             self._judge_alerts()
+            self._judge_looks()
         good_path: list[tuple[str, str, bool, str]] = []
         guards = self.exercise.scoring.guards
         for path in guards.good_path if guards else ():
@@ -1027,6 +1065,47 @@ class Session:
                             f"row{'s' if check.rows != 1 else ''} at {check.at} too")
                 self.facts.noise_reasons[name] = why
         self.facts.monitor_alerts = kept
+
+    def _judge_looks(self) -> None:
+        """A diagnosis counts only when a look behind it could show the fault: one of the
+        team's reads of where the evidence lives gives something else on the replay's normal
+        night at the same minute (or cannot run there). `SELECT 1 FROM endpoint LIMIT 0`
+        before the right finding shows nothing a healthy night would not show."""
+        result = self.final_replay
+        if result is None or not self._declared_looks:
+            return
+        checks = {(c.name, c.at): c for c in result.monitor_checks}
+        for minute, finding, looks in self._declared_looks:
+            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
+            if any(c is None for c in seen):
+                continue  # no normal night to ask: the diagnosis stands
+            if any(c is not None and (c.error or c.digest != k.digest)
+                   for c, k in zip(seen, looks, strict=True)):
+                continue
+            if (minute, finding) in self.facts.confirmed:
+                self.facts.confirmed.remove((minute, finding))
+                self.facts.blind.append((minute, finding, looks[-1].sql))
+
+
+@dataclass(frozen=True)
+class _Look:
+    """One read of the world by the team, with a fingerprint of what it showed."""
+
+    since: int  # the event count when it ran
+    minute: int
+    role: str
+    sql: str
+    tables: frozenset[str]
+    digest: str
+
+    @property
+    def name(self) -> str:
+        return f"look {self.since}"
+
+
+def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:
+    """A fingerprint of a result, to tell whether two nights showed the same."""
+    return hashlib.sha256(repr((tuple(columns), [tuple(r) for r in rows])).encode()).hexdigest()[:16]
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

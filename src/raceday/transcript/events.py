@@ -478,6 +478,7 @@ class MonitorCheck:
     at: str
     rows: int = 0
     error: str | None = None
+    digest: str = ""  # a fingerprint of the rows, to compare with tonight's
 
     @property
     def caused_by_fault(self) -> bool:
