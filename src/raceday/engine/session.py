@@ -391,9 +391,10 @@ class Session:
         if result.ok:
             for table in result.reads:
                 self._team_reads[table] = len(self.events)
-            if result.reads:
-                self._looks.append(_Look(since=len(self.events), minute=self.minute, role=role,
-                                         sql=result.sql, tables=frozenset(result.reads),
+            if result.reads and not self.exercise.role(role).automated:
+                self._looks.append(_Look(n=len(self._looks) + 1, since=len(self.events),
+                                         minute=self.minute, role=role, sql=result.sql,
+                                         tables=frozenset(result.reads),
                                          digest=_digest(result.columns, result.rows)))
 
     def _remember_looks(self, finding: str, evidence: str | None) -> None:
@@ -1089,8 +1090,10 @@ class Session:
 
 @dataclass(frozen=True)
 class _Look:
-    """One read of the world by the team, with a fingerprint of what it showed."""
+    """One read of the world by a player in a role that is not automated (a responder),
+    with a fingerprint of what it showed."""
 
+    n: int  # its place among the team's looks
     since: int  # the event count when it ran
     minute: int
     role: str
@@ -1100,7 +1103,7 @@ class _Look:
 
     @property
     def name(self) -> str:
-        return f"look {self.since}"
+        return f"look {self.n}"
 
 
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:
