@@ -385,25 +385,27 @@ class Session:
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
 
-    def _note_reads(self, result: StatementResult, role: str) -> None:
+    def _note_reads(self, result: StatementResult, role: str, *, monitor: bool = False) -> None:
         """Remember when the team last read each table (a query of theirs, or a monitor),
-        and what the read showed."""
+        and what the read showed (a monitor shows something only when it returns rows)."""
         if result.ok:
             for table in result.reads:
                 self._team_reads[table] = len(self.events)
-            if result.reads and not self.exercise.role(role).automated:
+            shown = result.rows or not monitor
+            if result.reads and shown and not self.exercise.role(role).automated:
                 self._looks.append(_Look(n=len(self._looks) + 1, since=len(self.events),
                                          minute=self.minute, role=role, sql=result.sql,
                                          tables=frozenset(result.reads),
                                          digest=_digest(result.columns, result.rows)))
 
     def _remember_looks(self, finding: str, evidence: str | None) -> None:
-        """The team's last few reads of where the evidence lives, since it appeared: the
+        """The team's last different reads of where the evidence lives, since it appeared: the
         final replay runs them on the normal night, and a diagnosis whose every look shows
         the same there was not seen in the world (a query that cannot show the fault)."""
         since = self._evidence_since(evidence)
         tables = {t.lower() for t in self._evidence_tables(evidence)}
-        looks = tuple(k for k in self._looks if k.since >= since and k.tables & tables)[-3:]
+        latest = {k.sql: k for k in self._looks if k.since >= since and k.tables & tables}
+        looks = tuple(sorted(latest.values(), key=lambda k: k.n))[-5:]
         if not tables or not looks:
             return
         self._declared_looks.append((self.minute, finding, looks))
@@ -935,7 +937,7 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
-        self._note_reads(result, monitor.role)
+        self._note_reads(result, monitor.role, monitor=True)
         self._check_world(if_changed=True)
         if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
             # rows while nothing is wrong: noise, now and for the rest of the night
