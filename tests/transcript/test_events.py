@@ -57,6 +57,7 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.TeamLeft(note="left", until="02:45", after_team_left=True),
     ev.SeatJoined(seat="enactor-a", role="enactor-a", player="ana", rejoin=True),
     ev.SeatLeft(seat="enactor-a", role="enactor-a", player="ana"),
+    ev.SeatLost(seat="enactor-a", role="enactor-a", player="ana", silent_seconds=12),
     ev.SeatCommand(seat="enactor-a", role="enactor-a", player="ana", action="sql", command=7),
     ev.CommandRefused(seat="enactor-a", action="sql", error="forged", command=8,
                       role="planner", player="ana"),

@@ -8,6 +8,7 @@ made of them. `View` is the read-only part (the projector view needs nothing mor
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,8 @@ from raceday.team.seats import sign, token_hash
 from raceday.transcript import events as ev
 
 WAIT_POLL_SECONDS = 0.003
+BEAT_SECONDS = 2.0
+"""How often a player's terminal tells the host it is alive."""
 
 
 class TeamError(RacedayError):
@@ -57,6 +60,7 @@ class View:
     def __init__(self, session: Path) -> None:
         self.db = SessionDb.open(session_db_path(session))
         self.meta = self.db.meta()
+        self.team = self.meta.get("team", "")
         self.folder = Path(self.meta.get("folder", str(self.db.path.parent)))
         self.last_seq = 0
         self._data_version = -1
@@ -125,13 +129,15 @@ class Client(View):
         self.player = " ".join(player.split()) or seat.name
         self._token = token
         self._nonce = seat.last_nonce
+        self._submitting = threading.Lock()  # numbers reach the host in the order they grow
 
     def submit(self, kind: str, payload: dict[str, Any]) -> int:
         """Queue a command for the host; returns its id at once."""
-        self._nonce = max(self._nonce + 1, time.time_ns() // 1000)
-        body = wire.dumps({"role": self.role, **payload})
-        mac = sign(self._token, self.seat, self._nonce, kind, body)
-        return self.db.submit(self.seat, self._nonce, kind, body, mac, time.time())
+        with self._submitting:
+            self._nonce = max(self._nonce + 1, time.time_ns() // 1000)
+            body = wire.dumps({"role": self.role, **payload})
+            mac = sign(self._token, self.seat, self._nonce, kind, body, self.team)
+            return self.db.submit(self.seat, self._nonce, kind, body, mac, time.time())
 
     def outcome(self, command_id: int) -> CommandRow | None:
         """The command as the host left it, or None while it is queued."""
@@ -148,8 +154,15 @@ class Client(View):
                 raise TeamError(f"the host has not answered in {timeout:g} s (is it running?)")
             time.sleep(WAIT_POLL_SECONDS)
 
-    def join(self) -> int:
-        return self.submit("join", {"player": self.player})
+    def join(self, beat: float | None = None) -> int:
+        """Take the seat; with `beat`, promise a heartbeat that often (the host watches it)."""
+        payload: dict[str, Any] = {"player": self.player}
+        if beat:
+            payload["beat"] = beat
+        return self.submit("join", payload)
+
+    def beat(self) -> int:
+        return self.submit("beat", {})
 
     def history(self) -> list[str]:
         """This seat's statements so far, oldest first (a rejoined editor's history)."""
@@ -162,6 +175,34 @@ class Client(View):
             if isinstance(sql, str) and (not out or out[-1] != sql):
                 out.append(sql)
         return out
+
+
+class Heartbeat:
+    """Beats for a client in a thread of its own until stopped (or the process dies, which
+    is the point: the host hears the silence)."""
+
+    def __init__(self, client: Client, every: float = BEAT_SECONDS) -> None:
+        self.client = client
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="raceday-heartbeat",
+                                        daemon=True)
+
+    def start(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.client.beat()
+            except RacedayError:  # session.db busy or gone: the next beat tries again
+                continue
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=self.every + 1)
 
 
 def results_of(row: CommandRow) -> list[StatementResult]:

@@ -51,6 +51,11 @@ CLOCK_SECONDS = 0.25
 """How often the live clock is read."""
 PLAYER_ACTIONS = ("join", "leave", "sql", "monitor", "remove_monitor", "declare", "edit",
                   "hint", "replay")
+BEAT = "beat"
+"""A seat's heartbeat: a signed command that says only "this terminal is alive"."""
+HEARTBEAT_TIMEOUT_S = 10.0
+"""Silence after which a beating seat counts as lost (at least three missed beats)."""
+HEARTBEAT_CHECK_S = 0.5
 
 
 class CommandRefusal(Exception):
@@ -67,6 +72,10 @@ class Seat:
     player: str | None = None
     joined_at: float | None = None
     last_nonce: int = 0
+    beat_every: float | None = None
+    """Seconds between the seat's heartbeats, as its join said; None: nobody watches it."""
+    last_heard: float = 0.0
+    lost: bool = False
 
 
 @dataclass
@@ -84,7 +93,10 @@ class Host:
                  exercise_ref: str | None = None, transcripts: Path = Path("transcripts"),
                  pace: Pace = Pace.LIVE, speed: float = 60.0,
                  wall: Callable[[], float] = time.monotonic,
-                 tokens: dict[str, str] | None = None, time_limit_s: float = 2.0) -> None:
+                 tokens: dict[str, str] | None = None, time_limit_s: float = 2.0,
+                 live: LiveClock | None = None, team: str = "",
+                 foreign: Callable[[CommandRow], str | None] | None = None,
+                 heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S) -> None:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
@@ -98,7 +110,14 @@ class Host:
                       for s in seats}
         self.transcripts = transcripts
         self.pace = pace
-        self.live = LiveClock(speed=speed)
+        self.live = live if live is not None else LiveClock(speed=speed)
+        self._own_clock = live is None  # a shared clock is started by the group that owns it
+        self.team = team
+        """The team's name when one facilitator hosts several (signed into every command)."""
+        self.foreign = foreign
+        """Names the seat of another team that signed a command, when it is one (a group's)."""
+        self.heartbeat_timeout_s = heartbeat_timeout_s
+        self._last_beat_check = 0.0
         self.wall = wall
         self.time_limit_s = time_limit_s
         self.session: Session | None = None
@@ -146,12 +165,13 @@ class Host:
         for event in session.events:  # session_start and whatever the first minute fired
             self._on_event(event)
         session.subscribe(self._on_event)
-        if self.pace is Pace.LIVE:
+        if self.pace is Pace.LIVE and self._own_clock:
             self.live.start(self.wall(), 0)
         self._publish(meta={
             "exercise": self.exercise_ref, "exercise_id": self.exercise.id,
             "title": self.exercise.title, "folder": str(session.folder.resolve()),
             "pace": self.pace.value, "state": "running",
+            **({"team": self.team} if self.team else {}),
         }, tables=True)
         _log.info("team session hosted in %s with seats %s", session.folder,
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
@@ -160,7 +180,8 @@ class Host:
     def join_lines(self) -> list[str]:
         """How each seat joins: one command line per seat."""
         folder = self.folder
-        return [f"raceday join {folder} --as NAME --role {s.role} --token {s.token}"
+        team = f" --team {self.team}" if self.team else ""
+        return [f"raceday join {folder}{team} --as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")
                 for s in self.seats.values()]
 
@@ -206,6 +227,9 @@ class Host:
             target = int(self.live.minutes(now))
             if target > session.minute and session.minute < session.end_minute:
                 session.advance_to(target)
+        if not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
+            self._last_beat_check = now
+            self._check_heartbeats(now)
         if session.ended:
             self.ended = True
         self._publish()
@@ -226,6 +250,9 @@ class Host:
         try:
             payload = self._admit(row, seat)
             assert seat is not None
+            if row.kind == BEAT:
+                self._done(row.id, "done")
+                return
             result = self._run(session, seat, row, payload)
         except CommandRefusal as exc:
             signed = self._signed == row.id  # refused after its MAC and number passed
@@ -249,7 +276,12 @@ class Host:
     def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
         if seat is None:
             raise CommandRefusal(f"no seat {row.seat!r} in this session")
-        if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac):
+        if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac,
+                      self.team):
+            other = self.foreign(row) if self.foreign is not None else None
+            if other is not None:
+                raise CommandRefusal(f"signed by {other}: a seat of another team cannot act "
+                                     f"in team {self.team}'s world")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
@@ -257,6 +289,9 @@ class Host:
         seat.last_nonce = row.nonce
         self._signed = row.id  # from here on, the seat's player sent it
         self._step.seats[seat.name] = seat
+        self._heard(seat, back=row.kind != "join")  # a join says so itself
+        if row.kind == BEAT:
+            return {}
         if row.kind not in PLAYER_ACTIONS:
             raise CommandRefusal(f"a seat may not {row.kind!r}")
         try:
@@ -279,11 +314,15 @@ class Host:
             player = " ".join(str(payload.get("player") or "").split())[:40] or seat.name
             rejoin = seat.joined_at is not None
             seat.player, seat.joined_at = player, time.time()
+            beat = payload.get("beat")
+            seat.beat_every = float(beat) if isinstance(beat, (int, float)) and beat > 0 else None
+            seat.lost = False
             event: ev.Event | None = session.record(ev.SeatJoined(
                 seat=seat.name, role=role, player=player, rejoin=rejoin))
             return _event_result(event)
         player = seat.player or seat.name
         if kind == "leave":
+            seat.beat_every = None  # a goodbye: the silence that follows is not a lost seat
             return _event_result(session.record(ev.SeatLeft(seat=seat.name, role=role,
                                                             player=player)))
         session.record(ev.SeatCommand(seat=seat.name, role=role, player=player, action=kind,
@@ -308,6 +347,31 @@ class Host:
         else:  # replay
             event = session.replay()
         return _event_result(event)
+
+    # -- heartbeats ----------------------------------------------------------------------
+
+    def _heard(self, seat: Seat, back: bool) -> None:
+        """Any signed command is a sign of life; a lost seat that beats again is back."""
+        seat.last_heard = self.wall()
+        if back and seat.lost and seat.player is not None and seat.beat_every is not None:
+            seat.lost = False
+            self.need().record(ev.SeatJoined(seat=seat.name, role=seat.role, player=seat.player,
+                                             rejoin=True))
+
+    def heartbeat_timeout(self, seat: Seat) -> float:
+        return max(self.heartbeat_timeout_s, 3 * (seat.beat_every or 0.0))
+
+    def _check_heartbeats(self, now: float) -> None:
+        for seat in self.seats.values():
+            if seat.player is None or seat.beat_every is None or seat.lost:
+                continue
+            silent = now - seat.last_heard
+            if silent > self.heartbeat_timeout(seat):
+                seat.lost = True
+                self.need().record(ev.SeatLost(seat=seat.name, role=seat.role,
+                                               player=seat.player, silent_seconds=int(silent)))
+                _log.warning("seat %s (%s) lost: silent for %.0f s", seat.name, seat.player,
+                             silent)
 
     def _done(self, command_id: int, status: str, *, result: str | None = None,
               error: str | None = None) -> None:

@@ -39,13 +39,16 @@ class TeamPlay:
 
     def __init__(self, exercise: Exercise, seats: list[SeatSpec],
                  transcripts: Path = DEFAULT_TRANSCRIPTS, players: dict[str, str] | None = None,
-                 ) -> None:
-        self.host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
-        self.host.start()
+                 host: Host | None = None) -> None:
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self.host.run, args=(self._stop,),
-                                        name="raceday-host", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if host is None:  # a team of its own; a group's team is given its (running) host
+            host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
+            host.start()
+            self._thread = threading.Thread(target=host.run, args=(self._stop,),
+                                            name="raceday-host", daemon=True)
+            self._thread.start()
+        self.host = host
         self.clients: dict[str, Client] = {}
         for seat in self.host.seats.values():
             client = Client(self.host.folder, seat.token, (players or {}).get(seat.name, seat.name))
@@ -98,11 +101,12 @@ class TeamPlay:
     def finish(self, reason: str = "ended") -> None:
         """End the session on the host (the clock left to run out unless `end`) and stop."""
         self.facilitate(lambda s: self.host.end(reason))
-        self._stop.set()
-        self._thread.join(timeout=ANSWER_SECONDS)
         for client in self.clients.values():
             client.close()
-        self.host.close()
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=ANSWER_SECONDS)
+            self.host.close()
 
 
 def run_team_script(exercise: Exercise, script: Script,

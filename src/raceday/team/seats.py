@@ -43,10 +43,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def sign(token: str, seat: str, nonce: int, kind: str, payload: str) -> str:
+def sign(token: str, seat: str, nonce: int, kind: str, payload: str, team: str = "") -> str:
+    """The MAC of a command; `team` binds it to one team's world when a host runs several."""
     message = f"{seat}\n{nonce}\n{kind}\n{payload}".encode()
+    if team:
+        message = f"{team}\n".encode() + message
     return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
-def verify(token: str, seat: str, nonce: int, kind: str, payload: str, mac: str) -> bool:
-    return hmac.compare_digest(sign(token, seat, nonce, kind, payload), mac)
+def verify(token: str, seat: str, nonce: int, kind: str, payload: str, mac: str,
+           team: str = "") -> bool:
+    return hmac.compare_digest(sign(token, seat, nonce, kind, payload, team), mac)

@@ -8,7 +8,8 @@ Schema versions: 3 is written today (`session_start.schema`). A log without the 
 written before it existed (version 1); its lines have the same shape and read the same way.
 Version 3 adds to `session_start` what the debrief needs from the exercise (`night`,
 `sources`, `phases`, `race_steps`, `checklist_title`, `checklist`); versions 1 and 2 read
-with those empty.
+with those empty. Version 4 adds the `seat_lost` kind (a team seat whose terminal stopped
+beating); versions 1 to 3 never hold it and read the same.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from typing import Any, ClassVar, Union
 from raceday.transcript import verdicts as vd
 from raceday.transcript.verdicts import BlockedWrite as BlockedWrite
 
-SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 JSON = Any  # a JSON value as json.loads gives it (rows of results, the score's sections)
 
@@ -428,6 +429,16 @@ class SeatLeft(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SeatLost(SeatLeft):
+    """A seat's terminal stopped beating (it died, or lost its way to session.db): the host
+    heard nothing for `silent_seconds`. A kind of leaving, so whatever reads a departure reads
+    this one too; the player's rejoin (`seat_joined`, `rejoin`) brings the seat back."""
+
+    kind: ClassVar[str] = "seat_lost"
+    silent_seconds: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class SeatCommand(Event):
     """A seat's command the host accepted, and who sent it; what it did follows."""
 
@@ -543,7 +554,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,
-    SeatJoined, SeatLeft, SeatCommand, CommandRefused,
+    SeatJoined, SeatLeft, SeatCommand, CommandRefused, SeatLost,
 )
 BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
 _BASE_FIELDS = ("seq", "sim_time", "minute", "kind")

@@ -20,7 +20,15 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from raceday.errors import RacedayError
-from raceday.team.client import Client, Clock, CommandFailed, event_of, results_of
+from raceday.team.client import (
+    BEAT_SECONDS,
+    Client,
+    Clock,
+    CommandFailed,
+    Heartbeat,
+    event_of,
+    results_of,
+)
 from raceday.transcript import events as ev
 from raceday.tui.messages import (
     ActionDone,
@@ -116,6 +124,7 @@ class SeatRunner:
         self._pending: dict[int, _Pending] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._heartbeat: Heartbeat | None = None
 
     @property
     def statement_running(self) -> bool:
@@ -133,11 +142,12 @@ class SeatRunner:
         client = self.client
         worker = get_current_worker()
         try:
-            row = client.wait(client.join())
+            row = client.wait(client.join(beat=BEAT_SECONDS))
             event_of(row)
         except RacedayError as exc:
             self.target.post_message(JobFailed("open", str(exc)))
             return
+        self._heartbeat = Heartbeat(client).start()  # the host notices when it stops
         events = client.new_events()
         self.events.extend(events)
         snapshot = client.snapshot(force=True)
@@ -268,6 +278,8 @@ class SeatRunner:
     def leave(self) -> None:
         """Say goodbye (the seat stays ours to come back to) and stop following."""
         self._stop.set()
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
         try:
             self.client.submit("leave", {})
         except RacedayError:
