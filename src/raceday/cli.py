@@ -101,6 +101,9 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--headless", action="store_true",
                       help="no console: print how to join, run until the night is over "
                       "(Ctrl-C ends it)")
+    host.add_argument("--teams", default=None,
+                      help="several teams on one clock, each with the seats of --seats in "
+                      "its own world: red,blue,... (a leaderboard at the end)")
 
     join = sub.add_parser("join", help="take a seat in a team session")
     join.add_argument("session", type=Path, help="the session folder the host printed")
@@ -108,9 +111,12 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     join.add_argument("--role", default=None, help="the seat's role (checked against the token)")
     join.add_argument("--token", default=None,
                       help="the seat's token from the host (or RACEDAY_TOKEN)")
+    join.add_argument("--team", default=None, help="your team, when the host runs several")
 
     watch = sub.add_parser("watch", help="the projector view of a team session (read-only)")
     watch.add_argument("session", type=Path)
+    watch.add_argument("--team", default=None,
+                       help="one team of several (without it: the leaderboard)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -199,18 +205,18 @@ def _team(args: argparse.Namespace, out: Console) -> int:
         from raceday.team.launch import host_headless
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
-                             args.transcripts, out)
+                             args.transcripts, out, teams=args.teams)
     from raceday.tui.team import launch  # the TUI, imported only here
 
     if args.command == "host":
         return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
-                                   args.transcripts)
+                                   args.transcripts, teams=args.teams)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:
             raise InputError(["a seat needs its token: --token T (the host printed one per seat)"])
-        return launch.join(args.session, args.player, args.role, token)
-    return launch.watch(args.session)
+        return launch.join(args.session, args.player, args.role, token, team=args.team)
+    return launch.watch(args.session, team=args.team)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
@@ -222,10 +228,10 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     from raceday.transcript.events import ScoreEvent
     from raceday.transcript.render import print_score
 
-    exercise = load_named_exercise(args.exercise)
-    script = load_script(args.script, exercise)
     if getattr(args, "team", False):
         return _run_team(args, out)
+    exercise = load_named_exercise(args.exercise)
+    script = load_script(args.script, exercise)
     session, result = run_script(exercise, script, args.transcripts)
     _write_debrief(session.folder)
     if args.json:
@@ -248,6 +254,12 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     from raceday.transcript.render import print_score
 
     exercise = load_named_exercise(args.exercise)
+    from raceday.team.group_script import is_teams_file
+
+    if is_teams_file(args.script):  # several teams, one host: a leaderboard
+        from raceday.team.launch import run_teams_file
+
+        return run_teams_file(exercise, args.script, args.transcripts, args.json, out)
     team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)
     folder = team.host.folder
     score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))

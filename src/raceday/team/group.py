@@ -240,3 +240,22 @@ def team_session(path: Path, team: str | None) -> Path:
             raise GroupError(f"{path} is one team's session, not a group: leave out --team")
         raise GroupError(f"{path}: no group of teams here (no {GROUP_FILE})")
     return path
+
+
+def team_of_token(info: GroupInfo, token: str) -> str | None:
+    """Which team of the group a seat token belongs to (to say so when it is used at another)."""
+    from raceday.store.session_db import SessionDb
+    from raceday.team.seats import token_hash
+
+    wanted = token_hash(token)
+    for name, folder in info.teams:
+        try:
+            db = SessionDb.open(folder / SESSION_DB)
+        except RacedayError:
+            continue
+        try:
+            if any(seat.token_hash == wanted for seat in db.seats()):
+                return name
+        finally:
+            db.close()
+    return None

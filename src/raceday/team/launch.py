@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from raceday.engine.clock import Pace
 from raceday.errors import InputError
 from raceday.exercise.model import Exercise
+from raceday.team.group import GroupError, Teams, TeamSpec, team_names
 from raceday.team.host import Host
 from raceday.team.seats import SeatSpec, seats_from_roles
 
@@ -28,6 +32,23 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
                 transcripts=transcripts, pace=Pace(pace), speed=speed)
 
 
+def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, speed: float,
+                transcripts: Path) -> Teams:
+    """Several teams of the same seats on one clock (not started)."""
+    from raceday.commands import load_named_exercise
+    from raceday.exercise.catalog import resolve_exercise
+
+    try:
+        names = team_names(teams)
+    except GroupError as exc:
+        raise InputError([str(exc)]) from None
+    exercise = load_named_exercise(exercise_name)
+    ref = str(Path(resolve_exercise(exercise_name)).resolve())
+    specs = parse_seats(exercise, seats)
+    return Teams(exercise, [TeamSpec(name, tuple(specs)) for name in names], exercise_ref=ref,
+                 transcripts=transcripts, pace=Pace(pace), speed=speed)
+
+
 def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
     roles = [r.strip() for r in text.split(",") if r.strip()] if text else \
         list(exercise.default_roles)
@@ -41,16 +62,58 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
 
 
 def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float,
-                  transcripts: Path, out: Console) -> int:
+                  transcripts: Path, out: Console, teams: str | None = None) -> int:
     from raceday.team.serve import join_text, serve
     from raceday.transcript.render import print_score
 
+    def say(line: str) -> None:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    if teams is not None:
+        return _host_teams_headless(build_teams(exercise_name, seats, teams, pace, speed,
+                                                transcripts), say, out)
     host = build_host(exercise_name, seats, pace, speed, transcripts)
     host.start()
-    out.print(join_text(host), markup=False, highlight=False, soft_wrap=True)
+    say(join_text(host))
     out.print("Ctrl-C ends the session and scores it.", style="dim")
-    score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
-                                               soft_wrap=True),
-                  threading.Event())
+    score = serve(host, say, threading.Event())
     print_score(score.score, out, host.folder)
+    return 0
+
+
+def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console) -> int:
+    from raceday.team.group import read_group
+    from raceday.team.leaderboard import leaderboard_lines, standings
+    from raceday.team.serve import group_join_text, serve_teams
+
+    folder = teams.start()
+    say(group_join_text(teams))
+    out.print("Ctrl-C ends every team's session and scores it.", style="dim")
+    serve_teams(teams, say, threading.Event())
+    say("Leaderboard")
+    for line in leaderboard_lines(standings(read_group(folder))):
+        say(line)
+    say(f"Teams saved in {folder}")
+    return 0
+
+
+def run_teams_file(exercise: Exercise, path: Path, transcripts: Path, as_json: bool,
+                   out: Console) -> int:
+    """`raceday run EXERCISE --team --script TEAMS.yaml`: every team plays, one leaderboard."""
+    from raceday.team.group import read_group
+    from raceday.team.group_script import load_teams_file, run_group_script
+    from raceday.team.leaderboard import leaderboard_lines, standings
+    from raceday.transcript.events import score_to_json
+
+    group = run_group_script(exercise, load_teams_file(path, exercise), transcripts)
+    rows = standings(read_group(group.folder))
+    if as_json:
+        result = {"exercise": exercise.id, "group": str(group.folder), "teams": [
+            {"team": r.team, "session": str(r.folder),
+             **(score_to_json(r.score) if r.score is not None else {})} for r in rows]}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        return 0
+    for line in leaderboard_lines(rows):
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    out.print(f"Teams saved in {group.folder}", markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -6,13 +6,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from raceday.team.group import Teams
 from raceday.team.host import POLL_SECONDS, Host
 from raceday.transcript import events as ev
 from raceday.transcript.render import describe
 
 Say = Callable[[str], None]
 _TOLD = (ev.SeatJoined, ev.SeatLeft, ev.CommandRefused, ev.Fault, ev.Restored, ev.Declaration,
-         ev.TimelineEnd)
+         ev.TimelineEnd)  # SeatLost is a SeatLeft
 
 
 def join_text(host: Host) -> str:
@@ -47,6 +48,43 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     return score
 
 
-def _tell(event: ev.Event, say: Say) -> None:
-    if isinstance(event, _TOLD):
-        say(f"{event.sim_time}  {describe(event)}")
+def group_join_text(teams: Teams) -> str:
+    """Where the group is, and each team's join commands (tokens are per team)."""
+    lines = [f"{len(teams.hosts)} teams playing {teams.exercise.title} on one clock",
+             f"  group folder: {teams.folder}",
+             "  join (one terminal per seat; hand each player their own team's line):"]
+    lines += [f"    {line}" for line in teams.join_lines()]
+    lines.append(f"  projector:  raceday watch {teams.folder} [--team NAME]  "
+                 "(without --team: the leaderboard)")
+    return "\n".join(lines)
+
+
+def serve_teams(teams: Teams, say: Say, stop: threading.Event) -> dict[str, ev.ScoreEvent]:
+    """Run a started group until `stop` or every team's night is over; end and score all."""
+    for name, host in teams.hosts.items():
+        host.need().subscribe(_teller(say, f"[{name}] "))
+    try:
+        while not stop.is_set() and not teams.ended:
+            if not teams.pump():
+                stop.wait(POLL_SECONDS)
+            if all(h.need().timeline_over for h in teams.hosts.values()):
+                break
+    except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score every team
+        pass
+    finally:
+        over = all(h.need().timeline_over for h in teams.hosts.values())
+        scores = teams.end("the night is over" if over else "ended by the facilitator")
+        teams.close()
+    return scores
+
+
+def _teller(say: Say, prefix: str) -> Callable[[ev.Event], None]:
+    return lambda event: _tell(event, say, prefix)
+
+
+def _tell(event: ev.Event, say: Say, prefix: str = "") -> None:
+    if isinstance(event, ev.SeatLost):
+        say(f"{prefix}{event.sim_time}  SEAT LOST: {event.player} at seat {event.seat} "
+            f"({event.role}), silent for {event.silent_seconds} s")
+    elif isinstance(event, _TOLD):
+        say(f"{prefix}{event.sim_time}  {describe(event)}")

@@ -27,6 +27,7 @@ from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import Snapshot
 from raceday.inert import inert
 from raceday.team.client import Clock, View
+from raceday.team.group import Teams, read_group
 from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -91,6 +92,7 @@ class Verdicts:
         self.tasks_done: list[str] = []
         self.hints: list[str] = []
         self.refused: list[ev.CommandRefused] = []
+        self.lost: dict[str, ev.SeatLost] = {}
         self.score: ev.ScoreEvent | None = None
 
     def note(self, event: ev.Event) -> None:
@@ -114,6 +116,10 @@ class Verdicts:
             self.hints.append(event.id)
         elif isinstance(event, ev.CommandRefused):
             self.refused.append(event)
+        elif isinstance(event, ev.SeatLost):
+            self.lost[event.seat] = event
+        elif isinstance(event, (ev.SeatJoined, ev.SeatLeft)):
+            self.lost.pop(event.seat, None)
         elif isinstance(event, ev.ScoreEvent):
             self.score = event
 
@@ -138,6 +144,10 @@ class Verdicts:
             t.append(f"\nHints given: {', '.join(self.hints)}", style="magenta")
         for refused in self.refused[-3:]:
             t.append(f"\nREFUSED {inert(refused.seat)}: {inert(refused.error)}", style="red")
+        for lost in self.lost.values():
+            t.append(f"\nSEAT LOST {lost.sim_time} {inert(lost.seat)} "
+                     f"({inert(lost.player, one_line=True)}): no heartbeat for "
+                     f"{lost.silent_seconds} s", style="bold red")
         return t
 
 
@@ -153,9 +163,11 @@ class ConsoleScreen(Screen[None]):
         Binding("e", "end", "End"),
     ]
 
-    def __init__(self, host: Host, view: View) -> None:
+    def __init__(self, host: Host, view: View, group: Teams | None = None) -> None:
         super().__init__()
         self.host = host
+        self.group = group
+        """Set when the facilitator runs several teams: the clock keys act on every team."""
         self.view = view
         self.exercise = host.exercise
         self.snapshot: Snapshot | None = None
@@ -213,6 +225,11 @@ class ConsoleScreen(Screen[None]):
         self.verdicts.note(event)
         if isinstance(event, ev.SeatJoined):
             self.seated[event.seat] = (event.role, event.player, "joined")
+        elif isinstance(event, ev.SeatLost):  # a kind of SeatLeft: asked first
+            self.seated[event.seat] = (event.role, event.player, "LOST")
+            self.notify(f"{inert(event.player, one_line=True)} at seat {inert(event.seat)}: "
+                        f"no heartbeat for {event.silent_seconds} s (the same join command "
+                        "brings them back)", title="Seat lost", severity="warning")
         elif isinstance(event, ev.SeatLeft):
             self.seated[event.seat] = (event.role, event.player, "left")
         elif isinstance(event, ev.SeatCommand):
@@ -241,7 +258,8 @@ class ConsoleScreen(Screen[None]):
         self._show_header()
         seats = Text()
         for name, (role, player, status) in self.seated.items():
-            style = {"joined": "bold green", "left": "yellow"}.get(status, "dim")
+            style = {"joined": "bold green", "left": "yellow",
+                     "LOST": "bold white on red"}.get(status, "dim")
             seats.append(f"{name[:11]:<11}", style="bold")
             seats.append(f" {role[:10]:<10} ")
             seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
@@ -266,6 +284,11 @@ class ConsoleScreen(Screen[None]):
         else:
             text.append("turns", style="bold")
         text.append("  │ facilitator console │ ", style="dim")
+        if self.group is not None:
+            names = list(self.group.hosts)
+            text.append(f"team {inert(self.host.team, one_line=True)} "
+                        f"({names.index(self.host.team) + 1}/{len(names)}) ", style="bold cyan")
+            text.append("t next team, l leaderboard │ ", style="dim")
         text.append(inert(self.exercise.title, one_line=True))
         self.query_one("#console-header", Static).update(text)
 
@@ -323,6 +346,10 @@ class ConsoleScreen(Screen[None]):
         self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
 
     def action_skip(self) -> None:
+        group = self.group
+        if group is not None:
+            self._send("skip", lambda s: group.skip())
+            return
         self._send("skip", lambda s: self.host.skip())
 
     def action_inject(self) -> None:
@@ -378,21 +405,32 @@ class ConsoleScreen(Screen[None]):
         self.app.push_screen(ConfirmDialog(join_text(self.host), yes="OK", no="Close"))
 
     def action_end(self) -> None:
+        group = self.group
+
         def end(yes: bool | None) -> None:
-            if yes:
+            if yes and group is not None:
+                self._send("end", lambda s: group.end())
+            elif yes:
                 self._send("end", lambda s: self.host.end())
 
-        self.app.push_screen(ConfirmDialog("End the session for everyone and score it?",
-                                           yes="End and score", no="Keep playing"), end)
+        question = ("End every team's session and score them?" if group is not None else
+                    "End the session for everyone and score it?")
+        self.app.push_screen(ConfirmDialog(question, yes="End and score", no="Keep playing"),
+                             end)
 
     def request_quit(self) -> None:
-        if self.host.ended:
+        if (self.group.ended if self.group is not None else self.host.ended):
             self.app.exit(0)
             return
         self.action_end()
 
     def _show_end(self, score: ev.ScoreEvent) -> None:
         from raceday.tui.screens.end import EndScreen
+
+        if self.group is not None:  # the leaderboard, once the last team is scored
+            if self.group.ended and self.app.screen is self:
+                self.app.switch_screen(LEADERBOARD)
+            return
 
         events = read_events(self.host.folder).events
         self.app.push_screen(EndScreen(self.exercise, score, self.host.folder, events))
@@ -422,6 +460,69 @@ class ConsoleApp(InertNotifications):
         screen = self.screen
         if isinstance(screen, ConsoleScreen):
             screen.request_quit()
+            return
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        self.stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+LEADERBOARD = "leaderboard"
+
+
+class GroupConsoleApp(InertNotifications):
+    """The facilitator's console for several teams: one console screen per team (t moves on),
+    the leaderboard (l), one clock for all."""
+
+    CSS = CONSOLE_CSS
+    CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
+    TITLE = "raceday host"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True),
+                Binding("t", "next_team", "Next team"),
+                Binding("l", "leaderboard", "Leaderboard")]
+
+    def __init__(self, group: Teams, *, run_host: bool = True) -> None:
+        super().__init__()
+        self.group = group
+        self.run_host = run_host
+        self.stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.current = 0
+
+    def on_mount(self) -> None:
+        from raceday.tui.team.leaderboard import LeaderboardScreen
+
+        group = self.group
+        if self.run_host:
+            self._thread = threading.Thread(target=group.run, args=(self.stop,),
+                                            name="raceday-teams", daemon=True)
+            self._thread.start()
+        assert group.folder is not None
+        self.install_screen(LeaderboardScreen(read_group(group.folder),
+                                              bindings="t: back to a team's console"),
+                            LEADERBOARD)
+        for name, host in group.hosts.items():
+            self.install_screen(ConsoleScreen(host, View(host.folder), group), f"team-{name}")
+        self.push_screen(f"team-{next(iter(group.hosts))}")
+
+    def action_next_team(self) -> None:
+        names = list(self.group.hosts)
+        if isinstance(self.screen, ConsoleScreen):
+            self.current = (self.current + 1) % len(names)
+        self.switch_screen(f"team-{names[self.current]}")
+
+    def action_leaderboard(self) -> None:
+        self.switch_screen(LEADERBOARD)
+
+    async def action_quit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ConsoleScreen) and not self.group.ended:
+            screen.request_quit()
+            return
+        if not self.group.ended:
+            self.switch_screen(f"team-{list(self.group.hosts)[self.current]}")
             return
         self.exit(0)
 

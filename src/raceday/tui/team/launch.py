@@ -41,8 +41,20 @@ def seat_settings(client: Client) -> Settings:
                     transcripts=client.folder.parent)
 
 
-def join(session: Path, player: str, role: str | None, token: str) -> int:
-    client = Client(session, token, player, role)
+def join(session: Path, player: str, role: str | None, token: str,
+         team: str | None = None) -> int:
+    from raceday.team.client import TeamError
+    from raceday.team.group import is_group, read_group, team_of_token, team_session
+
+    folder = team_session(session, team)
+    try:
+        client = Client(folder, token, player, role)
+    except TeamError:
+        owner = team_of_token(read_group(session), token) if is_group(session) else None
+        if owner is not None and owner != team:
+            raise TeamError(f"that token is for a seat of team {owner}, not team {team}: "
+                            "a player plays in their own team's world") from None
+        raise
     if client.ended:
         client.close()
         sys.stderr.write(f"raceday: the session in {session} is over; "
@@ -54,18 +66,25 @@ def join(session: Path, player: str, role: str | None, token: str) -> int:
         client.close()
 
 
-def watch(session: Path) -> int:
+def watch(session: Path, team: str | None = None) -> int:
+    from raceday.team.group import is_group, read_group, team_session
     from raceday.tui.team.watch import run_watch
 
-    return run_watch(View(session))
+    if is_group(session) and team is None:
+        from raceday.tui.team.leaderboard import run_leaderboard
+
+        return run_leaderboard(read_group(session))
+    return run_watch(View(team_session(session, team)))
 
 
 def host_console(exercise: str, seats: str | None, pace: str, speed: float,
-                 transcripts: Path) -> int:
+                 transcripts: Path, teams: str | None = None) -> int:
     from raceday.team.launch import build_host
     from raceday.team.serve import join_text
     from raceday.tui.team.console import ConsoleApp
 
+    if teams is not None:
+        return _host_teams_console(exercise, seats, teams, pace, speed, transcripts)
     host = build_host(exercise, seats, pace, speed, transcripts)
     host.start()
     info = join_text(host)
@@ -75,4 +94,28 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float,
     finally:
         host.close()
     sys.stdout.write(info + "\n" if not host.ended else f"Session saved in {host.folder}\n")
+    return int(result) if isinstance(result, int) else 0
+
+
+def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str, speed: float,
+                        transcripts: Path) -> int:
+    from raceday.team.group import read_group
+    from raceday.team.launch import build_teams
+    from raceday.team.leaderboard import leaderboard_lines, standings
+    from raceday.team.serve import group_join_text
+    from raceday.tui.team.console import GroupConsoleApp
+
+    group = build_teams(exercise, seats, teams, pace, speed, transcripts)
+    folder = group.start()
+    info = group_join_text(group)
+    sys.stdout.write(info + "\n")
+    try:
+        result: Any = GroupConsoleApp(group).run()
+    finally:
+        group.close()
+    if group.ended:
+        sys.stdout.write("Leaderboard\n" + "\n".join(
+            leaderboard_lines(standings(read_group(folder)))) + f"\nTeams saved in {folder}\n")
+    else:
+        sys.stdout.write(info + "\n")
     return int(result) if isinstance(result, int) else 0
