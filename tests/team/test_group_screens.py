@@ -1,0 +1,94 @@
+"""The facilitator's console with several teams (Pilot): one console per team, a lost seat
+shown, the leaderboard at the end; and the projector's leaderboard."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from team_fixtures import SEATS
+from test_screens import text_of, until
+from textual.widgets import Static
+
+from raceday.engine.clock import Pace
+from raceday.exercise.model import Exercise
+from raceday.team.client import Client
+from raceday.team.group import Teams, TeamSpec, read_group
+from raceday.team.seats import seats_from_roles
+from raceday.transcript import events as ev
+from raceday.transcript.log import of_kind, read_events
+from raceday.tui.team.console import LEADERBOARD, ConsoleScreen, GroupConsoleApp
+from raceday.tui.team.leaderboard import LeaderboardApp, LeaderboardScreen
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+pytestmark = pytest.mark.tui
+
+
+@pytest.fixture
+def group(flagship: Exercise, tmp_path: Path) -> Iterator[Teams]:
+    teams = Teams(flagship, [TeamSpec("red", tuple(seats_from_roles(SEATS))),
+                             TeamSpec("blue", tuple(seats_from_roles(SEATS)))],
+                  transcripts=tmp_path / "t", pace=Pace.TURNS, heartbeat_timeout_s=0.6)
+    teams.start()
+    yield teams
+    teams.close()
+
+
+async def test_the_console_shows_each_team_a_lost_seat_and_the_leaderboard(group: Teams) -> None:
+    red, blue = group.host("red"), group.host("blue")
+    app = GroupConsoleApp(group)  # pumps every team in its own thread, as `raceday host` does
+    async with app.run_test(size=(150, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        rita = Client(blue.folder, blue.seats["responder"].token, "Rita")
+        rita.wait(rita.join(beat=0.2))  # then her terminal dies: no beat ever comes
+        ana = Client(red.folder, red.seats["enactor-a"].token, "Ana")
+        ana.wait(ana.join())
+        first = app.screen
+        assert isinstance(first, ConsoleScreen) and first.host is red
+        await until(pilot, lambda: first.seated["enactor-a"][1:] == ("Ana", "joined"))
+        assert "team red (1/2)" in text_of(first.query_one("#console-header", Static))
+        await pilot.press("t")
+        second = app.screen
+        assert isinstance(second, ConsoleScreen) and second.host is blue
+        await until(pilot, lambda: second.seated["responder"][2] == "LOST", timeout=15)
+        assert "SEAT LOST" in text_of(second.query_one("#console-verdicts", Static))
+        assert "Ana" not in str(second.seated)  # red's player is not at blue's table
+        [gone] = of_kind(read_events(blue.folder).events, ev.SeatLost)
+        assert gone.player == "Rita"
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")  # "End and score": every team
+        await until(pilot, lambda: group.ended, timeout=60)
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen)
+                    and app.screen.all_scored, timeout=20)
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen)
+        shown = text_of(board.query_one("#leaderboard-table", Static))
+        assert " 1. " in shown and " 2. " in shown and "red" in shown and "blue" in shown
+        assert app.get_screen(LEADERBOARD) is board
+        rita.close()
+        ana.close()
+
+
+async def test_the_projector_leaderboard_says_who_plays_then_ranks(group: Teams) -> None:
+    red = group.host("red")
+    ana = Client(red.folder, red.seats["enactor-a"].token, "Ana")
+    command = ana.join()
+    group.pump()
+    ana.wait(command)
+    assert group.folder is not None
+    app = LeaderboardApp(read_group(group.folder))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen)
+                    and bool(app.screen.rows))
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen)
+        shown = text_of(board.query_one("#leaderboard-table", Static))
+        assert "playing" in shown and "Ana" in shown and " 1. " not in shown
+        group.end()
+        await until(pilot, lambda: board.all_scored, timeout=20)
+        shown = text_of(board.query_one("#leaderboard-table", Static))
+        assert " 1. " in shown and " 2. " in shown
+    ana.close()
