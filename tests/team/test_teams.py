@@ -18,7 +18,14 @@ from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
 from raceday.store.session_db import CommandRow, SessionDb
 from raceday.team.client import Client, TeamError
-from raceday.team.group import GroupError, Teams, TeamSpec, read_group, team_of_token
+from raceday.team.group import (
+    GroupError,
+    Teams,
+    TeamSpec,
+    read_group,
+    team_of_token,
+    team_session,
+)
 from raceday.team.group_script import load_teams_file, run_group_script
 from raceday.team.leaderboard import leaderboard_lines, standings
 from raceday.team.seats import seats_from_roles, sign
@@ -216,6 +223,16 @@ def test_a_group_needs_a_team_name_it_has(flagship: Exercise, tmp_path: Path) ->
         assert teams.folder is not None
         with pytest.raises(GroupError, match="no team 'green'"):
             read_group(teams.folder).team_folder("green")
+        red = teams.host("red").folder
+        lines = teams.join_lines()
+        assert lines[0] == "team red:"
+        assert lines[1].startswith(f"  raceday join {teams.folder} --team red --as NAME")
+        assert team_session(teams.folder, "red") == red
+        assert team_session(red, "red") == red  # a team's own folder with its name will do
+        with pytest.raises(GroupError, match="team red's session, not team blue's"):
+            team_session(red, "blue")
+        with pytest.raises(GroupError, match="--team NAME"):
+            team_session(teams.folder, None)
     finally:
         teams.close()
 

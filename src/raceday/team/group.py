@@ -172,7 +172,7 @@ class Teams:
         lines: list[str] = []
         for name, host in self.hosts.items():
             lines.append(f"team {name}:")
-            lines += [f"  {line}" for line in host.join_lines()]
+            lines += [f"  {line}" for line in host.join_lines(self.folder)]
         return lines
 
     # -- the loop ----------------------------------------------------------------------
@@ -236,9 +236,18 @@ def team_session(path: Path, team: str | None) -> Path:
                              "name yours with --team NAME")
         return info.team_folder(team)
     if team is not None:
-        if (path / SESSION_DB).is_file():
-            raise GroupError(f"{path} is one team's session, not a group: leave out --team")
-        raise GroupError(f"{path}: no group of teams here (no {GROUP_FILE})")
+        if not (path / SESSION_DB).is_file():
+            raise GroupError(f"{path}: no group of teams here (no {GROUP_FILE})")
+        from raceday.store.session_db import SessionDb
+
+        db = SessionDb.open(path / SESSION_DB)
+        try:
+            its = db.meta().get("team")
+        finally:
+            db.close()
+        if its != team:
+            raise GroupError(f"{path} is " + (f"team {its}'s session, not team {team}'s" if its
+                                              else "one team's session: leave out --team"))
     return path
 
 

@@ -177,9 +177,9 @@ class Host:
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
         return session
 
-    def join_lines(self) -> list[str]:
-        """How each seat joins: one command line per seat."""
-        folder = self.folder
+    def join_lines(self, where: Path | None = None) -> list[str]:
+        """How each seat joins: one command line per seat (`where`: the group's folder)."""
+        folder = where or self.folder
         team = f" --team {self.team}" if self.team else ""
         return [f"raceday join {folder}{team} --as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")

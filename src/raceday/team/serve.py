@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from raceday.team.group import Teams
 from raceday.team.host import POLL_SECONDS, Host
@@ -16,8 +17,15 @@ _TOLD = (ev.SeatJoined, ev.SeatLeft, ev.CommandRefused, ev.Fault, ev.Restored, e
          ev.TimelineEnd)  # SeatLost is a SeatLeft
 
 
-def join_text(host: Host) -> str:
-    """What the host prints: where the session is and each seat's join command."""
+def join_text(host: Host, group: Path | None = None) -> str:
+    """What the host prints: where the session is and each seat's join command (for a team
+    of a group: the group's folder and the team's name)."""
+    if group is not None:
+        lines = [f"Team {host.team} of {host.exercise.title}", f"  group folder: {group}",
+                 "  join (one terminal per seat; hand each player their own line):"]
+        lines += [f"    {line}" for line in host.join_lines(group)]
+        lines.append(f"  projector:  raceday watch {group} --team {host.team}")
+        return "\n".join(lines)
     lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}",
              "  join (one terminal per seat; hand each player their own line):"]
     lines += [f"    {line}" for line in host.join_lines()]

@@ -402,7 +402,8 @@ class ConsoleScreen(Screen[None]):
     def action_join_info(self) -> None:
         from raceday.team.serve import join_text
 
-        self.app.push_screen(ConfirmDialog(join_text(self.host), yes="OK", no="Close"))
+        group = self.group.folder if self.group is not None else None
+        self.app.push_screen(ConfirmDialog(join_text(self.host, group), yes="OK", no="Close"))
 
     def action_end(self) -> None:
         group = self.group
