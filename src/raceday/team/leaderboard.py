@@ -88,7 +88,8 @@ def leaderboard_lines(rows: list[Standing]) -> list[str]:
             continue
         score = row.score
         if score is None:
-            busy = f"playing: {row.statements} statements, {row.declarations} declared"
+            busy = (f"playing: {row.statements} statement{'s' * (row.statements != 1)}, "
+                    f"{row.declarations} declared")
             if row.lost_seats:
                 busy += f", lost: {', '.join(row.lost_seats)}"
             lines.append(f"{'':>2}  {name:<12} {'—':>7}  {inert(busy, one_line=True)}  [{who}]")

@@ -54,6 +54,8 @@ _log = logging.getLogger(__name__)
 FOLLOW_SECONDS = 0.01
 """How often the seat looks for news (a `PRAGMA data_version`, nearly free)."""
 HIDDEN = (ev.SeatCommand,)
+HOST_RECORDS = ("cast", "facilitation")
+"""What the play screen records around a session that, at a seat, is the host's to record."""
 """Events the seat's feed leaves out: the statement or action that follows says enough."""
 
 
@@ -254,6 +256,8 @@ class SeatRunner:
 
     def act(self, action: str, call: Callable[[Session], ev.Event | None],
             *, tables: bool = False) -> None:
+        if action in HOST_RECORDS:
+            return  # the host records who sits where and its own hand on the clock
         def build() -> tuple[str, dict[str, Any]]:
             recorder = _Recorder()
             call(cast("Session", recorder))
