@@ -2,7 +2,8 @@
 
 While the night runs it says only what the room may know (who plays, how busy each team
 is, whether it has declared); once a team is scored, its total and the parts of it.
-Ranked by total, then fewer minutes of outage, then the earlier detection.
+Ranked by total, then fewer minutes of outage, then the earlier detection; teams equal on
+all three share a place.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def leaderboard_lines(rows: list[Standing]) -> list[str]:
     """The leaderboard as plain lines (the console, `raceday host` and `watch` show them)."""
     lines = [f"{'':>2}  {'team':<12} {'score':>7}  {'detect':>6} {'guards':>6} "
              f"{'recover':>7}  {'outage':>7}  players"]
-    place = 0
+    scored = [r.rank_key()[:4] for r in rows if r.score is not None]
     for row in rows:
         who = inert(", ".join(row.players) or "nobody yet", one_line=True)
         name = inert(row.team, one_line=True)[:12]
@@ -94,7 +95,7 @@ def leaderboard_lines(rows: list[Standing]) -> list[str]:
                 busy += f", lost: {', '.join(row.lost_seats)}"
             lines.append(f"{'':>2}  {name:<12} {'—':>7}  {inert(busy, one_line=True)}  [{who}]")
             continue
-        place += 1
+        place = 1 + sum(1 for key in scored if key < row.rank_key()[:4])  # ties share it
         outage = score.recovery.outage_minutes if score.recovery else None
         lines.append(
             f"{place:>2}. {name:<12} {score.total:>3}/{score.max:<3}  "
