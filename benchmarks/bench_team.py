@@ -4,9 +4,12 @@ minute). Reports p50/p95 from a statement's submission to its result at the issu
 and to its event at every other seat, and the host's CPU time and peak memory.
 
 Each seat follows the session the way `raceday join` does: a `PRAGMA data_version` every
-10 ms, then the new events and its commands' outcomes.
+10 ms, then the new events and its commands' outcomes, and beats every 2 s. With `--teams T`
+one facilitator's host runs T teams of `--seats` seats each on one clock (in one thread);
+"every other seat" is then every other seat of the same team.
 
-Usage: python benchmarks/bench_team.py [--seats 8] [--seconds 60] [--every 3] [--speed 60]
+Usage: python benchmarks/bench_team.py [--seats 8] [--teams 1] [--seconds 60] [--every 3]
+       [--speed 60]
 """
 
 from __future__ import annotations
@@ -36,21 +39,32 @@ QUERIES = {
 FOLLOW_SECONDS = 0.01
 
 
-def host_process(seats: list[tuple[str, str]], speed: float, seconds: float, folder_out: Any,
-                 tokens_out: Any, stats_out: Any, transcripts: str) -> None:
+def host_process(seats: list[tuple[str, str]], teams: int, speed: float, seconds: float,
+                 folder_out: Any, tokens_out: Any, stats_out: Any, transcripts: str) -> None:
     from raceday.commands import load_named_exercise
     from raceday.engine.clock import Pace
+    from raceday.team.group import Teams, TeamSpec
     from raceday.team.host import Host
     from raceday.team.seats import SeatSpec
 
     exercise = load_named_exercise("dynamodb-dns-race")
-    host = Host(exercise, [SeatSpec(n, r) for n, r in seats], transcripts=Path(transcripts),
-                pace=Pace.LIVE, speed=speed)
-    host.start()
-    tokens_out.put({s.name: s.token for s in host.seats.values()})
-    folder_out.put(str(host.folder))
+    specs = tuple(SeatSpec(n, r) for n, r in seats)
+    runner: Host | Teams
+    if teams == 1:  # one team, as `raceday host` without --teams
+        host = Host(exercise, specs, transcripts=Path(transcripts), pace=Pace.LIVE, speed=speed)
+        host.start()
+        hosts = {"team1": host}
+        runner = host
+    else:
+        group = Teams(exercise, [TeamSpec(f"team{t + 1}", specs) for t in range(teams)],
+                      transcripts=Path(transcripts), pace=Pace.LIVE, speed=speed)
+        group.start()
+        hosts = group.hosts
+        runner = group
+    tokens_out.put({f"{t}/{s.name}": s.token for t, h in hosts.items() for s in h.seats.values()})
+    folder_out.put({t: str(h.folder) for t, h in hosts.items()})
     stop = threading.Event()
-    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread = threading.Thread(target=runner.run, args=(stop,), daemon=True)
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.monotonic()
     thread.start()
@@ -60,19 +74,23 @@ def host_process(seats: list[tuple[str, str]], speed: float, seconds: float, fol
     elapsed = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    first = next(iter(hosts.values()))
     stats_out.put({"cpu_s": cpu, "wall_s": elapsed, "maxrss_mb": after.ru_maxrss / 1024,
-                   "commands": host.commands_done, "minute": host.need().minute})
-    host.end("benchmark over")
-    host.close()
+                   "commands": sum(h.commands_done for h in hosts.values()),
+                   "minute": first.need().minute})
+    for host in hosts.values():
+        host.end("benchmark over")
+        host.close()
 
 
-def seat_process(folder: str, seat: str, role: str, token: str, seconds: float, every: float,
-                 start_at: float, out: Any) -> None:
-    from raceday.team.client import Client
+def seat_process(team: str, folder: str, seat: str, role: str, token: str, seconds: float,
+                 every: float, start_at: float, out: Any) -> None:
+    from raceday.team.client import BEAT_SECONDS, Client, Heartbeat
     from raceday.transcript import events as ev
 
     client = Client(Path(folder), token, seat)
-    client.wait(client.join())
+    client.wait(client.join(beat=BEAT_SECONDS))
+    heartbeat = Heartbeat(client).start()
     client.new_events()
     rng = random.Random(seat)
     issued: dict[int, tuple[str, float]] = {}
@@ -85,7 +103,7 @@ def seat_process(folder: str, seat: str, role: str, token: str, seconds: float, 
         now = time.time()
         if now >= next_at and now < start_at + seconds:
             n += 1
-            tag = f"{seat}-{n}"
+            tag = f"{team}-{seat}-{n}"
             sql = f"{QUERIES[role]} /* {tag} */"
             sent = time.time()
             issued[client.submit("sql", {"sql": sql})] = (tag, sent)
@@ -104,8 +122,9 @@ def seat_process(folder: str, seat: str, role: str, token: str, seconds: float, 
         elif time.time() > start_at + seconds + 10:
             break  # the host is gone: give up on what is left
         time.sleep(FOLLOW_SECONDS)
+    heartbeat.stop()
     client.close()
-    out.put({"seat": seat, "to_result": to_result, "seen": seen, "submitted": submitted})
+    out.put({"team": team, "seat": seat, "to_result": to_result, "seen": seen, "submitted": submitted})
 
 
 def pct(values: list[float], q: float) -> float:
@@ -118,6 +137,8 @@ def pct(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seats", type=int, default=8)
+    parser.add_argument("--teams", type=int, default=1,
+                        help="teams of --seats seats each, one host for all")
     parser.add_argument("--seconds", type=float, default=60.0,
                         help="real seconds to run (60 at 60x is a simulated hour)")
     parser.add_argument("--every", type=float, default=3.0,
@@ -131,15 +152,17 @@ def main() -> None:
     stats_q: Any = ctx.Queue()
     results_q: Any = ctx.Queue()
     with tempfile.TemporaryDirectory() as tmp:
-        host = ctx.Process(target=host_process, args=(seats, args.speed, args.seconds + 2,
-                                                      folder_q, tokens_q, stats_q, tmp))
+        host = ctx.Process(target=host_process, args=(seats, args.teams, args.speed,
+                                                      args.seconds + 2, folder_q, tokens_q,
+                                                      stats_q, tmp))
         host.start()
         tokens = tokens_q.get(timeout=60)
-        folder = folder_q.get(timeout=60)
+        folders = folder_q.get(timeout=60)
         start_at = time.time() + 2
         clients = [ctx.Process(target=seat_process,
-                               args=(folder, name, role, tokens[name], args.seconds, args.every,
-                                     start_at, results_q)) for name, role in seats]
+                               args=(team, folder, name, role, tokens[f"{team}/{name}"],
+                                     args.seconds, args.every, start_at, results_q))
+                   for team, folder in folders.items() for name, role in seats]
         for client in clients:
             client.start()
         results = [results_q.get(timeout=args.seconds + 120) for _ in clients]
@@ -150,7 +173,9 @@ def main() -> None:
     to_result = [x for r in results for x in r["to_result"]]
     to_event = [got - submitted[tag] for r in results for tag, got in r["seen"].items()
                 if tag in submitted and tag not in r["submitted"]]
-    print(f"{args.seats} seats, {stats['commands'] - args.seats} statements in {args.seconds:g} s real at "
+    n_seats = args.seats * args.teams
+    print(f"{args.teams} team(s) of {args.seats} seats, beating every 2 s")
+    print(f"{n_seats} seats, {stats['commands'] - n_seats} statements in {args.seconds:g} s real at "
           f"{args.speed:g}x (the clock reached minute {stats['minute']}); one statement per "
           f"seat every ~{args.every:g} s")
     print(f"submission -> result at the issuing seat: p50 {pct(to_result, .5) * 1000:.0f} ms, "
