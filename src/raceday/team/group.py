@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.session import Session, SessionError
@@ -31,7 +30,6 @@ from raceday.transcript import events as ev
 from raceday.transcript.log import session_folder
 
 _log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 GROUP_FILE = "teams.json"
 MAX_TEAMS = 12
@@ -184,12 +182,6 @@ class Teams:
         while not stop.is_set() and not self.ended:
             if not self.pump():
                 stop.wait(poll)
-
-    def call(self, fn: Callable[[], T]) -> T:
-        """Run `fn` in the pumping thread: through the first host's queue, which that thread
-        empties before any team's commands (every host is pumped by the same thread)."""
-        first = next(iter(self.hosts.values()))
-        return first.call(lambda _session: fn()).result(30)
 
     # -- the facilitator's clock, for every team at once --------------------------------
 

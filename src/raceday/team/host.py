@@ -227,7 +227,8 @@ class Host:
             target = int(self.live.minutes(now))
             if target > session.minute and session.minute < session.end_minute:
                 session.advance_to(target)
-        if not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
+        drained = self._data_version != -1  # no seat's beat still waits in the queue
+        if drained and not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
             self._last_beat_check = now
             self._check_heartbeats(now)
         if session.ended:
