@@ -63,6 +63,8 @@ async def test_the_console_shows_each_team_a_lost_seat_and_the_leaderboard(group
         assert "Ana" not in str(second.seated)  # red's player is not at blue's table
         [gone] = of_kind(read_events(blue.folder).events, ev.SeatLost)
         assert gone.player == "Rita"
+        await pilot.press("t")  # back to red, which is scored first: blue's scoring ends it
+        assert app.screen is first
         await pilot.press("e")
         await pilot.pause()
         await pilot.press("enter")  # "End and score": every team

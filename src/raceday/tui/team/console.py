@@ -429,8 +429,9 @@ class ConsoleScreen(Screen[None]):
         from raceday.tui.screens.end import EndScreen
 
         if self.group is not None:  # the leaderboard, once the last team is scored
-            if self.group.ended and self.app.screen is self:
-                self.app.switch_screen(LEADERBOARD)
+            app = self.app
+            if self.group.ended and isinstance(app, GroupConsoleApp):
+                app.all_scored()
             return
 
         events = read_events(self.host.folder).events
@@ -491,6 +492,7 @@ class GroupConsoleApp(InertNotifications):
         self.stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.current = 0
+        self._shown_scored = False
 
     def on_mount(self) -> None:
         from raceday.tui.team.leaderboard import LeaderboardScreen
@@ -515,6 +517,15 @@ class GroupConsoleApp(InertNotifications):
         self.switch_screen(f"team-{names[self.current]}")
 
     def action_leaderboard(self) -> None:
+        self.switch_screen(LEADERBOARD)
+
+    def all_scored(self) -> None:
+        """Every team is scored (whichever team's console heard it last): the leaderboard."""
+        if self._shown_scored:
+            return
+        self._shown_scored = True
+        while len(self.screen_stack) > 2:  # a dialog left open on a team's console
+            self.pop_screen()
         self.switch_screen(LEADERBOARD)
 
     async def action_quit(self) -> None:
