@@ -100,3 +100,26 @@ async def test_the_projector_leaderboard_says_who_plays_then_ranks(group: Teams)
         shown = text_of(board.query_one("#leaderboard-table", Static))
         assert ranked(shown) == {"red", "blue"}
     ana.close()
+
+
+async def test_the_projector_of_one_team_names_it_and_shows_its_world_only(group: Teams) -> None:
+    from raceday.team.client import View
+    from raceday.team.group import team_session
+    from raceday.tui.team.watch import WatchApp, WatchScreen
+
+    red, blue = group.host("red"), group.host("blue")
+    for host, player in ((red, "Ana"), (blue, "Bea")):
+        client = Client(host.folder, host.seats["enactor-a"].token, player)
+        command = client.join()
+        group.pump()
+        client.wait(command)
+        client.close()
+    assert group.folder is not None
+    app = WatchApp(View(team_session(group.folder, "blue")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and bool(app.screen.seated))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        header = text_of(screen.query_one("#watch-header", Static))
+        assert "team blue" in header and "Bea (enactor-a)" in header and "Ana" not in header

@@ -190,6 +190,8 @@ class SeatRunner:
         score = next((e for e in events if isinstance(e, ev.ScoreEvent)), None)
         if score is None:
             return False
+        if self._heartbeat is not None:
+            self._heartbeat.stop()  # nobody listens to a session that is over
         self.target.post_message(SessionEnded(score, self.client.folder, tuple(self.events)))
         return True
 

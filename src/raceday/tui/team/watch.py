@@ -129,6 +129,8 @@ class WatchScreen(Screen[None]):
         face = snap.clock_face if snap else "--:--"
         text.append(f" {face} ", style="bold reverse")
         text.append(f" {inert(self.view.meta.get('title', ''), one_line=True)}  ", style="bold")
+        if self.view.team:
+            text.append(f"team {inert(self.view.team, one_line=True)}  ", style="bold cyan")
         if clock.ended or self.view.meta.get("state") == "ended":
             text.append("■ the session is over", style="bold")
         elif snap and snap.timeline_over:
