@@ -56,6 +56,8 @@ BEAT = "beat"
 HEARTBEAT_TIMEOUT_S = 10.0
 """Silence after which a beating seat counts as lost (at least three missed beats)."""
 HEARTBEAT_CHECK_S = 0.5
+MAX_BEAT_S = 60.0
+"""The longest heartbeat a seat may promise (a longer one would never be missed)."""
 
 
 class CommandRefusal(Exception):
@@ -316,7 +318,8 @@ class Host:
             rejoin = seat.joined_at is not None
             seat.player, seat.joined_at = player, time.time()
             beat = payload.get("beat")
-            seat.beat_every = float(beat) if isinstance(beat, (int, float)) and beat > 0 else None
+            seat.beat_every = (min(float(beat), MAX_BEAT_S) if isinstance(beat, (int, float))
+                               and beat > 0 else None)
             seat.lost = False
             event: ev.Event | None = session.record(ev.SeatJoined(
                 seat=seat.name, role=role, player=player, rejoin=rejoin))
