@@ -238,3 +238,33 @@ def test_a_group_needs_a_team_name_it_has(flagship: Exercise, tmp_path: Path) ->
 
 
 __all__ = ["TEAM_ONLY"]
+
+
+def test_raceday_host_headless_with_teams_prints_each_team_s_joins_and_a_leaderboard(
+        tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "raceday", "host", "dynamodb-dns-race", "--headless",
+         "--teams", "red,blue", "--seats", "responder", "--pace", "turns", "--transcripts",
+         str(tmp_path / "t")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    lines = [process.stdout.readline() for _ in range(8)]
+    joins = [line.split() for line in lines if "raceday join" in line]
+    assert [j[j.index("--team") + 1] for j in joins] == ["red", "blue"]
+    group = Path(joins[0][2])
+    assert read_group(group).exercise.endswith("dynamodb-dns-race")
+    blue_token = joins[1][joins[1].index("--token") + 1]
+    bob = Client(team_session(group, "blue"), blue_token, "Bob")
+    assert bob.wait(bob.join()).status == "done"
+    bob.close()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert "[blue] 23:00  Bob joined as responder" in out
+    board = out[out.index("Leaderboard"):].splitlines()
+    assert board[1].split()[:2] == ["team", "score"]
+    assert {row.split()[1] for row in board[2:4]} == {"red", "blue"}
+    assert any("Bob" in row for row in board[2:4])
