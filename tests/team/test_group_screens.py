@@ -123,3 +123,20 @@ async def test_the_projector_of_one_team_names_it_and_shows_its_world_only(group
         assert isinstance(screen, WatchScreen)
         header = text_of(screen.query_one("#watch-header", Static))
         assert "team blue" in header and "Bea (enactor-a)" in header and "Ana" not in header
+
+
+async def test_the_leaderboard_comes_when_every_team_is_scored_even_teams_never_opened(
+        group: Teams) -> None:
+    app = GroupConsoleApp(group)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        first = app.screen
+        assert isinstance(first, ConsoleScreen) and first.host is group.host("red")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen)
+                    and app.screen.all_scored, timeout=60)
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen)
+        assert ranked(text_of(board.query_one("#leaderboard-table", Static))) == {"red", "blue"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, Static
 from textual.worker import get_current_worker
@@ -227,9 +229,11 @@ class ConsoleScreen(Screen[None]):
             self.seated[event.seat] = (event.role, event.player, "joined")
         elif isinstance(event, ev.SeatLost):  # a kind of SeatLeft: asked first
             self.seated[event.seat] = (event.role, event.player, "LOST")
-            self.notify(f"{inert(event.player, one_line=True)} at seat {inert(event.seat)}: "
-                        f"no heartbeat for {event.silent_seconds} s (the same join command "
-                        "brings them back)", title="Seat lost", severity="warning")
+            if self.group is None:  # a group's console app says it for every team
+                self.notify(f"{inert(event.player, one_line=True)} at seat "
+                            f"{inert(event.seat)}: no heartbeat for {event.silent_seconds} s "
+                            "(the same join command brings them back)", title="Seat lost",
+                            severity="warning")
         elif isinstance(event, ev.SeatLeft):
             self.seated[event.seat] = (event.role, event.player, "left")
         elif isinstance(event, ev.SeatCommand):
@@ -472,6 +476,15 @@ class ConsoleApp(InertNotifications):
 
 
 LEADERBOARD = "leaderboard"
+GROUP_NEWS = (ev.SeatLost, ev.SeatJoined, ev.ScoreEvent)
+
+
+@dataclass
+class TeamNews(Message):
+    """Something every team's facilitator should hear of, whichever console is open."""
+
+    team: str
+    event: ev.Event
 
 
 class GroupConsoleApp(InertNotifications):
@@ -509,6 +522,42 @@ class GroupConsoleApp(InertNotifications):
         for name, host in group.hosts.items():
             self.install_screen(ConsoleScreen(host, View(host.folder), group), f"team-{name}")
         self.push_screen(f"team-{next(iter(group.hosts))}")
+        self.run_worker(self._follow_teams, thread=True, group="teams", exit_on_error=False,
+                        description="raceday: hear every team's seats and scores")
+
+    def _follow_teams(self) -> None:
+        """One reader for all teams: a seat lost or a team scored anywhere is heard here, as a
+        team's console is only reading while it has been opened."""
+        worker = get_current_worker()
+        views = {name: View(host.folder) for name, host in self.group.hosts.items()}
+        try:
+            while not worker.is_cancelled:
+                quiet = True
+                for name, view in views.items():
+                    if not view.changed():
+                        continue
+                    quiet = False
+                    for event in view.new_events():
+                        if isinstance(event, GROUP_NEWS):
+                            self.post_message(TeamNews(name, event))
+                if quiet:
+                    time.sleep(FOLLOW_SECONDS * 4)
+        finally:
+            for view in views.values():
+                view.close()
+
+    @on(TeamNews)
+    def _team_news(self, message: TeamNews) -> None:
+        event, team = message.event, inert(message.team, one_line=True)
+        if isinstance(event, ev.SeatLost):
+            self.notify(f"team {team}: {inert(event.player, one_line=True)} at seat "
+                        f"{inert(event.seat)}: no heartbeat for {event.silent_seconds} s",
+                        title="Seat lost", severity="warning")
+        elif isinstance(event, ev.SeatJoined) and event.rejoin:
+            self.notify(f"team {team}: {inert(event.player, one_line=True)} is back at seat "
+                        f"{inert(event.seat)}", title="Seat back")
+        elif isinstance(event, ev.ScoreEvent) and self.group.ended:
+            self.all_scored()
 
     def action_next_team(self) -> None:
         names = list(self.group.hosts)
