@@ -118,9 +118,13 @@ def test_a_diagnosis_from_memory_counts_only_after_a_look(tmp_path: Path) -> Non
 
 
 def test_a_guard_that_refuses_a_good_write_earns_nothing(tmp_path: Path) -> None:
-    result, _ = play(PLAYS / "newest-only.yaml", tmp_path)
+    result, events = play(PLAYS / "newest-only.yaml", tmp_path)
     assert result["guards"]["points"] == 0
-    assert result["guards"]["prevented"] == []
+    # the steps the replay saw prevented are still said, and earn nothing; the replay's own
+    # figure agrees with the score (no line contradicts another)
+    assert result["guards"]["prevented"] == [s["id"] for s in result["guards"]["steps"]]
+    final = [e for e in of_kind(events, ev.Replay) if e.final][-1]
+    assert final.guards is not None and final.guards.points == 0
     blocked = result["guards"]["blocked_good_writes"]
     assert any(b["task"].startswith("planned-rollback") for b in blocked)
 
