@@ -82,6 +82,15 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+
+    history = sub.add_parser("history", help="each exercise's attempts over time, with charts")
+    history.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                         help="the transcripts folder whose sessions to show (history.db "
+                              "beside them)")
+    history.add_argument("--exercise", default=None, help="only this exercise (its id)")
+    history.add_argument("--player", default=None, help="only the sessions this person played")
+    history.add_argument("--by", choices=["team", "player"], default="team",
+                         help="group attempts by team (default) or by each player")
     _team_parsers(sub)
     return parser
 
@@ -186,6 +195,11 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
         return run_review(args.session)
+    if command == "history":
+        from raceday.history.report import print_history
+
+        return print_history(args.transcripts, out, exercise=args.exercise,
+                             player=args.player, by=args.by)
     if command in ("host", "join", "watch"):
         return _team(args, out)
     raise AssertionError(command)

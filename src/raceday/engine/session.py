@@ -9,6 +9,7 @@ or shown to anyone.
 from __future__ import annotations
 
 import heapq
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -912,7 +913,19 @@ class Session:
         self.ended = True
         self.store.close()
         self.log.close()
+        _add_to_history(self.folder, self.events)
         return self.score
+
+
+def _add_to_history(folder: Path, events: Sequence[Event]) -> None:
+    """Index the finished session into the history beside its folder. The transcript stands
+    whatever happens here: `raceday history` indexes any session the history lacks."""
+    from raceday.history.index import record_session  # sqlite-utils, needed only at the end
+
+    try:
+        record_session(folder, events)
+    except Exception as exc:  # derived data: a warning, never the session's failure
+        logging.getLogger(__name__).warning("raceday: history not updated: %s", exc)
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

@@ -57,9 +57,16 @@ class LauncherScreen(Screen[None]):
     class Found(Message):
         entries: list[Any]
 
+    @dataclass
+    class HistoryRead(Message):
+        """The best and last score of each exercise played before (exercise id -> words)."""
+
+        scores: dict[str, str]
+
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
+        self.scores: dict[str, str] = {}
 
     @property
     def raceday(self) -> RacedayApp:
@@ -81,12 +88,40 @@ class LauncherScreen(Screen[None]):
         table.add_columns("exercise", "length", "level", "roles")
         self._show_settings()
         self._find()
+        self._read_history()
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
         from raceday.engine.load import find_exercises
 
         self.post_message(self.Found(list(find_exercises())))
+
+    @work(thread=True, exit_on_error=False, group="launcher-history")
+    def _read_history(self) -> None:
+        """Best and last scores from the history (a file read: never on the event loop)."""
+        from raceday.history.report import best_and_last
+
+        try:
+            scores = {k: v.words for k, v in best_and_last(self.raceday.settings.transcripts).items()}
+        except Exception:  # the history is a nicety: the launcher works without it
+            return
+        self.post_message(self.HistoryRead(scores))
+
+    @on(HistoryRead)
+    def _history_read(self, message: HistoryRead) -> None:
+        self.scores = dict(message.scores)
+        self._fill_scores()
+
+    def _fill_scores(self) -> None:
+        """A column of scores, added only once there is a session to show."""
+        table = self.query_one("#exercises", DataTable)
+        if not self.scores:
+            return
+        if "scores" not in table.columns:
+            table.add_column("your scores", key="scores", default="")
+        for entry in self.entries:
+            if entry.id in self.scores and entry.id in table.rows:
+                table.update_cell(entry.id, "scores", self.scores[entry.id])
 
     @on(Found)
     def _found(self, message: Found) -> None:
@@ -97,6 +132,7 @@ class LauncherScreen(Screen[None]):
             title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
             table.add_row(title, f"{entry.length} min" if entry.length else "",
                           entry.level, ", ".join(entry.roles), key=entry.id)
+        self._fill_scores()
         if not self.entries:
             self.query_one("#exercise-detail", Static).update(
                 "No exercises found (bundled, or in ./exercises).")
