@@ -65,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate exercise folders or files")
     check.add_argument("paths", nargs="+", type=Path)
 
+    new = sub.add_parser("new", help="start a new exercise from a small working one")
+    new.add_argument("id", help="the new exercise's id (lower-case letters, digits, dashes)")
+    new.add_argument("--into", type=Path, default=Path("exercises"),
+                     help="the folder the exercise is made in (default ./exercises)")
+
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
     brief.add_argument("--facilitator", action="store_true",
@@ -175,6 +180,14 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.commands import check_paths
 
         return check_paths(args.paths, out)
+    if command == "new":
+        from raceday.exercise.scaffold import scaffold
+
+        folder = scaffold(args.id, args.into)
+        out.print(inert(f"Made {folder}: check it with `raceday check {folder}`, play it "
+                        f"with `raceday play {folder}`; docs/exercise-format.md has the "
+                        f"tutorial."), markup=False, soft_wrap=True)
+        return EXIT_OK
     if command == "brief":
         from raceday.commands import print_briefing, print_facilitator_guide
 
