@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate exercise folders or files")
     check.add_argument("paths", nargs="+", type=Path)
+    check.add_argument("--strict", action="store_true",
+                       help="also play the reference plays and warn about what plays but "
+                            "teaches badly (keys that moved, steps no play prevents, ...)")
 
     new = sub.add_parser("new", help="start a new exercise from a small working one")
     new.add_argument("id", help="the new exercise's id (lower-case letters, digits, dashes)")
@@ -179,7 +182,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     if command == "check":
         from raceday.commands import check_paths
 
-        return check_paths(args.paths, out)
+        code = check_paths(args.paths, out)
+        return _check_strict(args.paths, out) if getattr(args, "strict", False) else code
     if command == "new":
         from raceday.exercise.scaffold import scaffold
 
@@ -216,6 +220,20 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     if command in ("host", "join", "watch"):
         return _team(args, out)
     raise AssertionError(command)
+
+
+def _check_strict(paths: Sequence[pathlib.Path], out: Console) -> int:
+    """`check --strict`: each exercise's warnings on stderr, a count on stdout; exit 0."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.strict import strict_warnings
+
+    for path in paths:
+        warnings = strict_warnings(load_exercise(path))
+        for warning in warnings:
+            sys.stderr.write(inert(warning) + "\n")
+        out.print(inert(f"{path}: {len(warnings) or 'no'} warning{'' if len(warnings) == 1 else 's'}"
+                        f" (strict)"), markup=False, soft_wrap=True)
+    return EXIT_OK
 
 
 def _team(args: argparse.Namespace, out: Console) -> int:

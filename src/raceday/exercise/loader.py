@@ -588,8 +588,9 @@ class _Reader:
                 correct=self.boolean(f, "correct", f'finding "{i}"'),
                 explanation=self.text(f, "explanation", f'finding "{i}"'),
                 evidence=self.text(f, "evidence", f'finding "{i}"') or None,
+                line=line,
             )
-            for f, i, _l in self.items(top, "findings", "finding", "findings")
+            for f, i, line in self.items(top, "findings", "finding", "findings")
         )
         hints = tuple(
             Hint(
@@ -902,7 +903,7 @@ class _Reader:
             return None
         points = self.integer(m, "points", what)
         step_items = list(self.items(m, "steps", "race_step", f"{what}.steps"))
-        steps = tuple(self.race_step(f, i) for f, i, _l in step_items)
+        steps = tuple(self.race_step(f, i, line) for f, i, line in step_items)
         seen: set[str] = set()
         for step, (_f, _i, line) in zip(steps, step_items, strict=True):
             if step.after is not None and step.after not in seen:
@@ -920,7 +921,7 @@ class _Reader:
         )
         return GuardsRubric(points=points, steps=steps, good_path=good_path)
 
-    def race_step(self, m: dict[str, Located], ident: str) -> RaceStep:
+    def race_step(self, m: dict[str, Located], ident: str, line: int = 0) -> RaceStep:
         what = f'race step "{ident}"'
         task = self.ref(m, "task", what, "task") or ""
         return RaceStep(
@@ -932,6 +933,7 @@ class _Reader:
             title=self.text(m, "title", what),
             points=self.integer(m, "points", what),
             after=self.text(m, "after", what) or None,
+            line=line,
         )
 
     def good_path(self, m: dict[str, Located], ident: str) -> GoodPath:

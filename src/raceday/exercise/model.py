@@ -175,6 +175,7 @@ class Finding:
     """What must be present in the world when the finding is declared for it to count: an
     invariant id (violated at that moment) or a race step id (happened by then). A correct
     finding declared without its evidence is a false alarm."""
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,7 @@ class RaceStep:
     title: str = ""
     points: int = 0
     after: str | None = None
+    line: int = 0
 
 
 @dataclass(frozen=True)
