@@ -18,7 +18,7 @@ GUARDS = """\
     steps:
       - id: flag-flipped
         task: sync-flags
-        happened: SELECT 1 FROM flag WHERE name = 'checkout' AND enabled = 0
+        when: SELECT 1 FROM flag WHERE name = 'checkout' AND enabled = 0
         points: 10
 """
 
@@ -60,7 +60,7 @@ def test_a_correct_finding_no_play_declares(made: Path) -> None:
 
 def test_a_fault_the_score_cannot_see(made: Path) -> None:
     edit(made, "invariants:\n", "invariants:\n  - id: search-off\n    fault: Search is off\n"
-         "    sql: SELECT name FROM flag WHERE name = 'new-search' AND enabled = 0\n")
+         "    when: SELECT name FROM flag WHERE name = 'new-search' AND enabled = 0\n")
     (warning,) = strict_warnings(load_exercise(made))
     assert 'invariant "search-off"' in warning
     assert "surfacing it earns nothing" in warning

@@ -58,6 +58,8 @@ def strict_warnings(exercise: Exercise, played: Sequence[Played] | None = None) 
     def warn(line: int, text: str) -> None:
         out.append((line, f"{where}:{line}: warning: {text}"))
 
+    for line, note in exercise.moved:
+        warn(line, note)
     for p in plays:
         if p.problem:
             warn(1, f"reference play {p.path.name} does not play: {p.problem}")

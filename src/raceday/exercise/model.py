@@ -424,6 +424,8 @@ class Exercise:
     truth: Truth | None = None
     panel: tuple[PanelItem, ...] = ()
     path: Path | None = None
+    moved: tuple[tuple[int, str], ...] = ()
+    """Old spellings this file uses: (line, what moved where), for `check --strict`."""
 
     def role(self, role_id: str) -> Role:
         for role in self.roles:
