@@ -110,6 +110,21 @@ def test_sessions_of_a_named_player_are_shown_by_player(
     assert code == 0 and out.startswith("No finished sessions by Bo")
 
 
+def test_by_player_a_team_session_counts_for_each_of_its_players(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = open_session(load_named_exercise("lost-update-basics"), ("operator", "writer-a"),
+                           tmp_path)
+    session.record(ev.Cast(names={"operator": "Ana", "writer-a": "Bo"}))
+    session.end()
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--by", "player")
+    assert code == 0 and "player: Ana" in out and "player: Bo" in out
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert "team: Ana, Bo" in out
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--by", "player",
+                       "--player", "Bo")
+    assert "player: Bo" in out and "player: Ana" not in out
+
+
 def test_an_unreadable_transcript_is_skipped_with_a_warning_and_the_rest_indexed(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, tmp_path / EXAMPLE.name)

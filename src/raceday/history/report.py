@@ -108,6 +108,8 @@ def print_history(root: Path, out: Console, *, exercise: str | None = None,
         out.print(Text.assemble((inert(mine[-1].title), "bold"), f"  ({inert(exercise_id)}) · ",
                                 _plural(len(mine), "attempt")))
         for who, group in _groups(mine, by):
+            if by == "player" and player is not None and who != player:
+                continue  # the others who played with them have their own history
             out.print(_chart(who, group, by))
         out.print()
     return 0
