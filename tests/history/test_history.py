@@ -134,3 +134,13 @@ def test_an_unreadable_transcript_is_skipped_with_a_warning_and_the_rest_indexed
     assert code == 0, err
     assert "warning: skipped:" in err and "broken" in err
     assert "1 attempt" in out
+
+
+def test_a_damaged_history_is_rebuilt_from_the_transcripts(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / EXAMPLE.name)
+    (tmp_path / HISTORY_FILE).write_bytes(b"not a database at all" * 100)
+    code, out, err = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert code == 0, err
+    assert "damaged" in err and "rebuilt" in err
+    assert "1 attempt" in out

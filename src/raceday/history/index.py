@@ -9,6 +9,7 @@ committed examples, one level further down, are not your attempts).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,9 @@ def open_db(root: Path) -> sqlite_utils.Database:
         root.mkdir(parents=True, exist_ok=True)
         db = sqlite_utils.Database(path)
         db.execute("PRAGMA busy_timeout = 5000")  # sessions ending at once in other terminals
+        # Derived data: no fsync at every session's end (it cost more than the rest of the
+        # indexing); a file a crash damaged is rebuilt from the transcripts (see `sync`).
+        db.execute("PRAGMA synchronous = OFF")
         db.table("sessions").create(SESSIONS_COLUMNS, pk="id", if_not_exists=True)
         db.table("scores").create(SCORES_COLUMNS, pk=("session_id", "part"), if_not_exists=True,
                             foreign_keys=[("session_id", "sessions", "id")])
@@ -167,9 +171,14 @@ def sync(root: Path) -> tuple[sqlite_utils.Database, list[str]]:
     """Open the history and index every finished session it lacks (all of them when the
     file was deleted); returns the database and one warning per transcript it could not
     read (the others are indexed all the same)."""
-    db = open_db(root)
-    known = {row["id"] for row in db.query("SELECT id FROM sessions")}
     warnings: list[str] = []
+    try:
+        db = open_db(root)
+        known = {row["id"] for row in db.query("SELECT id FROM sessions")}
+    except (HistoryError, sqlite3.DatabaseError) as exc:
+        (root / HISTORY_FILE).unlink(missing_ok=True)
+        warnings.append(f"{root / HISTORY_FILE}: damaged ({exc}); rebuilt from the transcripts")
+        db, known = open_db(root), set()
     for folder in session_folders(root):
         if folder.name in known:
             continue
