@@ -26,7 +26,7 @@ from rich.console import Console
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
-from raceday.history.index import record_session, rebuild
+from raceday.history.index import rebuild, record_session
 from raceday.history.report import print_history
 from raceday.transcript.log import read_events
 
