@@ -64,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate exercise folders or files")
     check.add_argument("paths", nargs="+", type=Path)
+    check.add_argument("--strict", action="store_true",
+                       help="also play the reference plays and warn about what plays but "
+                            "teaches badly (keys that moved, steps no play prevents, ...)")
+
+    new = sub.add_parser("new", help="start a new exercise from a small working one")
+    new.add_argument("id", help="the new exercise's id (lower-case letters, digits, dashes)")
+    new.add_argument("--into", type=Path, default=Path("exercises"),
+                     help="the folder the exercise is made in (default ./exercises)")
 
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
@@ -82,6 +90,15 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+
+    history = sub.add_parser("history", help="each exercise's attempts over time, with charts")
+    history.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                         help="the transcripts folder whose sessions to show (history.db "
+                              "beside them)")
+    history.add_argument("--exercise", default=None, help="only this exercise (its id)")
+    history.add_argument("--player", default=None, help="only the sessions this person played")
+    history.add_argument("--by", choices=["team", "player"], default="team",
+                         help="group attempts by team (default) or by each player")
     _team_parsers(sub)
     return parser
 
@@ -165,7 +182,16 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     if command == "check":
         from raceday.commands import check_paths
 
-        return check_paths(args.paths, out)
+        code = check_paths(args.paths, out)
+        return _check_strict(args.paths, out) if getattr(args, "strict", False) else code
+    if command == "new":
+        from raceday.exercise.scaffold import scaffold
+
+        folder = scaffold(args.id, args.into)
+        out.print(inert(f"Made {folder}: check it with `raceday check {folder}`, play it "
+                        f"with `raceday play {folder}`; docs/exercise-format.md has the "
+                        f"tutorial."), markup=False, soft_wrap=True)
+        return EXIT_OK
     if command == "brief":
         from raceday.commands import print_briefing, print_facilitator_guide
 
@@ -186,9 +212,28 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
         return run_review(args.session)
+    if command == "history":
+        from raceday.history.report import print_history
+
+        return print_history(args.transcripts, out, exercise=args.exercise,
+                             player=args.player, by=args.by)
     if command in ("host", "join", "watch"):
         return _team(args, out)
     raise AssertionError(command)
+
+
+def _check_strict(paths: Sequence[pathlib.Path], out: Console) -> int:
+    """`check --strict`: each exercise's warnings on stderr, a count on stdout; exit 0."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.strict import strict_warnings
+
+    for path in paths:
+        warnings = strict_warnings(load_exercise(path))
+        for warning in warnings:
+            sys.stderr.write(inert(warning) + "\n")
+        out.print(inert(f"{path}: {len(warnings) or 'no'} warning{'' if len(warnings) == 1 else 's'}"
+                        f" (strict)"), markup=False, soft_wrap=True)
+    return EXIT_OK
 
 
 def _team(args: argparse.Namespace, out: Console) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -1020,6 +1021,7 @@ class Session:
         self.ended = True
         self.store.close()
         self.log.close()
+        _add_to_history(self.folder, self.events)
         return self.score
 
 
@@ -1111,6 +1113,17 @@ class _Look:
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:
     """A fingerprint of a result, to tell whether two nights showed the same."""
     return hashlib.sha256(repr((tuple(columns), [tuple(r) for r in rows])).encode()).hexdigest()[:16]
+
+
+def _add_to_history(folder: Path, events: Sequence[Event]) -> None:
+    """Index the finished session into the history beside its folder. The transcript stands
+    whatever happens here: `raceday history` indexes any session the history lacks."""
+    from raceday.history.index import record_session  # sqlite-utils, needed only at the end
+
+    try:
+        record_session(folder, events)
+    except Exception as exc:  # derived data: a warning, never the session's failure
+        logging.getLogger(__name__).warning("raceday: history not updated: %s", exc)
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

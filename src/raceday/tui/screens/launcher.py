@@ -57,9 +57,16 @@ class LauncherScreen(Screen[None]):
     class Found(Message):
         entries: list[Any]
 
+    @dataclass
+    class HistoryRead(Message):
+        """The best and last score of each exercise played before (exercise id -> words)."""
+
+        scores: dict[str, str]
+
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
+        self.scores: dict[str, str] = {}
 
     @property
     def raceday(self) -> RacedayApp:
@@ -77,10 +84,18 @@ class LauncherScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#exercises", DataTable)
-        table.add_columns("exercise", "length", "level", "roles")
+        self._add_columns()
         self._show_settings()
         self._find()
+        self._read_history()
+
+    def _add_columns(self) -> None:
+        """The table's columns; "your scores" beside the title once a session was played."""
+        table = self.query_one("#exercises", DataTable)
+        table.add_column("exercise")
+        if self.scores:
+            table.add_column("your scores")
+        table.add_columns("length", "level", "roles")
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
@@ -88,15 +103,43 @@ class LauncherScreen(Screen[None]):
 
         self.post_message(self.Found(list(find_exercises())))
 
+    @work(thread=True, exit_on_error=False, group="launcher-history")
+    def _read_history(self) -> None:
+        """Best and last scores from the history (a file read: never on the event loop)."""
+        from raceday.history.report import best_and_last
+
+        try:
+            found = best_and_last(self.raceday.settings.transcripts)
+        except Exception:  # the history is a nicety: the launcher works without it
+            return
+        self.post_message(self.HistoryRead({k: v.words for k, v in found.items()}))
+
+    @on(HistoryRead)
+    def _history_read(self, message: HistoryRead) -> None:
+        if not message.scores:
+            return
+        table = self.query_one("#exercises", DataTable)
+        row = table.cursor_row
+        self.scores = dict(message.scores)
+        table.clear(columns=True)
+        self._add_columns()
+        self._add_rows()
+        table.move_cursor(row=row)
+
+    def _add_rows(self) -> None:
+        table = self.query_one("#exercises", DataTable)
+        for entry in self.entries:
+            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
+            scores = (self.scores.get(entry.id, ""),) if self.scores else ()
+            table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
+                          entry.level, ", ".join(entry.roles), key=entry.id)
+
     @on(Found)
     def _found(self, message: Found) -> None:
         self.entries = list(message.entries)
         table = self.query_one("#exercises", DataTable)
         table.clear()
-        for entry in self.entries:
-            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
-            table.add_row(title, f"{entry.length} min" if entry.length else "",
-                          entry.level, ", ".join(entry.roles), key=entry.id)
+        self._add_rows()
         if not self.entries:
             self.query_one("#exercise-detail", Static).update(
                 "No exercises found (bundled, or in ./exercises).")
