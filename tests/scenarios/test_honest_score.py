@@ -220,3 +220,11 @@ def test_two_runs_of_a_play_are_identical(tmp_path: Path) -> None:
     assert strip(a) == strip(b)
     assert {k: v for k, v in first.items() if k != "session"} == {
         k: v for k, v in second.items() if k != "session"}
+
+
+def test_a_blind_declaration_taken_back_leaves_a_later_real_look_its_due(tmp_path: Path) -> None:
+    result, events = play(PLAYS / "fig-then-look.yaml", tmp_path)
+    assert result["detection"]["diagnosed_at"] == "00:11", reasons(result)
+    assert "declared at 23:49 counts for nothing" in reasons(result)
+    declared = [e.verdict for e in of_kind(events, ev.Declaration)]
+    assert declared == ["confirmed", "repeat"]  # live; the score corrects it at the end

@@ -371,6 +371,9 @@ class Session:
             self.facts.confirmed.append((self.minute, finding.id))
             self._remember_looks(finding.id, finding.evidence)
             self._detect(f"declared '{finding.text}'")
+        elif verdict == "repeat" and not self._evidence_unread(finding.evidence):
+            # a later look may be the real one, should the first be taken back at the end
+            self._remember_looks(finding.id, finding.evidence)
         elif verdict == "false_alarm":
             self.facts.false_alarms.append((self.minute, finding.id))
         self._spend()
@@ -1080,15 +1083,22 @@ class Session:
         if result is None or not self._declared_looks:
             return
         checks = {(c.name, c.at): c for c in result.monitor_checks}
+        settled: set[str] = set()  # findings whose first declaration with a real look is known
         for minute, finding, looks in self._declared_looks:
-            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
-            if any(c is None for c in seen):
-                continue  # no normal night to ask: the diagnosis stands
-            if any(c is not None and (c.error or c.digest != k.digest)
-                   for c, k in zip(seen, looks, strict=True)):
+            if finding in settled:
                 continue
-            if (minute, finding) in self.facts.confirmed:
-                self.facts.confirmed.remove((minute, finding))
+            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
+            real = any(c is None for c in seen) or any(  # no normal night to ask: it stands
+                c is not None and (c.error or c.digest != k.digest)
+                for c, k in zip(seen, looks, strict=True))
+            credited = next((c for c in self.facts.confirmed if c[1] == finding), None)
+            if real:
+                settled.add(finding)
+                if credited is None:  # a repeat after a blind first: this one counts
+                    self.facts.confirmed.append((minute, finding))
+                    self.facts.confirmed.sort()
+            elif credited is not None and credited[0] == minute:
+                self.facts.confirmed.remove(credited)
                 self.facts.blind.append((minute, finding, looks[-1].sql))
 
 
