@@ -44,7 +44,7 @@ BROKEN_WORLD = "world-broken"
 
 # What callers around the session may record: nothing that decides a score.
 _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
-                   ev.CommandRefused)
+                   ev.CommandRefused, ev.SessionResumed)
 
 
 class SessionError(Exception):
@@ -273,14 +273,47 @@ class Session:
         """Run a player's submission as `role`; every statement becomes an event."""
         self._require_player(role)
         results = self.store.execute(role, sql)
+        self._submitted(role, results)
+        return results
+
+    def _submitted(self, role: str, results: Sequence[StatementResult]) -> None:
         if not results:
-            return results
+            return
         for result in results:
             self._record_statement(role, result, automated=False)
         self._check_world()
         self._check_player_tasks()
         self._spend()
-        return results
+
+    # -- resume: the recorded actions done again ---------------------------------------------
+
+    def redo_submission(self, role: str, recorded: Sequence[ev.Statement]) -> None:
+        """Do a recorded submission again (`raceday resume`): the statements that ran are run
+        again, one by one; one that failed changed nothing in the world (SQLite takes a
+        failed statement back whole), so its outcome is taken as recorded."""
+        self._require_player(role)
+        results: list[StatementResult] = []
+        for statement in recorded:
+            if statement.ok:
+                again = self.store.execute(role, statement.sql)
+                results.extend(again[:1])
+                if not again or not again[0].ok:
+                    break  # the world differs from the one recorded: the caller sees it
+            else:
+                results.append(StatementResult(
+                    sql=statement.sql, rowcount=statement.rowcount, truncated=statement.truncated,
+                    elapsed_ms=statement.elapsed_ms, error=statement.error,
+                    error_kind=statement.error_kind, writes=statement.writes,
+                    schema_changed=statement.schema_changed))
+        self._submitted(role, results)
+
+    def pass_through(self, event: ev.Refused | ev.Replay) -> Event:
+        """Record again an event whose cause is not done again while a session is resumed:
+        a refusal (it changed nothing) or a replay asked for during play (its result is
+        kept as it was; the replay's worlds are gone)."""
+        if isinstance(event, ev.Replay) and event.result is not None:
+            self.facts.replay = event.result
+        return self._emit(event)
 
     def save_monitor(self, role: str, name: str, sql: str) -> Event:
         """Save a monitor after running it once, so a broken query is refused at once."""
@@ -452,7 +485,7 @@ class Session:
                         kind=InjectKind.MESSAGE, to=tuple(to), source="facilitator")
         self._schedule(at, _INJECT, inject)
         return self._emit(ev.Facilitation(action="schedule", at=self.time_of(at), to=tuple(to),
-                                          detail=title))
+                                          detail=title, text=text))
 
     def replay(self, *, final: bool = False) -> ev.Replay:
         """Replay the race against a copy of the team's database; guards are judged by it.
