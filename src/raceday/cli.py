@@ -82,6 +82,19 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+    resume = sub.add_parser("resume", help="go on with a session a crash or a kill cut short")
+    resume.add_argument("session", type=Path, help="the session folder (transcripts/...)")
+    resume.add_argument("--exercise", default=None,
+                        help="the exercise id or folder, when it is not found by its id")
+    resume.add_argument("--script", type=Path, default=None,
+                        help="headless: play this script on from where it stopped, then score")
+    resume.add_argument("--end", action="store_true",
+                        help="headless: end it now (the night plays itself out) and score")
+    resume.add_argument("--json", action="store_true", help="headless: print one JSON object")
+    resume.add_argument("--speed", type=float, default=None,
+                        help="simulated seconds per real second in the live pace")
+    resume.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                        help="live pace: fit the whole exercise into this many real minutes")
     _team_parsers(sub)
     return parser
 
@@ -188,7 +201,46 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         return run_review(args.session)
     if command in ("host", "join", "watch"):
         return _team(args, out)
+    if command == "resume":
+        return _resume(args, out)
     raise AssertionError(command)
+
+
+def _resume(args: argparse.Namespace, out: Console) -> int:
+    """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
+    import json
+
+    if args.script is None and not args.end:
+        from raceday.tui.launch import launch_resume  # the TUI, imported only here
+
+        return launch_resume(args.session, args.exercise, speed=args.speed, length=args.length)
+    from raceday.commands import load_named_exercise
+    from raceday.engine.headless import play_script_on
+    from raceday.engine.resume import check_resumable, resume_session
+    from raceday.engine.script import load_script
+    from raceday.transcript.events import ScoreEvent, score_to_json
+    from raceday.transcript.render import print_score
+
+    exercise = load_named_exercise(args.exercise or check_resumable(args.session))
+    script = load_script(args.script, exercise) if args.script is not None else None
+    resumed = resume_session(args.session, exercise)
+    session = resumed.session
+    sys.stderr.write(f"raceday: resumed {session.folder} at {session.clock_face}"
+                     + (f" ({inert(resumed.note, one_line=True)})" if resumed.note else "") + "\n")
+    if not resumed.finished:
+        if script is not None:
+            play_script_on(session, script)
+        else:
+            session.end()
+    _write_debrief(session.folder)
+    score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
+    if args.json:
+        result = {"exercise": exercise.id, "session": str(session.folder),
+                  **score_to_json(score.score)}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(score.score, out, session.folder)
+    return EXIT_OK
 
 
 def _team(args: argparse.Namespace, out: Console) -> int:

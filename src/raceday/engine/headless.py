@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
+from raceday.engine.scoring import Score
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import ScriptError
@@ -86,6 +87,13 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
                ) -> tuple[Session, dict[str, Any]]:
     """Play a whole script, then let the clock run out (unless it says `end`), and score."""
     session = open_session(exercise, script.roles, transcripts)
+    score = play_script_on(session, script)
+    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+
+
+def play_script_on(session: Session, script: Script) -> Score:
+    """Play a script's steps on an open session (a new one, or one `raceday resume` rebuilt:
+    steps whose time has passed are an error naming them), then end and score it."""
     try:
         for step in script.steps:
             if step.action == "end":
@@ -95,7 +103,9 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
             session.advance_to(session.end_minute)
     except BaseException:
         _log.exception("the script %s stopped", script.path)
-        session.end("aborted")
+        if session.log.broken is None:
+            session.end("aborted")
+        else:  # the transcript cannot be written: close what is open, say why once
+            session.close()
         raise
-    score = session.end()
-    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+    return session.end()

@@ -148,6 +148,27 @@ def exercise_of(folder: Path) -> str:
     return str(first.get("exercise", ""))
 
 
+def check_resumable(folder: Path) -> str:
+    """Can the session in `folder` be resumed? Its exercise id, or ResumeError saying why not
+    (a TranscriptError names a damaged line)."""
+    folder = Path(folder)
+    path = folder / EVENTS_FILE
+    if not path.is_file():
+        raise ResumeError(f"{folder}: not a session folder (no {EVENTS_FILE})")
+    if _in_use(folder):
+        raise ResumeError(f"{folder}: this session is still running (another raceday has it "
+                          "open); end that one first")
+    readback = read_events(folder)
+    start = readback.start
+    if start is None:
+        raise ResumeError(f"{path}:1: not a session's transcript (no session_start first)")
+    score = next((e for e in readback.events if isinstance(e, ev.ScoreEvent)), None)
+    if score is not None:
+        raise ResumeError(f"{folder}: this session is finished (scored {score.score.total}/"
+                          f"{score.score.max} at {score.sim_time}); there is nothing to resume")
+    return start.exercise
+
+
 class _ResumingLog(EventLog):
     """The session's log while it is played again: the first events are checked against the
     recorded ones (and the recorded ones given back); the ones after are held until the
@@ -214,22 +235,13 @@ def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.
     """Rebuild the session in `folder` and give it back, ready to go on (module docstring)."""
     folder = Path(folder)
     path = folder / EVENTS_FILE
-    if not path.is_file():
-        raise ResumeError(f"{folder}: not a session folder (no {EVENTS_FILE})")
-    if _in_use(folder):
-        raise ResumeError(f"{folder}: this session is still running (another raceday has it "
-                          "open); end that one first")
+    played = check_resumable(folder)
+    if played != exercise.id:
+        raise ResumeError(f"{path}:1: this session played {played!r}, not {exercise.id!r}")
     readback = read_events(folder)
     start = readback.start
-    if start is None:
-        raise ResumeError(f"{path}:1: not a session's transcript (no session_start first)")
+    assert start is not None  # checked above
     recorded = readback.events
-    if start.exercise != exercise.id:
-        raise ResumeError(f"{path}:1: this session played {start.exercise!r}, not {exercise.id!r}")
-    score = next((e for e in recorded if isinstance(e, ev.ScoreEvent)), None)
-    if score is not None:
-        raise ResumeError(f"{folder}: this session is finished (scored {score.score.total}/"
-                          f"{score.score.max} at {score.sim_time}); there is nothing to resume")
     notes: list[str] = []
     torn = repair_tail(folder)
     if torn:

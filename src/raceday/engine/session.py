@@ -25,7 +25,7 @@ from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
-from raceday.transcript.log import EventLog
+from raceday.transcript.log import EventLog, TranscriptWriteError
 
 Listener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -913,6 +913,9 @@ class Session:
         """
         if self.score is not None:
             return self.score
+        if self.log.broken is not None:  # nothing more can be recorded: no score, say why
+            self.close()
+            raise TranscriptWriteError(self.log.broken)
         self._check_player_tasks()
         if reason != "aborted" and not self.timeline_over:
             self._emit(ev.TeamLeft(note="the team has left: the rest of the night plays itself "
@@ -946,6 +949,13 @@ class Session:
         self.store.close()
         self.log.close()
         return self.score
+
+
+    def close(self) -> None:
+        """Close the world and the transcript without a score (the transcript cannot be
+        written, or the program is going away): `raceday resume` goes on from here."""
+        self.store.close()
+        self.log.close()
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

@@ -143,6 +143,29 @@ class SessionRunner:
 
         self.submit("open", job, refresh=False)
 
+    def resume(self, folder: Path, exercise: Exercise, time_limit_s: float = STATEMENT_TIME_LIMIT_S,
+               ) -> None:
+        """Rebuild a session a crash cut short (`raceday resume`) and go on with it."""
+        def job() -> list[Message]:
+            from raceday.engine.resume import resume_session
+
+            resumed = resume_session(folder, exercise, time_limit_s=time_limit_s)
+            session = resumed.session
+            self.session = session
+            self.plan = WorldPlan.for_exercise(exercise, session.store.tables(),
+                                               onboarding=self.onboarding)
+            session.subscribe(self._post_event)
+            snapshot = take_snapshot(session, self.plan, tables=True)
+            messages: list[Message] = [SessionOpened(tuple(session.events), snapshot)]
+            if resumed.finished:  # it was ending when it stopped: now it has ended
+                write_session_debrief(session.folder)
+                events = tuple(session.events)
+                score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
+                messages.append(SessionEnded(score, session.folder, events))
+            return messages
+
+        self.submit("resume", job, refresh=False)
+
     def execute(self, role: str, sql: str) -> None:
         def job() -> list[Message]:
             results = self._need().execute(role, sql)

@@ -64,6 +64,8 @@ from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from raceday.engine.session import Session
     from raceday.tui.screens.harden import HardenScreen
     from raceday.tui.screens.replay import ReplayScreen
@@ -125,8 +127,10 @@ class PlayScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
-    def __init__(self, exercise: Exercise, cast: dict[str, str], settings: Settings) -> None:
+    def __init__(self, exercise: Exercise, cast: dict[str, str], settings: Settings,
+                 resume: Path | None = None) -> None:
         super().__init__()
+        self.resume_from = resume  # a session folder to resume (`raceday resume`), not a new one
         self.exercise = exercise
         self.settings = settings
         self.seats = [Seat(role, cast.get(role, ""), text=_example(exercise, role))
@@ -212,8 +216,13 @@ class PlayScreen(Screen[None]):
         self._show_guide()
         self.results.show_text(Text("Opening the world…", style="dim"))
         self.runner = self.make_runner()
-        self.runner.open(self.exercise, [s.role for s in self.seats],
-                         self.settings.transcripts, self.settings.pace)
+        if self.resume_from is not None and isinstance(self.runner, SessionRunner):
+            self.results.show_text(Text("Resuming: playing the session again from its "
+                                        "transcript…", style="dim"))
+            self.runner.resume(self.resume_from, self.exercise)
+        else:
+            self.runner.open(self.exercise, [s.role for s in self.seats],
+                             self.settings.transcripts, self.settings.pace)
         self.editor.focus()
 
     def make_runner(self) -> PlayRunner:
@@ -249,12 +258,12 @@ class PlayScreen(Screen[None]):
         for event in message.events:
             self._take_event(event)
         names = {seat.role: seat.player for seat in self.seats if seat.player}
-        if names:
+        if names and self.resume_from is None:
             self._facilitation_cast(names)
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
         if self.settings.pace is Pace.LIVE:
-            self.live.start(self.raceday.wall(), 0)
+            self.live.start(self.raceday.wall(), message.snapshot.minute)
             if self.raceday.live_ticks:
                 self._ticker = self.set_interval(TICK_SECONDS, self.tick)
         self._show_header()
