@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, Statement
-from raceday.store.replay_world import build_replay_world
+from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
@@ -150,10 +150,14 @@ def _blocked(original: Session, team: Session) -> tuple[BlockedWrite, ...]:
     return tuple(blocked)
 
 
-def replay_race(session: Session) -> ReplayResult:
-    """Replay the race on a copy of the team's world; the live world is not touched."""
+def replay_race(session: Session, *, keep_world: bool = True) -> ReplayResult:
+    """Replay the race on a copy of the team's world; the live world is not touched.
+
+    Only the race's world is kept (for the replay walk), and only until the next replay;
+    `keep_world=False` (the final replay, never walked) keeps none."""
     exercise = session.exercise
     root = session.folder / "replay"
+    remove_earlier_worlds(root)
     n = 1
     while (root / str(n)).exists():
         n += 1
@@ -180,7 +184,11 @@ def replay_race(session: Session) -> ReplayResult:
         build_replay_world(live, exercise.world_sql, team_world)
         team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team", until)
         blocked = _blocked(original, team)
-    live.unlink(missing_ok=True)
+        remove_world(original_world)
+        remove_world(team_world)
+    remove_world(live)
+    if not keep_world:
+        remove_world(race_world)
     fault = race.facts.fault_started
     warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                     f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))

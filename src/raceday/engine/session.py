@@ -500,7 +500,7 @@ class Session:
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self)
+            result = replay_race(self, keep_world=not final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
