@@ -40,6 +40,12 @@ def _param_names(sql: str) -> tuple[str, ...]:
 _ALERT_ROWS_SHOWN = 5
 # The invariant id a broken truth is reported under (the world counts as faulty).
 BROKEN_WORLD = "world-broken"
+MAX_ACTIONS_PER_MINUTE = 100
+"""Player and facilitator actions (submissions, monitors, declarations, edits, hints, notes,
+injects) one simulated minute takes; past it an action is refused until the clock moves on.
+A team acts a few times a minute; a script or a stuck key must not flood the transcript."""
+MAX_MONITORS = 50
+"""Saved monitors at once: each runs every simulated minute."""
 
 
 # What callers around the session may record: nothing that decides a score.
@@ -133,6 +139,8 @@ class Session:
         self._truth_view_sql: dict[str, str | None] = {}  # each truth view's SQL as built
         self.team_left_at: int | None = None
         self.final_replay: ev.ReplayResult | None = None
+        self._actions = (0, 0)  # (minute, actions taken in it)
+        self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -272,9 +280,29 @@ class Session:
     def execute(self, role: str, sql: str) -> list[StatementResult]:
         """Run a player's submission as `role`; every statement becomes an event."""
         self._require_player(role)
+        flood = self._flooded("sql", role)
+        if flood is not None:
+            return [StatementResult(sql=sql[:200], error=flood.error, error_kind="refused")]
         results = self.store.execute(role, sql)
         self._submitted(role, results)
         return results
+
+    def _flooded(self, action: str, role: str | None = None) -> ev.Refused | None:
+        """Count an action against the minute's cap; past it, the refusal (recorded once a
+        minute: the rest of the flood is refused without a line in the transcript)."""
+        minute, taken = self._actions
+        if minute != self.minute:
+            minute, taken = self.minute, 0
+        if taken < MAX_ACTIONS_PER_MINUTE:
+            self._actions = (minute, taken + 1)
+            return None
+        refusal = ev.Refused(role=role, action=action,
+                             error=f"more than {MAX_ACTIONS_PER_MINUTE} actions in one simulated "
+                                   f"minute ({self.clock_face}): refused until the clock moves on")
+        if self._flood_noted == self.minute:
+            return replace(refusal, sim_time=self.clock_face, minute=self.minute)
+        self._flood_noted = self.minute
+        return self._emit(refusal)
 
     def _submitted(self, role: str, results: Sequence[StatementResult]) -> None:
         if not results:
@@ -292,6 +320,7 @@ class Session:
         again, one by one; one that failed changed nothing in the world (SQLite takes a
         failed statement back whole), so its outcome is taken as recorded."""
         self._require_player(role)
+        self._flooded("sql", role)  # counted as it was (it was under the cap then)
         results: list[StatementResult] = []
         for statement in recorded:
             if statement.ok:
@@ -313,15 +342,25 @@ class Session:
         kept as it was; the replay's worlds are gone)."""
         if isinstance(event, ev.Replay) and event.result is not None:
             self.facts.replay = event.result
+        if isinstance(event, ev.Refused) and "actions in one simulated minute" in event.error:
+            self._flood_noted = self.minute
         return self._emit(event)
 
     def save_monitor(self, role: str, name: str, sql: str) -> Event:
         """Save a monitor after running it once, so a broken query is refused at once."""
         self._require_player(role)
+        flood = self._flooded("monitor", role)
+        if flood is not None:
+            return flood
         name = name.strip()
         if not name:
             return self._emit(ev.Refused(role=role, action="monitor",
                                          error="a monitor needs a name"))
+        if name not in self.monitors and len(self.monitors) >= MAX_MONITORS:
+            return self._emit(ev.Refused(
+                role=role, action="monitor", name=name,
+                error=f"{MAX_MONITORS} monitors are saved, the most a session runs each "
+                      "minute: remove one first"))
         first = self.store.probe(role, [sql])  # tried and rolled back: a monitor only reads
         why = None
         if first and first[0].error:
@@ -340,6 +379,8 @@ class Session:
         return event
 
     def remove_monitor(self, name: str) -> None:
+        if name in self.monitors and self._flooded("monitor") is not None:
+            return
         if self.monitors.pop(name, None) is not None:
             self._emit(ev.MonitorRemoved(name=name))
 
@@ -351,6 +392,9 @@ class Session:
         The same finding declared again counts once.
         """
         self._require_player(role)
+        flood = self._flooded("declare", role)
+        if flood is not None:
+            return flood
         finding = self.exercise.finding(finding_id)
         if finding is None:
             known = ", ".join(f.id for f in self.exercise.findings)
@@ -403,6 +447,9 @@ class Session:
     def edit_statement(self, role: str, statement_id: str, sql: str) -> ev.Edit | ev.Refused:
         """Replace a named automation statement for the rest of the session."""
         self._require_player(role)
+        flood = self._flooded("edit", role)
+        if flood is not None:
+            return flood
         if statement_id not in self.statement_sql:
             known = ", ".join(self.statement_sql)
             return self._emit(ev.Refused(
@@ -442,6 +489,9 @@ class Session:
 
     def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
         """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
+        flood = self._flooded("hint", role)
+        if flood is not None:
+            return flood
         revealed = {h for _, h in self.facts.hints}
         hints = [h for h in self.exercise.hints if h.id not in revealed]
         if hint_id is not None:
@@ -459,12 +509,18 @@ class Session:
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
         """A facilitator's ad-hoc inject."""
+        flood = self._flooded("inject")
+        if flood is not None:
+            return flood
         return self._emit(ev.Inject(
             id="adhoc", inject_kind="message", title=title, text=text, to=tuple(to),
             source="facilitator",
         ))
 
     def note(self, text: str, role: str | None = None, author: str | None = None) -> Event:
+        flood = self._flooded("note", role)
+        if flood is not None:
+            return flood
         return self._emit(ev.Note(role=role, text=text, author=author))
 
     def record(self, event: E) -> E:
@@ -480,6 +536,9 @@ class Session:
         """A facilitator's inject for a later minute: it arrives like the exercise's own."""
         if at <= self.minute:
             return self.send_inject(title, text, to)
+        flood = self._flooded("schedule")
+        if flood is not None:
+            return flood
         self._counter += 1
         inject = Inject(id=f"facilitator-{self._counter}", at=at, title=title, text=text,
                         kind=InjectKind.MESSAGE, to=tuple(to), source="facilitator")
