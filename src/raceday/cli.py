@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from raceday import __version__
-from raceday.errors import InputError, RacedayError
+from raceday.errors import InputError, MachineError, RacedayError
 from raceday.inert import inert
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
@@ -138,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return _dispatch(args, out)
+    except MachineError as exc:  # a full disk, a read-only folder: not the input's fault
+        err.print(inert(f"raceday: {exc}", one_line=True), markup=False)
+        return EXIT_INTERNAL
     except InputError as exc:
         for problem in exc.problems:
             err.print(inert(f"raceday: {problem}"), markup=False)

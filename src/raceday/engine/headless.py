@@ -11,12 +11,12 @@ from raceday.engine.clock import Pace
 from raceday.engine.scoring import Score
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
-from raceday.errors import ScriptError
+from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript.events import score_to_json
-from raceday.transcript.log import EventLog, session_folder
+from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 from raceday.transcript.logfile import log_to
 
 _log = logging.getLogger(__name__)
@@ -34,13 +34,21 @@ def open_session(
     """Build a fresh world in a new session folder and start the clock."""
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)
-    log_to(folder)
+    try:
+        log_to(folder)
+    except OSError as exc:
+        raise TranscriptWriteError(f"{folder}: cannot write the session's log "
+                                   f"({exc.strerror or exc})") from None
     _log.info("session of %s opened in %s (roles held: %s, pace %s)", exercise.id, folder,
               ", ".join(held) or "none", pace.value)
     store = WorldStore.create(folder / "world.db", exercise.world_sql, exercise.roles,
                               time_limit_s=time_limit_s)
-    session = Session(exercise, store, EventLog(folder), held, pace)
-    session.start()
+    try:
+        session = Session(exercise, store, EventLog(folder), held, pace)
+        session.start()
+    except BaseException:
+        store.close()
+        raise
     return session
 
 
@@ -101,11 +109,20 @@ def play_script_on(session: Session, script: Script) -> Score:
             play_step(session, step, f"{script.path}:{step.line}")
         else:
             session.advance_to(session.end_minute)
+        return session.end()
+    except MachineError as exc:  # a full disk, a world deleted: close, say why once
+        _log.exception("the script %s stopped", script.path)
+        session.close()
+        raise MachineError(stopped_words(session, exc)) from exc
     except BaseException:
         _log.exception("the script %s stopped", script.path)
-        if session.log.broken is None:
+        if session.score is None:
             session.end("aborted")
-        else:  # the transcript cannot be written: close what is open, say why once
-            session.close()
         raise
-    return session.end()
+
+
+def stopped_words(session: Session, exc: BaseException) -> str:
+    """One line for a session the machine stopped: why, where, and how to go on."""
+    return (f"{exc}; the session stopped at {session.clock_face} with its transcript whole "
+            f"(event {session.log.seq}): `raceday resume {session.folder}` goes on from there "
+            "once the world and the transcript can be written")

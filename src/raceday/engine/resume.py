@@ -22,7 +22,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,8 +174,10 @@ class _ResumingLog(EventLog):
     recorded ones (and the recorded ones given back); the ones after are held until the
     resume is known to work, then written."""
 
-    def __init__(self, folder: Path, recorded: Sequence[Event]) -> None:
+    def __init__(self, folder: Path, recorded: Sequence[Event],
+                 caught_up: Callable[[], None]) -> None:
         super().__init__(folder, seq=len(recorded))
+        self.caught_up = caught_up  # called once the last recorded event has come back
         self.recorded = recorded
         self.position = 0
         self.differences = 0
@@ -198,6 +200,8 @@ class _ResumingLog(EventLog):
             if {k: v for k, v in mine.items() if k not in _VOLATILE} != \
                     {k: v for k, v in theirs.items() if k not in _VOLATILE}:
                 self.differences += 1
+            if self.position == len(self.recorded):
+                self.caught_up()
             return old
         if self.holding:
             numbered = _numbered(event, self.recorded, self.held)
@@ -255,8 +259,16 @@ def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.
         _put_back(folder, crashed)
         raise
     log: _ResumingLog | None = None
+    rebuilt: list[dict[str, str] | str] = []
+
+    def caught_up() -> None:  # the world as the last recorded event left it
+        try:
+            rebuilt.append(world_digest(folder / WORLD))
+        except OSError as exc:
+            rebuilt.append(str(exc))
+
     try:
-        log = _ResumingLog(folder, recorded)
+        log = _ResumingLog(folder, recorded, caught_up)
         session = Session(exercise, store, log, start.players, Pace(start.pace))
         ending = _play_again(session, log, recorded)
     except BaseException as exc:
@@ -269,7 +281,7 @@ def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.
             raise ResumeError(f"{path}: cannot be played again ({exc})") from exc
         raise
     log.commit()
-    notes.append(_compare_worlds(folder, crashed))
+    notes.append(_compare_worlds(folder, crashed, rebuilt[0] if rebuilt else "not reached"))
     if log.differences:
         notes.append(f"{log.differences} recorded event(s) came out differently in detail "
                      "(rows, timings or wording); the recorded ones stand")
@@ -386,19 +398,17 @@ def _put_back(folder: Path, crashed: bool) -> None:
             src.rename(dst)
 
 
-def _compare_worlds(folder: Path, crashed: bool) -> str:
-    """Compare the rebuilt world with the one the crash left; drop the latter when the same."""
+def _compare_worlds(folder: Path, crashed: bool, now: dict[str, str] | str) -> str:
+    """Compare the world rebuilt up to the last recorded event with the one the crash left;
+    drop the latter when they are the same."""
     if not crashed:
         return "world.db was missing: the world was rebuilt from the transcript alone"
     try:
         before = world_digest(folder / CRASHED_WORLD)
     except OSError as exc:
         return f"the world the crash left cannot be read ({exc}); it is kept as {CRASHED_WORLD}"
-    session_world = folder / WORLD
-    try:
-        now = world_digest(session_world)
-    except OSError as exc:
-        return f"the rebuilt world cannot be read back ({exc})"
+    if isinstance(now, str):
+        return f"the rebuilt world cannot be read back ({now}); the crash's is kept as {CRASHED_WORLD}"
     if before == now:
         for path in _siblings(folder / CRASHED_WORLD):
             path.unlink(missing_ok=True)

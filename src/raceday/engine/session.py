@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.scoring import Score, replay_guards, score_session
-from raceday.errors import RacedayError
+from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
+from raceday.store.replay_world import remove_earlier_worlds
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
@@ -561,6 +562,9 @@ class Session:
         try:
             result = replay_race(self, keep_world=not final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
+            remove_earlier_worlds(self.folder / "replay")  # what it built (a full disk?) goes
+            if isinstance(exc, MachineError):  # a full disk: stop, resume once there is room
+                raise
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
         self.facts.replay = result
@@ -708,6 +712,8 @@ class Session:
         """
         try:
             return list(self.store.app_query(sql, params)[1])
+        except MachineError:
+            raise
         except RacedayError as exc:
             if sql not in self._broken_checks:
                 self._broken_checks.add(sql)
@@ -716,6 +722,8 @@ class Session:
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
+        if result.error_kind == "machine":  # the world cannot be written: play cannot go on
+            raise MachineError(result.error or "the world cannot be written")  # (not recorded)
         role_def = self.exercise.role(role)
         break_glass = bool(result.break_glass) or any(
             t in role_def.break_glass and t not in role_def.write for t in result.writes)
@@ -805,6 +813,8 @@ class Session:
             try:
                 _, rows = self.store.app_query(
                     "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except MachineError:
+                raise
             except RacedayError:
                 rows = []
             self._truth_columns[table] = tuple(str(r[0]) for r in rows)
@@ -813,6 +823,8 @@ class Session:
                 _, rows = self.store.app_query(
                     "SELECT sql FROM sqlite_master WHERE type = 'view' AND lower(name) = :v",
                     {"v": view.name.lower()})
+            except MachineError:
+                raise
             except RacedayError:
                 rows = []
             self._truth_view_sql[view.name.lower()] = str(rows[0][0]) if rows else None
@@ -832,6 +844,8 @@ class Session:
         try:
             _, rows = self.store.app_query(
                 "SELECT lower(name), type, sql FROM sqlite_master WHERE type IN ('table', 'view')")
+        except MachineError:
+            raise
         except RacedayError as exc:
             return [f"the world's schema cannot be read ({exc})"]
         kinds = {str(r[0]): str(r[1]) for r in rows}
@@ -850,6 +864,8 @@ class Session:
             try:
                 _, cols = self.store.app_query(
                     "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except MachineError:
+                raise
             except RacedayError as exc:
                 problems.append(f"table {table} cannot be read ({exc})")
                 continue
@@ -876,6 +892,8 @@ class Session:
                     f'AND NOT EXISTS (SELECT * FROM ({view.sql}) EXCEPT SELECT * FROM "{name}")')
             try:
                 _, answer = self.store.app_query(same)
+            except MachineError:
+                raise
             except RacedayError as exc:
                 if getattr(exc, "kind", "") == "timeout":
                     slow = True

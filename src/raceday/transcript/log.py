@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from raceday.errors import RacedayError, TranscriptError
+from raceday.errors import MachineError, TranscriptError
 from raceday.textfile import MAX_TRANSCRIPT_BYTES, UnreadableText, read_bytes
 from raceday.transcript.events import (
     READABLE_VERSIONS,
@@ -39,7 +39,11 @@ E = TypeVar("E", bound=Event)
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
     """A new folder `<root>/<UTC timestamp>-<exercise id>/`, never reusing an existing one."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TranscriptWriteError(f"{root}: cannot make the transcripts folder "
+                                   f"({exc.strerror or exc})") from None
     n = 1
     while True:
         folder = root / (f"{stamp}-{exercise_id}" if n == 1 else f"{stamp}-{exercise_id}-{n}")
@@ -48,9 +52,12 @@ def session_folder(root: Path, exercise_id: str, now: datetime | None = None) ->
             return folder
         except FileExistsError:
             n += 1
+        except OSError as exc:
+            raise TranscriptWriteError(f"{root}: cannot write a session folder here "
+                                       f"({exc.strerror or exc})") from None
 
 
-class TranscriptWriteError(RacedayError):
+class TranscriptWriteError(MachineError):
     """The transcript cannot be written (disk full, folder read-only): the session ends.
 
     The file is left whole: a line that could not be written completely is taken back, so

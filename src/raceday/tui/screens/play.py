@@ -40,6 +40,7 @@ from raceday.tui.messages import (
     ReplayReady,
     SessionEnded,
     SessionOpened,
+    SessionStopped,
     StatementsRan,
 )
 from raceday.tui.play_runner import PlayRunner
@@ -131,6 +132,7 @@ class PlayScreen(Screen[None]):
                  resume: Path | None = None) -> None:
         super().__init__()
         self.resume_from = resume  # a session folder to resume (`raceday resume`), not a new one
+        self.stopped = False  # the machine stopped the session (SessionStopped)
         self.exercise = exercise
         self.settings = settings
         self.seats = [Seat(role, cast.get(role, ""), text=_example(exercise, role))
@@ -359,6 +361,23 @@ class PlayScreen(Screen[None]):
         else:
             self.notify(f"Replay recorded: {len(walk.prevented)} of {len(walk.verdicts)} race "
                         f"steps prevented, guards {walk.points}/{walk.max_points}.", timeout=8)
+
+    @on(SessionStopped)
+    def _stopped(self, message: SessionStopped) -> None:
+        """The machine stopped the session: say why and how to resume, offer the way out."""
+        self.stopped = True
+        self._stop_ticks()
+        if self._running_note is not None:
+            self._running_note.stop()
+            self._running_note = None
+        self.results.show_text(Text(f"The session has stopped: {message.why}", style="bold red"))
+        self.app.push_screen(ConfirmDialog(
+            f"The session cannot go on: {message.why}", yes="Quit raceday", no="Stay and look"),
+            self._quit_if)
+
+    def _quit_if(self, yes: bool | None) -> None:
+        if yes:
+            self.app.exit(1)
 
     @on(JobFailed)
     def _failed(self, message: JobFailed) -> None:
@@ -941,6 +960,9 @@ class PlayScreen(Screen[None]):
             runner.act(action, call)
 
     def request_quit(self) -> None:
+        if self.stopped:  # nothing can be ended or saved any more: quit at once
+            self.app.exit(1)
+            return
         if self.runner is None or self.runner.session is None:
             self.app.exit(0)
             return
