@@ -22,7 +22,6 @@ from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
-from raceday.store.replay_world import remove_earlier_worlds
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
@@ -562,6 +561,8 @@ class Session:
         try:
             result = replay_race(self, keep_world=not final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
+            from raceday.store.replay_world import remove_earlier_worlds  # sqlite3: only here
+
             remove_earlier_worlds(self.folder / "replay")  # what it built (a full disk?) goes
             if isinstance(exc, MachineError):  # a full disk: stop, resume once there is room
                 raise
