@@ -9,6 +9,7 @@ transcript must equal the uninterrupted one event for event (timings aside), wit
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -185,3 +186,22 @@ def test_a_transcript_from_another_exercise_says_so(tmp_path: Path, flagship: Ex
     session.log.close()
     with pytest.raises(ResumeError, match="lost-update-basics"):
         resume_session(session.folder, flagship)
+
+
+def test_the_command_line_resumes_headless_and_refuses_a_finished_session(
+        tmp_path: Path, flagship: Exercise, capsys: pytest.CaptureFixture[str]) -> None:
+    from raceday.cli import main
+
+    session = open_session(flagship, ("responder",), tmp_path)
+    session.execute("responder", "UPDATE automation SET enabled = 0")
+    session.close()  # as a kill leaves it
+    capsys.readouterr()
+    assert main(["resume", str(session.folder), "--exercise", str(FLAGSHIP), "--end",
+                 "--json"]) == 0
+    out = capsys.readouterr()
+    result = json.loads(out.out)
+    assert result["session"] == str(session.folder) and result["max"] == 100
+    assert "resumed" in out.err
+    assert main(["resume", str(session.folder), "--exercise", str(FLAGSHIP)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is finished" in err and "\n" not in err

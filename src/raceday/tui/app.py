@@ -109,7 +109,7 @@ class RacedayApp(InertNotifications):
     def resume_play(self, exercise: Exercise, folder: Path) -> None:
         """Go on with a session a crash cut short (`raceday resume`, or the launcher's list
         of unfinished sessions): the players and pace are the transcript's."""
-        from raceday.transcript.events import Cast
+        from raceday.transcript.events import Cast, Facilitation
         from raceday.transcript.log import read_events
         from raceday.tui.screens.play import PlayScreen
 
@@ -121,6 +121,8 @@ class RacedayApp(InertNotifications):
         for event in readback.events:
             if isinstance(event, Cast):
                 names.update(event.names)
+            elif isinstance(event, Facilitation) and event.action == "speed" and event.speed:
+                self.settings.speed, self.settings.length = event.speed, None  # the last one
         self.exercise = exercise
         while len(self.screen_stack) > 1:
             self.pop_screen()
