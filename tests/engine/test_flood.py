@@ -48,3 +48,18 @@ def test_a_submission_past_the_statement_cap_runs_nothing(
     session = make_session()
     [result] = session.execute("operator", "SELECT 1;" * (MAX_STATEMENTS + 1))
     assert not result.ok and f"the limit is {MAX_STATEMENTS}" in (result.error or "")
+
+
+def test_a_seat_flooding_commands_adds_no_line_per_command(
+        make_session: Callable[..., Session]) -> None:
+    session = make_session()
+    for i in range(MAX_ACTIONS_PER_MINUTE):
+        session.note(f"note {i}", "operator")
+    before = len(session.events)
+    for n in range(30):
+        echoed = session.record(ev.SeatCommand(seat="s", role="operator", player="p",
+                                               action="sql", command=n))
+        assert echoed.seq == 0  # not recorded
+        session.record(ev.CommandRefused(seat="s", action="sql", error="forged", command=n))
+    added = session.events[before:]
+    assert len(added) == 1 and isinstance(added[0], ev.Refused)

@@ -290,12 +290,17 @@ class Session:
     def _flooded(self, action: str, role: str | None = None) -> ev.Refused | None:
         """Count an action against the minute's cap; past it, the refusal (recorded once a
         minute: the rest of the flood is refused without a line in the transcript)."""
+        if self._cap_reached():
+            return self._flood_refusal(action, role)
         minute, taken = self._actions
-        if minute != self.minute:
-            minute, taken = self.minute, 0
-        if taken < MAX_ACTIONS_PER_MINUTE:
-            self._actions = (minute, taken + 1)
-            return None
+        self._actions = (self.minute, (taken if minute == self.minute else 0) + 1)
+        return None
+
+    def _cap_reached(self) -> bool:
+        minute, taken = self._actions
+        return minute == self.minute and taken >= MAX_ACTIONS_PER_MINUTE
+
+    def _flood_refusal(self, action: str, role: str | None = None) -> ev.Refused:
         refusal = ev.Refused(role=role, action=action,
                              error=f"more than {MAX_ACTIONS_PER_MINUTE} actions in one simulated "
                                    f"minute ({self.clock_face}): refused until the clock moves on")
@@ -529,6 +534,9 @@ class Session:
         into the transcript at the session's clock like every event."""
         if not isinstance(event, _OUTSIDE_EVENTS):
             raise SessionError(f"{event.kind} events are the session's own to record")
+        if isinstance(event, (ev.SeatCommand, ev.CommandRefused)) and self._cap_reached():
+            self._flood_refusal(event.kind, event.role)  # a seat's flood: no line per command
+            return replace(event, sim_time=self.clock_face, minute=self.minute)
         return self._emit(event)
 
     def schedule_inject(self, title: str, text: str, at: int,
