@@ -205,3 +205,21 @@ def test_the_command_line_resumes_headless_and_refuses_a_finished_session(
     assert main(["resume", str(session.folder), "--exercise", str(FLAGSHIP)]) == 2
     err = capsys.readouterr().err.strip()
     assert "is finished" in err and "\n" not in err
+
+
+def test_a_session_resumed_and_cut_short_again_resumes_again(tmp_path: Path,
+                                                            flagship: Exercise) -> None:
+    session = open_session(flagship, ("responder",), tmp_path)
+    session.execute("responder", "UPDATE automation SET enabled = 0")
+    session.close()
+    first = resume_session(session.folder, flagship).session
+    first.save_monitor("responder", "empty", "SELECT name FROM endpoint WHERE 0")
+    first.wait(first.minute + 20)
+    minute = first.minute
+    first.close()
+    second = resume_session(session.folder, flagship).session
+    assert second.minute == minute and set(second.monitors) == {"empty"}
+    events = read_events(session.folder).events
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert sum(isinstance(e, ev.SessionResumed) for e in events) == 2
+    second.end()
