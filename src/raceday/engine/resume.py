@@ -19,6 +19,7 @@ it is kept as world-at-crash.db and the resume event says which tables differ.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -130,8 +131,8 @@ def _in_use(folder: Path) -> bool:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
+    except OSError as exc:  # held by a live session (a filesystem without locks: say no)
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
     finally:
         os.close(fd)  # closing releases the lock taken here
     return False

@@ -80,10 +80,12 @@ class EventLog:
             raise TranscriptWriteError(_cannot_write(self.path, exc)) from None
         try:  # one writer per log: `raceday resume` must not write beside a live session
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._fd)
-            raise TranscriptWriteError(f"{self.path}: the transcript is in use by another "
-                                       "raceday (a session still running)") from None
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                os.close(self._fd)
+                raise TranscriptWriteError(f"{self.path}: the transcript is in use by another "
+                                           "raceday (a session still running)") from None
+            # a filesystem without locks: write unlocked
         self._size = os.fstat(self._fd).st_size
         self._seq = seq
         self._closed = False
