@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("--end", action="store_true",
                         help="headless: end it now (the night plays itself out) and score")
     resume.add_argument("--json", action="store_true", help="headless: print one JSON object")
+    resume.add_argument("--headless", action="store_true",
+                        help="a team session: host it again without the console")
     resume.add_argument("--speed", type=float, default=None,
                         help="simulated seconds per real second in the live pace")
     resume.add_argument("--length", type=float, default=None, metavar="MINUTES",
@@ -213,6 +215,14 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
     """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
     import json
 
+    if (args.session / "session.db").is_file():  # a team session: the host comes back
+        if args.headless:
+            from raceday.team.launch import resume_headless
+
+            return resume_headless(args.session, args.exercise, args.speed or 60.0, out)
+        from raceday.tui.team import launch as team_launch  # the TUI, imported only here
+
+        return team_launch.resume_console(args.session, args.exercise, args.speed or 60.0)
     if args.script is None and not args.end:
         from raceday.tui.launch import launch_resume  # the TUI, imported only here
 
