@@ -37,6 +37,7 @@ def test_a_killed_host_resumes_and_the_seats_join_again(flagship: Exercise,
     assert rita.wait(late, timeout=5).status == "failed"  # from before the crash: send again
     old = send(again, rita, "sql", sql="SELECT 1")
     assert old.status == "refused"  # the old token opens nothing now
+    assert "host restarted" in (old.error or "")
     rita2 = Client(folder, NEW_TOKENS["responder"], "Rita")
     joining = rita2.join()
     again.pump()

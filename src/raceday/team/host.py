@@ -103,6 +103,7 @@ class Host:
         self.time_limit_s = time_limit_s
         self.session: Session | None = None
         self.db: SessionDb | None = None
+        self.resumed = False  # came back after a crash (`raceday resume`): tokens are new
         self.plan = WorldPlan()
         self.snapshot: Snapshot | None = None
         self.ended = False
@@ -174,6 +175,7 @@ class Host:
             db.close()
             raise
         self.session, self.db = session, db
+        self.resumed = True
         before = {row.name: row for row in db.seats()}
         for seat in self.seats.values():
             db.reseat(seat.name, seat.role, token_hash(seat.token))
@@ -291,6 +293,10 @@ class Host:
         if seat is None:
             raise CommandRefusal(f"no seat {row.seat!r} in this session")
         if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac):
+            if self.resumed:
+                raise CommandRefusal("the command is not signed with this seat's token: the "
+                                     "host restarted with new tokens, join again with yours "
+                                     "(or forged?)")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
