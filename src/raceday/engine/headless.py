@@ -123,6 +123,8 @@ def play_script_on(session: Session, script: Script) -> Score:
 
 def stopped_words(session: Session, exc: BaseException) -> str:
     """One line for a session the machine stopped: why, where, and how to go on."""
-    return (f"{exc}; the session stopped at {session.clock_face} with its transcript whole "
-            f"(event {session.log.seq}): `raceday resume {session.folder}` goes on from there "
-            "once the world and the transcript can be written")
+    where = ("" if "transcript is whole" in str(exc) else
+             f" with its transcript whole (event {session.log.seq})")
+    return (f"{exc}; the session stopped at {session.clock_face}{where}: `raceday resume "
+            f"{session.folder}` goes on from there once the world and the transcript can be "
+            "written")

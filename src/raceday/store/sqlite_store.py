@@ -189,11 +189,16 @@ class WorldStore:
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
         except (sqlite3.Error, WorldError) as exc:
+            cause = exc.__cause__ if isinstance(exc, WorldError) else exc
+            disk_full = cause is not None and _is_full(cause) and _disk_short(conn, path,
+                                                                              max_world_bytes)
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
             message = exc.message if isinstance(exc, WorldError) else str(exc)
-            cause = exc.__cause__ if isinstance(exc, WorldError) else exc
+            if disk_full:
+                raise MachineError(f"{path}: cannot build the world here (the disk is full)"
+                                   ) from exc
             if (getattr(cause, "sqlite_errorcode", 0) or 0) & 0xFF in _MACHINE_CODES:  # not the SQL's
                 raise MachineError(f"{path}: cannot build the world here ({_one_line(str(cause))}"
                                    "; a full disk, a file-size limit or a read-only folder?)"
@@ -754,6 +759,18 @@ def _is_full(exc: BaseException) -> bool:
 _MACHINE_CODES = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY,
                             sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB,
                             sqlite3.SQLITE_CORRUPT})
+
+
+def _disk_short(conn: sqlite3.Connection, path: Path, max_bytes: int) -> bool:
+    """Did a write stop for the disk (less room left than the world's limit allows), not
+    for the world's own size limit?"""
+    try:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        free = shutil.disk_usage(path.parent).free
+    except (sqlite3.Error, OSError):
+        return False
+    return bool(free < max_bytes - pages * size)
 
 
 def _megabytes(size: int) -> str:
