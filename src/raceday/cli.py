@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from raceday import __version__
-from raceday.errors import InputError, RacedayError
+from raceday.errors import InputError, MachineError, RacedayError
 from raceday.inert import inert
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
@@ -99,6 +99,22 @@ def _parser() -> argparse.ArgumentParser:
     history.add_argument("--player", default=None, help="only the sessions this person played")
     history.add_argument("--by", choices=["team", "player"], default="team",
                          help="group attempts by team (default) or by each player")
+
+    resume = sub.add_parser("resume", help="go on with a session a crash or a kill cut short")
+    resume.add_argument("session", type=Path, help="the session folder (transcripts/...)")
+    resume.add_argument("--exercise", default=None,
+                        help="the exercise id or folder, when it is not found by its id")
+    resume.add_argument("--script", type=Path, default=None,
+                        help="headless: play this script on from where it stopped, then score")
+    resume.add_argument("--end", action="store_true",
+                        help="headless: end it now (the night plays itself out) and score")
+    resume.add_argument("--json", action="store_true", help="headless: print one JSON object")
+    resume.add_argument("--headless", action="store_true",
+                        help="a team session: host it again without the console")
+    resume.add_argument("--speed", type=float, default=None,
+                        help="simulated seconds per real second in the live pace")
+    resume.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                        help="live pace: fit the whole exercise into this many real minutes")
     _team_parsers(sub)
     return parser
 
@@ -142,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return _dispatch(args, out)
+    except MachineError as exc:  # a full disk, a read-only folder: not the input's fault
+        err.print(inert(f"raceday: {exc}", one_line=True), markup=False)
+        return EXIT_INTERNAL
     except InputError as exc:
         for problem in exc.problems:
             err.print(inert(f"raceday: {problem}"), markup=False)
@@ -219,6 +238,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
                              player=args.player, by=args.by)
     if command in ("host", "join", "watch"):
         return _team(args, out)
+    if command == "resume":
+        return _resume(args, out)
     raise AssertionError(command)
 
 
@@ -233,6 +254,51 @@ def _check_strict(paths: Sequence[pathlib.Path], out: Console) -> int:
             sys.stderr.write(inert(warning) + "\n")
         out.print(inert(f"{path}: {len(warnings) or 'no'} warning{'' if len(warnings) == 1 else 's'}"
                         f" (strict)"), markup=False, soft_wrap=True)
+    return EXIT_OK
+
+
+def _resume(args: argparse.Namespace, out: Console) -> int:
+    """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
+    import json
+
+    if (args.session / "session.db").is_file():  # a team session: the host comes back
+        if args.headless:
+            from raceday.team.launch import resume_headless
+
+            return resume_headless(args.session, args.exercise, args.speed or 60.0, out)
+        from raceday.tui.team import launch as team_launch  # the TUI, imported only here
+
+        return team_launch.resume_console(args.session, args.exercise, args.speed or 60.0)
+    if args.script is None and not args.end:
+        from raceday.tui.launch import launch_resume  # the TUI, imported only here
+
+        return launch_resume(args.session, args.exercise, speed=args.speed, length=args.length)
+    from raceday.commands import load_named_exercise
+    from raceday.engine.headless import play_script_on
+    from raceday.engine.resume import check_resumable, resume_session
+    from raceday.engine.script import load_script
+    from raceday.transcript.events import ScoreEvent, score_to_json
+    from raceday.transcript.render import print_score
+
+    exercise = load_named_exercise(args.exercise or check_resumable(args.session))
+    script = load_script(args.script, exercise) if args.script is not None else None
+    resumed = resume_session(args.session, exercise)
+    session = resumed.session
+    sys.stderr.write(f"raceday: resumed {session.folder} at {session.clock_face}"
+                     + (f" ({inert(resumed.note, one_line=True)})" if resumed.note else "") + "\n")
+    if not resumed.finished:
+        if script is not None:
+            play_script_on(session, script)
+        else:
+            session.end()
+    _write_debrief(session.folder)
+    score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
+    if args.json:
+        result = {"exercise": exercise.id, "session": str(session.folder),
+                  **score_to_json(score.score)}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(score.score, out, session.folder)
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from raceday.engine.clock import Pace
 
 if TYPE_CHECKING:
+    from raceday.engine.resume import Unfinished
     from raceday.exercise.catalog import ExerciseEntry
     from raceday.tui.app import RacedayApp
 
@@ -41,6 +42,7 @@ class LauncherScreen(Screen[None]):
 | m | mode: solo, team (hot seat), onboarding (guided, hints) |
 | p | pace: turns (time moves when you act) or live (the clock runs) |
 | s | speed of the live clock: each choice says how long the night lasts (60 to 90 min fits a game day) |
+| r | resume an unfinished session (one a crash or a kill cut short; listed below the exercises) |
 | q, ctrl+q | quit |
 """
 
@@ -49,6 +51,7 @@ class LauncherScreen(Screen[None]):
         Binding("m", "mode", "Mode"),
         Binding("p", "pace", "Pace"),
         Binding("s", "speed", "Speed"),
+        Binding("r", "resume", "Resume", show=False),
         Binding("q,escape", "app.quit", "Quit"),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -63,10 +66,15 @@ class LauncherScreen(Screen[None]):
 
         scores: dict[str, str]
 
+    @dataclass
+    class FoundUnfinished(Message):
+        sessions: list[Any]
+
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
         self.scores: dict[str, str] = {}
+        self.unfinished: list[Unfinished] = []
 
     @property
     def raceday(self) -> RacedayApp:
@@ -81,6 +89,7 @@ class LauncherScreen(Screen[None]):
         yield DataTable(id="exercises", cursor_type="row", zebra_stripes=True)
         yield Static("Looking for exercises…", id="exercise-detail")
         yield Static("", id="launcher-settings")
+        yield DataTable(id="unfinished", cursor_type="row")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -88,6 +97,8 @@ class LauncherScreen(Screen[None]):
         self._show_settings()
         self._find()
         self._read_history()
+        self.query_one("#unfinished", DataTable).display = False
+        self._find_unfinished()
 
     def _add_columns(self) -> None:
         """The table's columns; "your scores" beside the title once a session was played."""
@@ -146,7 +157,57 @@ class LauncherScreen(Screen[None]):
         table.focus()
         self._show_detail(0)
 
-    @on(DataTable.RowHighlighted)
+    # -- unfinished sessions (resume) ---------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="launcher-resume")
+    def _find_unfinished(self) -> None:
+        from raceday.engine.resume import unfinished_sessions
+
+        self.post_message(self.FoundUnfinished(unfinished_sessions(self.raceday.settings.transcripts)))
+
+    @on(FoundUnfinished)
+    def _found_unfinished(self, message: FoundUnfinished) -> None:
+        from raceday.inert import inert
+
+        self.unfinished = list(message.sessions)
+        table = self.query_one("#unfinished", DataTable)
+        table.clear(columns=True)
+        if not self.unfinished:
+            table.display = False
+            return
+        table.add_columns(f"unfinished session ({len(self.unfinished)}): r resumes", "stopped at",
+                          "folder")
+        for found in self.unfinished:
+            table.add_row(Text(inert(found.title or found.exercise, one_line=True)),
+                          Text(found.clock), Text(inert(found.folder.name, one_line=True)))
+        table.display = True
+        table.styles.height = min(len(self.unfinished), 4) + 1
+
+    def action_resume(self) -> None:
+        """r: go on with the highlighted unfinished session (the newest first)."""
+        from raceday.engine.resume import check_resumable
+        from raceday.errors import RacedayError
+
+        if not self.unfinished:
+            self.notify("No unfinished session to resume.")
+            return
+        table = self.query_one("#unfinished", DataTable)
+        row = table.cursor_row if 0 <= table.cursor_row < len(self.unfinished) else 0
+        found = self.unfinished[row]
+        try:
+            check_resumable(found.folder)
+        except RacedayError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        entry = next((e for e in self.entries if e.id == found.exercise), None)
+        if entry is None or entry.exercise is None:
+            self.notify(f"The exercise {found.exercise} is not found or "
+                        "does not load: `raceday resume DIR --exercise PATH` names it.",
+                        severity="error", markup=False)
+            return
+        self.raceday.resume_play(entry.exercise, found.folder)
+
+    @on(DataTable.RowHighlighted, "#exercises")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail(event.cursor_row)
 
@@ -231,6 +292,9 @@ class LauncherScreen(Screen[None]):
         self._show_settings()
 
     def action_choose(self) -> None:
+        if self.focused is self.query_one("#unfinished", DataTable):
+            self.action_resume()
+            return
         table = self.query_one("#exercises", DataTable)
         row = table.cursor_row
         if not 0 <= row < len(self.entries):
