@@ -61,7 +61,7 @@ def test_run_and_transcript_show_hostile_sql_inert(tmp_path: Path,
                          "--transcripts", str(tmp_path / "t"))
     assert code == 0, err
     assert not RAW_CONTROL.search(out + err)
-    session = next((tmp_path / "t").iterdir())
+    session = next(p for p in (tmp_path / "t").iterdir() if p.is_dir())
     code, out, err = run(capsys, "transcript", str(session))
     assert code == 0, err
     assert "\u241b]0;PWNED\u2407" in out  # the SQL shows, inert

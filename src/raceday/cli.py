@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from raceday import __version__
-from raceday.errors import InputError, RacedayError
+from raceday.errors import InputError, MachineError, RacedayError
 from raceday.inert import inert
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
@@ -64,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate exercise folders or files")
     check.add_argument("paths", nargs="+", type=Path)
+    check.add_argument("--strict", action="store_true",
+                       help="also play the reference plays and warn about what plays but "
+                            "teaches badly (keys that moved, steps no play prevents, ...)")
+
+    new = sub.add_parser("new", help="start a new exercise from a small working one")
+    new.add_argument("id", help="the new exercise's id (lower-case letters, digits, dashes)")
+    new.add_argument("--into", type=Path, default=Path("exercises"),
+                     help="the folder the exercise is made in (default ./exercises)")
 
     brief = sub.add_parser("brief", help="print an exercise's briefing")
     brief.add_argument("exercise")
@@ -82,6 +90,31 @@ def _parser() -> argparse.ArgumentParser:
 
     transcript = sub.add_parser("transcript", help="print a saved session readably")
     transcript.add_argument("session", type=Path)
+
+    history = sub.add_parser("history", help="each exercise's attempts over time, with charts")
+    history.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                         help="the transcripts folder whose sessions to show (history.db "
+                              "beside them)")
+    history.add_argument("--exercise", default=None, help="only this exercise (its id)")
+    history.add_argument("--player", default=None, help="only the sessions this person played")
+    history.add_argument("--by", choices=["team", "player"], default="team",
+                         help="group attempts by team (default) or by each player")
+
+    resume = sub.add_parser("resume", help="go on with a session a crash or a kill cut short")
+    resume.add_argument("session", type=Path, help="the session folder (transcripts/...)")
+    resume.add_argument("--exercise", default=None,
+                        help="the exercise id or folder, when it is not found by its id")
+    resume.add_argument("--script", type=Path, default=None,
+                        help="headless: play this script on from where it stopped, then score")
+    resume.add_argument("--end", action="store_true",
+                        help="headless: end it now (the night plays itself out) and score")
+    resume.add_argument("--json", action="store_true", help="headless: print one JSON object")
+    resume.add_argument("--headless", action="store_true",
+                        help="a team session: host it again without the console")
+    resume.add_argument("--speed", type=float, default=None,
+                        help="simulated seconds per real second in the live pace")
+    resume.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                        help="live pace: fit the whole exercise into this many real minutes")
     _team_parsers(sub)
     return parser
 
@@ -131,6 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return _dispatch(args, out)
+    except MachineError as exc:  # a full disk, a read-only folder: not the input's fault
+        err.print(inert(f"raceday: {exc}", one_line=True), markup=False)
+        return EXIT_INTERNAL
     except InputError as exc:
         for problem in exc.problems:
             err.print(inert(f"raceday: {problem}"), markup=False)
@@ -171,7 +207,16 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     if command == "check":
         from raceday.commands import check_paths
 
-        return check_paths(args.paths, out)
+        code = check_paths(args.paths, out)
+        return _check_strict(args.paths, out) if getattr(args, "strict", False) else code
+    if command == "new":
+        from raceday.exercise.scaffold import scaffold
+
+        folder = scaffold(args.id, args.into)
+        out.print(inert(f"Made {folder}: check it with `raceday check {folder}`, play it "
+                        f"with `raceday play {folder}`; docs/exercise-format.md has the "
+                        f"tutorial."), markup=False, soft_wrap=True)
+        return EXIT_OK
     if command == "brief":
         from raceday.commands import print_briefing, print_facilitator_guide
 
@@ -192,9 +237,75 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
         return run_review(args.session)
+    if command == "history":
+        from raceday.history.report import print_history
+
+        return print_history(args.transcripts, out, exercise=args.exercise,
+                             player=args.player, by=args.by)
     if command in ("host", "join", "watch"):
         return _team(args, out)
+    if command == "resume":
+        return _resume(args, out)
     raise AssertionError(command)
+
+
+def _check_strict(paths: Sequence[pathlib.Path], out: Console) -> int:
+    """`check --strict`: each exercise's warnings on stderr, a count on stdout; exit 0."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.strict import strict_warnings
+
+    for path in paths:
+        warnings = strict_warnings(load_exercise(path))
+        for warning in warnings:
+            sys.stderr.write(inert(warning) + "\n")
+        out.print(inert(f"{path}: {len(warnings) or 'no'} warning{'' if len(warnings) == 1 else 's'}"
+                        f" (strict)"), markup=False, soft_wrap=True)
+    return EXIT_OK
+
+
+def _resume(args: argparse.Namespace, out: Console) -> int:
+    """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
+    import json
+
+    if (args.session / "session.db").is_file():  # a team session: the host comes back
+        if args.headless:
+            from raceday.team.launch import resume_headless
+
+            return resume_headless(args.session, args.exercise, args.speed or 60.0, out)
+        from raceday.tui.team import launch as team_launch  # the TUI, imported only here
+
+        return team_launch.resume_console(args.session, args.exercise, args.speed or 60.0)
+    if args.script is None and not args.end:
+        from raceday.tui.launch import launch_resume  # the TUI, imported only here
+
+        return launch_resume(args.session, args.exercise, speed=args.speed, length=args.length)
+    from raceday.commands import load_named_exercise
+    from raceday.engine.headless import play_script_on
+    from raceday.engine.resume import check_resumable, resume_session
+    from raceday.engine.script import load_script
+    from raceday.transcript.events import ScoreEvent, score_to_json
+    from raceday.transcript.render import print_score
+
+    exercise = load_named_exercise(args.exercise or check_resumable(args.session))
+    script = load_script(args.script, exercise) if args.script is not None else None
+    resumed = resume_session(args.session, exercise)
+    session = resumed.session
+    sys.stderr.write(f"raceday: resumed {session.folder} at {session.clock_face}"
+                     + (f" ({inert(resumed.note, one_line=True)})" if resumed.note else "") + "\n")
+    if not resumed.finished:
+        if script is not None:
+            play_script_on(session, script)
+        else:
+            session.end()
+    _write_debrief(session.folder)
+    score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
+    if args.json:
+        result = {"exercise": exercise.id, "session": str(session.folder),
+                  **score_to_json(score.score)}
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        print_score(score.score, out, session.folder)
+    return EXIT_OK
 
 
 def _team(args: argparse.Namespace, out: Console) -> int:

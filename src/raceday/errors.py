@@ -7,6 +7,11 @@ class RacedayError(Exception):
     """Base of every error raceday reports to a person."""
 
 
+class MachineError(RacedayError):
+    """The machine, not the input, stopped raceday: a full disk, a read-only folder, a file
+    deleted under it. One line, exit status 1; what was saved is whole."""
+
+
 class InputError(RacedayError):
     """Bad input from a person: an exercise file, a play script, a transcript. Exit status 2.
 

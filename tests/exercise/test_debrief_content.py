@@ -44,13 +44,13 @@ def _copy(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
-    ("      team: stopped\n", "      team: lunch\n", '"team" must be one of fault, detected'),
+    ("    team: stopped\n", "    team: lunch\n", '"team" must be one of fault, detected'),
     ("        steps: [stale-apply]\n", "        steps: [stale-apply, lunch]\n",
      'race_step "lunch" is not defined'),
     ("    source: dat453\n", "    source: rumour\n",
      'source "rumour" is not one the exercise declares'),
     ("    phase: detection\n", "    phase: lunch\n", 'phase "lunch" is not one the exercise declares'),
-    ("      team: fault\n", "      team: fault\n      milestone: repaired\n",
+    ("    team: fault\n", "    team: fault\n    milestone: repaired\n",
      '"milestone" is for a phase whose team is stopped or repaired'),
     ("  shared: aws-2025-10\n", "  shared: aws-1999\n", 'shared file "aws-1999" not found'),
 ])

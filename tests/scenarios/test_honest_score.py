@@ -118,9 +118,13 @@ def test_a_diagnosis_from_memory_counts_only_after_a_look(tmp_path: Path) -> Non
 
 
 def test_a_guard_that_refuses_a_good_write_earns_nothing(tmp_path: Path) -> None:
-    result, _ = play(PLAYS / "newest-only.yaml", tmp_path)
+    result, events = play(PLAYS / "newest-only.yaml", tmp_path)
     assert result["guards"]["points"] == 0
-    assert result["guards"]["prevented"] == []
+    # the steps the replay saw prevented are still said, and earn nothing; the replay's own
+    # figure agrees with the score (no line contradicts another)
+    assert result["guards"]["prevented"] == [s["id"] for s in result["guards"]["steps"]]
+    final = [e for e in of_kind(events, ev.Replay) if e.final][-1]
+    assert final.guards is not None and final.guards.points == 0
     blocked = result["guards"]["blocked_good_writes"]
     assert any(b["task"].startswith("planned-rollback") for b in blocked)
 
@@ -216,3 +220,11 @@ def test_two_runs_of_a_play_are_identical(tmp_path: Path) -> None:
     assert strip(a) == strip(b)
     assert {k: v for k, v in first.items() if k != "session"} == {
         k: v for k, v in second.items() if k != "session"}
+
+
+def test_a_blind_declaration_taken_back_leaves_a_later_real_look_its_due(tmp_path: Path) -> None:
+    result, events = play(PLAYS / "fig-then-look.yaml", tmp_path)
+    assert result["detection"]["diagnosed_at"] == "00:11", reasons(result)
+    assert "declared at 23:49 counts for nothing" in reasons(result)
+    declared = [e.verdict for e in of_kind(events, ev.Declaration)]
+    assert declared == ["confirmed", "repeat"]  # live; the score corrects it at the end

@@ -268,3 +268,31 @@ def test_raceday_host_headless_with_teams_prints_each_team_s_joins_and_a_leaderb
     assert board[1].split()[:2] == ["team", "score"]
     assert {row.split()[1] for row in board[2:4]} == {"red", "blue"}
     assert any("Bob" in row for row in board[2:4])
+
+
+def test_one_team_of_a_group_resumes_as_that_team(flagship: Exercise, tmp_path: Path) -> None:
+    """`raceday resume` on a team's folder: the host comes back as that team, so its players'
+    commands (signed with the team's name) are taken again."""
+    from raceday.team.launch import resumed_host
+
+    teams = two_teams(flagship, tmp_path / "t")
+    bea = joined(teams, "blue", "enactor-a", "Bea")
+    send(teams, bea, "sql", sql="SELECT 1")
+    folder = teams.host("blue").folder
+    for host in teams.hosts.values():
+        host.need().close()  # the host was killed: nobody scored
+    teams.close()
+    bea.close()
+    again = resumed_host(folder)
+    try:
+        assert again.team == "blue"
+        bea2 = Client(folder, again.seats["enactor-a"].token, "Bea")
+        joining = bea2.join()
+        again.pump()
+        bea2.wait(joining, timeout=5)
+        command = bea2.submit("sql", {"sql": "SELECT 2"})
+        again.pump()
+        assert bea2.wait(command, timeout=5).status == "done"
+        bea2.close()
+    finally:
+        again.close()

@@ -64,7 +64,9 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.Replay(available=False, error="the replay failed: x", final=True),
     ev.Cast(names={"planner": "Ana", "enactor-a": "Bo"}),
     ev.Facilitation(action="speed", speed=3.75),
-    ev.Facilitation(action="schedule", at="23:55", to=("responder",), detail="Exec asks"),
+    ev.Facilitation(action="schedule", at="23:55", to=("responder",), detail="Exec asks",
+                    text="Where are we?"),
+    ev.SessionResumed(recorded=7, note="the last line was cut short"),
     ev.Replay(available=True,
               result=ev.ReplayResult(
                   steps=(ev.StepReplay(id="s", title="S", status="prevented", at="23:48",

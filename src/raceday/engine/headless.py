@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
+from raceday.engine.scoring import Score
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
-from raceday.errors import ScriptError
+from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript.events import score_to_json
-from raceday.transcript.log import EventLog, session_folder
+from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 from raceday.transcript.logfile import log_to
 
 _log = logging.getLogger(__name__)
@@ -33,13 +34,21 @@ def open_session(
     """Build a fresh world in a new session folder and start the clock."""
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)
-    log_to(folder)
+    try:
+        log_to(folder)
+    except OSError as exc:
+        raise TranscriptWriteError(f"{folder}: cannot write the session's log "
+                                   f"({exc.strerror or exc})") from None
     _log.info("session of %s opened in %s (roles held: %s, pace %s)", exercise.id, folder,
               ", ".join(held) or "none", pace.value)
     store = WorldStore.create(folder / "world.db", exercise.world_sql, exercise.roles,
                               time_limit_s=time_limit_s)
-    session = Session(exercise, store, EventLog(folder), held, pace)
-    session.start()
+    try:
+        session = Session(exercise, store, EventLog(folder), held, pace)
+        session.start()
+    except BaseException:
+        store.close()
+        raise
     return session
 
 
@@ -86,6 +95,13 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
                ) -> tuple[Session, dict[str, Any]]:
     """Play a whole script, then let the clock run out (unless it says `end`), and score."""
     session = open_session(exercise, script.roles, transcripts)
+    score = play_script_on(session, script)
+    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+
+
+def play_script_on(session: Session, script: Script) -> Score:
+    """Play a script's steps on an open session (a new one, or one `raceday resume` rebuilt:
+    steps whose time has passed are an error naming them), then end and score it."""
     try:
         for step in script.steps:
             if step.action == "end":
@@ -93,9 +109,22 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
             play_step(session, step, f"{script.path}:{step.line}")
         else:
             session.advance_to(session.end_minute)
+        return session.end()
+    except MachineError as exc:  # a full disk, a world deleted: close, say why once
+        _log.exception("the script %s stopped", script.path)
+        session.close()
+        raise MachineError(stopped_words(session, exc)) from exc
     except BaseException:
         _log.exception("the script %s stopped", script.path)
-        session.end("aborted")
+        if session.score is None:
+            session.end("aborted")
         raise
-    score = session.end()
-    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+
+
+def stopped_words(session: Session, exc: BaseException) -> str:
+    """One line for a session the machine stopped: why, where, and how to go on."""
+    where = ("" if "transcript is whole" in str(exc) else
+             f" with its transcript whole (event {session.log.seq})")
+    return (f"{exc}; the session stopped at {session.clock_face}{where}: `raceday resume "
+            f"{session.folder}` goes on from there once the world and the transcript can be "
+            "written")

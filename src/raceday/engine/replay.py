@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
-from raceday.store.replay_world import build_replay_world
+from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
@@ -227,16 +227,22 @@ def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exerc
     build_replay_world(live, exercise.world_sql, team_world, renumber)
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
                  max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
+    for world in (pristine, original_world, team_world):  # never read again
+        remove_world(world)
     return _blocked(original, team), tuple(team.probe_results)
 
 
-def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResult:
+def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
+                keep_world: bool = True) -> ReplayResult:
     """Replay the race on a copy of the team's world; the live world is not touched.
 
-    `probes` (minute, monitor, role, sql): the team's alerts on the fault, run again on the
-    team's normal night at the same minutes (the result's `monitor_checks`)."""
+    `probes` (minute, name, role, sql): the team's alerts on the fault and the looks behind
+    its diagnoses, run again on the team's normal night at the same minutes (the result's
+    `monitor_checks`). Only the race's world is kept (for the replay walk), and only until
+    the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
     exercise = session.exercise
     root = session.folder / "replay"
+    remove_earlier_worlds(root)
     n = 1
     while (root / str(n)).exists():
         n += 1
@@ -275,6 +281,7 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResul
         build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
         shifted_exercise = _shift(exercise, shift)
         shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until)
+        remove_world(shifted_world)
         steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
         if fault_at is None and shifted.facts.fault_started is not None:
             fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
@@ -284,7 +291,9 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = ()) -> ReplayResul
                                      other, until, shift.seed)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
-    live.unlink(missing_ok=True)
+    remove_world(live)
+    if not keep_world:
+        remove_world(race_world)
     return ReplayResult(
         steps=steps,
         fault_at=fault_at,

@@ -18,7 +18,7 @@ from raceday.transcript.wording import plural
 
 TimeOf = Callable[[int], str]
 
-__all__ = ["Score", "blocked_penalty", "replay_guards", "score_session", "step_worth"]
+__all__ = ["Score", "replay_guards", "score_session", "step_worth"]
 
 
 def _curve(minutes: int, full: int, zero: int, points: int) -> int:
@@ -190,21 +190,14 @@ def step_worth(ex: Exercise) -> dict[str, int]:
     return {s.id: s.points or share for s in steps}
 
 
-def blocked_penalty(ex: Exercise) -> int:
-    """What blocking the normal night's good writes costs (once, however many)."""
-    rubric = ex.scoring.guards
-    if rubric is None:
-        return 0
-    return max((p.penalty for p in rubric.good_path), default=rubric.points // 2)
-
-
 def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
-    """The guards points a replay earns on its own (before the end's good-path probes)."""
+    """The guards points a replay earns on its own (before the end's good-path probes): as
+    in the score, a guard that refuses a good write of the normal night earns nothing."""
     rubric = ex.scoring.guards
     maximum = rubric.points if rubric else 0
     worth = step_worth(ex)
     earned = min(sum(worth.get(s.id, 0) for s in replay.steps if s.status == PREVENTED), maximum)
-    penalty = min(earned, blocked_penalty(ex)) if replay.blocked_good_writes else 0
+    penalty = earned if replay.blocked_good_writes else 0
     return ReplayGuards(points=earned - penalty, max=maximum, penalty=penalty, worth=worth)
 
 
@@ -285,7 +278,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
             reasons.append(f"guards -{cost}: a guard also blocks the good path: {title} ({why}); "
                            "a guard that stops the good write is an outage of its own")
     return vd.Guards(
-        points=total, max=rubric.points, prevented=tuple(prevented) if total else (),
+        points=total, max=rubric.points, prevented=tuple(prevented),
         happened=tuple(happened), steps=tuple(verdicts), good_path=good,
         judged_by=(vd.BY_REPLAY if facts.replay is not None
                    else vd.BY_LIVE if replayed is not None else vd.BY_NONE),

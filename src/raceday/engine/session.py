@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,13 +21,13 @@ from typing import Any, TypeVar
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.scoring import Score, replay_guards, score_session
-from raceday.errors import RacedayError
+from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
-from raceday.transcript.log import EventLog
+from raceday.transcript.log import EventLog, TranscriptWriteError
 
 Listener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -41,11 +42,17 @@ def _param_names(sql: str) -> tuple[str, ...]:
 _ALERT_ROWS_SHOWN = 5
 # The invariant id a broken truth is reported under (the world counts as faulty).
 BROKEN_WORLD = "world-broken"
+MAX_ACTIONS_PER_MINUTE = 100
+"""Player and facilitator actions (submissions, monitors, declarations, edits, hints, notes,
+injects) one simulated minute takes; past it an action is refused until the clock moves on.
+A team acts a few times a minute; a script or a stuck key must not flood the transcript."""
+MAX_MONITORS = 50
+"""Saved monitors at once: each runs every simulated minute."""
 
 
 # What callers around the session may record: nothing that decides a score.
 _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
-                   ev.CommandRefused)
+                   ev.CommandRefused, ev.SessionResumed)
 
 
 class SessionError(Exception):
@@ -149,6 +156,8 @@ class Session:
         """False on a replay's normal night: only the runs' outcomes matter there, so the
         world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
+        self._actions = (0, 0)  # (minute, actions taken in it)
+        self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -288,9 +297,38 @@ class Session:
     def execute(self, role: str, sql: str) -> list[StatementResult]:
         """Run a player's submission as `role`; every statement becomes an event."""
         self._require_player(role)
+        flood = self._flooded("sql", role)
+        if flood is not None:
+            return [StatementResult(sql=sql[:200], error=flood.error, error_kind="refused")]
         results = self.store.execute(role, sql)
+        self._submitted(role, results)
+        return results
+
+    def _flooded(self, action: str, role: str | None = None) -> ev.Refused | None:
+        """Count an action against the minute's cap; past it, the refusal (recorded once a
+        minute: the rest of the flood is refused without a line in the transcript)."""
+        if self._cap_reached():
+            return self._flood_refusal(action, role)
+        minute, taken = self._actions
+        self._actions = (self.minute, (taken if minute == self.minute else 0) + 1)
+        return None
+
+    def _cap_reached(self) -> bool:
+        minute, taken = self._actions
+        return minute == self.minute and taken >= MAX_ACTIONS_PER_MINUTE
+
+    def _flood_refusal(self, action: str, role: str | None = None) -> ev.Refused:
+        refusal = ev.Refused(role=role, action=action,
+                             error=f"more than {MAX_ACTIONS_PER_MINUTE} actions in one simulated "
+                                   f"minute ({self.clock_face}): refused until the clock moves on")
+        if self._flood_noted == self.minute:
+            return replace(refusal, sim_time=self.clock_face, minute=self.minute)
+        self._flood_noted = self.minute
+        return self._emit(refusal)
+
+    def _submitted(self, role: str, results: Sequence[StatementResult]) -> None:
         if not results:
-            return results
+            return
         for result in results:
             self._record_statement(role, result, automated=False)
             self._note_reads(result, role)
@@ -302,15 +340,55 @@ class Session:
             self._acting = None
         self._check_player_tasks()
         self._spend()
-        return results
+
+    # -- resume: the recorded actions done again ---------------------------------------------
+
+    def redo_submission(self, role: str, recorded: Sequence[ev.Statement]) -> None:
+        """Do a recorded submission again (`raceday resume`): the statements that ran are run
+        again, one by one; one that failed changed nothing in the world (SQLite takes a
+        failed statement back whole), so its outcome is taken as recorded."""
+        self._require_player(role)
+        self._flooded("sql", role)  # counted as it was (it was under the cap then)
+        results: list[StatementResult] = []
+        for statement in recorded:
+            if statement.ok:
+                again = self.store.execute(role, statement.sql)
+                results.extend(again[:1])
+                if not again or not again[0].ok:
+                    break  # the world differs from the one recorded: the caller sees it
+            else:
+                results.append(StatementResult(
+                    sql=statement.sql, rowcount=statement.rowcount, truncated=statement.truncated,
+                    elapsed_ms=statement.elapsed_ms, error=statement.error,
+                    error_kind=statement.error_kind, writes=statement.writes,
+                    schema_changed=statement.schema_changed))
+        self._submitted(role, results)
+
+    def pass_through(self, event: ev.Refused | ev.Replay) -> Event:
+        """Record again an event whose cause is not done again while a session is resumed:
+        a refusal (it changed nothing) or a replay asked for during play (its result is
+        kept as it was; the replay's worlds are gone)."""
+        if isinstance(event, ev.Replay) and event.result is not None:
+            self.facts.replay = event.result
+        if isinstance(event, ev.Refused) and "actions in one simulated minute" in event.error:
+            self._flood_noted = self.minute
+        return self._emit(event)
 
     def save_monitor(self, role: str, name: str, sql: str) -> Event:
         """Save a monitor after running it once, so a broken query is refused at once."""
         self._require_player(role)
+        flood = self._flooded("monitor", role)
+        if flood is not None:
+            return flood
         name = name.strip()
         if not name:
             return self._emit(ev.Refused(role=role, action="monitor",
                                          error="a monitor needs a name"))
+        if name not in self.monitors and len(self.monitors) >= MAX_MONITORS:
+            return self._emit(ev.Refused(
+                role=role, action="monitor", name=name,
+                error=f"{MAX_MONITORS} monitors are saved, the most a session runs each "
+                      "minute: remove one first"))
         first = self.store.probe(role, [sql])  # tried and rolled back: a monitor only reads
         why = None
         if first and first[0].error:
@@ -329,6 +407,8 @@ class Session:
         return event
 
     def remove_monitor(self, name: str) -> None:
+        if name in self.monitors and self._flooded("monitor") is not None:
+            return
         if self.monitors.pop(name, None) is not None:
             self._emit(ev.MonitorRemoved(name=name))
 
@@ -340,6 +420,9 @@ class Session:
         The same finding declared again counts once.
         """
         self._require_player(role)
+        flood = self._flooded("declare", role)
+        if flood is not None:
+            return flood
         finding = self.exercise.finding(finding_id)
         if finding is None:
             known = ", ".join(f.id for f in self.exercise.findings)
@@ -370,6 +453,9 @@ class Session:
             self.facts.confirmed.append((self.minute, finding.id))
             self._remember_looks(finding.id, finding.evidence)
             self._detect(f"declared '{finding.text}'")
+        elif verdict == "repeat" and not self._evidence_unread(finding.evidence):
+            # a later look may be the real one, should the first be taken back at the end
+            self._remember_looks(finding.id, finding.evidence)
         elif verdict == "false_alarm":
             self.facts.false_alarms.append((self.minute, finding.id))
         self._spend()
@@ -452,6 +538,9 @@ class Session:
     def edit_statement(self, role: str, statement_id: str, sql: str) -> ev.Edit | ev.Refused:
         """Replace a named automation statement for the rest of the session."""
         self._require_player(role)
+        flood = self._flooded("edit", role)
+        if flood is not None:
+            return flood
         if statement_id not in self.statement_sql:
             known = ", ".join(self.statement_sql)
             return self._emit(ev.Refused(
@@ -491,6 +580,9 @@ class Session:
 
     def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
         """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
+        flood = self._flooded("hint", role)
+        if flood is not None:
+            return flood
         revealed = {h for _, h in self.facts.hints}
         hints = [h for h in self.exercise.hints if h.id not in revealed]
         if hint_id is not None:
@@ -508,12 +600,18 @@ class Session:
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
         """A facilitator's ad-hoc inject."""
+        flood = self._flooded("inject")
+        if flood is not None:
+            return flood
         return self._emit(ev.Inject(
             id="adhoc", inject_kind="message", title=title, text=text, to=tuple(to),
             source="facilitator",
         ))
 
     def note(self, text: str, role: str | None = None, author: str | None = None) -> Event:
+        flood = self._flooded("note", role)
+        if flood is not None:
+            return flood
         return self._emit(ev.Note(role=role, text=text, author=author))
 
     def record(self, event: E) -> E:
@@ -522,6 +620,9 @@ class Session:
         into the transcript at the session's clock like every event."""
         if not isinstance(event, _OUTSIDE_EVENTS):
             raise SessionError(f"{event.kind} events are the session's own to record")
+        if isinstance(event, (ev.SeatCommand, ev.CommandRefused)) and self._cap_reached():
+            self._flood_refusal(event.kind, event.role)  # a seat's flood: no line per command
+            return replace(event, sim_time=self.clock_face, minute=self.minute)
         return self._emit(event)
 
     def schedule_inject(self, title: str, text: str, at: int,
@@ -529,12 +630,15 @@ class Session:
         """A facilitator's inject for a later minute: it arrives like the exercise's own."""
         if at <= self.minute:
             return self.send_inject(title, text, to)
+        flood = self._flooded("schedule")
+        if flood is not None:
+            return flood
         self._counter += 1
         inject = Inject(id=f"facilitator-{self._counter}", at=at, title=title, text=text,
                         kind=InjectKind.MESSAGE, to=tuple(to), source="facilitator")
         self._schedule(at, _INJECT, inject)
         return self._emit(ev.Facilitation(action="schedule", at=self.time_of(at), to=tuple(to),
-                                          detail=title))
+                                          detail=title, text=text))
 
     def replay(self, *, final: bool = False) -> ev.Replay:
         """Replay the race against a copy of the team's database; guards are judged by it.
@@ -549,8 +653,14 @@ class Session:
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self, tuple(self.alert_sql + self.look_sql) if final else ())
+            result = replay_race(self, tuple(self.alert_sql + self.look_sql) if final else (),
+                                 keep_world=not final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
+            from raceday.store.replay_world import remove_earlier_worlds  # sqlite3: only here
+
+            remove_earlier_worlds(self.folder / "replay")  # what it built (a full disk?) goes
+            if isinstance(exc, MachineError):  # a full disk: stop, resume once there is room
+                raise
             return self._emit(ev.Replay(available=False, final=final,
                                         error=f"the replay failed: {exc}"))
         self.facts.replay = result
@@ -698,6 +808,8 @@ class Session:
         """
         try:
             return list(self.store.app_query(sql, params)[1])
+        except MachineError:
+            raise
         except RacedayError as exc:
             if sql not in self._broken_checks:
                 self._broken_checks.add(sql)
@@ -706,6 +818,8 @@ class Session:
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
+        if result.error_kind == "machine":  # the world cannot be written: play cannot go on
+            raise MachineError(result.error or "the world cannot be written")  # (not recorded)
         role_def = self.exercise.role(role)
         break_glass = bool(result.break_glass) or any(
             t in role_def.break_glass and t not in role_def.write for t in result.writes)
@@ -799,6 +913,8 @@ class Session:
             try:
                 _, rows = self.store.app_query(
                     "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except MachineError:
+                raise
             except RacedayError:
                 rows = []
             self._truth_columns[table] = tuple(str(r[0]) for r in rows)
@@ -807,6 +923,8 @@ class Session:
                 _, rows = self.store.app_query(
                     "SELECT sql FROM sqlite_master WHERE type = 'view' AND lower(name) = :v",
                     {"v": view.name.lower()})
+            except MachineError:
+                raise
             except RacedayError:
                 rows = []
             self._truth_view_sql[view.name.lower()] = str(rows[0][0]) if rows else None
@@ -826,6 +944,8 @@ class Session:
         try:
             _, rows = self.store.app_query(
                 "SELECT lower(name), type, sql FROM sqlite_master WHERE type IN ('table', 'view')")
+        except MachineError:
+            raise
         except RacedayError as exc:
             return [f"the world's schema cannot be read ({exc})"]
         kinds = {str(r[0]): str(r[1]) for r in rows}
@@ -844,6 +964,8 @@ class Session:
             try:
                 _, cols = self.store.app_query(
                     "SELECT name FROM pragma_table_info(:t)", {"t": table})
+            except MachineError:
+                raise
             except RacedayError as exc:
                 problems.append(f"table {table} cannot be read ({exc})")
                 continue
@@ -870,6 +992,8 @@ class Session:
                     f'AND NOT EXISTS (SELECT * FROM ({view.sql}) EXCEPT SELECT * FROM "{name}")')
             try:
                 _, answer = self.store.app_query(same)
+            except MachineError:
+                raise
             except RacedayError as exc:
                 if getattr(exc, "kind", "") == "timeout":
                     slow = True
@@ -985,6 +1109,9 @@ class Session:
         """
         if self.score is not None:
             return self.score
+        if self.log.broken is not None:  # nothing more can be recorded: no score, say why
+            self.close()
+            raise TranscriptWriteError(self.log.broken)
         self._check_player_tasks()
         if reason != "aborted" and not self.timeline_over:
             self._emit(ev.TeamLeft(note="the team has left: the rest of the night plays itself "
@@ -1020,6 +1147,7 @@ class Session:
         self.ended = True
         self.store.close()
         self.log.close()
+        _add_to_history(self.folder, self.events)
         return self.score
 
 
@@ -1078,16 +1206,30 @@ class Session:
         if result is None or not self._declared_looks:
             return
         checks = {(c.name, c.at): c for c in result.monitor_checks}
+        settled: set[str] = set()  # findings whose first declaration with a real look is known
         for minute, finding, looks in self._declared_looks:
-            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
-            if any(c is None for c in seen):
-                continue  # no normal night to ask: the diagnosis stands
-            if any(c is not None and (c.error or c.digest != k.digest)
-                   for c, k in zip(seen, looks, strict=True)):
+            if finding in settled:
                 continue
-            if (minute, finding) in self.facts.confirmed:
-                self.facts.confirmed.remove((minute, finding))
+            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
+            real = any(c is None for c in seen) or any(  # no normal night to ask: it stands
+                c is not None and (c.error or c.digest != k.digest)
+                for c, k in zip(seen, looks, strict=True))
+            credited = next((c for c in self.facts.confirmed if c[1] == finding), None)
+            if real:
+                settled.add(finding)
+                if credited is None:  # a repeat after a blind first: this one counts
+                    self.facts.confirmed.append((minute, finding))
+                    self.facts.confirmed.sort()
+            elif credited is not None and credited[0] == minute:
+                self.facts.confirmed.remove(credited)
                 self.facts.blind.append((minute, finding, looks[-1].sql))
+
+
+    def close(self) -> None:
+        """Close the world and the transcript without a score (the transcript cannot be
+        written, or the program is going away): `raceday resume` goes on from here."""
+        self.store.close()
+        self.log.close()
 
 
 @dataclass(frozen=True)
@@ -1111,6 +1253,17 @@ class _Look:
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:
     """A fingerprint of a result, to tell whether two nights showed the same."""
     return hashlib.sha256(repr((tuple(columns), [tuple(r) for r in rows])).encode()).hexdigest()[:16]
+
+
+def _add_to_history(folder: Path, events: Sequence[Event]) -> None:
+    """Index the finished session into the history beside its folder. The transcript stands
+    whatever happens here: `raceday history` indexes any session the history lacks."""
+    from raceday.history.index import record_session  # sqlite-utils, needed only at the end
+
+    try:
+        record_session(folder, events)
+    except Exception as exc:  # derived data: a warning, never the session's failure
+        logging.getLogger(__name__).warning("raceday: history not updated: %s", exc)
 
 
 def _debrief_content(ex: Exercise) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from datetime import time as dtime
 from enum import Enum
@@ -78,6 +78,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "debrief",
             "truth",
             "panel",
+            "sources",
+            "phases",
         ),
     ),
     "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
@@ -106,13 +108,13 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "retry": (("every",), ("until", "limit")),
     "inject": (("id", "at", "title"), ("text", "kind", "to", "source", "phase", "event_at")),
-    "invariant": (("id", "fault", "sql"), ()),
-    "milestone": (("id", "label", "sql"), ()),
+    "invariant": (("id", "fault"), ("when", "sql")),
+    "milestone": (("id", "label"), ("when", "sql")),
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),
     "truth": (("tables",), ("views",)),
     "truth_view": (("id", "sql"), ()),
     "panel_item": (("id", "label", "sql"), ("show", "onboarding")),
-    "hint": (("id", "text"), ("task", "cost")),
+    "hint": (("id", "text"), ("task", "cost", "shown")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted")),
     "shifted": (("start",), ("later", "seed")),
@@ -120,10 +122,10 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
     ),
-    "guards": (("points",), ("steps", "good_path")),
-    "race_step": (("id", "task", "happened"), ("title", "points", "after")),
+    "guards": ((), ("points", "steps", "good_path")),
+    "race_step": (("id", "task"), ("when", "happened", "title", "points", "after")),
     "good_path": (("id", "title", "role", "sql", "penalty"), ()),
-    "recovery": (("points",), ("items", "event_minutes")),
+    "recovery": ((), ("points", "items", "event_minutes")),
     "recovery_item": (
         ("id", "title", "points"),
         ("milestone", "before", "healthy_at_end", "no_relapse", "outage", "full_within"),
@@ -135,6 +137,16 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "practice": (("id", "title", "text"), ("action", "judge", "steps", "statements")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
+
+MOVED: dict[str, dict[str, str]] = {
+    "invariant": {"sql": "when"},
+    "milestone": {"sql": "when"},
+    "race_step": {"happened": "when"},
+}
+"""Keys that moved, by object: old -> new. A condition (a query whose rows mean "yes") is
+`when` everywhere. The old key still loads; giving both is an error; the new key is required
+where the old one was, and `raceday check --strict` says where each old key is."""
+HINT_SHOWN = ("on-request", "with-task")
 
 LEVELS = ("beginner", "intermediate", "advanced")
 SHARED_DIR = "shared"
@@ -281,6 +293,7 @@ class _Reader:
         self.folder = yaml_path.parent
         self.sql_checker = sql_checker
         self.problems: list[str] = []
+        self.moved: list[tuple[int, str]] = []
         self.refs: list[_Ref] = []
         self.sql: list[_Sql] = []
         self.ids: dict[str, dict[str, int]] = {kind: {} for kind in _PLURAL}
@@ -317,7 +330,27 @@ class _Reader:
         for key in required:
             if key not in node.value:
                 self.problem(node.line, f'{what} is missing required key "{key}"')
-        return {key: item for key, item in node.value.items() if key in known}
+        found = {key: item for key, item in node.value.items() if key in known}
+        for old, new in MOVED.get(kind, {}).items():
+            if old in found and new in found:
+                self.problem(found[old].line, f'{what}: "{old}" moved to "{new}"; give only '
+                             f'"{new}"')
+            elif old in found:
+                self.move(found[old].line, what, f"`{old}` moved to `{new}`")
+            elif new not in found:
+                self.problem(node.line, f'{what} is missing required key "{new}"')
+        return found
+
+    @staticmethod
+    def spelled(m: dict[str, Located], kind: str, key: str) -> str:
+        """The key as the file spells it: `key`, or the old key that moved to it (so a
+        problem names what the author wrote)."""
+        old = next((o for o, n in MOVED.get(kind, {}).items() if n == key and o in m), None)
+        return key if key in m or old is None else old
+
+    def move(self, line: int, what: str, how: str) -> None:
+        """An old spelling that still loads: noted for `raceday check --strict`."""
+        self.moved.append((line, f"{what}: {how} (the old spelling still loads)"))
 
     def items(
         self, m: dict[str, Located], key: str, kind: str, what: str
@@ -570,7 +603,7 @@ class _Reader:
             Invariant(
                 id=i,
                 fault=self.text(f, "fault", f'invariant "{i}"', empty=False),
-                sql=self.sql_text(f, "sql", f'invariant "{i}"'),
+                sql=self.sql_text(f, self.spelled(f, "invariant", "when"), f'invariant "{i}"'),
                 line=line,
             )
             for f, i, line in self.items(top, "invariants", "invariant", "invariants")
@@ -579,7 +612,7 @@ class _Reader:
             Milestone(
                 id=i,
                 label=self.text(f, "label", f'milestone "{i}"', empty=False),
-                sql=self.sql_text(f, "sql", f'milestone "{i}"'),
+                sql=self.sql_text(f, self.spelled(f, "milestone", "when"), f'milestone "{i}"'),
                 line=line,
             )
             for f, i, line in self.items(top, "milestones", "milestone", "milestones")
@@ -591,18 +624,11 @@ class _Reader:
                 correct=self.boolean(f, "correct", f'finding "{i}"'),
                 explanation=self.text(f, "explanation", f'finding "{i}"'),
                 evidence=self.text(f, "evidence", f'finding "{i}"') or None,
+                line=line,
             )
-            for f, i, _l in self.items(top, "findings", "finding", "findings")
+            for f, i, line in self.items(top, "findings", "finding", "findings")
         )
-        hints = tuple(
-            Hint(
-                id=i,
-                text=self.text(f, "text", f'hint "{i}"', empty=False),
-                task=self.ref(f, "task", f'hint "{i}"', "task"),
-                cost=self.integer(f, "cost", f'hint "{i}"'),
-            )
-            for f, i, _l in self.items(top, "hints", "hint", "hints")
-        )
+        hints, tasks = self.hints(top, tasks)
         scoring = self.scoring(top, tasks)
         replay = self.replay(top)
         debrief = self.debrief(top)
@@ -648,7 +674,40 @@ class _Reader:
             truth=truth,
             panel=panel,
             path=self.yaml_path.resolve(),
+            moved=tuple(self.moved),
         )
+
+    def hints(self, top: dict[str, Located], tasks: tuple[Task, ...],
+              ) -> tuple[tuple[Hint, ...], tuple[Task, ...]]:
+        """The one list of hints. A hint `shown: with-task` is free and shown with its task
+        to the player holding it (the task's `hint` in the model, where the old spelling,
+        a task's own `hint:` key, puts it too); the others are revealed on request."""
+        hints: list[Hint] = []
+        with_task: dict[str, str] = {}
+        for f, i, _l in self.items(top, "hints", "hint", "hints"):
+            what = f'hint "{i}"'
+            hint = Hint(id=i, text=self.text(f, "text", what, empty=False),
+                        task=self.ref(f, "task", what, "task"), cost=self.integer(f, "cost", what))
+            if self.choice(f, "shown", what, HINT_SHOWN, "on-request") == "on-request":
+                hints.append(hint)
+                continue
+            if hint.task is None or "cost" in f:
+                self.problem(f["shown"].line, f'{what}: a hint shown with its task names the '
+                             f'"task" and is free (no "cost")')
+            elif hint.task in with_task:
+                self.problem(f["shown"].line, f'{what}: task "{hint.task}" already has a hint '
+                             f"shown with it")
+            else:
+                with_task[hint.task] = hint.text
+        out: list[Task] = []
+        for task in tasks:
+            if task.id in with_task:
+                if task.hint:
+                    self.problem(task.line, f'task "{task.id}": has a "hint" and a hint shown '
+                                 f'with it in "hints"; keep the one in "hints"')
+                task = replace(task, hint=with_task[task.id])
+            out.append(task)
+        return tuple(hints), tuple(out)
 
     def clock(self, top: dict[str, Located]) -> Clock | None:
         node = top.get("clock")
@@ -775,11 +834,17 @@ class _Reader:
             retry=retry,
             done_when=self.sql_text(m, "done_when", what, parameters=(), runs_as=("task", ident)) or None,
             context=self.text(m, "context", what),
-            hint=self.text(m, "hint", what),
+            hint=self._task_hint(m, what, ident),
             points=self.integer(m, "points", what),
             proves=self.refs_list(m, "proves", what, "race_step"),
             line=line,
         )
+
+    def _task_hint(self, m: dict[str, Located], what: str, ident: str) -> str:
+        if "hint" in m:
+            self.move(m["hint"].line, what, f"`hint` moved to `hints` (an entry with `task: "
+                      f"{ident}` and `shown: with-task`)")
+        return self.text(m, "hint", what)
 
     def retry(self, task: dict[str, Located], what: str, at: int | None) -> Retry | None:
         node = task.get("retry")
@@ -930,9 +995,9 @@ class _Reader:
         m = self.fields(node, "guards", what)
         if m is None:
             return None
-        points = self.integer(m, "points", what)
         step_items = list(self.items(m, "steps", "race_step", f"{what}.steps"))
-        steps = tuple(self.race_step(f, i) for f, i, _l in step_items)
+        steps = tuple(self.race_step(f, i, line) for f, i, line in step_items)
+        points = self.integer(m, "points", what, default=sum(step.points for step in steps))
         seen: set[str] = set()
         for step, (_f, _i, line) in zip(steps, step_items, strict=True):
             if step.after is not None and step.after not in seen:
@@ -950,18 +1015,20 @@ class _Reader:
         )
         return GuardsRubric(points=points, steps=steps, good_path=good_path)
 
-    def race_step(self, m: dict[str, Located], ident: str) -> RaceStep:
+    def race_step(self, m: dict[str, Located], ident: str, line: int = 0) -> RaceStep:
         what = f'race step "{ident}"'
         task = self.ref(m, "task", what, "task") or ""
         return RaceStep(
             id=ident,
             task=task,
             happened=self.sql_text(
-                m, "happened", what, parameters=HAPPENED_PARAMETERS, runs_as=("task", task)
+                m, self.spelled(m, "race_step", "when"), what, parameters=HAPPENED_PARAMETERS,
+                runs_as=("task", task)
             ),
             title=self.text(m, "title", what),
             points=self.integer(m, "points", what),
             after=self.text(m, "after", what) or None,
+            line=line,
         )
 
     def good_path(self, m: dict[str, Located], ident: str) -> GoodPath:
@@ -997,11 +1064,11 @@ class _Reader:
         m = self.fields(node, "recovery", what)
         if m is None:
             return None
-        points = self.integer(m, "points", what)
         items = tuple(
             self.recovery_item(f, i, line)
             for f, i, line in self.items(m, "items", "recovery_item", f"{what}.items")
         )
+        points = self.integer(m, "points", what, default=sum(item.points for item in items))
         if items and "points" in m and sum(item.points for item in items) != points:
             self.problem(
                 m["points"].line,
@@ -1051,10 +1118,19 @@ class _Reader:
         """The `debrief` section, over the shared file it names (its own keys win; sources
         are merged, the exercise's titles winning)."""
         node = top.get("debrief")
-        if node is None:
-            return DebriefContent()
-        m = self.fields(node, "debrief", "debrief")
+        m = self.fields(node, "debrief", "debrief") if node is not None else {}
         if m is None:
+            return DebriefContent()
+        for key in ("sources", "phases"):  # the exercise's own vocabularies, at the top
+            if key in top and key in m:
+                self.problem(m[key].line, f'debrief: "debrief.{key}" moved to "{key}" (at the '
+                             f'top of the file); give only "{key}"')
+            elif key in m:
+                self.move(m[key].line, "debrief", f"`debrief.{key}` moved to `{key}` (at the "
+                          f"top of the file)")
+            elif key in top:
+                m[key] = top[key]
+        if not m:
             return DebriefContent()
         base = DebriefContent()
         if "shared" in m:

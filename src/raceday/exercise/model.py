@@ -179,6 +179,7 @@ class Finding:
     """What must be present in the world when the finding is declared for it to count: an
     invariant id (violated at that moment) or a race step id (happened by then). A correct
     finding declared without its evidence is a false alarm."""
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ class RaceStep:
     title: str = ""
     points: int = 0
     after: str | None = None
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -443,6 +445,8 @@ class Exercise:
     truth: Truth | None = None
     panel: tuple[PanelItem, ...] = ()
     path: Path | None = None
+    moved: tuple[tuple[int, str], ...] = ()
+    """Old spellings this file uses: (line, what moved where), for `check --strict`."""
 
     def role(self, role_id: str) -> Role:
         for role in self.roles:

@@ -88,3 +88,26 @@ def build_replay_world(live: Path, seed_sql: str, path: Path, renumber: str = ""
         conn.close()
         seed_path.unlink(missing_ok=True)
     return warnings
+
+
+def remove_world(path: Path) -> int:
+    """Delete a replay world and its WAL/journal files once nothing will read it again;
+    returns the bytes freed. A replay makes up to three copies of the team's world (the
+    race, the normal night twice): kept, two replays of a 382 MB world left 1.9 GB."""
+    freed = 0
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        part = path.with_name(path.name + suffix)
+        try:
+            freed += part.stat().st_size
+            part.unlink()
+        except FileNotFoundError:
+            continue
+    return freed
+
+
+def remove_earlier_worlds(root: Path) -> int:
+    """Delete the race worlds of earlier replays under `root` (session/replay): only the
+    newest replay's world is read again (the replay walk); returns the bytes freed."""
+    if not root.is_dir():
+        return 0
+    return sum(remove_world(world) for world in root.glob("*/*.db"))

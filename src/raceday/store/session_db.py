@@ -261,6 +261,15 @@ class SessionDb:
             conn.execute("INSERT INTO seats (name, role, token_hash) VALUES (?, ?, ?)",
                          (name, role, token_hash))
 
+    def reseat(self, name: str, role: str, token_hash: str) -> None:
+        """A resumed host's seat with a new token (the old ones were never stored): whoever
+        held it joins again."""
+        with self._tx() as conn:
+            conn.execute("INSERT INTO seats (name, role, token_hash) VALUES (?, ?, ?) "
+                         "ON CONFLICT (name) DO UPDATE SET role = excluded.role, "
+                         "token_hash = excluded.token_hash, player = NULL, joined_at = NULL",
+                         (name, role, token_hash))
+
     def queued(self, limit: int = 100) -> list[CommandRow]:
         with self._tx() as conn:
             rows = conn.execute(f"SELECT {_COMMAND_COLUMNS} FROM commands "

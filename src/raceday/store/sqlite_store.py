@@ -33,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from raceday.errors import ExerciseError, RacedayError
+from raceday.errors import ExerciseError, MachineError, RacedayError
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
@@ -99,6 +99,14 @@ class StoreError(RacedayError):
     def __init__(self, message: str, kind: str = "error") -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class WorldUnavailable(StoreError, MachineError):
+    """The world cannot be read or written any more: its file was deleted or moved, the disk
+    is full, an I/O error. The session cannot go on; its transcript is whole."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "machine")
 
 
 @dataclass
@@ -181,10 +189,20 @@ class WorldStore:
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
             _record_world(conn)
         except (sqlite3.Error, WorldError) as exc:
+            cause = exc.__cause__ if isinstance(exc, WorldError) else exc
+            disk_full = cause is not None and _is_full(cause) and _disk_short(conn, path,
+                                                                              max_world_bytes)
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
             message = exc.message if isinstance(exc, WorldError) else str(exc)
+            if disk_full:
+                raise MachineError(f"{path}: cannot build the world here (the disk is full)"
+                                   ) from exc
+            if (getattr(cause, "sqlite_errorcode", 0) or 0) & 0xFF in _MACHINE_CODES:  # not the SQL's
+                raise MachineError(f"{path}: cannot build the world here ({_one_line(str(cause))}"
+                                   "; a full disk, a file-size limit or a read-only folder?)"
+                                   ) from exc
             raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
         conn.close()
         return cls(
@@ -310,6 +328,8 @@ class WorldStore:
                 rows = cursor.fetchall()
             except Exception as exc:
                 kind, message = self._classify(exc, None, started)
+                if kind == "machine":
+                    raise WorldUnavailable(message) from exc
                 raise StoreError(message, kind) from exc
             finally:
                 self._deadline = float("inf")
@@ -368,6 +388,8 @@ class WorldStore:
         """The checks at the start of every public call; the caller holds the lock."""
         if self._closed:
             raise StoreError("the world store is closed")
+        if not self.path.exists():  # deleted under us: SQLite would go on in a file nobody sees
+            raise WorldUnavailable(f"{self.path}: the world's file is gone (deleted or moved)")
         if self._cancel.is_set():  # clear() takes the event's lock even when there is nothing to clear
             self._cancel.clear()
 
@@ -388,7 +410,10 @@ class WorldStore:
         return handle
 
     def _open_role(self, role: RoleRights) -> _RoleConnection:
-        conn = _connect(self.path, mode="rw", cached_statements=0)
+        try:
+            conn = _connect(self.path, mode="rw", cached_statements=0)
+        except sqlite3.Error as exc:
+            raise WorldUnavailable(f"{self.path}: the world cannot be opened ({exc})") from exc
         try:
             _harden(conn)
             limit_size(conn, self.max_world_bytes)
@@ -538,7 +563,10 @@ class WorldStore:
                     f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
                 )
             if _is_full(exc):
-                return "error", self._full_message()
+                full = self._full_message()
+                return ("machine" if full.startswith("the disk is full") else "error"), full
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in _MACHINE_CODES:
+                return "machine", f"the world cannot be written ({_one_line(message)})"
             if message == "query string is too large":
                 limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
                 return "error", f"statement is too long (the limit is {limit:,} bytes)"
@@ -727,6 +755,24 @@ def _harden(conn: sqlite3.Connection) -> None:
 def _is_full(exc: BaseException) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+
+
+# SQLite's primary result codes when the machine, not the SQL, stops a read or a write.
+_MACHINE_CODES = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY,
+                            sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB,
+                            sqlite3.SQLITE_CORRUPT})
+
+
+def _disk_short(conn: sqlite3.Connection, path: Path, max_bytes: int) -> bool:
+    """Did a write stop for the disk (less room left than the world's limit allows), not
+    for the world's own size limit?"""
+    try:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        free = shutil.disk_usage(path.parent).free
+    except (sqlite3.Error, OSError):
+        return False
+    return bool(free < max_bytes - pages * size)
 
 
 def _megabytes(size: int) -> str:

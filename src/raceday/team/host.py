@@ -124,6 +124,7 @@ class Host:
         self.time_limit_s = time_limit_s
         self.session: Session | None = None
         self.db: SessionDb | None = None
+        self.resumed = False  # came back after a crash (`raceday resume`): tokens are new
         self.plan = WorldPlan()
         self.snapshot: Snapshot | None = None
         self.ended = False
@@ -176,6 +177,48 @@ class Host:
             **({"team": self.team} if self.team else {}),
         }, tables=True)
         _log.info("team session hosted in %s with seats %s", session.folder,
+                  ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
+        return session
+
+    def resume_session(self, folder: Path) -> Session:
+        """Go on with a team session whose host was killed (`raceday resume DIR`).
+
+        The session is played again from its transcript (engine/resume.py); session.db keeps
+        the seats, each with a new token (the old ones were never stored, only their hashes),
+        so everyone joins again with the join lines printed anew; commands still queued from
+        before the crash are failed, to be sent again."""
+        from raceday.engine.resume import resume_session
+
+        db = SessionDb.open(Path(folder) / SESSION_DB)
+        try:
+            session = resume_session(Path(folder), self.exercise,
+                                     time_limit_s=self.time_limit_s).session
+        except BaseException:
+            db.close()
+            raise
+        self.session, self.db = session, db
+        self.resumed = True
+        before = {row.name: row for row in db.seats()}
+        for seat in self.seats.values():
+            db.reseat(seat.name, seat.role, token_hash(seat.token))
+            if seat.name in before:
+                seat.last_nonce = before[seat.name].last_nonce
+        for row in db.queued(10_000):
+            self._done(row.id, "failed", error="the host restarted: join again with the new "
+                                               "token and send it again")
+        self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
+                                           onboarding=False)
+        published = db.last_seq()
+        for event in session.events:  # what the crash never published, and the resume's own
+            if event.seq > published:
+                self._on_event(event)
+        session.subscribe(self._on_event)
+        if self.pace is Pace.LIVE:
+            self.live.start(self.wall(), session.minute)
+        self.ended = session.ended
+        self._publish(meta={"folder": str(session.folder.resolve()), "state": "running"},
+                      tables=True)
+        _log.info("team session resumed in %s with seats %s", session.folder,
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
         return session
 
@@ -285,6 +328,10 @@ class Host:
             if other is not None:
                 raise CommandRefusal(f"signed by {other}: a seat of another team cannot act "
                                      f"in team {self.team}'s world")
+            if self.resumed:
+                raise CommandRefusal("the command is not signed with this seat's token: the "
+                                     "host restarted with new tokens, join again with yours "
+                                     "(or forged?)")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "

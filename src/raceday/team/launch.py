@@ -117,3 +117,47 @@ def run_teams_file(exercise: Exercise, path: Path, transcripts: Path, as_json: b
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     out.print(f"Teams saved in {group.folder}", markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+def resumed_host(folder: Path, exercise_name: str | None = None, speed: float = 60.0) -> Host:
+    """A host for a team session whose host was killed, resumed (`raceday resume DIR` on a
+    folder with a session.db): its seats from session.db, its exercise and pace from the
+    transcript. A session that cannot be resumed says why in one line."""
+    from raceday.commands import load_named_exercise
+    from raceday.engine.resume import check_resumable
+    from raceday.store.session_db import SESSION_DB, SessionDb
+    from raceday.transcript.log import read_events
+
+    played = check_resumable(folder)
+    db = SessionDb.open(Path(folder) / SESSION_DB)
+    try:
+        seats = [SeatSpec(row.name, row.role) for row in db.seats()]
+        ref = exercise_name or db.meta().get("exercise") or played
+        team = db.meta().get("team", "")  # one team of a group: its commands name it
+    finally:
+        db.close()
+    exercise = load_named_exercise(ref)
+    start = read_events(folder).start
+    pace = Pace(start.pace) if start is not None else Pace.LIVE
+    host = Host(exercise, seats, exercise_ref=ref, transcripts=Path(folder).parent, pace=pace,
+                speed=speed, team=team)
+    host.resume_session(Path(folder))
+    return host
+
+
+def resume_headless(folder: Path, exercise_name: str | None, speed: float,
+                    out: Console) -> int:
+    """`raceday resume DIR --headless` for a team session: serve it again until it ends."""
+    from raceday.team.serve import join_text, serve
+    from raceday.transcript.render import print_score
+
+    host = resumed_host(folder, exercise_name, speed)
+    out.print(f"Resumed at {host.need().clock_face}: every seat joins again with its new "
+              "token.", markup=False, highlight=False)
+    out.print(join_text(host), markup=False, highlight=False, soft_wrap=True)
+    out.print("Ctrl-C ends the session and scores it.", style="dim")
+    score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
+                                               soft_wrap=True),
+                  threading.Event())
+    print_score(score.score, out, host.folder)
+    return 0

@@ -152,6 +152,16 @@ class TeamLeft(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SessionResumed(Event):
+    """`raceday resume` rebuilt the session from its first `recorded` events (a crash, a
+    kill): play goes on from here; `note` says what was repaired or differed."""
+
+    kind: ClassVar[str] = "session_resumed"
+    recorded: int
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Wait(Event):
     kind: ClassVar[str] = "wait"
     until: str
@@ -199,6 +209,7 @@ class Facilitation(Event):
     at: str | None = None
     to: tuple[str, ...] = ()
     detail: str = ""
+    text: str = ""  # a scheduled inject's text (so `raceday resume` schedules it again whole)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -549,7 +560,7 @@ class ScoreEvent(Event):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    SessionStart, TimelineEnd, TeamLeft, Wait, Inject, Note, Cast, Facilitation, Refused,
+    SessionStart, TimelineEnd, TeamLeft, SessionResumed, Wait, Inject, Note, Cast, Facilitation, Refused,
     Statement, Automation, TaskDue,
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,

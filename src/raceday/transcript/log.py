@@ -9,6 +9,8 @@ back is typed events in order, or one line naming what is wrong and where. A tor
 from __future__ import annotations
 
 import dataclasses
+import errno
+import fcntl
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -17,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from raceday.errors import TranscriptError
+from raceday.errors import MachineError, TranscriptError
 from raceday.textfile import MAX_TRANSCRIPT_BYTES, UnreadableText, read_bytes
 from raceday.transcript.events import (
     READABLE_VERSIONS,
@@ -37,7 +39,11 @@ E = TypeVar("E", bound=Event)
 def session_folder(root: Path, exercise_id: str, now: datetime | None = None) -> Path:
     """A new folder `<root>/<UTC timestamp>-<exercise id>/`, never reusing an existing one."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TranscriptWriteError(f"{root}: cannot make the transcripts folder "
+                                   f"({exc.strerror or exc})") from None
     n = 1
     while True:
         folder = root / (f"{stamp}-{exercise_id}" if n == 1 else f"{stamp}-{exercise_id}-{n}")
@@ -46,32 +52,124 @@ def session_folder(root: Path, exercise_id: str, now: datetime | None = None) ->
             return folder
         except FileExistsError:
             n += 1
+        except OSError as exc:
+            raise TranscriptWriteError(f"{root}: cannot write a session folder here "
+                                       f"({exc.strerror or exc})") from None
+
+
+class TranscriptWriteError(MachineError):
+    """The transcript cannot be written (disk full, folder read-only): the session ends.
+
+    The file is left whole: a line that could not be written completely is taken back, so
+    every line in events.jsonl is an event and the last one is the last acknowledged."""
 
 
 class EventLog:
-    """Writes events with `seq` 1, 2, 3 … and no gaps."""
+    """Writes events with `seq` 1, 2, 3 … and no gaps.
 
-    def __init__(self, folder: Path) -> None:
+    `seq` is where an existing log left off: `raceday resume` continues a log, numbering on
+    from its last whole line (`repair_tail` first takes back a line cut short)."""
+
+    def __init__(self, folder: Path, seq: int = 0) -> None:
         self.folder = folder
         self.path = folder / EVENTS_FILE
-        self._file = self.path.open("a", encoding="utf-8")
-        self._seq = 0
+        self.broken: str | None = None  # why the log can no longer be written
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise TranscriptWriteError(_cannot_write(self.path, exc)) from None
+        try:  # one writer per log: `raceday resume` must not write beside a live session
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                os.close(self._fd)
+                raise TranscriptWriteError(f"{self.path}: the transcript is in use by another "
+                                           "raceday (a session still running)") from None
+            # a filesystem without locks: write unlocked
+        self._size = os.fstat(self._fd).st_size
+        self._seq = seq
+        self._closed = False
 
     def append(self, event: E) -> E:
-        """Number and time-stamp the event, write it, flush it, and give it back."""
+        """Number and time-stamp the event, write it whole, and give it back.
+
+        Written with one unbuffered write (what the OS holds survives a killed process); a
+        write that fails (disk full, a file-size limit) is taken back, so no line is torn,
+        and raises TranscriptWriteError: the log then refuses every later event."""
+        if self.broken is not None:
+            raise TranscriptWriteError(self.broken)
+        if self._closed:
+            raise TranscriptWriteError(f"{self.path}: the transcript is closed")
         wall = event.wall_time or datetime.now(UTC).isoformat(timespec="milliseconds")
         record = dataclasses.replace(event, seq=self._seq + 1, wall_time=wall)
-        line = to_json_line(record) + "\n"  # encoded whole before the number is taken
-        self._file.write(line)
-        self._file.flush()
+        data = (to_json_line(record) + "\n").encode("utf-8")  # encoded whole before the number
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError as exc:
+            self._take_back()
+            self.broken = _cannot_write(self.path, exc) + (
+                f"; the transcript is whole up to event {self._seq}")
+            raise TranscriptWriteError(self.broken) from None
+        self._size += len(data)
         self._seq += 1
         return record
 
+    def _take_back(self) -> None:
+        """Cut the file back to its last whole line after a failed write."""
+        try:
+            os.ftruncate(self._fd, self._size)
+        except OSError:
+            pass
+
+    @property
+    def seq(self) -> int:
+        """The number of the last event written."""
+        return self._seq
+
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            pass  # a full disk: what was written stays; nothing more can be
+        finally:
+            os.close(self._fd)
+
+
+def _cannot_write(path: Path, exc: OSError) -> str:
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EFBIG:
+        why = "the file-size limit is reached"
+    return f"{path}: cannot write the transcript ({why})"
+
+
+def repair_tail(folder: Path) -> str | None:
+    """Make events.jsonl end with a whole line, for `raceday resume` to append after it.
+
+    A last line cut short by a killed process (no newline, not valid JSON) is taken back and
+    kept aside in `events.jsonl.torn`; a whole last line missing only its newline gets one.
+    Returns what was done, or None when the file already ended whole."""
+    path = folder / EVENTS_FILE
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return None
+    cut = data.rfind(b"\n") + 1
+    tail = data[cut:]
+    try:
+        json.loads(tail)
+    except ValueError:
+        (folder / (EVENTS_FILE + ".torn")).write_bytes(tail)
+        with path.open("r+b") as f:
+            f.truncate(cut)
+        return "the last line was cut short by the crash; it is kept in events.jsonl.torn"
+    with path.open("ab") as f:
+        f.write(b"\n")
+    return None
 
 
 @dataclass(frozen=True)

@@ -65,15 +65,19 @@ class RacedayApp(InertNotifications):
         settings: Settings | None = None,
         wall: Callable[[], float] = time.monotonic,
         live_ticks: bool = True,
+        resume: Path | None = None,
     ) -> None:
         super().__init__()
+        self.resume = resume  # a session folder to go on with at once (`raceday resume`)
         self.exercise = exercise
         self.settings = settings or Settings()
         self.wall = wall
         self.live_ticks = live_ticks
 
     def on_mount(self) -> None:
-        if self.exercise is None:
+        if self.resume is not None and self.exercise is not None:
+            self.resume_play(self.exercise, self.resume)
+        elif self.exercise is None:
             from raceday.tui.screens.launcher import LauncherScreen
 
             self.push_screen(LauncherScreen())
@@ -101,6 +105,28 @@ class RacedayApp(InertNotifications):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(PlayScreen(exercise, cast, self.settings))
+
+    def resume_play(self, exercise: Exercise, folder: Path) -> None:
+        """Go on with a session a crash cut short (`raceday resume`, or the launcher's list
+        of unfinished sessions): the players and pace are the transcript's."""
+        from raceday.transcript.events import Cast, Facilitation
+        from raceday.transcript.log import read_events
+        from raceday.tui.screens.play import PlayScreen
+
+        readback = read_events(folder)
+        names: dict[str, str] = {}
+        if readback.start is not None:
+            self.settings.pace = Pace(readback.start.pace)
+            names = {role: "" for role in readback.start.players}
+        for event in readback.events:
+            if isinstance(event, Cast):
+                names.update(event.names)
+            elif isinstance(event, Facilitation) and event.action == "speed" and event.speed:
+                self.settings.speed, self.settings.length = event.speed, None  # the last one
+        self.exercise = exercise
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(PlayScreen(exercise, names, self.settings, resume=folder))
 
     # -- help, quit, size ----------------------------------------------------------------
 

@@ -30,3 +30,21 @@ def launch(
                         transcripts=Path(transcripts),
                         length=None if speed else (length or GAME_DAY_MINUTES))
     return run_app(RacedayApp(loaded, settings=settings))
+
+
+def launch_resume(folder: Path, exercise: str | None = None, *, speed: float | None = None,
+                  length: float | None = None) -> int:
+    """`raceday resume DIR`: rebuild a session a crash cut short and play on in the TUI.
+
+    What cannot be resumed (a finished session, a damaged transcript, another exercise) is
+    one line before the screen opens."""
+    from raceday.commands import load_named_exercise
+    from raceday.engine.resume import check_resumable
+
+    name = check_resumable(folder)
+    loaded = load_named_exercise(exercise or name)
+    from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
+
+    settings = Settings(speed=speed or 60.0, transcripts=Path(folder).parent,
+                        length=None if speed else (length or GAME_DAY_MINUTES))
+    return run_app(RacedayApp(loaded, settings=settings, resume=Path(folder)))

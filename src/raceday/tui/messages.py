@@ -32,6 +32,14 @@ class SessionOpened(Message):
 
 
 @dataclass
+class SessionStopped(Message):
+    """The machine stopped the session (a full disk, its world deleted): `why` in one line,
+    with how to resume it; the world and transcript are closed, whole."""
+
+    why: str
+
+
+@dataclass
 class Refreshed(Message):
     """The session moved: the clock, tasks, monitors and world as they are now."""
 

@@ -22,7 +22,7 @@ from textual.message import Message
 from raceday.engine.clock import Pace
 from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
-from raceday.errors import RacedayError
+from raceday.errors import MachineError, RacedayError
 from raceday.transcript import events as ev
 from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
@@ -33,6 +33,7 @@ from raceday.tui.messages import (
     ReplayReady,
     SessionEnded,
     SessionOpened,
+    SessionStopped,
     StatementsRan,
 )
 
@@ -73,6 +74,7 @@ class SessionRunner:
         self._lock = threading.Lock()
         self._jobs: deque[_Queued] = deque()
         self._tick_queued = False
+        self.stopped = False  # the machine stopped the session: later calls are dropped
 
     @property
     def busy(self) -> bool:
@@ -94,9 +96,13 @@ class SessionRunner:
             queued = self._jobs.popleft()
             if queued.action == "tick":
                 self._tick_queued = False
+            if self.stopped:
+                return
             self.running = queued.action
             try:
                 messages = queued.job()
+            except MachineError as exc:  # a full disk, a deleted world: close, say how to resume
+                messages = [self._stop(exc)]
             except (RacedayError, SessionError) as exc:  # refused, with a reason: say so
                 _log.info("%s refused: %s", queued.action, exc)
                 messages = [JobFailed(queued.action, _one_line(exc))]
@@ -109,7 +115,7 @@ class SessionRunner:
                 for m in messages
             )
             session = self.session
-            if queued.refresh and session is not None and not session.ended:
+            if queued.refresh and session is not None and not session.ended and not self.stopped:
                 try:
                     snapshot = take_snapshot(session, self.plan, tables=tables)
                 except Exception as exc:
@@ -117,6 +123,20 @@ class SessionRunner:
                 else:
                     self.target.post_message(Refreshed(snapshot))
             self.running = None
+
+    def _stop(self, exc: MachineError) -> Message:
+        from raceday.engine.headless import stopped_words
+
+        _log.error("the session stopped: %s", exc, exc_info=exc)
+        self.stopped = True
+        session = self.session
+        if session is None:
+            return SessionStopped(_one_line(exc))
+        try:
+            session.close()
+        except Exception:  # closing a world whose file is gone: nothing more to save
+            _log.exception("closing the stopped session")
+        return SessionStopped(stopped_words(session, exc))
 
     def _post_event(self, event: ev.Event) -> None:
         self.target.post_message(EngineEvent(event))
@@ -142,6 +162,29 @@ class SessionRunner:
             return [SessionOpened(tuple(session.events), snapshot)]
 
         self.submit("open", job, refresh=False)
+
+    def resume(self, folder: Path, exercise: Exercise, time_limit_s: float = STATEMENT_TIME_LIMIT_S,
+               ) -> None:
+        """Rebuild a session a crash cut short (`raceday resume`) and go on with it."""
+        def job() -> list[Message]:
+            from raceday.engine.resume import resume_session
+
+            resumed = resume_session(folder, exercise, time_limit_s=time_limit_s)
+            session = resumed.session
+            self.session = session
+            self.plan = WorldPlan.for_exercise(exercise, session.store.tables(),
+                                               onboarding=self.onboarding)
+            session.subscribe(self._post_event)
+            snapshot = take_snapshot(session, self.plan, tables=True)
+            messages: list[Message] = [SessionOpened(tuple(session.events), snapshot)]
+            if resumed.finished:  # it was ending when it stopped: now it has ended
+                write_session_debrief(session.folder)
+                events = tuple(session.events)
+                score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
+                messages.append(SessionEnded(score, session.folder, events))
+            return messages
+
+        self.submit("resume", job, refresh=False)
 
     def execute(self, role: str, sql: str) -> None:
         def job() -> list[Message]:

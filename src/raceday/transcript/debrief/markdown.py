@@ -20,18 +20,47 @@ from raceday.transcript.debrief.words import (
 from raceday.transcript.timeline_chart import render_text
 
 
+class _Md(str):
+    """Markdown this module made (a code span): put in a table cell as it is."""
+
+
+_ACTIVE = {ord(c): "\\" + c for c in "\\`<[]|"}
+
+
+def _text(text: object) -> str:
+    """Data (a name, a note, an error, a title) as Markdown that shows it and does nothing:
+    on one line, with what could open a code span, raw HTML, a link or a table cell escaped."""
+    return " ".join(str(text).split()).translate(_ACTIVE)
+
+
 def _cell(text: object) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    if isinstance(text, _Md):
+        return str(text).replace("|", "\\|")
+    return _text(text)
 
 
-def _code(text: str) -> str:
+def _longest_run(text: str, char: str) -> int:
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _code(text: str) -> _Md:
+    """A code span longer than any run of backticks in it (CommonMark: it cannot end early)."""
     flat = " ".join(text.split())
-    ticks = "``" if "`" in flat else "`"
-    return f"{ticks}{flat.replace('|', chr(92) + '|')}{ticks}" if flat else ""
+    if not flat:
+        return _Md("")
+    ticks = "`" * (_longest_run(flat, "`") + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return _Md(f"{ticks}{pad}{flat}{pad}{ticks}")
 
 
 def _sql_block(sql: str, indent: str = "") -> list[str]:
-    fence = "~~~~" if "```" in sql else "```"
+    """A fenced block whose fence is longer than any run of backticks in the SQL, so no line
+    of it can close the block early."""
+    fence = "`" * max(3, _longest_run(sql, "`") + 1)
     body = [f"{indent}{line}".rstrip() for line in sql.strip().splitlines()]
     return [f"{indent}{fence}sql", *body, f"{indent}{fence}"]
 
@@ -45,23 +74,23 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]
 def render_markdown(d: Debrief) -> str:
     """The debrief as Markdown: what `debrief.md` holds."""
     s = d.summary
-    out: list[str] = [f"# Debrief: {s.title}", ""]
+    out: list[str] = [f"# Debrief: {_text(s.title)}", ""]
     if d.warning:
-        out += [f"> **Warning:** {d.warning}", ""]
-    out += [f"*{s.text}*", ""] if s.text else []
+        out += [f"> **Warning:** {_text(d.warning)}", ""]
+    out += [f"*{_text(s.text)}*", ""] if s.text else []
     out += [s.outcome, ""]
     named = dict(d.names)
-    played = ", ".join(f"{p} ({named[p]})" if named.get(p) else p for p in s.players) \
+    played = ", ".join(f"{p} ({_text(named[p])})" if named.get(p) else p for p in s.players) \
         or "nobody (all automated)"
     out += [
-        f"- Exercise: `{s.exercise}`" + (f", played {s.date}" if s.date else ""),
+        f"- Exercise: {_code(s.exercise)}" + (f", played {s.date}" if s.date else ""),
         f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
         f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
         f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
         "",
     ]
     for note in d.notes:
-        out += [f"> {note}", ""]
+        out += [f"> {_text(note)}", ""]
     out += _score(d)
     out += _timeline(d)
     out += _changes(d)
@@ -96,9 +125,9 @@ def _score(d: Debrief) -> list[str]:
         out += _table(header, [(f.label, f.team, f.night or "—")[:len(header)]
                                for f in sc.figures]) + [""]
     if sc.judged:
-        out += [f"- {line}" for line in sc.judged] + [""]
+        out += [f"- {_text(line)}" for line in sc.judged] + [""]
     out += ["Every point, with its reason:", ""]
-    out += [f"- {r}" for r in sc.reasons] + [""]
+    out += [f"- {_text(r)}" for r in sc.reasons] + [""]
     return out
 
 
@@ -137,7 +166,7 @@ def _changes(d: Debrief) -> list[str]:
     for c in team:
         flags = ", ".join(f for f, on in (("break-glass", c.break_glass),
                                           ("schema", c.schema_changed)) if on)
-        out.append(f"- {c.time} **{c.role}**{f' ({flags})' if flags else ''}: {c.outcome}")
+        out.append(f"- {c.time} **{c.role}**{f' ({flags})' if flags else ''}: {_text(c.outcome)}")
         out += _sql_block(c.sql, "  ")
     out.append("")
     auto = group_automation(d)
@@ -164,7 +193,7 @@ def _monitors(d: Debrief) -> list[str]:
         out += _table(("Monitor", "Role", "Saved", "First alert", "Alerts", "Counted", "SQL"),
                       [(m.name, m.role, m.saved_at, m.first_alert or "never", m.alerts,
                         "no (noise)" if m.noise else "yes" if m.matched else "no",
-                        _code(m.sql) + (f" (error: {m.error})" if m.error else ""))
+                        _Md(_code(m.sql) + (f" (error: {_text(m.error)})" if m.error else "")))
                        for m in d.monitors]) + [""]
     else:
         out += ["No monitor was saved.", ""]
@@ -175,7 +204,7 @@ def _monitors(d: Debrief) -> list[str]:
     else:
         out += ["No finding was declared.", ""]
     if d.hints:
-        out += ["Hints revealed: " + "; ".join(f"{h.time} {h.text} (-{h.cost})"
+        out += ["Hints revealed: " + "; ".join(f"{h.time} {_text(h.text)} (-{h.cost})"
                                                for h in d.hints), ""]
     return out
 
@@ -189,7 +218,7 @@ def _guards(d: Debrief) -> list[str]:
         out.append(f"- {c.time} **{c.role}** changed the schema:")
         out += _sql_block(c.sql, "  ")
     for e in g.edits:
-        out.append(f"- {e.time} **{e.role}** edited the automation's `{e.statement}` to:")
+        out.append(f"- {e.time} **{e.role}** edited the automation's {_code(e.statement)} to:")
         out += _sql_block(e.sql, "  ")
     out += [""] if g.schema_changes or g.edits else []
     if g.steps:
@@ -202,18 +231,18 @@ def _guards(d: Debrief) -> list[str]:
                        for st in g.steps]) + [""]
     if g.good_path:
         out += ["### The good path", ""]
-        out += [f"- {p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}"
+        out += [f"- {_text(p.title)}: {'still works' if p.ok else 'BLOCKED: ' + _text(p.why)}"
                 for p in g.good_path] + [""]
     out += ["### Replay", ""]
     r = g.replay
     if not r.ran:
-        out += [r.note + (f" (asked at {r.time})" if r.time else ""), ""]
+        out += [_text(r.note) + (f" (asked at {r.time})" if r.time else ""), ""]
     else:
-        out += [f"Replayed at {r.time}" + (f": {r.note}." if r.note else "."), ""]
+        out += [f"Replayed at {r.time}" + (f": {_text(r.note)}." if r.note else "."), ""]
         if r.steps:
             out += _table(("Step", "What", "Outcome", "Detail"),
                           [(st.step, st.title, st.outcome, st.detail) for st in r.steps]) + [""]
-        out += [f"- {line}" for line in r.details] + ([""] if r.details else [])
+        out += [f"- {_text(line)}" for line in r.details] + ([""] if r.details else [])
     return out
 
 
@@ -245,12 +274,13 @@ def _after_action(d: Debrief) -> list[str]:
            "A skeleton in the AAR/IP shape, to finish together in the hot wash: add what the "
            "transcript cannot know (the analysis, owners, dates).", "",
            "### 1. Exercise overview", "",
-           f"- Exercise: {s.title} (`{s.exercise}`)" + (f", played {s.date}" if s.date else ""),
-           f"- Scenario: {s.text}" if s.text else "- Scenario: (see the briefing)",
+           f"- Exercise: {_text(s.title)} ({_code(s.exercise)})"
+           + (f", played {s.date}" if s.date else ""),
+           f"- Scenario: {_text(s.text)}" if s.text else "- Scenario: (see the briefing)",
            f"- Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
            f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
            "- Participants: " + (", ".join(
-               f"{role} ({named[role]})" if named.get(role) else role for role in s.players)
+               f"{role} ({_text(named[role])})" if named.get(role) else role for role in s.players)
                or "none") + "; automated: " + (", ".join(s.automated) or "none"),
            "- Facilitator / evaluators: ____", ""]
     out += ["### 2. Objectives", ""]
@@ -277,10 +307,11 @@ def _after_action(d: Debrief) -> list[str]:
                     i.to, "; ".join(i.responses) or "**no response seen**")
                    for i in d.injects]) if d.injects else ["(no injects)"]
     out += ["", "### 5. Observer notes", ""]
-    out += [f"- {o.time} **{o.author or 'observer'}**: {o.text}" for o in d.observations] \
+    out += [f"- {o.time} **{_text(o.author or 'observer')}**: {_text(o.text)}"
+            for o in d.observations] \
         or ["- (none recorded: ctrl+o during play writes one)"]
     if d.facilitation:
-        out += ["", "Facilitation: " + "; ".join(d.facilitation) + "."]
+        out += ["", "Facilitation: " + "; ".join(_text(f) for f in d.facilitation) + "."]
     out += ["", "### Appendix A: Improvement plan", ""]
     out += _table(("#", "Objective / practice", "Issue or area for improvement",
                    "Corrective action", "Owner", "Start", "Due date"),

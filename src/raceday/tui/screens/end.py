@@ -69,7 +69,7 @@ def end_markdown(exercise: Exercise, score: Score, folder: Path,
               "| | your team | that night |", "|---|---|---|",
               f"| surfaced the fault after | {_duration(detection.latency_minutes)} | "
               f"{_duration(detection.event_minutes)} |",
-              f"| DNS restored after | {_duration(recovery.minutes_to_restore)} | "
+              f"| restored for good after | {_duration(recovery.minutes_to_restore)} | "
               f"{_duration(recovery.event_minutes)} |"]
     start = next((e for e in events if isinstance(e, ev.SessionStart)), None)
     rows: list[tuple[int, int, str, str, str]] = []

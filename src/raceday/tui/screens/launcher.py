@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from raceday.engine.clock import Pace
 
 if TYPE_CHECKING:
+    from raceday.engine.resume import Unfinished
     from raceday.exercise.catalog import ExerciseEntry
     from raceday.tui.app import RacedayApp
 
@@ -41,6 +42,7 @@ class LauncherScreen(Screen[None]):
 | m | mode: solo, team (hot seat), onboarding (guided, hints) |
 | p | pace: turns (time moves when you act) or live (the clock runs) |
 | s | speed of the live clock: each choice says how long the night lasts (60 to 90 min fits a game day) |
+| r | resume an unfinished session (one a crash or a kill cut short; listed below the exercises) |
 | q, ctrl+q | quit |
 """
 
@@ -49,6 +51,7 @@ class LauncherScreen(Screen[None]):
         Binding("m", "mode", "Mode"),
         Binding("p", "pace", "Pace"),
         Binding("s", "speed", "Speed"),
+        Binding("r", "resume", "Resume", show=False),
         Binding("q,escape", "app.quit", "Quit"),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -57,9 +60,21 @@ class LauncherScreen(Screen[None]):
     class Found(Message):
         entries: list[Any]
 
+    @dataclass
+    class HistoryRead(Message):
+        """The best and last score of each exercise played before (exercise id -> words)."""
+
+        scores: dict[str, str]
+
+    @dataclass
+    class FoundUnfinished(Message):
+        sessions: list[Any]
+
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
+        self.scores: dict[str, str] = {}
+        self.unfinished: list[Unfinished] = []
 
     @property
     def raceday(self) -> RacedayApp:
@@ -74,13 +89,24 @@ class LauncherScreen(Screen[None]):
         yield DataTable(id="exercises", cursor_type="row", zebra_stripes=True)
         yield Static("Looking for exercises…", id="exercise-detail")
         yield Static("", id="launcher-settings")
+        yield DataTable(id="unfinished", cursor_type="row")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#exercises", DataTable)
-        table.add_columns("exercise", "length", "level", "roles")
+        self._add_columns()
         self._show_settings()
         self._find()
+        self._read_history()
+        self.query_one("#unfinished", DataTable).display = False
+        self._find_unfinished()
+
+    def _add_columns(self) -> None:
+        """The table's columns; "your scores" beside the title once a session was played."""
+        table = self.query_one("#exercises", DataTable)
+        table.add_column("exercise")
+        if self.scores:
+            table.add_column("your scores")
+        table.add_columns("length", "level", "roles")
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
@@ -88,22 +114,100 @@ class LauncherScreen(Screen[None]):
 
         self.post_message(self.Found(list(find_exercises())))
 
+    @work(thread=True, exit_on_error=False, group="launcher-history")
+    def _read_history(self) -> None:
+        """Best and last scores from the history (a file read: never on the event loop)."""
+        from raceday.history.report import best_and_last
+
+        try:
+            found = best_and_last(self.raceday.settings.transcripts)
+        except Exception:  # the history is a nicety: the launcher works without it
+            return
+        self.post_message(self.HistoryRead({k: v.words for k, v in found.items()}))
+
+    @on(HistoryRead)
+    def _history_read(self, message: HistoryRead) -> None:
+        if not message.scores:
+            return
+        table = self.query_one("#exercises", DataTable)
+        row = table.cursor_row
+        self.scores = dict(message.scores)
+        table.clear(columns=True)
+        self._add_columns()
+        self._add_rows()
+        table.move_cursor(row=row)
+
+    def _add_rows(self) -> None:
+        table = self.query_one("#exercises", DataTable)
+        for entry in self.entries:
+            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
+            scores = (self.scores.get(entry.id, ""),) if self.scores else ()
+            table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
+                          entry.level, ", ".join(entry.roles), key=entry.id)
+
     @on(Found)
     def _found(self, message: Found) -> None:
         self.entries = list(message.entries)
         table = self.query_one("#exercises", DataTable)
         table.clear()
-        for entry in self.entries:
-            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
-            table.add_row(title, f"{entry.length} min" if entry.length else "",
-                          entry.level, ", ".join(entry.roles), key=entry.id)
+        self._add_rows()
         if not self.entries:
             self.query_one("#exercise-detail", Static).update(
                 "No exercises found (bundled, or in ./exercises).")
         table.focus()
         self._show_detail(0)
 
-    @on(DataTable.RowHighlighted)
+    # -- unfinished sessions (resume) ---------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="launcher-resume")
+    def _find_unfinished(self) -> None:
+        from raceday.engine.resume import unfinished_sessions
+
+        self.post_message(self.FoundUnfinished(unfinished_sessions(self.raceday.settings.transcripts)))
+
+    @on(FoundUnfinished)
+    def _found_unfinished(self, message: FoundUnfinished) -> None:
+        from raceday.inert import inert
+
+        self.unfinished = list(message.sessions)
+        table = self.query_one("#unfinished", DataTable)
+        table.clear(columns=True)
+        if not self.unfinished:
+            table.display = False
+            return
+        table.add_columns(f"unfinished session ({len(self.unfinished)}): r resumes", "stopped at",
+                          "folder")
+        for found in self.unfinished:
+            table.add_row(Text(inert(found.title or found.exercise, one_line=True)),
+                          Text(found.clock), Text(inert(found.folder.name, one_line=True)))
+        table.display = True
+        table.styles.height = min(len(self.unfinished), 4) + 1
+
+    def action_resume(self) -> None:
+        """r: go on with the highlighted unfinished session (the newest first)."""
+        from raceday.engine.resume import check_resumable
+        from raceday.errors import RacedayError
+
+        if not self.unfinished:
+            self.notify("No unfinished session to resume.")
+            return
+        table = self.query_one("#unfinished", DataTable)
+        row = table.cursor_row if 0 <= table.cursor_row < len(self.unfinished) else 0
+        found = self.unfinished[row]
+        try:
+            check_resumable(found.folder)
+        except RacedayError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        entry = next((e for e in self.entries if e.id == found.exercise), None)
+        if entry is None or entry.exercise is None:
+            self.notify(f"The exercise {found.exercise} is not found or "
+                        "does not load: `raceday resume DIR --exercise PATH` names it.",
+                        severity="error", markup=False)
+            return
+        self.raceday.resume_play(entry.exercise, found.folder)
+
+    @on(DataTable.RowHighlighted, "#exercises")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail(event.cursor_row)
 
@@ -188,6 +292,9 @@ class LauncherScreen(Screen[None]):
         self._show_settings()
 
     def action_choose(self) -> None:
+        if self.focused is self.query_one("#unfinished", DataTable):
+            self.action_resume()
+            return
         table = self.query_one("#exercises", DataTable)
         row = table.cursor_row
         if not 0 <= row < len(self.entries):

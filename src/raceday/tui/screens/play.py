@@ -40,6 +40,7 @@ from raceday.tui.messages import (
     ReplayReady,
     SessionEnded,
     SessionOpened,
+    SessionStopped,
     StatementsRan,
 )
 from raceday.tui.play_runner import PlayRunner
@@ -64,6 +65,8 @@ from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from raceday.engine.session import Session
     from raceday.tui.screens.harden import HardenScreen
     from raceday.tui.screens.replay import ReplayScreen
@@ -125,8 +128,11 @@ class PlayScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
-    def __init__(self, exercise: Exercise, cast: dict[str, str], settings: Settings) -> None:
+    def __init__(self, exercise: Exercise, cast: dict[str, str], settings: Settings,
+                 resume: Path | None = None) -> None:
         super().__init__()
+        self.resume_from = resume  # a session folder to resume (`raceday resume`), not a new one
+        self.stopped = False  # the machine stopped the session (SessionStopped)
         self.exercise = exercise
         self.settings = settings
         self.seats = [Seat(role, cast.get(role, ""), text=_example(exercise, role))
@@ -212,8 +218,13 @@ class PlayScreen(Screen[None]):
         self._show_guide()
         self.results.show_text(Text("Opening the world…", style="dim"))
         self.runner = self.make_runner()
-        self.runner.open(self.exercise, [s.role for s in self.seats],
-                         self.settings.transcripts, self.settings.pace)
+        if self.resume_from is not None and isinstance(self.runner, SessionRunner):
+            self.results.show_text(Text("Resuming: playing the session again from its "
+                                        "transcript…", style="dim"))
+            self.runner.resume(self.resume_from, self.exercise)
+        else:
+            self.runner.open(self.exercise, [s.role for s in self.seats],
+                             self.settings.transcripts, self.settings.pace)
         self.editor.focus()
 
     def make_runner(self) -> PlayRunner:
@@ -249,12 +260,12 @@ class PlayScreen(Screen[None]):
         for event in message.events:
             self._take_event(event)
         names = {seat.role: seat.player for seat in self.seats if seat.player}
-        if names:
+        if names and self.resume_from is None:
             self._facilitation_cast(names)
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
         if self.settings.pace is Pace.LIVE:
-            self.live.start(self.raceday.wall(), 0)
+            self.live.start(self.raceday.wall(), message.snapshot.minute)
             if self.raceday.live_ticks:
                 self._ticker = self.set_interval(TICK_SECONDS, self.tick)
         self._show_header()
@@ -350,6 +361,23 @@ class PlayScreen(Screen[None]):
         else:
             self.notify(f"Replay recorded: {len(walk.prevented)} of {len(walk.verdicts)} race "
                         f"steps prevented, guards {walk.points}/{walk.max_points}.", timeout=8)
+
+    @on(SessionStopped)
+    def _stopped(self, message: SessionStopped) -> None:
+        """The machine stopped the session: say why and how to resume, offer the way out."""
+        self.stopped = True
+        self._stop_ticks()
+        if self._running_note is not None:
+            self._running_note.stop()
+            self._running_note = None
+        self.results.show_text(Text(f"The session has stopped: {message.why}", style="bold red"))
+        self.app.push_screen(ConfirmDialog(
+            f"The session cannot go on: {message.why}", yes="Quit raceday", no="Stay and look"),
+            self._quit_if)
+
+    def _quit_if(self, yes: bool | None) -> None:
+        if yes:
+            self.app.exit(1)
 
     @on(JobFailed)
     def _failed(self, message: JobFailed) -> None:
@@ -932,6 +960,9 @@ class PlayScreen(Screen[None]):
             runner.act(action, call)
 
     def request_quit(self) -> None:
+        if self.stopped:  # nothing can be ended or saved any more: quit at once
+            self.app.exit(1)
+            return
         if self.runner is None or self.runner.session is None:
             self.app.exit(0)
             return

@@ -119,3 +119,22 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
     else:
         sys.stdout.write(info + "\n")
     return int(result) if isinstance(result, int) else 0
+
+
+def resume_console(folder: Path, exercise: str | None = None, speed: float = 60.0) -> int:
+    """`raceday resume DIR` on a team session: the host comes back with its console; every
+    seat joins again with the new join lines printed here."""
+    from raceday.team.launch import resumed_host
+    from raceday.team.serve import join_text
+    from raceday.tui.team.console import ConsoleApp
+
+    host = resumed_host(folder, exercise, speed)
+    info = join_text(host)
+    sys.stdout.write(f"Resumed at {host.need().clock_face}: every seat joins again.\n"
+                     + info + "\n")
+    try:
+        result: Any = ConsoleApp(host).run()
+    finally:
+        host.close()
+    sys.stdout.write(info + "\n" if not host.ended else f"Session saved in {host.folder}\n")
+    return int(result) if isinstance(result, int) else 0

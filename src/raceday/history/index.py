@@ -1,0 +1,208 @@
+"""The history database: one row per finished session, its score by part, and who played.
+
+Rows are built from typed events only (`transcript.log` reads them, `ScoreEvent.score` is
+the scoring's own verdict), so the same transcript always gives the same rows: that is what
+makes a deleted `history.db` come back identically. A session is keyed by its folder's
+name; the sessions of a transcripts folder are the folders directly inside it (the
+committed examples, one level further down, are not your attempts).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from raceday.errors import RacedayError, TranscriptError
+from raceday.transcript import events as ev
+from raceday.transcript.log import EVENTS_FILE, of_kind, read_events
+
+HISTORY_FILE = "history.db"
+
+SESSIONS_COLUMNS: dict[str, Any] = {
+    "id": str,  # the session folder's name
+    "exercise": str,
+    "title": str,
+    "started_at": str,  # UTC wall time of session_start
+    "ended_at": str,  # UTC wall time of the score
+    "pace": str,
+    "roles": str,  # the roles people held, comma-separated
+    "team": str,  # the names of who played, sorted, comma-separated ("" when none given)
+    "reason": str,  # why the session ended
+    "total": int,
+    "max": int,
+    "fault_occurred": int,
+    "fault_outcome": str,
+    "fault_started_at": str,  # the clock as the exercise shows it
+    "detect_minutes": int,  # the earlier of time to alert and to diagnosis (null: never)
+    "alert_minutes": int,
+    "diagnosis_minutes": int,
+    "restored": int,
+    "restore_minutes": int,
+    "outage_minutes": int,
+    "hint_cost": int,
+}
+SCORES_COLUMNS: dict[str, Any] = {"session_id": str, "part": str, "points": int, "max": int}
+PEOPLE_COLUMNS: dict[str, Any] = {"session_id": str, "role": str, "player": str,
+                                  "automated": int}
+
+
+class HistoryError(RacedayError):
+    """The history database cannot be opened or written (one line: the file and why)."""
+
+
+@dataclass(frozen=True)
+class SessionRows:
+    """What one finished session adds to the history."""
+
+    session: dict[str, Any]
+    scores: tuple[dict[str, Any], ...]
+    people: tuple[dict[str, Any], ...]
+
+
+def rows_for(session_id: str, events: Sequence[ev.Event]) -> SessionRows | None:
+    """The history rows of a session's events; None when it did not finish (no score yet)
+    or was aborted (a script that failed half-way is not an attempt)."""
+    start = events[0] if events and isinstance(events[0], ev.SessionStart) else None
+    score_event = next((e for e in reversed(events) if isinstance(e, ev.ScoreEvent)), None)
+    if start is None or score_event is None or score_event.reason == "aborted":
+        return None
+    score = score_event.score
+    names = _names(events)
+    detection, recovery = score.detection, score.recovery
+    session = {
+        "id": session_id,
+        "exercise": start.exercise,
+        "title": start.title,
+        "started_at": start.wall_time,
+        "ended_at": score_event.wall_time,
+        "pace": start.pace,
+        "roles": ",".join(start.players),
+        "team": ", ".join(sorted(set(names.values()))),
+        "reason": score_event.reason,
+        "total": score.total,
+        "max": score.max,
+        "fault_occurred": int(score.fault.occurred),
+        "fault_outcome": score.fault.outcome,
+        "fault_started_at": score.fault.started_at,
+        "detect_minutes": detection.latency_minutes if detection else None,
+        "alert_minutes": detection.alert_minutes if detection else None,
+        "diagnosis_minutes": detection.diagnosis_minutes if detection else None,
+        "restored": int(recovery.restored) if recovery else None,
+        "restore_minutes": recovery.minutes_to_restore if recovery else None,
+        "outage_minutes": recovery.outage_minutes if recovery else None,
+        "hint_cost": score.hints.cost,
+    }
+    scores = tuple({"session_id": session_id, "part": name, "points": part.points,
+                    "max": part.max} for name, part in score.parts)
+    people = tuple({"session_id": session_id, "role": role, "player": names.get(role, ""),
+                    "automated": int(role not in start.players)}
+                   for role in (*start.players, *start.automated))
+    return SessionRows(session, scores, people)
+
+
+def _names(events: Sequence[ev.Event]) -> dict[str, str]:
+    """role -> who played it: the cast's names, and in team play whoever took the seat last."""
+    names: dict[str, str] = {}
+    for cast in of_kind(events, ev.Cast):
+        names.update({str(role): str(name) for role, name in cast.names.items()})
+    for joined in of_kind(events, ev.SeatJoined):
+        names[joined.role] = joined.player
+    return {role: name for role, name in names.items() if name.strip()}
+
+
+def open_db(root: Path) -> sqlite_utils.Database:
+    """`root/history.db`, its tables created if they are not there yet."""
+    path = root / HISTORY_FILE
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        db = sqlite_utils.Database(path)
+        db.execute("PRAGMA busy_timeout = 5000")  # sessions ending at once in other terminals
+        # Derived data: no fsync at every session's end (it cost more than the rest of the
+        # indexing); a file a crash damaged is rebuilt from the transcripts (see `sync`).
+        db.execute("PRAGMA synchronous = OFF")
+        db.table("sessions").create(SESSIONS_COLUMNS, pk="id", if_not_exists=True)
+        db.table("scores").create(SCORES_COLUMNS, pk=("session_id", "part"), if_not_exists=True,
+                            foreign_keys=[("session_id", "sessions", "id")])
+        db.table("people").create(PEOPLE_COLUMNS, pk=("session_id", "role"), if_not_exists=True,
+                            foreign_keys=[("session_id", "sessions", "id")])
+    except Exception as exc:  # sqlite3.DatabaseError and OSError alike: say which file
+        raise HistoryError(f"{path}: cannot open the history database: {exc}") from None
+    return db
+
+
+def store(db: sqlite_utils.Database, rows: SessionRows) -> None:
+    """Write one session's rows, replacing any it had (indexing twice changes nothing)."""
+    session_id = rows.session["id"]
+    with db.conn:
+        db.table("sessions").upsert(rows.session, pk="id")
+        for table in ("scores", "people"):
+            db.table(table).delete_where("session_id = ?", [session_id])
+        db.table("scores").insert_all(rows.scores, pk=("session_id", "part"))
+        db.table("people").insert_all(rows.people, pk=("session_id", "role"))
+
+
+def record_session(folder: Path, events: Sequence[ev.Event]) -> bool:
+    """Index a session that has just ended (its events as the engine wrote them) into the
+    history beside its folder; True when it was indexed."""
+    rows = rows_for(folder.name, events)
+    if rows is None:
+        return False
+    db = open_db(folder.parent)
+    try:
+        store(db, rows)
+    finally:
+        db.close()
+    return True
+
+
+def session_folders(root: Path) -> list[Path]:
+    """The session folders directly inside `root`, in name (so time) order."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / EVENTS_FILE).is_file())
+
+
+def sync(root: Path) -> tuple[sqlite_utils.Database, list[str]]:
+    """Open the history and index every finished session it lacks (all of them when the
+    file was deleted); returns the database and one warning per transcript it could not
+    read (the others are indexed all the same)."""
+    warnings: list[str] = []
+    try:
+        db = open_db(root)
+        known = {row["id"] for row in db.query("SELECT id FROM sessions")}
+    except (HistoryError, sqlite3.DatabaseError) as exc:
+        (root / HISTORY_FILE).unlink(missing_ok=True)
+        warnings.append(f"{root / HISTORY_FILE}: damaged ({exc}); rebuilt from the transcripts")
+        db, known = open_db(root), set()
+    for folder in session_folders(root):
+        if folder.name in known:
+            continue
+        try:
+            log = read_events(folder)
+        except TranscriptError as exc:
+            warnings.append(f"skipped: {'; '.join(exc.problems)}")
+            continue
+        rows = rows_for(folder.name, log.events)
+        if rows is not None:
+            store(db, rows)
+    return db, warnings
+
+
+def rebuild(root: Path) -> list[str]:
+    """Delete `history.db` and index every session again; returns the warnings."""
+    (root / HISTORY_FILE).unlink(missing_ok=True)
+    db, warnings = sync(root)
+    db.close()
+    return warnings
+
+
+def dump(db: sqlite_utils.Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows in key order: what 'the same history' means, for tests and tools."""
+    order = {"sessions": "id", "scores": "session_id, part", "people": "session_id, role"}
+    return {table: [tuple(row.values()) for row in db.query(
+        f"SELECT * FROM {table} ORDER BY {keys}")] for table, keys in order.items()}

@@ -1,0 +1,146 @@
+"""The history of sessions: indexed when a session ends, rebuilt identically from the
+transcripts, and shown by `raceday history` and the launcher's best and last score."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from raceday.cli import main
+from raceday.commands import load_named_exercise
+from raceday.engine.headless import open_session
+from raceday.history.index import HISTORY_FILE, dump, rebuild, sync
+from raceday.history.report import best_and_last
+from raceday.transcript import events as ev
+from raceday.transcript.log import read_events
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+LOST = ROOT / "exercises" / "lost-update-basics"
+EXAMPLE = ROOT / "transcripts" / "examples" / "lost-update-basics-solo-complete"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def score_of(folder: Path) -> ev.ScoreEvent:
+    return next(e for e in reversed(read_events(folder).events) if isinstance(e, ev.ScoreEvent))
+
+
+def play(capsys: pytest.CaptureFixture[str], root: Path, script: str) -> None:
+    code, _, err = run(capsys, "run", str(LOST), "--script", str(LOST / "scripts" / script),
+                       "--transcripts", str(root))
+    assert code == 0, err
+
+
+def test_the_committed_example_is_indexed_with_its_score_by_part(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / EXAMPLE.name)
+    db, warnings = sync(tmp_path)
+    assert warnings == []
+    score = score_of(EXAMPLE).score
+    (session,) = db["sessions"].rows
+    assert (session["id"], session["exercise"]) == (EXAMPLE.name, "lost-update-basics")
+    assert (session["total"], session["max"]) == (score.total, score.max)
+    assert session["detect_minutes"] == (score.detection.latency_minutes
+                                         if score.detection else None)
+    parts = {r["part"]: (r["points"], r["max"]) for r in db["scores"].rows}
+    assert parts == {name: (part.points, part.max) for name, part in score.parts}
+    roles = {r["role"]: bool(r["automated"]) for r in db["people"].rows}
+    start = read_events(EXAMPLE).start
+    assert start is not None
+    assert roles == {**{r: False for r in start.players}, **{r: True for r in start.automated}}
+
+
+def test_a_session_is_indexed_when_it_ends_and_a_deleted_history_comes_back_the_same(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    for script in ("solo-complete.yaml", "no-guards.yaml", "wrong-finding.yaml"):
+        play(capsys, root, script)
+    assert (root / HISTORY_FILE).exists()
+    db = sqlite_utils.Database(root / HISTORY_FILE)
+    before = dump(db)
+    db.close()
+    folders = sorted(p.name for p in root.iterdir() if p.is_dir())
+    assert [row[0] for row in before["sessions"]] == folders  # every run, before any rebuild
+    assert rebuild(root) == []
+    assert not (root / HISTORY_FILE).with_suffix(".db-journal").exists()
+    db = sqlite_utils.Database(root / HISTORY_FILE)
+    assert dump(db) == before
+    db.close()
+
+
+def test_history_with_no_sessions_says_so_in_one_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "history", "--transcripts", str(tmp_path / "none"))
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1
+    assert "No finished sessions" in out
+    assert not (tmp_path / "none").exists()  # looking creates nothing
+
+
+def test_history_shows_each_attempt_and_the_launcher_the_best_and_last(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    for script in ("no-guards.yaml", "solo-complete.yaml", "wrong-finding.yaml"):
+        play(capsys, root, script)
+    totals = [score_of(p).score for p in sorted(p for p in root.iterdir() if p.is_dir())]
+    code, out, err = run(capsys, "history", "--transcripts", str(root))
+    assert code == 0, err
+    assert "3 attempts" in out
+    lines = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert all(f"{s.total}/{s.max}" in line for s, line in zip(totals, lines, strict=True))
+    best = max(s.total for s in totals)
+    (summary,) = best_and_last(root).values()
+    assert (summary.best, summary.last, summary.attempts) == (best, totals[-1].total, 3)
+
+
+def test_sessions_of_a_named_player_are_shown_by_player(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = open_session(load_named_exercise("lost-update-basics"), ("operator",), tmp_path)
+    session.record(ev.Cast(names={"operator": "Ana"}))
+    session.end()
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--player", "Ana")
+    assert code == 0 and "Ana" in out and "1 attempt" in out
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--player", "Bo")
+    assert code == 0 and out.startswith("No finished sessions by Bo")
+
+
+def test_by_player_a_team_session_counts_for_each_of_its_players(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = open_session(load_named_exercise("lost-update-basics"), ("operator", "writer-a"),
+                           tmp_path)
+    session.record(ev.Cast(names={"operator": "Ana", "writer-a": "Bo"}))
+    session.end()
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--by", "player")
+    assert code == 0 and "player: Ana" in out and "player: Bo" in out
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert "team: Ana, Bo" in out
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path), "--by", "player",
+                       "--player", "Bo")
+    assert "player: Bo" in out and "player: Ana" not in out
+
+
+def test_an_unreadable_transcript_is_skipped_with_a_warning_and_the_rest_indexed(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / EXAMPLE.name)
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "events.jsonl").write_text('{"seq": 1, "kind": "nope"}\n{}\n')
+    code, out, err = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert code == 0, err
+    assert "warning: skipped:" in err and "broken" in err
+    assert "1 attempt" in out
+
+
+def test_a_damaged_history_is_rebuilt_from_the_transcripts(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / EXAMPLE.name)
+    (tmp_path / HISTORY_FILE).write_bytes(b"not a database at all" * 100)
+    code, out, err = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert code == 0, err
+    assert "damaged" in err and "rebuilt" in err
+    assert "1 attempt" in out
