@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -96,6 +96,9 @@ _REFUSED_WORDS = {
 
 _DML = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE"})
 _CODE = frozenset({"DO", "CALL"})  # may run DDL inside
+# Rows written per world table by this backend so far (pending statistics, not per transaction).
+_COUNTS = ("SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_catalog.pg_stat_xact_user_tables "
+           "WHERE schemaname = %s")
 _IDENT = re.compile(r"[^a-z0-9_]+")
 
 
@@ -109,6 +112,7 @@ class _Names:
         self.state = prefix + "state"
         self.compat = prefix + "compat"
         self.checker = prefix + "check"
+        self.world_code = prefix + "worldcode"
         self.roles: dict[str, str] = {}
         used: set[str] = {self.checker}
         for role_id in role_ids:
@@ -135,6 +139,9 @@ class _Names:
 class _Login:
     conn: psycopg.Connection[Any]
     role: str  # the NOLOGIN role the login acts as
+    counts: dict[str, int] = field(default_factory=dict)
+    """Rows this connection had written per world table (the server's count), before the
+    statement now running: what it wrote is the difference."""
 
 
 class PostgresStore:
@@ -406,12 +413,16 @@ class PostgresStore:
         schemas = _q(self.names.world)
         if login.role == self.names.checker:
             schemas = f"{_q(self.names.compat)}, {schemas}"
-        login.conn.execute(
+        cur = login.conn.execute(
             f"BEGIN{' READ ONLY' if read_only else ''}; SET LOCAL ROLE {_q(login.role)}; "
             f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
             f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
-            f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_TIMEOUT_MS}"
+            f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_TIMEOUT_MS}; "
+            + _COUNTS.replace("%s", _lit(self.names.world))
         )
+        while cur.nextset():
+            pass
+        login.counts = {str(r[0]): int(r[1]) for r in cur.fetchall()}
 
     @contextmanager
     def _watch(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
@@ -456,7 +467,7 @@ class PostgresStore:
                         keyword == "WITH" and bool(_DML & set(pgsql.words(statement))))
                     rowcount = cur.rowcount if is_dml and cur.rowcount >= 0 else None
                     cur.close()
-            writes = self._writes(conn, statement)
+            writes = self._writes(login, statement)
         except Exception as exc:
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
@@ -472,14 +483,13 @@ class PostgresStore:
             schema_changed=schema_changed,
         )
 
-    def _writes(self, conn: psycopg.Connection[Any], statement: str) -> tuple[str, ...]:
-        """The world's tables this statement wrote: rows its transaction changed (triggers
-        included, as the server counts them) and the table a plain DML names (0 rows too)."""
-        found = conn.execute(
-            "SELECT relname FROM pg_catalog.pg_stat_xact_user_tables WHERE schemaname = %s "
-            "AND n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname", [self.names.world]
-        ).fetchall()
-        writes = [str(r[0]) for r in found]
+    def _writes(self, login: _Login, statement: str) -> tuple[str, ...]:
+        """The world's tables this statement wrote: rows it changed (triggers included, as
+        the server counts them) and the table a plain DML names (0 rows too)."""
+        found = login.conn.execute(_COUNTS, [self.names.world]).fetchall()
+        counts = {str(r[0]): int(r[1]) for r in found}
+        writes = sorted(name for name, n in counts.items() if n != login.counts.get(name, 0))
+        login.counts = counts
         target = pgsql.dml_target(statement)
         if target is not None and target not in writes:
             writes.insert(0, target)
@@ -591,7 +601,29 @@ def _build(
             admin.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {_q(pg_role)} IN SCHEMA "
                           f"{_q(names.world)} GRANT {rights} ON {kind} TO {everyone}")
     _own_tables(admin, names, roles)
+    _world_code(admin, names)
     _grant_rights(admin, names, roles)
+
+
+def _world_code(admin: psycopg.Connection[Any], names: _Names) -> None:
+    """The world's own trigger functions act for the world, not for the role that fired them.
+
+    As in SQLite, where the exercise's triggers are trusted: a role that may write `endpoint`
+    need not be allowed to write the `audit` table its trigger fills. They become SECURITY
+    DEFINER functions of a NOLOGIN role that may write the world's tables and nothing else,
+    with a pinned search_path (pg_temp last), so hijacking one reaches no further.
+    """
+    code, world = _q(names.world_code), _q(names.world)
+    admin.execute(f"CREATE ROLE {code} NOLOGIN")
+    admin.execute(f"GRANT {code} TO {_q(_current_user(admin))}")
+    admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {world} TO {code}")
+    functions = admin.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p WHERE p.pronamespace = "
+        "%s::regnamespace AND p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype", [names.world]
+    ).fetchall()
+    for (signature,) in functions:
+        admin.execute(f"ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = {world}, pg_temp")
+        admin.execute(f"ALTER FUNCTION {signature} OWNER TO {code}")
 
 
 def _pieces(world_sql: str) -> list[tuple[int, str]]:
@@ -644,8 +676,10 @@ def _grant_rights(admin: psycopg.Connection[Any], names: _Names, roles: Sequence
     for name, kind in objects:
         target = f"{world}.{_q(str(name))}"
         if kind == "S":
-            admin.execute(f"GRANT USAGE, SELECT, UPDATE ON SEQUENCE {target} TO {everyone}")
+            admin.execute(f"GRANT USAGE, SELECT, UPDATE ON SEQUENCE {target} TO {everyone}, "
+                          f"{_q(names.world_code)}")
             continue
+        admin.execute(f"GRANT ALL ON TABLE {target} TO {_q(names.world_code)}")
         if str(name) not in original:
             admin.execute(f"GRANT ALL ON TABLE {target} TO {everyone}")
             continue
@@ -705,7 +739,7 @@ def _drop(admin: psycopg.Connection[Any], names: _Names) -> None:
     owners = admin.execute(
         "SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
         [f"rd\\_{names.session}\\_own%"]).fetchall()
-    for role in [*names.all_roles(), *(str(r[0]) for r in owners)]:
+    for role in [*names.all_roles(), names.world_code, *(str(r[0]) for r in owners)]:
         exists = admin.execute(
             "SELECT pg_catalog.pg_has_role(current_user, oid, 'MEMBER') FROM pg_catalog.pg_roles "
             "WHERE rolname = %s", [role]).fetchone()
