@@ -450,6 +450,7 @@ class PostgresStore:
         except pgsql.MissingParameter as exc:
             return _error(statement, f"no value was given for parameter :{exc.name}")
         conn = login.conn
+        from raceday.store.postgres import driver  # loaded when the store connected
         try:
             with self._watch(conn):
                 if pgsql.is_query(statement):
@@ -459,7 +460,7 @@ class PostgresStore:
                         rows, truncated = self._fetch(server)
                     rowcount = None
                 else:
-                    cur = _ExtendedCursor(conn)
+                    cur = driver.ExtendedCursor(conn)
                     cur.execute(query, values)
                     columns = tuple(c.name for c in cur.description or ())
                     rows, truncated = self._fetch(cur) if columns else ([], False)
@@ -560,12 +561,12 @@ def _build(
     for schema in (names.world, names.state, names.compat):
         admin.execute(f"CREATE SCHEMA {_q(schema)}")
     me = _q(_current_user(admin))
-    for role in names.all_roles():
-        login = _Names.login(role)
-        admin.execute(f"CREATE ROLE {_q(role)} NOLOGIN")
+    for pg_role in names.all_roles():
+        login = _Names.login(pg_role)
+        admin.execute(f"CREATE ROLE {_q(pg_role)} NOLOGIN")
         admin.execute(f"CREATE ROLE {_q(login)} LOGIN NOINHERIT PASSWORD {_lit(passwords[login])} "
-                      f"IN ROLE {_q(role)}")
-        admin.execute(f"GRANT {_q(role)} TO {me}")
+                      f"IN ROLE {_q(pg_role)}")
+        admin.execute(f"GRANT {_q(pg_role)} TO {me}")
     admin.execute(f"SET search_path = {_q(names.world)}")
     admin.execute(f"SET statement_timeout = {WORLD_TIME_LIMIT_MS}")
     line = 1
@@ -768,7 +769,8 @@ def _describe(admin: psycopg.Connection[Any], world: str) -> list[TableInfo]:
             "SELECT tgname FROM pg_catalog.pg_trigger WHERE tgrelid = %s AND NOT tgisinternal "
             "ORDER BY tgname", [oid]).fetchall()
         fks = admin.execute(
-            "SELECT (SELECT array_agg(a.attname ORDER BY k.n) FROM unnest(con.conkey) WITH ORDINALITY k(att, n) "
+            "SELECT (SELECT array_agg(a.attname ORDER BY k.n) FROM unnest(con.conkey) "
+            "WITH ORDINALITY k(att, n) "
             "JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.att), "
             "f.relname, (SELECT array_agg(a.attname ORDER BY k.n) FROM unnest(con.confkey) WITH ORDINALITY "
             "k(att, n) JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.att) "
@@ -792,47 +794,15 @@ def _describe(admin: psycopg.Connection[Any], world: str) -> list[TableInfo]:
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _psycopg() -> Any:
+def _connect(dsn: str, user: str | None = None, password: str | None = None) -> psycopg.Connection[Any]:
     try:
-        import psycopg
+        from raceday.store.postgres import driver
     except ImportError as exc:
         raise StoreError("a PostgreSQL world needs psycopg: pip install 'raceday[postgres]'") from exc
-    return psycopg
-
-
-def _make_extended() -> Any:
-    psycopg = _psycopg()
-
-    class ExtendedCursor(psycopg.Cursor):  # type: ignore[misc]
-        """Always the extended protocol (psycopg sends a query without parameters with the
-        simple one, which runs every statement of `select 1; set role none`)."""
-
-        def _execute_send(self, query: Any, *, force_extended: bool = False, binary: Any = None) -> None:
-            super()._execute_send(query, force_extended=True, binary=binary)
-
-    return ExtendedCursor
-
-
-_EXTENDED: Any = None
-
-
-def _ExtendedCursor(conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:  # noqa: N802
-    global _EXTENDED
-    if _EXTENDED is None:
-        _EXTENDED = _make_extended()
-    cursor: psycopg.Cursor[Any] = _EXTENDED(conn)
-    return cursor
-
-
-def _connect(dsn: str, **overrides: str) -> psycopg.Connection[Any]:
-    psycopg = _psycopg()
     try:
-        conn: psycopg.Connection[Any] = psycopg.connect(
-            dsn, autocommit=True, application_name="raceday", connect_timeout=10, **overrides)
-    except psycopg.Error as exc:
+        return driver.connect(dsn, user, password)
+    except driver.Error as exc:
         raise StoreError(f"cannot connect to PostgreSQL: {_one_line(str(exc))}") from exc
-    # Text a player stored as invalid UTF-8 cannot exist in PostgreSQL (the server refuses it).
-    return conn
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:
