@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="where the session folder is written (default ./transcripts)")
+    run.add_argument("--db", default=None, metavar="postgresql://...",
+                     help="build the world on this PostgreSQL server (default: SQLite, in the session folder)")
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
 
@@ -226,7 +228,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     script = load_script(args.script, exercise)
     if getattr(args, "team", False):
         return _run_team(args, out)
-    session, result = run_script(exercise, script, args.transcripts)
+    session, result = run_script(exercise, script, args.transcripts, db=getattr(args, "db", None))
     _write_debrief(session.folder)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
