@@ -202,7 +202,7 @@ class PostgresStore:
         try:
             _build(admin, names, world_sql, roles, passwords)
         except BaseException:
-            _drop(admin, names)
+            _drop(admin, session)
             admin.close()
             raise
         admin.close()
@@ -362,11 +362,7 @@ class PostgresStore:
     def drop(self) -> None:
         """Remove the session's schemas and roles from the server, then close."""
         self.close()
-        admin = _connect(self.dsn)
-        try:
-            _drop(admin, self.names)
-        finally:
-            admin.close()
+        drop_world(self.dsn, self.session)
 
     @property
     def role_ids(self) -> tuple[str, ...]:
@@ -732,24 +728,31 @@ def _compat(admin: psycopg.Connection[Any], names: _Names) -> None:
     )
 
 
-def _drop(admin: psycopg.Connection[Any], names: _Names) -> None:
+def drop_world(dsn: str, session: str) -> None:
+    """Remove a session's world from the server: its schemas and roles (`rd_<session>_*`)."""
+    admin = _connect(dsn)
+    try:
+        _drop(admin, session)
+    finally:
+        admin.close()
+
+
+def _drop(admin: psycopg.Connection[Any], session: str) -> None:
     """Remove a session's schemas and roles; what is already gone is skipped."""
     admin.execute("SET statement_timeout = 0")
-    for schema in (names.world, names.state, names.compat):
-        admin.execute(f"DROP SCHEMA IF EXISTS {_q(schema)} CASCADE")
-    owners = admin.execute(
-        "SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
-        [f"rd\\_{names.session}\\_own%"]).fetchall()
-    for role in [*names.all_roles(), names.world_code, *(str(r[0]) for r in owners)]:
-        exists = admin.execute(
-            "SELECT pg_catalog.pg_has_role(current_user, oid, 'MEMBER') FROM pg_catalog.pg_roles "
-            "WHERE rolname = %s", [role]).fetchone()
-        if exists is None:
-            continue
-        if exists[0]:  # a role made but not yet granted to raceday owns nothing
-            admin.execute(f"DROP OWNED BY {_q(role)} CASCADE")
-        admin.execute(f"DROP ROLE IF EXISTS {_q(_Names.login(role))}")
-        admin.execute(f"DROP ROLE {_q(role)}")
+    pattern = f"rd\\_{session}\\_%"
+    schemas = admin.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s",
+                            [pattern]).fetchall()
+    for (schema,) in schemas:
+        admin.execute(f"DROP SCHEMA IF EXISTS {_q(str(schema))} CASCADE")
+    roles = admin.execute(
+        "SELECT rolname, pg_catalog.pg_has_role(current_user, oid, 'MEMBER') FROM pg_catalog.pg_roles "
+        "WHERE rolname LIKE %s ORDER BY rolcanlogin DESC, rolname", [pattern]).fetchall()
+    for role, member in roles:
+        if member:  # a role made but not yet granted to raceday owns nothing
+            admin.execute(f"DROP OWNED BY {_q(str(role))} CASCADE")
+    for role, _member in roles:
+        admin.execute(f"DROP ROLE IF EXISTS {_q(str(role))}")
 
 
 def _describe(admin: psycopg.Connection[Any], world: str) -> list[TableInfo]:
