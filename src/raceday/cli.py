@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="where the session folder is written (default ./transcripts)")
     run.add_argument("--db", default=None, metavar="postgresql://...",
-                     help="build the world on this PostgreSQL server (default: SQLite, in the session folder)")
+                     help="build the world on this PostgreSQL server (default: SQLite, in the folder)")
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
 

@@ -12,8 +12,8 @@ from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
-from raceday.exercise.times import parse_time
 from raceday.exercise.postgres import for_postgres
+from raceday.exercise.times import parse_time
 from raceday.store import create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, session_folder
