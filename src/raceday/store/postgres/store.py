@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -96,6 +96,7 @@ _REFUSED_WORDS = {
 
 _DML = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE"})
 _CODE = frozenset({"DO", "CALL"})  # may run DDL inside
+ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
 # Rows written per world table by this backend so far (pending statistics, not per transaction).
 _COUNTS = ("SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_catalog.pg_stat_xact_user_tables "
            "WHERE schemaname = %s")
@@ -139,6 +140,10 @@ class _Names:
 class _Login:
     conn: psycopg.Connection[Any]
     role: str  # the NOLOGIN role the login acts as
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """One statement at a time on this connection; other roles' statements run beside it."""
+    held: str | None = None
+    """The isolation level of a transaction the role holds open (`begin`), or None."""
     counts: dict[str, int] = field(default_factory=dict)
     """Rows this connection had written per world table (the server's count), before the
     statement now running: what it wrote is the difference."""
@@ -165,7 +170,7 @@ class PostgresStore:
         self.names = _Names(session, list(self._roles))
         self._lock = threading.Lock()
         self._cancel = threading.Event()
-        self._running: psycopg.Connection[Any] | None = None
+        self._running: set[psycopg.Connection[Any]] = set()
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
@@ -251,10 +256,13 @@ class PostgresStore:
     def execute(self, role: str, sql: str, params: Mapping[str, Any] | None = None) -> list[StatementResult]:
         """Run a submission as `role`, statement by statement, stopping at the first error.
 
+        Each statement is its own transaction, unless the role holds one open (`begin`):
+        then they run in it, and an error ends it (rolled back). Roles run side by side:
+        one role's statement waiting for another's lock does not stop the rest.
         Never raises for anything in `sql` or `params`; raises KeyError for an unknown role.
         """
-        with self._call():
-            login = self._login(role)
+        login = self._role_login(role)
+        with login.lock:
             refusal = _check_text(sql)
             if refusal is not None:
                 return [refusal]
@@ -264,28 +272,85 @@ class PostgresStore:
                                           f"is {MAX_STATEMENTS:,} (nothing was run)")]
             results: list[StatementResult] = []
             for statement in statements:
-                self._begin(login)
+                held = login.held is not None
+                if not held:
+                    self._begin(login)
                 result = self._run(login, statement, params)
-                if result.ok:
+                if held and not result.ok:
+                    _end(login.conn, "ROLLBACK")
+                    login.held = None
+                    result = replace(result, error=f"{result.error} (the transaction was rolled back)")
+                elif not held and result.ok:
                     try:
                         _end(login.conn, "COMMIT")
                     except Exception as exc:  # a deferred constraint, a serialization failure
+                        _end(login.conn, "ROLLBACK")
                         result = self._failed(statement, exc, time.perf_counter())
-                else:
+                elif not held:
                     _end(login.conn, "ROLLBACK")
                 if result.ok and (result.schema_changed or pgsql.first_keyword(statement) in _CODE):
-                    self._apply_rights()  # a table made again under a world table's name
+                    with self._call():
+                        self._apply_rights()  # a table made again under a world table's name
                 results.append(result)
                 if not result.ok:
                     break
             return results
 
+    def begin(self, role: str, isolation: str = "read committed") -> StatementResult:
+        """Hold a transaction open for `role` at an isolation level (the isolation lab).
+
+        The role's statements then run in it until `commit` or `rollback`, or an error.
+        The server ends it if it stays idle (idle_in_transaction_session_timeout).
+        """
+        level = " ".join(isolation.lower().split())
+        sql = f"BEGIN ISOLATION LEVEL {level.upper()}"
+        if level not in ISOLATION_LEVELS:
+            return _error(sql, f"isolation level {isolation!r} is not one of {', '.join(ISOLATION_LEVELS)}")
+        login = self._role_login(role)
+        with login.lock:
+            if login.held is not None:
+                return _error(sql, f"{role} already holds a transaction ({login.held})")
+            self._begin(login, isolation=level)
+            login.held = level
+            return StatementResult(sql=sql)
+
+    def commit(self, role: str) -> StatementResult:
+        """End `role`'s held transaction. It may fail (a serialization failure): then nothing
+        of it stays."""
+        return self._finish(role, "COMMIT")
+
+    def rollback(self, role: str) -> StatementResult:
+        return self._finish(role, "ROLLBACK")
+
+    def holds(self, role: str) -> str | None:
+        """The isolation level of the transaction `role` holds open, or None."""
+        return self._role_login(role).held
+
+    def _finish(self, role: str, word: str) -> StatementResult:
+        login = self._role_login(role)
+        with login.lock:
+            if login.held is None:
+                return _error(word, f"{role} holds no transaction")
+            login.held = None
+            started = time.perf_counter()
+            try:
+                with self._watch(login.conn):
+                    _end(login.conn, word)
+            except Exception as exc:
+                _end(login.conn, "ROLLBACK")
+                return self._failed(word, exc, started)
+            return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
+
     def probe(
         self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
     ) -> list[StatementResult]:
-        """Run statements as `role` in one transaction and roll it back."""
-        with self._call():
-            login = self._login(role)
+        """Run statements as `role` in one transaction and roll it back (not while the role
+        holds one: then the probe would end it)."""
+        login = self._role_login(role)
+        with login.lock:
+            if login.held is not None:
+                return [_error(statements[0] if statements else "", f"{role} holds a transaction: "
+                               "commit or roll it back first")]
             results: list[StatementResult] = []
             self._begin(login)
             try:
@@ -304,11 +369,10 @@ class PostgresStore:
                 _end(login.conn, "ROLLBACK")
 
     def interrupt(self) -> None:
-        """Cancel the running statement. Safe from any thread; no lock."""
+        """Cancel the running statements. Safe from any thread; no lock."""
         self._cancel.set()
-        running = self._running
-        if running is not None:
-            running.cancel_safe()
+        for conn in list(self._running):
+            conn.cancel_safe()
 
     # -- trusted SQL ----------------------------------------------------------------------
 
@@ -378,6 +442,11 @@ class PostgresStore:
             self._cancel.clear()
             yield
 
+    def _role_login(self, role_id: str) -> _Login:
+        """The role's connection, opened on first use (under the store's lock)."""
+        with self._call():
+            return self._login(role_id)
+
     def _login(self, role_id: str) -> _Login:
         login = self._logins.get(role_id)
         if login is None:
@@ -403,14 +472,15 @@ class PostgresStore:
             ) from exc
         return _Login(conn, role)
 
-    def _begin(self, login: _Login, *, read_only: bool = False) -> None:
+    def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
         """Open raceday's transaction for one statement, with every limit set LOCAL."""
         ms = int(self.time_limit_s * 1000)
         schemas = _q(self.names.world)
         if login.role == self.names.checker:
             schemas = f"{_q(self.names.compat)}, {schemas}"
         cur = login.conn.execute(
-            f"BEGIN{' READ ONLY' if read_only else ''}; SET LOCAL ROLE {_q(login.role)}; "
+            f"BEGIN{' READ ONLY' if read_only else ''}"
+            f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; SET LOCAL ROLE {_q(login.role)}; "
             f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
             f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
             f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_TIMEOUT_MS}; "
@@ -425,15 +495,13 @@ class PostgresStore:
         """Cancel from the client if the server's own timeout did not stop the statement."""
         timer = threading.Timer(self.time_limit_s + WATCHDOG_GRACE_S, conn.cancel_safe)
         timer.daemon = True
-        self._running = conn
+        self._running.add(conn)
         timer.start()
         try:
-            if self._cancel.is_set():
-                conn.cancel_safe()
             yield
         finally:
             timer.cancel()
-            self._running = None
+            self._running.discard(conn)
 
     def _run(self, login: _Login, statement: str, params: Mapping[str, Any] | None) -> StatementResult:
         started = time.perf_counter()
