@@ -480,7 +480,8 @@ class PostgresStore:
             schemas = f"{_q(self.names.compat)}, {schemas}"
         cur = login.conn.execute(
             f"BEGIN{' READ ONLY' if read_only else ''}"
-            f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; SET LOCAL ROLE {_q(login.role)}; "
+            f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; "
+            f"SET LOCAL ROLE {_q(login.role)}; "
             f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
             f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
             f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_TIMEOUT_MS}; "
