@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.postgres import for_postgres
 from raceday.exercise.times import parse_time
-from raceday.store import create_world, is_postgres
+from raceday.store import DB_VARIABLE, create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, session_folder
 from raceday.transcript.logfile import log_to
@@ -35,7 +36,9 @@ def open_session(
     """Build a fresh world in a new session folder and start the clock.
 
     `db` is a PostgreSQL DSN (`--db postgresql://...`) for a world on that server, played
-    with the exercise's PostgreSQL variant; None is the default, a world.db in the folder."""
+    with the exercise's PostgreSQL variant; None is the default, a world.db in the folder
+    (or the server `raceday play --db` left in RACEDAY_DB)."""
+    db = db or os.environ.get(DB_VARIABLE) or None
     if is_postgres(db):
         exercise = for_postgres(exercise)
     held = tuple(players) if players is not None else exercise.default_roles

@@ -6,10 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from raceday.errors import InputError
+
 if TYPE_CHECKING:
     from raceday.store.protocol import RoleRights, Store
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+DB_VARIABLE = "RACEDAY_DB"
+"""Where `raceday play --db` and `host --db` leave their choice for the sessions they open."""
 
 
 def is_postgres(db: str | None) -> bool:
@@ -29,6 +33,8 @@ def create_world(
 
     Only the chosen store's module is imported: SQLite users never load psycopg.
     """
+    if db is not None and not is_postgres(db):
+        raise InputError([f"--db {db!r}: give a PostgreSQL DSN (postgresql://user:password@host/db)"])
     if is_postgres(db):
         from raceday.store.postgres.store import PostgresStore
 
