@@ -134,3 +134,15 @@ def test_a_held_transaction_is_the_roles_own_and_ends_on_error(lab: PostgresStor
     assert failed.error_kind == "refused" and "rolled back" in (failed.error or "")
     assert lab.holds("enactor-a") is None and plan_now(lab) == 2
     assert not lab.commit("enactor-a").ok  # nothing to commit any more
+
+
+def test_a_transaction_left_open_is_ended_by_the_server_and_the_role_plays_on(lab: PostgresStore) -> None:
+    lab.idle_timeout_ms = 300
+    assert lab.begin("enactor-a").ok
+    assert one(lab, "enactor-a", "UPDATE endpoint SET active_plan_id = 7 WHERE name = 'ddb'").ok
+    time.sleep(1.0)  # the player walked away with the transaction open
+    assert one(lab, "enactor-b", "UPDATE endpoint SET active_plan_id = 8 WHERE name = 'ddb'").ok
+    lost = one(lab, "enactor-a", "SELECT 1")
+    assert not lost.ok and "rolled back" in (lost.error or "")
+    assert lab.holds("enactor-a") is None
+    assert one(lab, "enactor-a", "SELECT active_plan_id FROM endpoint WHERE name = 'ddb'").rows == ((8,),)

@@ -166,6 +166,7 @@ class PostgresStore:
         self.session = session
         self.row_cap = row_cap
         self.time_limit_s = time_limit_s
+        self.idle_timeout_ms = IDLE_TIMEOUT_MS
         self._roles = {role.id: role for role in roles}
         self.names = _Names(session, list(self._roles))
         self._lock = threading.Lock()
@@ -273,9 +274,16 @@ class PostgresStore:
             results: list[StatementResult] = []
             for statement in statements:
                 held = login.held is not None
-                if not held:
-                    self._begin(login)
+                try:
+                    if not held:
+                        self._begin(login)
+                except Exception as exc:
+                    results.append(_lost(login, statement, exc))
+                    break
                 result = self._run(login, statement, params)
+                if login.conn.broken or login.conn.closed:
+                    results.append(_lost(login, statement, None))
+                    break
                 if held and not result.ok:
                     _end(login.conn, "ROLLBACK")
                     login.held = None
@@ -337,6 +345,8 @@ class PostgresStore:
                 with self._watch(login.conn):
                     _end(login.conn, word)
             except Exception as exc:
+                if login.conn.closed or login.conn.broken:
+                    return _lost(login, word, exc)
                 _end(login.conn, "ROLLBACK")
                 return self._failed(word, exc, started)
             return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
@@ -366,7 +376,8 @@ class PostgresStore:
                             return results
                 return results
             finally:
-                _end(login.conn, "ROLLBACK")
+                if not (login.conn.closed or login.conn.broken):
+                    _end(login.conn, "ROLLBACK")
 
     def interrupt(self) -> None:
         """Cancel the running statements. Safe from any thread; no lock."""
@@ -449,6 +460,8 @@ class PostgresStore:
 
     def _login(self, role_id: str) -> _Login:
         login = self._logins.get(role_id)
+        if login is not None and (login.conn.closed or login.conn.broken):
+            login = None  # the server ended it (a transaction left idle, a restart): log in again
         if login is None:
             if role_id not in self._roles:
                 raise KeyError(f"unknown role {role_id!r}")
@@ -457,6 +470,8 @@ class PostgresStore:
         return login
 
     def _checker_login(self) -> _Login:
+        if self._checker is not None and (self._checker.conn.closed or self._checker.conn.broken):
+            self._checker = None
         if self._checker is None:
             self._checker = self._connect_login(self.names.checker)
         return self._checker
@@ -484,7 +499,7 @@ class PostgresStore:
             f"SET LOCAL ROLE {_q(login.role)}; "
             f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
             f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
-            f"SET LOCAL idle_in_transaction_session_timeout = {IDLE_TIMEOUT_MS}; "
+            f"SET LOCAL idle_in_transaction_session_timeout = {self.idle_timeout_ms}; "
             + _COUNTS.replace("%s", _lit(self.names.world))
         )
         while cur.nextset():
@@ -912,6 +927,19 @@ def _refusal(statement: str, keyword: str) -> str | None:
         if kind not in ALLOWED_OBJECTS:
             return f"{keyword} {kind} is not allowed here".replace("  ", " ")
     return None
+
+
+def _lost(login: _Login, statement: str, exc: BaseException | None) -> StatementResult:
+    """The connection is gone (the server ended an idle transaction, or restarted): say so;
+    the role's next statement logs in again. Anything else is a bug and is raised."""
+    if not (login.conn.closed or login.conn.broken):
+        assert exc is not None
+        raise exc
+    ended = " (its open transaction was rolled back)" if login.held else ""
+    login.held = None
+    why = f": {_message(exc)}" if exc is not None else ""
+    return StatementResult(sql=statement, error=f"the connection to PostgreSQL was lost{ended}{why}; "
+                           "the next statement reconnects", error_kind="error")
 
 
 def _message(exc: BaseException) -> str:
