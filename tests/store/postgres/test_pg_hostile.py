@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,10 +79,21 @@ REFUSED = [
 ]
 
 
+@pytest.fixture(scope="module")
+def one_world(pg_dsn: str) -> Iterator[PostgresStore]:
+    """One world for every escape below: each one must leave it exactly as it was."""
+    store = PostgresStore.create(pg_dsn, WORLD_SQL, ROLES, row_cap=20, time_limit_s=0.5)
+    try:
+        yield store
+    finally:
+        store.drop()
+
+
 @pytest.mark.parametrize("what, role, sql", REFUSED, ids=[case[0] for case in REFUSED])
 def test_an_escape_is_refused_and_the_session_goes_on(
-    pg_store: PostgresStore, what: str, role: str, sql: str
+    one_world: PostgresStore, what: str, role: str, sql: str
 ) -> None:
+    pg_store = one_world
     EXFIL.unlink(missing_ok=True)
     before = snapshot(pg_store)
     results = pg_store.execute(role, sql)
