@@ -17,7 +17,8 @@ from raceday.store.postgres import pgsql
     ("SELECT $tag$ a; $$ b; $tag$; SELECT 2", ["SELECT $tag$ a; $$ b; $tag$;", "SELECT 2"]),
     ("SELECT E'it\\'s; fine'; SELECT 2", ["SELECT E'it\\'s; fine';", "SELECT 2"]),
     ("SELECT 'a''; b'; SELECT 2", ["SELECT 'a''; b';", "SELECT 2"]),
-    ("SELECT /* a /* nested; */ still; */ 1; SELECT 2", ["SELECT /* a /* nested; */ still; */ 1;", "SELECT 2"]),
+    ("SELECT /* a /* nested; */ still; */ 1; SELECT 2",
+     ["SELECT /* a /* nested; */ still; */ 1;", "SELECT 2"]),
     ("SELECT 1 -- a; comment\n; ;  -- only a comment;\n", ["SELECT 1 -- a; comment\n;"]),
     ('SELECT "odd;name" FROM t; SELECT 2', ['SELECT "odd;name" FROM t;', "SELECT 2"]),
 ])
