@@ -181,3 +181,22 @@ def test_a_session_reopened_keeps_its_world(pg_dsn: str) -> None:
         again.close()
     finally:
         store.drop()
+
+
+def test_a_new_world_never_takes_over_an_existing_one(pg_store: PostgresStore, pg_dsn: str) -> None:
+    with pytest.raises(StoreError, match="already exists"):
+        PostgresStore.create(pg_dsn, WORLD_SQL, ROLES, session=pg_store.session)
+    assert one(pg_store, "planner", "SELECT count(*) FROM plan").rows == ((3,),)
+
+
+def test_a_schema_role_reads_a_world_view_it_could_write(pg_dsn: str) -> None:
+    """A view keeps raceday as its owner, so it reads its tables whoever may change it."""
+    from raceday.exercise.model import Role
+
+    roles = (*ROLES, Role("operator", "Operator", write=("*",), schema=True))
+    store = PostgresStore.create(pg_dsn, WORLD_SQL, roles)
+    try:
+        assert one(store, "operator", "SELECT count(*) FROM dns_answer").rows == ((2,),)
+        assert one(store, "enactor-b", "SELECT count(*) FROM dns_answer").ok
+    finally:
+        store.drop()

@@ -205,6 +205,13 @@ class PostgresStore:
         names = _Names(session, [r.id for r in roles])
         passwords = {_Names.login(role): secrets.token_hex(16) for role in names.all_roles()}
         admin = _connect(dsn)
+        taken = admin.execute(
+            "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname LIKE %(p)s UNION ALL "
+            "SELECT 1 FROM pg_catalog.pg_roles WHERE rolname LIKE %(p)s",
+            {"p": f"rd\\_{session}\\_%"}).fetchone()
+        if taken is not None:
+            admin.close()
+            raise StoreError(f"a raceday world {session!r} already exists on this server")
         try:
             _build(admin, names, world_sql, roles, passwords)
         except BaseException:
@@ -720,11 +727,12 @@ def _own_tables(admin: psycopg.Connection[Any], names: _Names, roles: Sequence[R
     """Give each world table an owner role shared by the roles that may change its schema.
 
     ALTER TABLE ... ADD CONSTRAINT, CREATE INDEX and DROP need ownership in PostgreSQL: a
-    role with `schema: true` that may write a table is a member of its owner role.
+    role with `schema: true` that may write a table is a member of its owner role. Views stay
+    raceday's: a view reads its tables with its owner's rights, which an owner role lacks.
     """
     tables = admin.execute(
         "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relnamespace = %s::regnamespace "
-        "AND c.relkind IN ('r', 'v', 'p', 'm') ORDER BY c.relname", [names.world]
+        "AND c.relkind IN ('r', 'p') ORDER BY c.relname", [names.world]
     ).fetchall()
     me = _q(_current_user(admin))
     for index, (table,) in enumerate(tables):
@@ -737,11 +745,7 @@ def _own_tables(admin: psycopg.Connection[Any], names: _Names, roles: Sequence[R
         admin.execute(f"GRANT {_q(owner)} TO {', '.join(_q(o) for o in owners)}")
         # to own there, and to run the foreign-key checks PostgreSQL runs as the owner
         admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {_q(names.world)} TO {_q(owner)}")
-        kind = admin.execute(
-            "SELECT relkind FROM pg_catalog.pg_class WHERE relnamespace = %s::regnamespace "
-            "AND relname = %s", [names.world, table]).fetchone()
-        word = {"v": "VIEW", "m": "MATERIALIZED VIEW"}.get(str(kind[0]) if kind else "r", "TABLE")
-        admin.execute(f"ALTER {word} {_q(names.world)}.{_q(str(table))} OWNER TO {_q(owner)}")
+        admin.execute(f"ALTER TABLE {_q(names.world)}.{_q(str(table))} OWNER TO {_q(owner)}")
 
 
 def _grant_rights(admin: psycopg.Connection[Any], names: _Names, roles: Sequence[RoleRights]) -> None:
