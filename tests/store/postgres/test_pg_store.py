@@ -200,3 +200,12 @@ def test_a_schema_role_reads_a_world_view_it_could_write(pg_dsn: str) -> None:
         assert one(store, "enactor-b", "SELECT count(*) FROM dns_answer").ok
     finally:
         store.drop()
+
+
+def test_a_tables_create_text_shows_the_guards_added_later(pg_store: PostgresStore) -> None:
+    assert one(pg_store, "responder", "ALTER TABLE plan_record ADD CONSTRAINT real_address "
+                                      "CHECK (length(btrim(address)) > 0)").ok
+    text = next(t for t in pg_store.tables() if t.name == "plan_record").sql
+    assert text.startswith("CREATE TABLE plan_record (")
+    assert "CONSTRAINT real_address CHECK ((length(btrim(address)) > 0))" in text
+    assert "REFERENCES plan(id) ON DELETE CASCADE" in text

@@ -867,10 +867,18 @@ def _describe(admin: psycopg.Connection[Any], world: str) -> list[TableInfo]:
             "k(att, n) JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.att) "
             "FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class f ON f.oid = con.confrelid "
             "WHERE con.conrelid = %s AND con.contype = 'f' ORDER BY con.conname", [oid]).fetchall()
-        sql = ""
         if kind in ("v", "m"):
             view = admin.execute("SELECT pg_catalog.pg_get_viewdef(%s::oid)", [oid]).fetchone()
             sql = f"CREATE VIEW {name} AS {view[0] if view else ''}"
+        else:
+            # PostgreSQL keeps no CREATE text: one is written from the catalog, a line per
+            # column and per constraint, so a guard added with ALTER TABLE shows like SQLite's.
+            constraints = admin.execute(
+                "SELECT conname, pg_catalog.pg_get_constraintdef(oid) FROM pg_catalog.pg_constraint "
+                "WHERE conrelid = %s ORDER BY contype, conname", [oid]).fetchall()
+            lines = [f"    {c[0]} {c[1]}{' NOT NULL' if c[2] else ''}" for c in columns]
+            lines += [f"    CONSTRAINT {c[0]} {c[1]}" for c in constraints]
+            sql = f"CREATE TABLE {name} (\n" + ",\n".join(lines) + "\n)"
         infos.append(TableInfo(
             name=str(name),
             kind="view" if kind in ("v", "m") else "table",
