@@ -248,6 +248,73 @@ class PostgresStore:
             self._admin.execute(f"ALTER ROLE {_q(login)} PASSWORD {_lit(passwords[login])}")
         return passwords
 
+    def fork(self, seed_sql: str) -> tuple[PostgresStore, list[str]]:
+        """A new world: this one's schema as the team left it, with the exercise's seed rows.
+
+        What the replay needs (store/replay_world.py does it for SQLite): the team's tables,
+        constraints, indexes, triggers and functions, holding the rows of the world as the
+        exercise built it; tables the team added keep the rows they hold now. Rows the team's
+        schema refuses are warnings. Objects keep their owners (mapped to the new session's
+        roles), so a function acts for the same role as before. Needs pg_dump.
+        """
+        with self._call():
+            new = secrets.token_hex(4)
+            names = _Names(new, list(self._roles))
+            old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
+            pre = _dump(self.dsn, self.names.world, "pre-data").replace(old_prefix, new_prefix)
+            post = _dump(self.dsn, self.names.world, "post-data").replace(old_prefix, new_prefix)
+            original = [str(r[0]) for r in self._admin.execute(
+                f"SELECT name FROM {_q(self.names.state)}.world_tables").fetchall()]
+            owners = self._admin.execute(
+                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
+                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
+                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
+                [f"rd\\_{self.session}\\_own%"]).fetchall()
+            passwords = {_Names.login(role): secrets.token_hex(16) for role in names.all_roles()}
+            admin = _connect(self.dsn)
+            warnings: list[str] = []
+            try:
+                _make_roles(admin, names, passwords)
+                me = _q(_current_user(admin))
+                made = [names.world_code]
+                for old_owner, members in owners:
+                    made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
+                    mapped = [_q(m.replace(old_prefix, new_prefix, 1)) for m in members
+                              if m.startswith(old_prefix)]
+                    admin.execute(f"CREATE ROLE {_q(made[-1])} NOLOGIN")
+                    if mapped:
+                        admin.execute(f"GRANT {_q(made[-1])} TO {', '.join(mapped)}")
+                admin.execute(f"CREATE ROLE {_q(names.world_code)} NOLOGIN")
+                for role in made:
+                    admin.execute(f"GRANT {_q(role)} TO {me}")
+                for schema in (names.world, names.state, names.compat):
+                    admin.execute(f"CREATE SCHEMA {_q(schema)}")
+                for role in made:  # owners must be able to create in the schema they own in
+                    admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {_q(names.world)} TO {_q(role)}")
+                admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
+                                          f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
+                warnings += _load_seed(admin, names, seed_sql, self.names.world)
+                for statement in pgsql.split(post):
+                    try:
+                        admin.execute(_sql(statement))
+                    except Exception as exc:
+                        what = " ".join(statement.split())[:80]
+                        warnings.append(f"{what} could not be rebuilt ({_message(exc)})")
+                admin.execute(f"CREATE TABLE {_q(names.state)}.world_tables "
+                              "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
+                for name in original:
+                    admin.execute(f"INSERT INTO {_q(names.state)}.world_tables (name) VALUES (%s)", [name])
+                _schema_rights(admin, names, list(self._roles.values()))
+                _grant_rights(admin, names, list(self._roles.values()))
+            except BaseException:
+                _drop(admin, new)
+                admin.close()
+                raise
+            admin.close()
+        store = PostgresStore(self.dsn, new, list(self._roles.values()), row_cap=self.row_cap,
+                              time_limit_s=self.time_limit_s, _passwords=passwords)
+        return store, warnings
+
     def __enter__(self) -> PostgresStore:
         return self
 
@@ -647,13 +714,7 @@ def _build(
 ) -> None:
     for schema in (names.world, names.state, names.compat):
         admin.execute(f"CREATE SCHEMA {_q(schema)}")
-    me = _q(_current_user(admin))
-    for pg_role in names.all_roles():
-        login = _Names.login(pg_role)
-        admin.execute(f"CREATE ROLE {_q(pg_role)} NOLOGIN")
-        admin.execute(f"CREATE ROLE {_q(login)} LOGIN NOINHERIT PASSWORD {_lit(passwords[login])} "
-                      f"IN ROLE {_q(pg_role)}")
-        admin.execute(f"GRANT {_q(pg_role)} TO {me}")
+    _make_roles(admin, names, passwords)
     admin.execute(f"SET search_path = {_q(names.world)}")
     admin.execute(f"SET statement_timeout = {WORLD_TIME_LIMIT_MS}")
     line = 1
@@ -674,6 +735,25 @@ def _build(
         "WHERE c.relnamespace = %s::regnamespace AND c.relkind IN ('r', 'v', 'p', 'm')",
         [names.world],
     )
+    _schema_rights(admin, names, roles)
+    _own_tables(admin, names, roles)
+    _world_code(admin, names)
+    _grant_rights(admin, names, roles)
+
+
+def _make_roles(admin: psycopg.Connection[Any], names: _Names, passwords: Mapping[str, str]) -> None:
+    """Each exercise role and the checker: a NOLOGIN role, and a login that is its only member."""
+    me = _q(_current_user(admin))
+    for pg_role in names.all_roles():
+        login = _Names.login(pg_role)
+        admin.execute(f"CREATE ROLE {_q(pg_role)} NOLOGIN")
+        admin.execute(f"CREATE ROLE {_q(login)} LOGIN NOINHERIT PASSWORD {_lit(passwords[login])} "
+                      f"IN ROLE {_q(pg_role)}")
+        admin.execute(f"GRANT {_q(pg_role)} TO {me}")
+
+
+def _schema_rights(admin: psycopg.Connection[Any], names: _Names, roles: Sequence[RoleRights]) -> None:
+    """Who may use the session's schemas, and what becomes of what roles make during play."""
     _compat(admin, names)
     everyone = ", ".join(_q(r) for r in names.all_roles())
     admin.execute(f"GRANT USAGE ON SCHEMA {_q(names.world)} TO {everyone}")
@@ -688,9 +768,6 @@ def _build(
                              ("TYPES", "USAGE")):
             admin.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {_q(pg_role)} IN SCHEMA "
                           f"{_q(names.world)} GRANT {rights} ON {kind} TO {everyone}")
-    _own_tables(admin, names, roles)
-    _world_code(admin, names)
-    _grant_rights(admin, names, roles)
 
 
 def _world_code(admin: psycopg.Connection[Any], names: _Names) -> None:
@@ -712,6 +789,71 @@ def _world_code(admin: psycopg.Connection[Any], names: _Names) -> None:
     for (signature,) in functions:
         admin.execute(f"ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = {world}, pg_temp")
         admin.execute(f"ALTER FUNCTION {signature} OWNER TO {code}")
+
+
+def _dump(dsn: str, schema: str, section: str) -> str:
+    """pg_dump's text of one section of a schema: its definitions, no data, no GRANTs."""
+    import shutil
+    import subprocess
+
+    pg_dump = shutil.which("pg_dump")
+    if pg_dump is None:
+        raise StoreError("copying a PostgreSQL world needs pg_dump (PostgreSQL's client tools)")
+    done = subprocess.run(
+        [pg_dump, "--dbname", dsn, "--schema-only", "--no-privileges", "--schema", schema,
+         f"--section={section}"], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise StoreError(f"pg_dump failed: {_one_line(done.stderr)}")
+    # psql's own commands (\restrict) are not SQL
+    return "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
+
+
+def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, live: str) -> list[str]:
+    """Fill the new world's tables: seed rows where the seed has the table, else the live rows."""
+    seed = f"rd_{names.session}_seed"
+    warnings: list[str] = []
+    admin.execute(f"CREATE SCHEMA {_q(seed)}")
+    admin.execute(f"SET search_path = {_q(seed)}")
+    try:
+        for _line, statement in _pieces(seed_sql):
+            admin.execute(_sql(statement))
+    except Exception as exc:
+        raise ExerciseError([f"world SQL failed: {_message(exc)}"]) from exc
+    admin.execute("SET search_path = pg_catalog")
+
+    def tables(schema: str) -> dict[str, list[str]]:
+        rows = admin.execute(
+            "SELECT c.relname, a.attname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a "
+            "ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' "
+            "WHERE c.relnamespace = %s::regnamespace AND c.relkind IN ('r', 'p') ORDER BY c.relname, a.attnum",
+            [schema]).fetchall()
+        found: dict[str, list[str]] = {}
+        for table, column in rows:
+            found.setdefault(str(table), []).append(str(column))
+        return found
+
+    seeded, now, wanted = tables(seed), tables(live), tables(names.world)
+    for table, columns in wanted.items():
+        source, have = (seed, seeded[table]) if table in seeded else (live, now.get(table, []))
+        common = ", ".join(_q(c) for c in columns if c in have)
+        if not common:
+            continue
+        try:
+            admin.execute(f"INSERT INTO {_q(names.world)}.{_q(table)} ({common}) OVERRIDING SYSTEM VALUE "
+                          f"SELECT {common} FROM {_q(source)}.{_q(table)}")
+        except Exception as exc:
+            warnings.append(f"table {table}: the seed rows do not fit the team's schema ({_message(exc)})")
+    admin.execute(f"DROP SCHEMA {_q(seed)} CASCADE")
+    sequences = admin.execute(
+        "SELECT s.oid::regclass::text, t.oid::regclass::text, a.attname FROM pg_catalog.pg_depend d "
+        "JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S' "
+        "JOIN pg_catalog.pg_class t ON t.oid = d.refobjid "
+        "JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid "
+        "WHERE s.relnamespace = %s::regnamespace AND d.deptype IN ('a', 'i')", [names.world]).fetchall()
+    for sequence, table, column in sequences:
+        admin.execute(f"SELECT pg_catalog.setval(%s, COALESCE((SELECT max({_q(str(column))}) FROM {table}), 0) + 1, "
+                      "false)", [sequence])
+    return warnings
 
 
 def _pieces(world_sql: str) -> list[tuple[int, str]]:
