@@ -38,7 +38,8 @@ def test_a_fork_keeps_the_teams_guards_and_tables_with_the_seed_rows(pg_store: P
         assert one(fork, "enactor-a", "SELECT * FROM audit").error_kind == "refused"
         forward = one(fork, "enactor-a", "UPDATE endpoint SET active_plan_id = 3 WHERE name = 'ddb'")
         assert forward.ok and set(forward.writes) == {"endpoint", "audit"}
-        assert one(fork, "responder", "INSERT INTO lease (holder) VALUES ('b') RETURNING token").rows == ((2,),)
+        token = one(fork, "responder", "INSERT INTO lease (holder) VALUES ('b') RETURNING token")
+        assert token.rows == ((2,),)  # the team's sequence goes on from its rows
         # and it is a copy: the live world did not move
         assert pg_store.app_query("SELECT count(*) FROM lease")[1] == [(1,)]
         assert pg_store.app_query("SELECT count(*) FROM plan")[1] == [(4,)]

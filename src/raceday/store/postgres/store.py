@@ -825,7 +825,8 @@ def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, liv
         rows = admin.execute(
             "SELECT c.relname, a.attname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a "
             "ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' "
-            "WHERE c.relnamespace = %s::regnamespace AND c.relkind IN ('r', 'p') ORDER BY c.relname, a.attnum",
+            "WHERE c.relnamespace = %s::regnamespace AND c.relkind IN ('r', 'p') "
+            "ORDER BY c.relname, a.attnum",
             [schema]).fetchall()
         found: dict[str, list[str]] = {}
         for table, column in rows:
@@ -851,8 +852,8 @@ def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, liv
         "JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid "
         "WHERE s.relnamespace = %s::regnamespace AND d.deptype IN ('a', 'i')", [names.world]).fetchall()
     for sequence, table, column in sequences:
-        admin.execute(f"SELECT pg_catalog.setval(%s, COALESCE((SELECT max({_q(str(column))}) FROM {table}), 0) + 1, "
-                      "false)", [sequence])
+        top = f"(SELECT max({_q(str(column))}) FROM {table})"
+        admin.execute(f"SELECT pg_catalog.setval(%s, COALESCE({top}, 0) + 1, false)", [sequence])
     return warnings
 
 
