@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="live pace: fit the whole exercise into this many real minutes "
                            "(default 60, a game day; --speed overrides it)")
     play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    play.add_argument("--db", default=None, metavar="postgresql://...",
+                      help="build worlds on this PostgreSQL server (default: SQLite)")
 
     run = sub.add_parser("run", help="play a script headless and print the score")
     run.add_argument("exercise", help="exercise id or folder")
@@ -57,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                      help="where the session folder is written (default ./transcripts)")
+    run.add_argument("--db", default=None, metavar="postgresql://...",
+                     help="build the world on this PostgreSQL server (default: SQLite, in the folder)")
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
 
@@ -131,6 +135,8 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--speed", type=float, default=60.0,
                       help="simulated seconds per real second in the live pace (default 60)")
     host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    host.add_argument("--db", default=None, metavar="postgresql://...",
+                      help="build the world on this PostgreSQL server (default: SQLite)")
     host.add_argument("--headless", action="store_true",
                       help="no console: print how to join, run until the night is over "
                       "(Ctrl-C ends it)")
@@ -189,6 +195,14 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     from pathlib import Path
 
     command = args.command or "play"
+    if getattr(args, "db", None) and command in ("play", "host"):
+        import os
+
+        from raceday.store import DB_VARIABLE
+
+        # The sessions these commands open are opened deep in the TUI or the team host: they
+        # read the choice from the environment (engine/headless.py, open_session).
+        os.environ[DB_VARIABLE] = args.db
     if command == "play":
         from raceday.tui.launch import launch  # the only import of the TUI
 
@@ -343,7 +357,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return _run_team(args, out)
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
-    session, result = run_script(exercise, script, args.transcripts)
+    session, result = run_script(exercise, script, args.transcripts, db=getattr(args, "db", None))
     _write_debrief(session.folder)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,9 @@ from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
+from raceday.exercise.postgres import for_postgres
 from raceday.exercise.times import parse_time
-from raceday.store.sqlite_store import WorldStore
+from raceday.store import DB_VARIABLE, create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 from raceday.transcript.logfile import log_to
@@ -30,8 +32,16 @@ def open_session(
     transcripts: Path = DEFAULT_TRANSCRIPTS,
     pace: Pace = Pace.TURNS,
     time_limit_s: float = 2.0,
+    db: str | None = None,
 ) -> Session:
-    """Build a fresh world in a new session folder and start the clock."""
+    """Build a fresh world in a new session folder and start the clock.
+
+    `db` is a PostgreSQL DSN (`--db postgresql://...`) for a world on that server, played
+    with the exercise's PostgreSQL variant; None is the default, a world.db in the folder
+    (or the server `raceday play --db` left in RACEDAY_DB)."""
+    db = db or os.environ.get(DB_VARIABLE) or None
+    if is_postgres(db):
+        exercise = for_postgres(exercise)
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)
     try:
@@ -41,8 +51,8 @@ def open_session(
                                    f"({exc.strerror or exc})") from None
     _log.info("session of %s opened in %s (roles held: %s, pace %s)", exercise.id, folder,
               ", ".join(held) or "none", pace.value)
-    store = WorldStore.create(folder / "world.db", exercise.world_sql, exercise.roles,
-                              time_limit_s=time_limit_s)
+    store = create_world(folder, exercise.world_sql, exercise.roles, db=db,
+                         time_limit_s=time_limit_s)
     try:
         session = Session(exercise, store, EventLog(folder), held, pace)
         session.start()
@@ -92,9 +102,9 @@ def play_step(session: Session, step: Step, where: str) -> None:
 
 
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,
-               ) -> tuple[Session, dict[str, Any]]:
+               db: str | None = None) -> tuple[Session, dict[str, Any]]:
     """Play a whole script, then let the clock run out (unless it says `end`), and score."""
-    session = open_session(exercise, script.roles, transcripts)
+    session = open_session(exercise, script.roles, transcripts, db=db)
     score = play_script_on(session, script)
     return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
 
