@@ -28,7 +28,8 @@ CREATE TABLE fleet (
     work_timeout      INTEGER NOT NULL,   -- a lease attempt older than this is wasted
     host_rate         INTEGER NOT NULL,   -- work items a host finishes a minute, queue empty
     host_knee         INTEGER NOT NULL,   -- queue length at which a host runs at half speed
-    netmgr_rate       INTEGER NOT NULL,   -- network changes propagated a minute
+    netmgr_rate       INTEGER NOT NULL,   -- network changes propagated a minute, no backlog
+    netmgr_knee       INTEGER NOT NULL,   -- backlog at which Network Manager runs at half speed
     launches          INTEGER NOT NULL,   -- new launch requests customers make a minute
     terminations      INTEGER NOT NULL,   -- instances customers terminate a minute
     nlb_floor         INTEGER NOT NULL    -- NLB nodes that must stay in DNS
@@ -36,7 +37,7 @@ CREATE TABLE fleet (
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
 -- with it, so a small fleet and a big one tell the same story.
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 500, size / 1000, size / 2000, 40
+SELECT size, 500, 60, 10, 30, 100, size / 400, size / 10, size / 1000, size / 2000, 40
 FROM (SELECT 20000 AS size);
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
@@ -184,7 +185,8 @@ WITH RECURSIVE n (i) AS (
     SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < (SELECT droplets FROM fleet)
 )
 INSERT INTO droplet (id, host, lease_until)
-SELECT i, 1 + (i - 1) % (SELECT droplets / droplets_per_host FROM fleet), 1 + i % 60 FROM n;
+SELECT i, 1 + (i - 1) % (SELECT droplets / droplets_per_host FROM fleet),
+       1 + ((i - 1) / (SELECT droplets / droplets_per_host FROM fleet)) % 60 FROM n;
 
 WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
 INSERT INTO nlb_node (id, az) SELECT i, 'use1-az' || (1 + (i - 1) % 3) FROM n;
