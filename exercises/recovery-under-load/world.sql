@@ -37,7 +37,7 @@ CREATE TABLE fleet (
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
 -- with it, so a small fleet and a big one tell the same story.
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 400, size / 10, size / 1000, size / 2000, 40
+SELECT size, 500, 60, 10, 30, 100, size / 400, size / 5, size / 1000, size / 2000, 40
 FROM (SELECT 20000 AS size);
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
