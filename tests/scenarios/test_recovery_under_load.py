@@ -203,3 +203,16 @@ def test_a_play_gives_the_same_world_twice(tmp_path: Path) -> None:
     second = Play(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "b")
     assert first.stats == second.stats
     assert first.result["reasons"] == second.result["reasons"]
+
+
+def test_the_flagship_offers_this_exercise_as_its_next_act() -> None:
+    from raceday.engine.load import find_exercises
+    from raceday.exercise.acts import next_act, previous_act
+
+    found = {e.id: e.exercise for e in find_exercises() if e.exercise is not None}
+    others = list(found.values())
+    act = next_act(found["dynamodb-dns-race"], others)
+    assert act is not None and act.id == "recovery-under-load"
+    before = previous_act(found["recovery-under-load"], others)
+    assert before is not None and before.id == "dynamodb-dns-race"
+    assert next_act(found["lost-update-basics"], others) is None
