@@ -217,4 +217,5 @@ def _acts_line(entry: ExerciseEntry, entries: list[ExerciseEntry]) -> str:
         parts.append(f"the next act after {before.title}")
     if after is not None:
         parts.append(f"its next act: {after.title}")
-    return ("\n" + "; ".join(parts).capitalize()) if parts else ""
+    text = "; ".join(parts)
+    return ("\n" + text[:1].upper() + text[1:]) if text else ""

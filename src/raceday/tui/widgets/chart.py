@@ -15,7 +15,7 @@ from raceday.engine.snapshot import ChartView
 from raceday.inert import inert
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
-LABEL = 11
+LABEL = 8
 STYLES = ("cyan", "green", "yellow", "magenta", "blue", "red")
 
 
@@ -36,12 +36,22 @@ def _column_of(chart: ChartView, minute: int, width: int) -> int:
 
 
 def _number(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 10 or value == int(value) else f"{value:.1f}"
+    """Short enough for a side panel: 980, 19.8k, 1.2M."""
+    size = abs(value)
+    if size >= 999_500:
+        return f"{value / 1e6:.1f}M"
+    if size >= 9_995:
+        return f"{value / 1e3:.0f}k"
+    if size >= 1_000:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:.0f}" if value == int(value) or size >= 10 else f"{value:.1f}"
 
 
-def render_chart(chart: ChartView, width: int = 40) -> Group:
+def render_chart(chart: ChartView, width: int = 26) -> Group:
     """The chart as lines of text: title, a sparkline per series, the axis and its marks."""
     lines: list[Text] = []
+    if chart.minutes:  # a young night fills columns one minute each, not spread thin
+        width = max(1, min(width, chart.minutes[-1] + 1))
     columns = _buckets(chart, width)
     span = (f"  {chart.clock[0]}–{chart.clock[-1]}" if chart.clock else "")
     lines.append(Text.assemble((inert(chart.label, one_line=True), "bold underline"),
@@ -62,7 +72,6 @@ def render_chart(chart: ChartView, width: int = 40) -> Group:
             bar.append(BLOCKS[max(level, 1 if value > 0 else 0)])
         line.append("".join(bar), style=STYLES[n % len(STYLES)])
         line.append(f" {_number(values[-1])}", style="bold")
-        line.append(f"/{_number(peak)}", style="dim")
         lines.append(line)
     last = chart.minutes[-1]
     marks = [(m, what) for m, what in chart.marks if m <= last]
@@ -71,10 +80,13 @@ def render_chart(chart: ChartView, width: int = 40) -> Group:
         axis[_column_of(chart, minute, width)] = "┴"
     lines.append(Text(" " * LABEL + "".join(axis), style="dim"))
     faces = dict(zip(chart.minutes, chart.clock, strict=False))
+    room = max(width - 8, 8)
     for minute, what in marks:
         at = faces.get(minute, "")
+        said = inert(_short(what), one_line=True)
+        said = said if len(said) <= room else said[:room - 1] + "…"
         lines.append(Text.assemble(" " * LABEL, ("┴ ", "dim"), (at + " ", "bold"),
-                                   (inert(_short(what), one_line=True), "dim")))
+                                   (said, "dim")))
     return Group(*lines)
 
 
