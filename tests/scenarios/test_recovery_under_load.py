@@ -216,3 +216,17 @@ def test_the_flagship_offers_this_exercise_as_its_next_act() -> None:
     before = previous_act(found["recovery-under-load"], others)
     assert before is not None and before.id == "dynamodb-dns-race"
     assert next_act(found["lost-update-basics"], others) is None
+
+
+def test_the_debrief_draws_the_nights_charts(plays: dict[str, Play]) -> None:
+    from raceday.transcript.debrief.html import render_html
+    from raceday.transcript.debrief.markdown import render_markdown
+
+    debrief = build_debrief(plays["as-it-happened"].events)
+    assert [c.label for c in debrief.charts] == ["The fleet, minute by minute"]
+    text = render_markdown(debrief)
+    assert "04:14 incoming work throttled" in text  # that night's moments, marked
+    leased = next(line for line in text.splitlines() if line.startswith("leased"))
+    assert "peak 20,000" in leased
+    html = render_html(debrief)
+    assert 'aria-label="The fleet, minute by minute"' in html and "<polyline" in html

@@ -79,7 +79,7 @@ def chart_svg(chart: Chart, width: int = 720, band: int = 46) -> str:
     def x(minute: int) -> float:
         return left + plot * minute / last
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    out = [f'<svg width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(chart.label)}" '
            'font-family="sans-serif" font-size="11">']
     for n, (name, values) in enumerate(zip(chart.series, chart.values, strict=False)):
