@@ -45,6 +45,8 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.InvariantClear(invariant="inv", fault="empty"),
     ev.Restored(note="ok"),
     ev.Milestone(id="m", label="M"),
+    ev.Chart(label="Fleet", series=("queue", "leased"), minutes=(0, 1), values=((5.0, 3.0), (0.0, 2.5)),
+             clock=("02:25", "02:26"), mark_minutes=(1,), mark_titles=("That night, 02:26: x",)),
     ev.CheckFailed(sql="SELECT 1", error="no such table"),
     ev.MonitorSaved(role="responder", name="m", sql="SELECT 1"),
     ev.MonitorRemoved(name="m"),

@@ -1121,6 +1121,11 @@ class Session:
             self.facts.team_left_at = self.minute
             self.advance_to(self.end_minute)
         self.team_left_at = None  # the closing events are the judge's, not the night's
+        if reason != "aborted":
+            from raceday.engine.charts import chart_events  # the night's charts, for the debrief
+
+            for chart in chart_events(self):
+                self._emit(chart)
         if reason != "aborted" and self.exercise.replay is not None:
             self.replay(final=True)
             self._judge_alerts()

@@ -50,6 +50,19 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class ChartView:
+    """A `chart` panel item: minutes, one series per other column, and the night's marks."""
+
+    label: str
+    series: tuple[str, ...]
+    minutes: tuple[int, ...]
+    values: tuple[tuple[float, ...], ...]  # one tuple per series, aligned with `minutes`
+    marks: tuple[tuple[int, str], ...] = ()  # (minute, what happened that night)
+    start: str = ""  # the clock face at minute 0
+    clock: tuple[str, ...] = ()  # the clock face of each minute in `minutes`
+
+
+@dataclass(frozen=True)
 class WorldView:
     """The world at a glance: grouped answers, or row counts; switches; other rows; a problem."""
 
@@ -61,6 +74,7 @@ class WorldView:
     switches_label: str = ""
     tables: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
     """Each `rows` panel item: its label, its columns, its rows as text."""
+    charts: tuple[ChartView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,8 +115,28 @@ class WorldPlan:
 
 
 def read_world(session: Session, plan: WorldPlan) -> WorldView:
-    """Query the world for the panel (worker thread only)."""
-    return read_store_world(session.store, plan)
+    """Query the world for the panel (worker thread only); charts get that night's marks."""
+    world = read_store_world(session.store, plan)
+    if not world.charts:
+        return world
+    from dataclasses import replace
+
+    from raceday.exercise.times import parse_time
+
+    start = session.exercise.clock.start
+    marks = []
+    for inject in session.exercise.injects:
+        if inject.kind.value != "reveal":
+            continue
+        try:
+            minute = parse_time(inject.event_at, start) if inject.event_at else inject.at
+        except ValueError:
+            minute = inject.at
+        marks.append((minute, inject.title))
+    charts = tuple(replace(c, marks=tuple(sorted(marks)), start=session.time_of(0),
+                           clock=tuple(session.time_of(m) for m in c.minutes))
+                   for c in world.charts)
+    return replace(world, charts=charts)
 
 
 def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
@@ -112,6 +146,7 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     counts: list[tuple[str, int]] = []
     switches: tuple[tuple[str, bool], ...] = ()
     tables: list[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]]] = []
+    charts: list[ChartView] = []
     try:
         for item in plan.items:
             columns, rows = store.app_query(item.sql)
@@ -123,6 +158,8 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
                         bucket.append((str(row[1]), row[2] if len(row) > 2 else None))
                 answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
                 answers_label = item.label
+            elif item.show == "chart":
+                charts.append(_chart(item.label, columns, rows))
             elif item.show == "switches":
                 switches = tuple((str(r[0]), bool(r[1])) for r in rows if len(r) > 1)
                 switches_label = item.label
@@ -139,7 +176,23 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
                          answers_label=answers_label, switches_label=switches_label,
                          tables=tuple(tables))
     return WorldView(answers, tuple(counts), switches, answers_label=answers_label,
-                     switches_label=switches_label, tables=tuple(tables))
+                     switches_label=switches_label, tables=tuple(tables), charts=tuple(charts))
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _chart(label: str, columns: Any, rows: Any) -> ChartView:
+    """A chart item's rows: the first column the minute, each other a series."""
+    names = tuple(str(c) for c in list(columns)[1:])
+    minutes = tuple(int(_number(r[0])) for r in rows if len(r) > 0)
+    values = tuple(tuple(_number(r[i + 1]) if len(r) > i + 1 else 0.0 for r in rows)
+                   for i in range(len(names)))
+    return ChartView(label, names, minutes, values)
 
 
 def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) -> Snapshot:

@@ -313,7 +313,9 @@ class PanelItem:
     onboarding: bool = False
 
 
-PANEL_SHOWS = ("rows", "switches", "answers")
+PANEL_SHOWS = ("rows", "switches", "answers", "chart")
+"""`chart`: the first column is the minute (since the start), every other column a series drawn
+over simulated time, with that night's moments (the reveals) marked."""
 
 
 @dataclass(frozen=True)

@@ -338,6 +338,22 @@ class Milestone(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Chart(Event):
+    """A `chart` panel item as the night left it, written at the end of the session so the
+    debrief can draw it without the world: the minutes, one series per other column, and
+    the moments of that night (minute, title) it marks."""
+
+    kind: ClassVar[str] = "chart"
+    label: str
+    series: tuple[str, ...] = ()
+    minutes: tuple[int, ...] = ()
+    values: tuple[tuple[float, ...], ...] = ()
+    clock: tuple[str, ...] = ()
+    mark_minutes: tuple[int, ...] = ()
+    mark_titles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class CheckFailed(Event):
     """One of the exercise's own checks could not run against the team's world."""
 
@@ -562,7 +578,7 @@ class ScoreEvent(Event):
 EVENT_TYPES: tuple[type[Event], ...] = (
     SessionStart, TimelineEnd, TeamLeft, SessionResumed, Wait, Inject, Note, Cast, Facilitation, Refused,
     Statement, Automation, TaskDue,
-    TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, CheckFailed,
+    TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, Chart, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,
     SeatJoined, SeatLeft, SeatCommand, CommandRefused, SeatLost,

@@ -76,6 +76,9 @@ def _describe(event: ev.Event) -> str:
         return "RESTORED: no fault is present any more"
     if isinstance(e, ev.Milestone):
         return f"milestone: {e.label}"
+    if isinstance(e, ev.Chart):
+        return (f"chart: {e.label} ({', '.join(e.series)}; "
+                f"{len(e.minutes)} minutes)")
     if isinstance(e, ev.TaskDue):
         return f"task due for {e.role}: {e.context or e.title}"
     if isinstance(e, ev.TaskDone):

@@ -69,6 +69,7 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
         injects=people.inject_responses(r),
         objectives=people.objectives(score),
         facilitation=people.facilitation(r),
+        charts=tuple(of_kind(r.events, ev.Chart)),
     )
 
 

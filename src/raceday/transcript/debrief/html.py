@@ -140,12 +140,23 @@ def render_html(d: Debrief) -> str:
                  f"<li>Wall clock {_e(s.wall_started or '?')} to {_e(s.wall_ended or '?')}; "
                  f"{_e(s.ended)}</li></ul>")
     parts += [f'<p class="warning">{_e(n)}</p>' for n in d.notes]
-    parts += [_score(d), _timeline(d), _changes(d), _monitors(d), _guards(d), _checklist(d),
-              _after_action(d)]
+    parts += [_score(d), _timeline(d), _night_charts(d), _changes(d), _monitors(d), _guards(d),
+              _checklist(d), _after_action(d)]
     parts.append("<footer>Written by raceday from the session's transcript (events.jsonl). "
                  "This file is self-contained: it loads nothing from anywhere.</footer>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _night_charts(d: Debrief) -> str:
+    """The night's charts (SVG), with that night's moments numbered in a legend."""
+    from raceday.transcript.charts import chart_legend, chart_svg
+
+    out = []
+    for chart in d.charts:
+        legend = _ul(f"{_e(n)}: {_e(what)}" for n, what in chart_legend(chart))
+        out.append(f"<h2>{_e(chart.label)}</h2><figure>{chart_svg(chart)}</figure>{legend}")
+    return "\n".join(out)
 
 
 def _held(d: Debrief) -> str:

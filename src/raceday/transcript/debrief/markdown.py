@@ -93,6 +93,10 @@ def render_markdown(d: Debrief) -> str:
         out += [f"> {_text(note)}", ""]
     out += _score(d)
     out += _timeline(d)
+    for chart in d.charts:  # the night's charts, as text
+        from raceday.transcript.charts import chart_text
+
+        out += [f"## {chart.label}", "", "```", *chart_text(chart), "```", ""]
     out += _changes(d)
     out += _monitors(d)
     out += _guards(d)

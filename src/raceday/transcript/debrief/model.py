@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from raceday.transcript import events as ev
 from raceday.transcript.timeline_chart import Band, Chart, Mark, build_chart
 
 NOT_SEEN = "not seen in this session"
@@ -426,6 +427,7 @@ class Debrief:
     injects: tuple[InjectResponse, ...] = ()
     objectives: tuple[Objective, ...] = ()
     facilitation: tuple[str, ...] = ()  # the facilitator's hand on the clock, in words
+    charts: tuple[ev.Chart, ...] = ()  # the night's charts, drawn over simulated time
 
     @property
     def team_changes(self) -> tuple[Change, ...]:

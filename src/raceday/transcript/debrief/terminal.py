@@ -73,6 +73,10 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
                  after_label(p.event_after), source_tag(p.source))
         _row(phases, *(cells if t.has_event else cells[:3]))
     parts += [phases, render_rich(t.chart(), width, t.night)]
+    for chart in d.charts:  # the night's charts, as text
+        from raceday.transcript.charts import chart_text
+
+        parts.append(Text("\n".join(chart_text(chart, max(width - 40, 20)))))
     team = Table(title="Changes by the team", title_justify="left")
     for column in ("time", "role", "SQL", "outcome"):
         team.add_column(column, overflow="fold")

@@ -109,16 +109,22 @@ class EndScreen(Screen[None]):
 
 The score, every point with its reason, your times beside that night's, and where the
 transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
-`debrief.md`); **l** goes back to the launcher for another game; **q** (or ctrl+q) asks
+`debrief.md`); **n** opens the launcher on the next act of the same night, when an exercise
+plays it; **l** goes back to the launcher for another game; **q** (or ctrl+q) asks
 whether to go back to the launcher or quit.
 """
 
     BINDINGS = [
         Binding("d", "debrief", "Debrief"),
         Binding("l", "launcher", "Launcher"),
+        Binding("n", "next_act", "Next act"),
         Binding("q,escape", "app.quit", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
+
+    @dataclass
+    class NextActFound(Message):
+        exercise: Exercise | None
 
     @dataclass
     class DebriefRead(Message):
@@ -132,6 +138,7 @@ whether to go back to the launcher or quit.
         self.score = score.score
         self.folder = folder
         self.events = tuple(events)
+        self.next_act: Exercise | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(f" The end · d: the debrief · transcript: {_short_path(self.folder)}",
@@ -143,6 +150,33 @@ whether to go back to the launcher or quit.
 
     def on_mount(self) -> None:
         self.query_one("#end-scroll").focus()
+        self._find_next_act()
+
+    @work(thread=True, exit_on_error=False, group="next-act")
+    def _find_next_act(self) -> None:
+        """The exercise that plays the rest of this night, if one is installed (reads files)."""
+        from raceday.engine.load import find_exercises
+        from raceday.exercise.acts import next_act
+
+        others = [e.exercise for e in find_exercises() if e.exercise is not None]
+        self.post_message(self.NextActFound(next_act(self.exercise, others)))
+
+    @on(NextActFound)
+    def _next_act_found(self, message: NextActFound) -> None:
+        self.next_act = message.exercise
+        if message.exercise is not None:
+            self.query_one("#end-bar", Static).update(
+                f" The end · d: the debrief · n: the next act, {message.exercise.title} · "
+                f"transcript: {_short_path(self.folder)}")
+
+    def action_next_act(self) -> None:
+        """n: the launcher, with the exercise that plays the rest of the night highlighted."""
+        from raceday.tui.screens.launcher import LauncherScreen
+
+        if self.next_act is None:
+            self.notify("No exercise plays the rest of this night.", timeout=4)
+            return
+        self.app.switch_screen(LauncherScreen(select=self.next_act.id))
 
     def request_quit(self) -> None:
         """ctrl+q: back to the launcher (another exercise, another game), or quit."""

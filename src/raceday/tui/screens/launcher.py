@@ -70,11 +70,12 @@ class LauncherScreen(Screen[None]):
     class FoundUnfinished(Message):
         sessions: list[Any]
 
-    def __init__(self) -> None:
+    def __init__(self, select: str | None = None) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
         self.scores: dict[str, str] = {}
         self.unfinished: list[Unfinished] = []
+        self.select = select  # the exercise to highlight once found (the next act)
 
     @property
     def raceday(self) -> RacedayApp:
@@ -155,7 +156,10 @@ class LauncherScreen(Screen[None]):
             self.query_one("#exercise-detail", Static).update(
                 "No exercises found (bundled, or in ./exercises).")
         table.focus()
-        self._show_detail(0)
+        row = next((i for i, e in enumerate(self.entries) if e.id == self.select), 0)
+        if row:
+            table.move_cursor(row=row)
+        self._show_detail(row)
 
     # -- unfinished sessions (resume) ---------------------------------------------------
 
@@ -223,6 +227,7 @@ class LauncherScreen(Screen[None]):
         if entry.note:
             text.append(f"  {entry.note}", style="yellow")
         text.append("\n" + " ".join(entry.summary.split()))
+        text.append(_acts_line(entry, self.entries), style="cyan")
         if not entry.ok:
             text.append("\nDoes not load:\n", style="bold red")
             text.append("\n".join(entry.problems), style="red")
@@ -304,3 +309,20 @@ class LauncherScreen(Screen[None]):
             self.notify("This exercise does not load; see why below.", severity="error")
             return
         self.raceday.open_briefing(entry.exercise)
+
+
+def _acts_line(entry: ExerciseEntry, entries: list[ExerciseEntry]) -> str:
+    """Where this exercise sits in a night that several exercises play in acts."""
+    from raceday.exercise.acts import next_act, previous_act
+
+    if entry.exercise is None:
+        return ""
+    others = [e.exercise for e in entries if e.exercise is not None]
+    before, after = previous_act(entry.exercise, others), next_act(entry.exercise, others)
+    parts = []
+    if before is not None:
+        parts.append(f"the next act after {before.title}")
+    if after is not None:
+        parts.append(f"its next act: {after.title}")
+    text = "; ".join(parts)
+    return ("\n" + text[:1].upper() + text[1:]) if text else ""

@@ -123,6 +123,13 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         for row in rows:
             small.add_row(*(inert(v, one_line=True) for v in row))
         parts.append(small)
+    if world.charts:
+        from raceday.tui.widgets.chart import render_chart
+
+        for chart in world.charts:
+            if parts:
+                parts.append(Text(""))
+            parts.append(render_chart(chart))
     if world.switches:
         parts.append(Text(("\n" if parts else "") + inert(world.switches_label, one_line=True),
                           style="bold underline"))

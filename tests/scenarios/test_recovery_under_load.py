@@ -1,0 +1,232 @@
+"""The second exercise, recovery-under-load, played end to end by its reference scripts.
+
+Each script is played headless once (module fixture: a play of the whole phase takes about
+half a minute), and what a facilitator would look at is asserted: the figures the fleet
+wrote each minute (minute_stats in the session's world.db), the score's sections, the race
+steps the replay saw prevented and the checklist the debrief prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+from raceday.exercise.model import Exercise
+from raceday.exercise.times import parse_time
+from raceday.transcript import events as ev
+from raceday.transcript.debrief.build import build_debrief
+from raceday.transcript.log import of_kind, read_events
+
+EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "recovery-under-load"
+SCRIPTS = EXERCISE / "scripts"
+SOURCES = {"aws-summary", "health-dashboard", "secondary", "exercise-assumption"}
+DEFAULT_SIZE = "SELECT 20000 AS size"
+
+
+class Play:
+    """One reference play: its JSON result, its events and the fleet's minute figures."""
+
+    def __init__(self, exercise: Exercise, script: Path, transcripts: Path) -> None:
+        _session, self.result = run_script(exercise, load_script(script, exercise), transcripts)
+        folder = Path(self.result["session"])
+        self.events = read_events(folder).events
+        self.exercise = exercise
+        with sqlite3.connect(folder / "world.db") as db:
+            db.row_factory = sqlite3.Row
+            self.stats = [dict(r) for r in db.execute("SELECT * FROM minute_stats ORDER BY minute")]
+
+    def minute(self, face: str) -> int:
+        return parse_time(face, self.exercise.clock.start)
+
+    def milestone(self, ident: str) -> int | None:
+        return next((e.minute for e in of_kind(self.events, ev.Milestone) if e.id == ident), None)
+
+    def checklist(self) -> dict[str, str]:
+        return {i.id: i.status for i in build_debrief(self.events).checklist}
+
+    @property
+    def total(self) -> int:
+        return int(self.result["total"])
+
+    def section(self, name: str) -> dict[str, Any]:
+        return dict(self.result[name])
+
+
+def sized(size: int) -> Exercise:
+    exercise = load_exercise(EXERCISE)
+    assert DEFAULT_SIZE in exercise.world_sql
+    return dataclasses.replace(
+        exercise, world_sql=exercise.world_sql.replace(DEFAULT_SIZE, f"SELECT {size} AS size"))
+
+
+@pytest.fixture(scope="module")
+def plays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Play]:
+    exercise = load_exercise(EXERCISE)
+    folder = tmp_path_factory.mktemp("recovery-under-load")
+    names = ["nothing", "restart-without-throttle", "as-it-happened", "throttle-by-queue",
+             "velocity-limit"]
+    return {n: Play(exercise, SCRIPTS / f"{n}.yaml", folder) for n in names}
+
+
+def test_the_exercise_loads_and_every_inject_has_a_source() -> None:
+    exercise = load_exercise(EXERCISE)
+    assert exercise.clock.length_minutes == parse_time("14:20", exercise.clock.start)
+    assert {i.source for i in exercise.injects} <= SOURCES
+    assert {s.id for s in exercise.scoring.guards.steps} == {  # type: ignore[union-attr]
+        "congestive-collapse", "network-backlog", "capacity-removed"}
+
+
+def test_left_alone_the_fleet_collapses_and_never_recovers(plays: dict[str, Play]) -> None:
+    play = plays["nothing"]
+    assert play.total == 0
+    # the first ten minutes' lease attempts are reached in time, then nothing is
+    early = [s for s in play.stats if s["minute"] < 10]
+    late = [s for s in play.stats if s["minute"] >= 20]
+    assert all(s["goodput"] > 0 for s in early)
+    assert all(s["goodput"] == 0 and s["wasted"] > 0 for s in late)
+    assert play.stats[-1]["leased"] == 0
+    assert play.stats[-1]["queue"] > play.stats[20]["queue"]  # the queue only grows
+    assert play.milestone("leases-restored") is None
+    assert "congestive-collapse" in play.section("guards")["happened"]
+
+
+def test_restarting_without_a_throttle_relapses_into_collapse(plays: dict[str, Play]) -> None:
+    play = plays["restart-without-throttle"]
+    restart = play.minute("04:14")
+    after = [s for s in play.stats if s["minute"] > restart]
+    # the restart clears the queues and leases come back for a while ...
+    assert max(s["goodput"] for s in after[:10]) > 0
+    assert max(s["leased"] for s in after) > 0
+    # ... then the sweep fills them again and every lease is lost
+    assert all(s["goodput"] == 0 for s in after[30:])
+    assert after[-1]["leased"] == 0
+    assert play.milestone("hosts-restarted") is not None
+    assert play.milestone("leases-restored") is None
+    assert play.section("recovery")["points"] == 0
+
+
+def test_as_it_happened_has_that_nights_shape(plays: dict[str, Play]) -> None:
+    play = plays["as-it-happened"]
+    restart = play.minute("04:14")
+    leased = play.milestone("leases-restored")
+    assert leased is not None and restart < leased < play.minute("06:00")  # that night 05:28
+    # NLB: after the leases come back, failover takes healthy capacity below the floor ...
+    low = [s["minute"] for s in play.stats if s["nlb_in_dns"] < 40]
+    assert low and min(low) > restart and max(low) < play.minute("09:36")
+    # ... and by the end everything is healthy again, with no guard of the team's
+    assert play.section("recovery")["restored"]
+    assert play.section("guards")["points"] == 0
+    assert play.section("guards")["prevented"] == []
+
+
+def test_throttling_by_queue_size_recovers_sooner(plays: dict[str, Play]) -> None:
+    queue, night = plays["throttle-by-queue"], plays["as-it-happened"]
+    leased = queue.milestone("leases-restored")
+    assert leased is not None
+    assert leased < (night.milestone("leases-restored") or 10**6)
+    assert all(s["wasted"] == 0 for s in queue.stats if s["minute"] > leased)
+    assert queue.section("recovery")["outage_minutes"] < night.section("recovery")["outage_minutes"]
+    assert "congestive-collapse" in queue.section("guards")["prevented"]
+    assert queue.total > night.total > plays["restart-without-throttle"].total
+
+
+def test_a_velocity_limit_holds_capacity(plays: dict[str, Play]) -> None:
+    play = plays["velocity-limit"]
+    assert min(s["nlb_in_dns"] for s in play.stats) >= 40
+    guards = play.section("guards")
+    assert set(guards["prevented"]) == {"congestive-collapse", "network-backlog",
+                                        "capacity-removed"}
+    assert all(p["ok"] for p in guards["good_path"])
+    assert play.total > plays["throttle-by-queue"].total
+
+
+def test_the_debrief_says_a_practice_was_done_only_when_it_was(plays: dict[str, Play]) -> None:
+    guarded = plays["velocity-limit"].checklist()
+    assert guarded["removal-limits"] == "done"
+    assert guarded["recovery-under-load"] in ("done", "partly done")
+    for name in ("nothing", "restart-without-throttle", "as-it-happened"):
+        status = plays[name].checklist()
+        assert status["recovery-under-load"] not in ("done", "partly done"), name
+        assert status["removal-limits"] != "done", name
+
+
+LAZY = {
+    # admit nothing at all: no collapse in the replay, but no lease and no launch either
+    "admit-nothing": """
+  - at: "02:30"
+    as: responder
+    sql: |
+      CREATE TRIGGER admit_nothing BEFORE INSERT ON dwfm_work
+      BEGIN SELECT RAISE(IGNORE); END;
+      UPDATE dwfm_host SET restart = 1;
+""",
+    # remove nothing, ever: failover off and a trigger refusing every removal
+    "remove-nothing": """
+  - at: "02:30"
+    as: responder
+    sql: |
+      CREATE TRIGGER remove_nothing BEFORE UPDATE OF in_dns ON nlb_node
+      WHEN NEW.in_dns = 0 BEGIN SELECT RAISE(IGNORE); END;
+      UPDATE knob SET value = 0 WHERE name = 'nlb-auto-failover';
+""",
+    # drop what the checks rest on
+    "drop-tables": """
+  - at: "02:30"
+    as: responder
+    sql: DROP TABLE dwfm_work
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAZY))
+def test_lazy_and_destructive_plays_earn_no_guard_points(name: str, tmp_path: Path) -> None:
+    exercise = sized(4000)
+    script = tmp_path / f"{name}.yaml"
+    script.write_text(f"exercise: recovery-under-load\nroles: [responder]\nsteps:{LAZY[name]}"
+                      '  - wait: "14:20"\n', encoding="utf-8")
+    play = Play(exercise, script, tmp_path / "t")
+    assert play.section("guards")["points"] == 0
+    assert play.section("recovery")["points"] < 20
+    assert play.total < 30
+
+
+def test_a_play_gives_the_same_world_twice(tmp_path: Path) -> None:
+    exercise = sized(4000)
+    first = Play(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "a")
+    second = Play(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "b")
+    assert first.stats == second.stats
+    assert first.result["reasons"] == second.result["reasons"]
+
+
+def test_the_flagship_offers_this_exercise_as_its_next_act() -> None:
+    from raceday.engine.load import find_exercises
+    from raceday.exercise.acts import next_act, previous_act
+
+    found = {e.id: e.exercise for e in find_exercises() if e.exercise is not None}
+    others = list(found.values())
+    act = next_act(found["dynamodb-dns-race"], others)
+    assert act is not None and act.id == "recovery-under-load"
+    before = previous_act(found["recovery-under-load"], others)
+    assert before is not None and before.id == "dynamodb-dns-race"
+    assert next_act(found["lost-update-basics"], others) is None
+
+
+def test_the_debrief_draws_the_nights_charts(plays: dict[str, Play]) -> None:
+    from raceday.transcript.debrief.html import render_html
+    from raceday.transcript.debrief.markdown import render_markdown
+
+    debrief = build_debrief(plays["as-it-happened"].events)
+    assert [c.label for c in debrief.charts] == ["The fleet, minute by minute"]
+    text = render_markdown(debrief)
+    assert "04:14 incoming work throttled" in text  # that night's moments, marked
+    leased = next(line for line in text.splitlines() if line.startswith("leased"))
+    assert "peak 20,000" in leased
+    html = render_html(debrief)
+    assert 'aria-label="The fleet, minute by minute"' in html and "<polyline" in html
