@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402
     FLAGSHIP,
     PYTHON,
-    ROOT,
     Tmux,
     inside,
     interleaved,
@@ -180,7 +179,7 @@ def ctrl_r(runs: int, scratch: Path) -> Row:
     try:
         tmux.until(lambda s: "Briefing ·" in s, began)
         tmux.until(lambda s: "F5 run" in s, tmux.keys("Enter"))
-        for n in range(runs + 1):
+        for _ in range(runs + 1):
             at = tmux.keys("C-r")
             times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
             time.sleep(0.3)

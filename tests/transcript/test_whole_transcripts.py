@@ -1,8 +1,9 @@
 """Whole transcripts of the reference plays, line by line, against ones recorded earlier.
 
 The golden debriefs show what a reader sees; this compares every event a reference play
-(and every honest-score play of tests/scenarios/honest) writes (its `events.jsonl`), so that a change made for speed (caching, skipping work that
-cannot change anything) is proven not to change a single event. Wall times, statement
+(and every honest-score play of tests/scenarios/honest) writes (its `events.jsonl`), so
+that a change made for speed (caching, skipping work that cannot change anything) is
+proven not to change a single event. Wall times, statement
 timings and the session's folder are normalised away. Recorded files are gzipped JSON lines
 in `golden/transcripts/`; rewrite them with `RACEDAY_UPDATE_GOLDEN=1` after an intended change.
 """
