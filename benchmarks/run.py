@@ -162,7 +162,7 @@ def replay(runs: int, scratch: Path) -> list[Row]:
     first, again = statistics.median(firsts), statistics.median(agains)
     rows = [("replay step of replay-guarded.yaml, in-process: first in a process",
              ms(first), "", f"<= 150 ms: {verdict(first, 0.150)}"),
-            ("  ... the same step asked again (the TUI's second ctrl+r)",
+            ("  ... asked again, the world unchanged (a second ctrl+r: the played night is reused)",
              ms(again), "", f"<= 150 ms: {verdict(again, 0.150)}")]
     rows.append(ctrl_r(runs, scratch))
     return rows
@@ -188,7 +188,7 @@ def ctrl_r(runs: int, scratch: Path) -> Row:
     finally:
         tmux.kill()
     value = statistics.median(times[1:])  # the first warms caches
-    return ("TUI: ctrl+r to the replay screen (fresh world, median of the 2nd.. presses)",
+    return ("TUI: ctrl+r to the replay screen (fresh world, unchanged: 2nd.. presses)",
             f"{ms(value)} (first press {ms(times[0])})", "",
             f"<= 250 ms: {verdict(value, 0.250)}")
 
