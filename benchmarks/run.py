@@ -1,14 +1,371 @@
-"""Run every benchmark and print its figures: python benchmarks/run.py"""
+"""Every row of issue 16's table, each with the ratio it is judged by and its aim.
+
+    python benchmarks/run.py [--runs N] [--only ROW ...] [--huge]
+
+Rows (medians; every ratio is against a baseline measured in the same run, the two taking
+turns, so a machine shared with other work slows both alike):
+
+  first-screen   `raceday play dynamodb-dns-race` to its briefing, and `raceday play` to the
+                 launcher, in tmux 120x40, against a bare Textual app (Header, Static, Footer)
+  replay         the replay step of replay-guarded.yaml in-process (first, then again), and
+                 in the TUI: ctrl+r to the replay screen
+  night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
+  large          the same night on the flagship with 10k more endpoints, against the base
+                 world (--huge adds 100k); and the world panel's read and render at 4, 10k and
+                 100k endpoints (onboarding shows every endpoint's answer)
+  large-tui      the 10k world in the TUI: one action (F5) to the screen updated, against the
+                 base world
+  list           `raceday list`, and `raceday play` to the launcher, with one 10k-endpoint
+                 exercise in ./exercises against the same without it
+
+Generated worlds are built in a scratch folder by this run (see common.large_world). The
+other benchmarks (bench_*.py) measure more and are run on their own.
+"""
 
 from __future__ import annotations
 
-import subprocess
+import argparse
+import os
+import shutil
+import statistics
 import sys
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (  # noqa: E402
+    FLAGSHIP,
+    PYTHON,
+    Tmux,
+    inside,
+    interleaved,
+    large_world,
+    raceday_command,
+    wall,
+)
+
+BARE_APP = '''
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+
+class Bare(App):
+    def compose(self):
+        yield Header()
+        yield Static("BARE READY")
+        yield Footer()
+
+Bare().run()
+'''
+
+REPLAY_STEP = """
+import sys, time
+from pathlib import Path
+from raceday.engine.headless import open_session, play_step
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+exercise = load_exercise(Path(sys.argv[1]))
+script = load_script(Path(sys.argv[2]), exercise)
+session = open_session(exercise, script.roles, Path(sys.argv[3]))
+for step in script.steps:
+    if step.action == "replay":
+        break
+    play_step(session, step, "bench")
+times = []
+for _ in range(3):
+    started = time.perf_counter()
+    session.replay()
+    times.append(time.perf_counter() - started)
+print(*times)
+"""
+
+PANEL = """
+import sys, time
+from pathlib import Path
+from rich.console import Console
+from raceday.engine.load import load_exercise
+from raceday.engine.snapshot import WorldPlan, read_store_world
+from raceday.store.sqlite_store import WorldStore
+from raceday.tui.widgets.world import Alarms, render_world
+exercise = load_exercise(Path(sys.argv[1]), check_sql=False)
+store = WorldStore.create(Path(sys.argv[2]), exercise.world_sql, exercise.roles)
+plan = WorldPlan.for_exercise(exercise, store.tables(), onboarding=True)
+console = Console(file=open("/dev/null", "w"), width=46, height=40)
+times = []
+for _ in range(5):
+    started = time.perf_counter()
+    view = read_store_world(store, plan)
+    console.print(render_world(view, Alarms()))
+    times.append(time.perf_counter() - started)
+print(sorted(times)[2])
+"""
+
+Row = tuple[str, str, str, str]  # what, figures, ratio, aim
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def verdict(value: float, aim: float) -> str:
+    return "at aim" if value <= aim else "NOT at aim"
+
+
+# -- first screen ------------------------------------------------------------------------------
+
+
+def first_screen(runs: int, scratch: Path) -> list[Row]:
+    tmux = Tmux("raceday-bench-run")
+    bare = scratch / "bare_app.py"
+    bare.write_text(BARE_APP, encoding="utf-8")
+    raceday = " ".join(raceday_command())
+    cwd = scratch / "empty"
+    cwd.mkdir(exist_ok=True)
+
+    def timed(command: str, marker: str) -> Callable[[], float]:
+        def run() -> float:
+            began = tmux.start(command, cwd)
+            try:
+                return tmux.until(lambda s: marker in s, began)
+            finally:
+                tmux.kill()
+        return run
+
+    got = interleaved({
+        "bare": timed(f"{PYTHON} {bare}", "BARE READY"),
+        "briefing": timed(f"{raceday} play dynamodb-dns-race", "Briefing ·"),
+        "launcher": timed(f"{raceday} play", "pick a night"),
+    }, runs)
+    rows = []
+    for name, label in (("briefing", "`raceday play dynamodb-dns-race` to its briefing"),
+                        ("launcher", "`raceday play` to the launcher")):
+        ratio = got[name] / got["bare"]
+        rows.append((f"{label} (tmux 120x40) vs a bare Textual app",
+                     f"{ms(got[name])} vs {ms(got['bare'])}", f"{ratio:.2f}x",
+                     f"<= 1.3x: {verdict(ratio, 1.3)}"))
+    return rows
+
+
+# -- the replay --------------------------------------------------------------------------------
+
+
+def replay(runs: int, scratch: Path) -> list[Row]:
+    script = FLAGSHIP / "scripts" / "replay-guarded.yaml"
+    firsts, agains = [], []
+    for n in range(runs):
+        figures = inside([PYTHON, "-c", REPLAY_STEP, str(FLAGSHIP), str(script),
+                          str(scratch / f"replay-{n}")])
+        firsts.append(figures[0])
+        agains.extend(figures[1:])
+    first, again = statistics.median(firsts), statistics.median(agains)
+    rows = [("replay step of replay-guarded.yaml, in-process: first in a process",
+             ms(first), "", f"<= 150 ms: {verdict(first, 0.150)}"),
+            ("  ... asked again, the world unchanged (a second ctrl+r: the played night is reused)",
+             ms(again), "", f"<= 150 ms: {verdict(again, 0.150)}")]
+    rows.append(ctrl_r(runs, scratch))
+    return rows
+
+
+def ctrl_r(runs: int, scratch: Path) -> Row:
+    """In the TUI, after the guards of replay-guarded.yaml: ctrl+r to the replay screen."""
+    tmux = Tmux("raceday-bench-replay")
+    raceday = " ".join(raceday_command())
+    cwd = scratch / "tui-replay"
+    cwd.mkdir(exist_ok=True)
+    began = tmux.start(f"{raceday} play dynamodb-dns-race", cwd)
+    times = []
+    try:
+        tmux.until(lambda s: "Briefing ·" in s, began)
+        tmux.until(lambda s: "F5 run" in s, tmux.keys("Enter"))
+        for _ in range(runs + 1):
+            at = tmux.keys("C-r")
+            times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
+            time.sleep(0.3)
+            tmux.until(lambda s: "F5 run" in s, tmux.keys("Escape"))
+            time.sleep(0.3)
+    finally:
+        tmux.kill()
+    value = statistics.median(times[1:])  # the first warms caches
+    return ("TUI: ctrl+r to the replay screen (fresh world, unchanged: 2nd.. presses)",
+            f"{ms(value)} (first press {ms(times[0])})", "",
+            f"<= 250 ms: {verdict(value, 0.250)}")
+
+
+# -- the whole night ---------------------------------------------------------------------------
+
+
+def night(runs: int, scratch: Path) -> list[Row]:
+    raceday = raceday_command()
+    script = FLAGSHIP / "scripts" / "as-it-happened.yaml"
+    got = interleaved({
+        "pass": lambda: wall([PYTHON, "-c", "pass"]),
+        "night": lambda: wall([*raceday, "run", "dynamodb-dns-race", "--script", str(script),
+                               "--json", "--transcripts", str(scratch / "night")]),
+    }, runs)
+    ratio = got["night"] / got["pass"]
+    return [("whole night headless (as-it-happened, --json) vs `python -c pass`",
+             f"{ms(got['night'])} vs {ms(got['pass'])}", f"{ratio:.1f}x",
+             f"<= 10x: {verdict(ratio, 10)}")]
+
+
+# -- large worlds ------------------------------------------------------------------------------
+
+
+def large(runs: int, scratch: Path, huge: bool) -> list[Row]:
+    raceday = raceday_command()
+    rows: list[Row] = []
+    sizes = [10_000, 100_000] if huge else [10_000]
+    for extra in sizes:
+        parent = scratch / f"world-{extra}"
+        parent.mkdir(exist_ok=True)
+        folder = large_world(parent, extra)
+
+        def headless(exercise: Path, name: str) -> Callable[[], float]:
+            script = exercise / "scripts" / "as-it-happened.yaml"
+            return lambda: wall([*raceday, "run", str(exercise), "--script", str(script),
+                                 "--json", "--transcripts", str(scratch / name)])
+
+        got = interleaved({"base": headless(FLAGSHIP, "base"),
+                           "large": headless(folder, f"large-{extra}")},
+                          max(1, runs // 3 if extra <= 10_000 else 1))
+        ratio = got["large"] / got["base"]
+        rows.append((f"headless night, flagship + {extra // 1000}k endpoints vs the base world",
+                     f"{ms(got['large'])} vs {ms(got['base'])}", f"{ratio:.1f}x",
+                     f"<= 3x: {verdict(ratio, 3)}"))
+    panel: dict[int, float] = {}
+    for extra in (0, 10_000, 100_000):
+        if extra:
+            parent = scratch / f"world-{extra}"
+            parent.mkdir(exist_ok=True)
+            folder = large_world(parent, extra)
+        else:
+            folder = FLAGSHIP
+        db = scratch / f"panel-{extra}.db"
+        db.unlink(missing_ok=True)
+        panel[extra] = inside([PYTHON, "-c", PANEL, str(folder), str(db)])[0]
+        db.unlink(missing_ok=True)
+    for extra in (10_000, 100_000):
+        ratio = panel[extra] / panel[0]
+        rows.append((f"world panel read + render (onboarding), {extra // 1000}k more endpoints",
+                     f"{ms(panel[extra])} vs {ms(panel[0])} (base)", f"{ratio:.1f}x",
+                     f"<= 50 ms, flat: {verdict(panel[extra], 0.050)}"))
+    return rows
+
+
+def large_tui(runs: int, scratch: Path) -> list[Row]:
+    """One action (F5 on the editor's query) to the clock moving on the screen."""
+    raceday = " ".join(raceday_command())
+    parent = scratch / "world-10000"
+    parent.mkdir(exist_ok=True)
+    folder = large_world(parent, 10_000)
+    got: dict[str, list[float]] = {}
+    for name, exercise in (("base", FLAGSHIP), ("large", folder)):
+        tmux = Tmux(f"raceday-bench-{name}")
+        cwd = scratch / f"tui-{name}"
+        cwd.mkdir(exist_ok=True)
+        began = tmux.start(f"{raceday} play {exercise} --mode onboarding", cwd)
+        times: list[float] = []
+        try:
+            tmux.until(lambda s: "Briefing ·" in s, began)
+            tmux.until(lambda s: "F5 run" in s, tmux.keys("Enter"))
+            time.sleep(1.0)
+            for n in range(runs):
+                face = f"23:{n + 1:02d} PDT"
+                at = tmux.keys("F5")
+                times.append(tmux.until(lambda s, f=face: f in s.splitlines()[0], at))
+                time.sleep(0.2)
+        finally:
+            tmux.kill()
+        got[name] = times
+    base, big = statistics.median(got["base"]), statistics.median(got["large"])
+    return [("TUI, flagship + 10k endpoints: one action (F5) to the screen updated",
+             f"{ms(big)} (max {ms(max(got['large']))}) vs {ms(base)} (base)",
+             f"{big / base:.1f}x", f"<= 50 ms, flat: {verdict(big, 0.050)}")]
+
+
+# -- list and launcher -------------------------------------------------------------------------
+
+
+def listing(runs: int, scratch: Path) -> list[Row]:
+    raceday = raceday_command()
+    with_large = scratch / "list-with"
+    with_large.mkdir(exist_ok=True)
+    large_world(with_large, 10_000)
+    without = scratch / "list-without"
+    without.mkdir(exist_ok=True)
+    wall([*raceday, "list"], with_large)  # the first look at a new exercise is not timed
+    got = interleaved({
+        "without": lambda: wall([*raceday, "list"], without),
+        "with": lambda: wall([*raceday, "list"], with_large),
+    }, runs)
+    tmux = Tmux("raceday-bench-list")
+    command = " ".join(raceday) + " play"
+
+    def launcher(cwd: Path) -> Callable[[], float]:
+        def run() -> float:
+            began = tmux.start(command, cwd)
+            try:
+                return tmux.until(lambda s: "pick a night" in s and "dns-race-10k" in s
+                                  if cwd == with_large else "pick a night" in s, began)
+            finally:
+                tmux.kill()
+        return run
+
+    tui = interleaved({"without": launcher(without), "with": launcher(with_large)}, runs)
+    rows = []
+    for name, figures in (("`raceday list`", got), ("`raceday play` to the launcher", tui)):
+        ratio = figures["with"] / figures["without"]
+        rows.append((f"{name} with a 10k-endpoint exercise present vs without",
+                     f"{ms(figures['with'])} vs {ms(figures['without'])}", f"{ratio:.2f}x",
+                     f"no slower (<= 1.1x): {verdict(ratio, 1.1)}"))
+    return rows
+
+
+ROWS = ("first-screen", "replay", "night", "large", "large-tui", "list")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--only", nargs="*", choices=ROWS, default=list(ROWS))
+    parser.add_argument("--huge", action="store_true",
+                        help="also play the headless night on 100k more endpoints (minutes)")
+    args = parser.parse_args()
+    tui_rows = {"first-screen", "large-tui", "list"} | ({"replay"})
+    if tui_rows & set(args.only) and shutil.which("tmux") is None:
+        print("benchmarks/run.py: the TUI rows need tmux", file=sys.stderr)
+        return 2
+    os.environ.setdefault("TERM", "xterm-256color")
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="raceday-bench-") as tmp:
+        scratch = Path(tmp)
+        for name in ROWS:
+            if name not in args.only:
+                continue
+            started = time.perf_counter()
+            if name == "first-screen":
+                got = first_screen(args.runs, scratch)
+            elif name == "replay":
+                got = replay(args.runs, scratch)
+            elif name == "night":
+                got = night(args.runs, scratch)
+            elif name == "large":
+                got = large(args.runs, scratch, args.huge)
+            elif name == "large-tui":
+                got = large_tui(args.runs, scratch)
+            else:
+                got = listing(args.runs, scratch)
+            for row in got:
+                print(f"{row[0]}\n    {row[1]}  {row[2]}  aim {row[3]}", flush=True)
+            print(f"    ({name}: {time.perf_counter() - started:.0f} s)", flush=True)
+            rows.extend(got)
+    print(f"\n{'what':<92} {'ratio':>7}  aim")
+    for what, figures, ratio, aim in rows:
+        print(f"{what[:92]:<92} {ratio:>7}  {aim}\n    {figures}")
+    return 0
+
 
 if __name__ == "__main__":
-    for bench in sorted(HERE.glob("bench_*.py")):
-        print(f"== {bench.name}", flush=True)
-        subprocess.run([sys.executable, str(bench), *sys.argv[1:]], check=False)
+    raise SystemExit(main())

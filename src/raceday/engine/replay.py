@@ -10,14 +10,26 @@ time on other numbers (the clock elsewhere, the delayed worker later, the seed r
 a race step is prevented only when it is prevented in both races, and a good write refused
 on either normal night is refused. A guard keyed on tonight's plan numbers or times is not a
 guard.
+
+The normal night on the original world depends on nothing the team does, so which of its
+runs are good writes is kept (in the process, and on disk beside other caches: see
+`_good_writes`) per exercise, seed and code; the normal nights write no transcript of their own
+(only their runs are compared); and a night played again on the same world with the same
+statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+from collections import OrderedDict
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
@@ -74,6 +86,50 @@ def _describe_shift(exercise: Exercise, shift: ShiftSpec) -> str:
 
 
 Probe = tuple[int, str, str, str]
+E = TypeVar("E", bound=ev.Event)
+
+
+class _UnwrittenLog(EventLog):
+    """A normal night's log: events numbered as the transcript would number them, kept in
+    memory only (nobody reads a normal night's transcript; its runs are compared at once)."""
+
+    def __init__(self, folder: Path) -> None:  # noqa: D107 - no file is opened
+        self.folder = folder
+        self.path = folder / "events.jsonl"
+        self._seq = 0
+
+    def append(self, event: E) -> E:
+        self._seq += 1
+        return dataclasses.replace(event, seq=self._seq)
+
+    def close(self) -> None:
+        pass
+
+
+_MEMO_SIZE = 12
+_played: OrderedDict[str, tuple[Session, Path]] = OrderedDict()
+"""Nights already played in this process: key -> (the session, the folder it wrote)."""
+_exercise_digests: dict[int, tuple[Exercise, str]] = {}
+
+
+def _exercise_digest(exercise: Exercise) -> str:
+    """A fingerprint of everything the exercise says (its repr: frozen values all the way)."""
+    known = _exercise_digests.get(id(exercise))
+    if known is not None and known[0] is exercise:
+        return known[1]
+    digest = hashlib.sha256(repr(exercise).encode("utf-8")).hexdigest()
+    if len(_exercise_digests) > 64:
+        _exercise_digests.clear()
+    _exercise_digests[id(exercise)] = (exercise, digest)  # the ref keeps the id unique
+    return digest
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for part in (path, path.with_name(path.name + "-wal")):
+        if part.exists():
+            digest.update(part.read_bytes())
+    return digest.hexdigest()
 
 
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
@@ -81,16 +137,32 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     """Play the timeline with every role automated, to `until`, and close it.
 
     `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
-    world's checks (truth, invariants, milestones) are not run."""
+    world's checks (truth, invariants, milestones) are not run, and no transcript is written.
+    The same night on a byte-identical world was played before in this process: its session
+    is given back, and its final world and transcript copied here."""
+    key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
+                      _file_digest(world), until, judge_world, probes])
+    seen = _played.get(key)
+    if seen is not None and seen[1].is_dir() and seen[1].with_name(seen[1].name + ".db").exists():
+        _played.move_to_end(key)
+        before, old = seen
+        shutil.copytree(old, folder)
+        shutil.copyfile(old.with_name(old.name + ".db"), world)
+        return before
     folder.mkdir(parents=True)
     store = WorldStore.open(world, exercise.roles)
-    session = kind(exercise, store, EventLog(folder), (), Pace.TURNS)
+    log = EventLog(folder) if judge_world else _UnwrittenLog(folder)
+    session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
     session.probes = list(probes)
     session.start()
     session.advance_to(until)
     session.store.close()
     session.log.close()
+    if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
+        _played[key] = (session, folder)
+        while len(_played) > _MEMO_SIZE:
+            _played.popitem(last=False)
     return session
 
 
@@ -157,27 +229,34 @@ def _step_replays(exercise: Exercise, race: Session) -> tuple[StepReplay, ...]:
     return tuple(steps)
 
 
-def _blocked(original: Session, team: Session) -> tuple[BlockedWrite, ...]:
-    """Runs that changed rows on the original world and changed none (or failed) on the team's.
+RunKey = tuple[str, int, int]  # task, minute, attempt
+
+
+def _runs_by_key(session: Session) -> dict[RunKey, Run]:
+    found: dict[RunKey, Run] = {}
+    for task_id in {t.id for t in session.exercise.tasks}:
+        for run in _runs(session, task_id):
+            found[(task_id, run[1].minute, run[1].attempt)] = run
+    return found
+
+
+def _good_runs(original: Session) -> list[RunKey]:
+    """The runs that changed rows on the original world, in the order of the night."""
+    before = _runs_by_key(original)
+    return [key for key in sorted(before, key=lambda k: (k[1], k[0], k[2]))
+            if before[key][1].outcome != "failed" and before[key][1].changed]
+
+
+def _blocked(good: list[RunKey], team: Session) -> tuple[BlockedWrite, ...]:
+    """Runs that changed rows on the original world (`good`) and changed none (or failed) on
+    the team's.
 
     Whole runs are compared, not statements: the team may have edited a statement into
     several (mark, then purge), and a run that still changed what it should is not blocked.
     """
-
-    def runs(session: Session) -> dict[tuple[str, int, int], Run]:
-        found: dict[tuple[str, int, int], Run] = {}
-        for task_id in {t.id for t in session.exercise.tasks}:
-            for run in _runs(session, task_id):
-                found[(task_id, run[1].minute, run[1].attempt)] = run
-        return found
-
-    before = runs(original)
-    after = runs(team)
+    after = _runs_by_key(team)
     blocked = []
-    for key in sorted(before, key=lambda k: (k[1], k[0], k[2])):
-        _, was = before[key]
-        if was.outcome == "failed" or not was.changed:
-            continue
+    for key in good:
         if key not in after:
             blocked.append(BlockedWrite(task=key[0], at=team.time_of(key[1]),
                                         outcome="no statement ran"))
@@ -214,22 +293,94 @@ def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exerc
                                                              tuple[ev.MonitorCheck, ...]]:
     """The normal night on the original world and on the team's: the good writes refused,
     and the team's alerts run again on the team's normal night at their minutes."""
-    pristine = folder / "normal-pristine.db"
-    WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
-    if renumber.strip():
-        original_world = folder / "normal-original.db"
-        build_replay_world(pristine, exercise.world_sql, original_world, renumber)
-    else:
-        original_world = pristine
-    original = _play(kind, _without_delayed(exercise), original_world, folder / "normal-original",
-                     until, judge_world=False)
+    good = _good_writes(kind, exercise, folder, until, renumber)
     team_world = folder / "normal-team.db"
     build_replay_world(live, exercise.world_sql, team_world, renumber)
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
                  max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
-    for world in (pristine, original_world, team_world):  # never read again
-        remove_world(world)
-    return _blocked(original, team), tuple(team.probe_results)
+    remove_world(team_world)  # never read again
+    return _blocked(good, team), tuple(team.probe_results)
+
+
+_good_known: dict[str, list[RunKey]] = {}
+
+
+def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: int,
+                 renumber: str) -> list[RunKey]:
+    """The good writes of the normal night on the original world: it is the same every time
+    for the same exercise, seed and code, so it is played once and kept (in this process, and
+    in raceday's cache folder, named by a digest of all three)."""
+    normal = _without_delayed(exercise)
+    key = hashlib.sha256(json.dumps([kind.__module__, kind.__qualname__, _code_digest(),
+                                     _exercise_digest(normal), until, renumber]).encode()
+                         ).hexdigest()
+    if key in _good_known:
+        return _good_known[key]
+    cached = _cache_file(key)
+    good = _read_good(cached) if cached is not None else None
+    if good is None:
+        pristine = folder / "normal-pristine.db"
+        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        if renumber.strip():
+            original_world = folder / "normal-original.db"
+            build_replay_world(pristine, exercise.world_sql, original_world, renumber)
+        else:
+            original_world = pristine
+        original = _play(kind, normal, original_world, folder / "normal-original", until,
+                         judge_world=False)
+        good = _good_runs(original)
+        for world in (pristine, original_world):  # never read again
+            remove_world(world)
+        if cached is not None:
+            _write_good(cached, good)
+    _good_known[key] = good
+    return good
+
+
+_code: list[str] = []
+
+
+def _code_digest() -> str:
+    """A digest of raceday's own code: a cached night is only as good as the code that
+    played it."""
+    if not _code:
+        package = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for source in sorted(package.rglob("*.py")):
+            digest.update(source.relative_to(package).as_posix().encode())
+            digest.update(source.read_bytes())
+        _code.append(digest.hexdigest())
+    return _code[0]
+
+
+def _cache_file(key: str) -> Path | None:
+    """Where a normal night's good writes are kept: $RACEDAY_CACHE_DIR, else the user's cache
+    folder; None when RACEDAY_CACHE_DIR is empty (no cache on disk)."""
+    root = os.environ.get("RACEDAY_CACHE_DIR")
+    if root == "":
+        return None
+    if root is None:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        root = str(Path(base) / "raceday")
+    return Path(root) / "normal-nights" / f"{key}.json"
+
+
+def _read_good(path: Path) -> list[RunKey] | None:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        return [(str(t), int(m), int(a)) for t, m, a in data["good"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: the night is played again
+
+
+def _write_good(path: Path, good: list[RunKey]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_text(json.dumps({"good": good}), encoding="utf-8")
+        os.replace(part, path)
+    except OSError:
+        pass  # no cache: the next replay plays the night again
 
 
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,

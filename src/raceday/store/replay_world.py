@@ -38,6 +38,10 @@ def build_replay_world(live: Path, seed_sql: str, path: Path, renumber: str = ""
     seed_path.unlink(missing_ok=True)
     seed = sqlite3.connect(seed_path, isolation_level=None)
     try:
+        # a throw-away file read once below: no journal and no sync (each statement of the
+        # world script would otherwise wait on the disk)
+        seed.execute("PRAGMA journal_mode=OFF")
+        seed.execute("PRAGMA synchronous=OFF")
         build_world(seed, seed_sql)
         if renumber.strip():
             seed.execute("PRAGMA foreign_keys=OFF")

@@ -18,6 +18,9 @@ from raceday.transcript.wording import plural
 
 EMPTY = "bold white on red"
 OK = "green"
+ANSWERS_SHOWN = 12
+"""The most endpoints the panel lists: a world of 100k endpoints shows what is wrong first,
+then a count, so that no screen's cost grows with the world."""
 
 
 @dataclass
@@ -65,9 +68,11 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
             out.append(f"✓ all {total} answer", style=OK)
         else:
             out.append(f"{total - len(empty)} of {total} answer ", style="bold")
-            for name in empty:
+            for name in empty[:ANSWERS_SHOWN]:
                 out.append(f" ✗ {inert(name, one_line=True)}: EMPTY ", style=EMPTY)
                 out.append(" ")
+            if len(empty) > ANSWERS_SHOWN:
+                out.append(f"and {len(empty) - ANSWERS_SHOWN:,} more empty ", style="bold red")
     elif world.counts:
         out.append("rows ", style="bold")
         out.append(inert("  ".join(f"{t} {c:,}" for t, c in world.counts), one_line=True))
@@ -95,7 +100,13 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid = Table.grid(padding=(0, 1), expand=True)
         grid.add_column(width=1)
         grid.add_column(ratio=1)
-        for answer in world.answers:
+        answers = list(world.answers)
+        hidden = 0
+        if len(answers) > ANSWERS_SHOWN:  # what is wrong first, then a count of the rest
+            answers = ([a for a in answers if not a.addresses]
+                       + [a for a in answers if a.addresses])[:ANSWERS_SHOWN]
+            hidden = len(world.answers) - len(answers)
+        for answer in answers:
             if answer.addresses:
                 listed = inert("  ".join(f"{a} ({w})" if w is not None else a
                                          for a, w in answer.addresses))
@@ -105,6 +116,10 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
                 grid.add_row(Text("✗", style="bold red"), Text.assemble(
                     (inert(answer.endpoint, one_line=True), "bold red"), "\n",
                     (" EMPTY: nothing answers ", EMPTY)))
+        if hidden:
+            grid.add_row(Text("…", style="dim"),
+                         Text(f"and {hidden:,} more endpoint{'s' if hidden != 1 else ''}",
+                              style="dim"))
         parts.append(grid)
     elif world.counts:
         parts.append(Text("Rows per table", style="bold underline"))
