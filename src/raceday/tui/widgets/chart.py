@@ -15,7 +15,7 @@ from raceday.engine.snapshot import ChartView
 from raceday.inert import inert
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
-LABEL = 8
+LABEL = 9
 STYLES = ("cyan", "green", "yellow", "magenta", "blue", "red")
 
 
