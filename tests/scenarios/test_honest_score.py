@@ -65,6 +65,7 @@ CHEATS = [
     ("lub-spam-declare", 0, 10, "false alarm"),
     ("self-caused", 0, 10, "finding damage you caused is not detection"),
     ("fig-leaf-look", 0, 10, "a diagnosis needs a look that can show the fault"),
+    ("noisy-monitor-look", 0, 10, "a diagnosis needs a look that can show the fault"),
 ]
 
 

@@ -471,7 +471,7 @@ class Session:
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
 
-    def _note_reads(self, result: StatementResult, role: str, *, monitor: bool = False) -> None:
+    def _note_reads(self, result: StatementResult, role: str, *, monitor: str | None = None) -> None:
         """Remember when the team last read each table (a query of theirs, or a monitor),
         and what the read showed (a monitor shows something only when it returns rows)."""
         if result.ok:
@@ -481,7 +481,7 @@ class Session:
             if result.reads and shown and not self.exercise.role(role).automated:
                 self._looks.append(_Look(n=len(self._looks) + 1, since=len(self.events),
                                          minute=self.minute, role=role, sql=result.sql,
-                                         tables=frozenset(result.reads),
+                                         tables=frozenset(result.reads), monitor=monitor,
                                          digest=_digest(result.columns, result.rows)))
 
     def _remember_looks(self, finding: str, evidence: str | None) -> None:
@@ -1061,7 +1061,7 @@ class Session:
                 self._emit(ev.MonitorError(name=monitor.name, error=error or ""))
                 self._alerting.add(monitor.name)
             return
-        self._note_reads(result, monitor.role, monitor=True)
+        self._note_reads(result, monitor.role, monitor=monitor.name)
         self._check_world(if_changed=True)
         if result.rows and self.healthy and monitor.name not in self.facts.noisy_monitors:
             # rows while nothing is wrong: noise, now and for the rest of the night
@@ -1215,10 +1215,12 @@ class Session:
         for minute, finding, looks in self._declared_looks:
             if finding in settled:
                 continue
-            seen = [checks.get((k.name, self.time_of(k.minute))) for k in looks]
-            real = any(c is None for c in seen) or any(  # no normal night to ask: it stands
+            # a monitor judged noise shows nothing about the fault, whatever it returned
+            kept = tuple(k for k in looks if k.monitor not in self.facts.noisy_monitors)
+            seen = [checks.get((k.name, self.time_of(k.minute))) for k in kept]
+            real = bool(kept) and (any(c is None for c in seen) or any(  # None: no normal night
                 c is not None and (c.error or c.digest != k.digest)
-                for c, k in zip(seen, looks, strict=True))
+                for c, k in zip(seen, kept, strict=True)))
             credited = next((c for c in self.facts.confirmed if c[1] == finding), None)
             if real:
                 settled.add(finding)
@@ -1249,6 +1251,7 @@ class _Look:
     sql: str
     tables: frozenset[str]
     digest: str
+    monitor: str | None = None  # the monitor whose run it was, if one
 
     @property
     def name(self) -> str:
