@@ -120,7 +120,29 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("--length", type=float, default=None, metavar="MINUTES",
                         help="live pace: fit the whole exercise into this many real minutes")
     _team_parsers(sub)
+    _serve_parser(sub)
     return parser
+
+
+def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from pathlib import Path
+
+    serve = sub.add_parser("serve", help="raceday in browsers (textual-serve): each browser "
+                           "plays its own session, or takes a seat with --join")
+    serve.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1; 0.0.0.0 for a room)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--public-url", default=None, metavar="URL",
+                       help="the address browsers reach the server by (behind a proxy)")
+    serve.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    serve.add_argument("--join", type=Path, default=None, metavar="SESSION",
+                       help="a team session's folder: each browser takes the next free seat")
+    serve.add_argument("--token", action="append", default=None, dest="tokens",
+                       help="with --join: a seat's token from the host (once per seat; "
+                       "or RACEDAY_TOKENS=T1,T2,...)")
+    serve.add_argument("--team", default=None, help="with --join: the team, when the host "
+                       "runs several")
 
 
 def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -260,6 +282,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         return _team(args, out)
     if command == "resume":
         return _resume(args, out)
+    if command == "serve":
+        return _serve(args)
     raise AssertionError(command)
 
 
@@ -342,6 +366,27 @@ def _team(args: argparse.Namespace, out: Console) -> int:
             raise InputError(["a seat needs its token: --token T (the host printed one per seat)"])
         return launch.join(args.session, args.player, args.role, token, team=args.team)
     return launch.watch(args.session, team=args.team)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """`raceday serve`: textual-serve, imported by web/serve.py only (an extra: `[web]`)."""
+    import os
+
+    from raceday.web.serve import Join, serve
+
+    join = None
+    if args.join is not None:
+        tokens = args.tokens or [t for t in os.environ.get("RACEDAY_TOKENS", "").split(",") if t]
+        if not tokens:
+            raise InputError(["--join needs the seats' tokens: --token T once per seat (the "
+                              "host printed one per seat) or RACEDAY_TOKENS=T1,T2,..."])
+        if args.exercise is not None:
+            raise InputError(["--join takes no exercise: the host chose it"])
+        join = Join(args.join, tuple(tokens), args.team)
+    elif args.tokens or args.team:
+        raise InputError(["--token and --team go with --join SESSION"])
+    return serve(args.exercise, host=args.host, port=args.port, public_url=args.public_url,
+                 transcripts=args.transcripts, join=join)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:

@@ -1,0 +1,119 @@
+"""`raceday serve`: the launcher (or a team session's seats) in browsers, with textual-serve.
+
+For workshops where attendees have no Python: each browser's websocket starts its own
+`raceday play` process (textual-serve does that), so each browser plays its own session and
+the server's transcripts folder collects them all. With `--join`, each browser starts
+`raceday join` on the next free seat of the tokens it was given (web/seat.py).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shlex
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from raceday.errors import RacedayError
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+SEATS_VARIABLE = "RACEDAY_WEB_SEATS"  # the seat pool's JSON, for web/seat.py in each browser's process
+MISSING = ("`raceday serve` needs textual-serve, which is not installed: "
+           "pip install 'raceday[web]'")
+
+
+@dataclass(frozen=True)
+class Join:
+    """A team session whose seats the browsers take, one token each."""
+
+    session: Path
+    tokens: tuple[str, ...]
+    team: str | None = None
+
+
+def play_command(exercise: str | None, transcripts: Path) -> list[str]:
+    """What each browser runs to play on its own: the launcher, or the exercise's briefing."""
+    return [sys.executable, "-m", "raceday", "play", *([exercise] if exercise else []),
+            "--transcripts", str(transcripts.resolve())]
+
+
+def seat_command() -> list[str]:
+    """What each browser runs to take a seat: the pool is in the environment, not on `ps`."""
+    return [sys.executable, "-m", "raceday.web.seat"]
+
+
+def check_port(host: str, port: int) -> None:
+    """One line, before any banner, when the address cannot be listened on."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise RacedayError(f"cannot serve on {host}:{port}: unknown host ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as aiohttp does
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise RacedayError(_port_problem(host, port, exc)) from None
+
+
+def _port_problem(host: str, port: int, exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return f"cannot serve on {host}:{port}: the port is in use (choose another with --port)"
+    if exc.errno == errno.EACCES:
+        return f"cannot serve on {host}:{port}: permission denied (ports below 1024 need root)"
+    return f"cannot serve on {host}:{port}: {exc.strerror or exc}"
+
+
+def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
+          public_url: str | None = None, transcripts: Path = Path("transcripts"),
+          join: Join | None = None) -> int:
+    """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner."""
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise RacedayError(MISSING) from None
+    if exercise is not None:
+        from raceday.commands import load_named_exercise
+
+        load_named_exercise(exercise)  # a bad exercise is `file:line` now, not in each browser
+    if join is not None:
+        command = seat_command()
+        os.environ[SEATS_VARIABLE] = _pool(join)
+        what = f"a seat of {join.session} ({len(join.tokens)} seats)"
+    else:
+        Path(transcripts).mkdir(parents=True, exist_ok=True)
+        command = play_command(exercise, Path(transcripts))
+        what = f"raceday play {exercise}" if exercise else "the raceday launcher"
+    check_port(host, port)
+
+    class RacedayServer(Server):
+        """textual-serve's server, with raceday's own one-line banner."""
+
+        async def on_startup(self, app: web.Application) -> None:
+            self.console.print(f"raceday serve: {what} for each browser at {self.public_url} "
+                               "(Ctrl-C stops)", highlight=False, markup=False,
+                               soft_wrap=True)
+
+    server = RacedayServer(shlex.join(command), host=host, port=port, title="raceday",
+                           public_url=public_url)
+    try:
+        server.serve()
+    except OSError as exc:  # lost the port between the check and the listen
+        raise RacedayError(_port_problem(host, port, exc)) from None
+    return 0
+
+
+def _pool(join: Join) -> str:
+    """The seat pool each browser's process claims from: tokens and a private lock folder."""
+    locks = tempfile.mkdtemp(prefix="raceday-seats-")  # mode 0700: the tokens' claims
+    pool: dict[str, Any] = {"session": str(join.session.resolve()), "team": join.team,
+                            "tokens": list(join.tokens), "locks": locks}
+    return json.dumps(pool)
