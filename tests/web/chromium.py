@@ -150,7 +150,9 @@ class Page:
             if text in self.screen_text()[since:]:
                 return time.monotonic() - start
             time.sleep(0.1)
-        raise TimeoutError(f"{text!r} did not reach the page in {timeout:.0f} s")
+        failed = Path(tempfile.gettempdir()) / f"raceday-page-{self.target}.png"
+        self.screenshot(failed)
+        raise TimeoutError(f"{text!r} did not reach the page in {timeout:.0f} s (the page: {failed})")
 
     def focus(self) -> None:
         self.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
