@@ -1,9 +1,10 @@
-"""One browser's seat under `raceday serve --join`: claim the next free token, become
-`raceday join` with it.
+"""One browser's seat under `raceday serve --join`: claim the next free token, then play
+`raceday join`'s seat screen with it.
 
 textual-serve starts this once per browser. A seat is claimed with a lock file named after the
-token's place, holding this process's id; `raceday join` keeps the id (this process execs it),
-so the seat is free again once that browser's process is gone.
+token's place, holding this process's id, so the seat is free again once that browser's
+process is gone. What stops a browser from taking a seat (none free, a token the session does
+not know) is shown in that browser: a page that never draws would tell its player nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import sys
 from pathlib import Path
 
+from raceday.errors import RacedayError
+from raceday.inert import inert
 from raceday.web.serve import SEATS_VARIABLE
 
 
@@ -51,18 +54,36 @@ def _alive(lock: Path) -> bool:
 
 
 def main() -> int:
-    pool = json.loads(os.environ[SEATS_VARIABLE])
+    pool = json.loads(os.environ.pop(SEATS_VARIABLE))
     tokens: list[str] = pool["tokens"]
-    place = claim(Path(pool["locks"]), len(tokens))
-    if place is None:
-        sys.stderr.write(f"raceday: every seat of {pool['session']} is taken "
-                         f"({len(tokens)} seats); ask the host for another token\n")
+    try:
+        place = claim(Path(pool["locks"]), len(tokens))
+        if place is None:
+            raise RacedayError(f"every seat of {pool['session']} is taken ({len(tokens)} "
+                               "seats): ask the host for another token")
+        from raceday.tui.team.launch import join
+
+        return join(Path(pool["session"]), f"browser-{place + 1}", None, tokens[place],
+                    team=pool["team"])
+    except RacedayError as exc:
+        sys.stderr.write(inert(f"raceday: {exc}", one_line=True) + "\n")
+        _tell(inert(f"raceday: {exc}", one_line=True))
         return 2
-    env = {k: v for k, v in os.environ.items() if k != SEATS_VARIABLE}
-    env["RACEDAY_TOKEN"] = tokens[place]  # not on the command line
-    argv = [sys.executable, "-m", "raceday", "join", pool["session"], "--as",
-            f"browser-{place + 1}", *(["--team", pool["team"]] if pool["team"] else [])]
-    os.execve(sys.executable, argv, env)
+
+
+def _tell(line: str) -> None:
+    """The one line in the browser, until its player closes it (q)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Static
+
+    class Told(App[None]):
+        BINDINGS = [("q", "quit", "Close")]
+
+        def compose(self) -> ComposeResult:
+            yield Static(line, markup=False)
+            yield Footer()
+
+    Told().run()
 
 
 if __name__ == "__main__":

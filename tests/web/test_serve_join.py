@@ -1,0 +1,76 @@
+"""`raceday serve --join`: each browser takes the next free seat of a team session."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from chromium import Browser, Page, available
+from conftest import start_serve, stop_serve
+
+from raceday.web.seat import claim
+
+
+def ended(page: Page) -> bool:
+    return bool(page.evaluate("document.body.classList.contains('-closed')"))
+
+
+def test_each_claim_takes_the_next_free_seat_and_a_gone_process_frees_its_own(
+        tmp_path: Path) -> None:
+    assert [claim(tmp_path, 2), claim(tmp_path, 2), claim(tmp_path, 2)] == [0, 1, None]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    (tmp_path / "1").write_text(gone.stdout.strip())  # seat 1's browser closed: its process ended
+    assert claim(tmp_path, 2) == 1
+    assert (tmp_path / "1").read_text() == str(os.getpid())
+
+
+def test_join_needs_tokens(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "raceday", "serve", "--join", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k != "RACEDAY_TOKENS"})
+    assert done.returncode == 2
+    assert done.stderr.startswith("raceday: --join needs the seats' tokens: --token T")
+
+
+@pytest.mark.skipif(not available(), reason="no chromium (/usr/bin/chromium): apt-get install "
+                    "chromium to test raceday in a browser")
+def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
+        tmp_path: Path) -> None:
+    host = subprocess.Popen(
+        [sys.executable, "-m", "raceday", "host", "lost-update-basics", "--headless", "--pace",
+         "turns", "--transcripts", str(tmp_path / "hosted")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert host.stdout is not None
+        lines = [host.stdout.readline() for _ in range(4)]
+        joins = [m for line in lines if (m := re.search(r"raceday join (\S+) .*--token (\S+)", line))]
+        assert len(joins) == 1, lines  # the exercise's one player seat
+        session, token = joins[0].groups()
+        served = start_serve(tmp_path, "--join", session, "--token", token)
+        try:
+            with Browser() as browser:
+                seated = browser.page(served.url)
+                seated.wait_for("(browser-1)", timeout=90)  # the seat's status bar: role (name)
+                assert "The lost update" in seated.screen_text()
+                second = browser.page(served.url)  # a second browser: no seat left
+                second.wait_for("raceday: every seat of", timeout=90)
+                told = "".join(second.screen_text().split())  # the line wraps on the page
+                assert "istaken(1seats):askthehostforanothertoken" in told
+                assert not ended(second)
+                second.focus()
+                second.type("q")  # closes it: the page's "Session ended." dialog
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not ended(second):
+                    time.sleep(0.2)
+                assert ended(second)
+        finally:
+            stop_serve(served)
+    finally:
+        host.send_signal(2)
+        host.communicate(timeout=60)
