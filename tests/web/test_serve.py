@@ -22,10 +22,10 @@ needs_chromium = pytest.mark.skipif(not available(), reason="no chromium (/usr/b
 LAUNCHER = "The DNS race: us-east-1, 19-20 October 2025"  # the launcher's first exercise
 
 
-def play_a_statement(page: Page, word: str) -> str:
+def play_a_statement(page: Page, head: str, tail: str) -> str:
     """From the launcher: its briefing, the night, a statement typed and run with F5.
 
-    The statement computes `word`, so the result reaching the page proves it ran."""
+    The statement computes `head + tail`, so the result reaching the page proves it ran."""
     page.wait_for(LAUNCHER)
     page.focus()
     page.press("Enter")  # the briefing
@@ -35,14 +35,13 @@ def play_a_statement(page: Page, word: str) -> str:
     page.wait_for("F5 run")
     time.sleep(1)
     since = len(page.screen_text())
-    half = len(word) // 2
-    statement = f"SELECT '{word[:half]}' || '{word[half:]}' AS checked;"
+    statement = f"SELECT '{head}' || '{tail}' AS checked;"
     page.type(statement)
     page.press("Enter")  # the editor's own statement moves down a line ...
     page.press("ArrowUp")  # ... and F5 runs the one under the cursor: ours
     time.sleep(1)  # F5 is the app's own key: it would not wait for the editor's cursor
     page.press("F5")
-    page.wait_for(word, since=since)
+    page.wait_for(head + tail, since=since)
     return statement
 
 
@@ -58,7 +57,7 @@ def test_the_browser_shows_the_launcher_and_runs_a_typed_statement(served: Serve
         page.wait_for(LAUNCHER)
         time.sleep(1)  # the frames drawn
         page.screenshot(tmp_path / "launcher.png")
-        statement = play_a_statement(page, "browserok")
+        statement = play_a_statement(page, "browser", "-ok")
         time.sleep(1)
         page.screenshot(tmp_path / "statement.png")
     keep = os.environ.get("RACEDAY_SCREENSHOTS")  # where a person wants to look at them
@@ -75,8 +74,9 @@ def test_the_browser_shows_the_launcher_and_runs_a_typed_statement(served: Serve
 def test_each_browser_plays_its_own_session(served: Served) -> None:
     with Browser() as browser:
         first, second = browser.page(served.url), browser.page(served.url)
-        ours = play_a_statement(first, "firstone"), play_a_statement(second, "secondtwo")
-        assert "firstone" not in second.screen_text()
+        ours = (play_a_statement(first, "first", "-one"),
+                play_a_statement(second, "second", "-two"))
+        assert "first-one" not in second.screen_text()
     transcripts = statements_in(served.transcripts)
     assert len(transcripts) == 2
     for statement in ours:  # each in one session, not the other's
