@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import shlex
 import socket
@@ -95,7 +96,14 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
     check_port(host, port)
 
     class RacedayServer(Server):
-        """textual-serve's server, with raceday's own one-line banner."""
+        """textual-serve's server, with raceday's own one-line banner and no line per
+        request (a room of browsers would bury what matters: a session that fails)."""
+
+        def initialize_logging(self) -> None:
+            super().initialize_logging()
+            logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+            # Ctrl-C with browsers open: asyncio's word that it reaped their processes late.
+            logging.getLogger("asyncio").setLevel(logging.ERROR)
 
         async def on_startup(self, app: web.Application) -> None:
             self.console.print(f"raceday serve: {what} for each browser at {self.public_url} "
