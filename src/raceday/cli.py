@@ -138,7 +138,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     serve.add_argument("--transcripts", type=Path, default=Path("transcripts"))
     serve.add_argument("--join", type=Path, default=None, metavar="SESSION",
                        help="a team session's folder: each browser takes the next free seat")
-    serve.add_argument("--token", action="append", default=None, dest="tokens",
+    serve.add_argument("--token", action="append", default=None, dest="tokens", metavar="TOKEN",
                        help="with --join: a seat's token from the host (once per seat; "
                        "or RACEDAY_TOKENS=T1,T2,...)")
     serve.add_argument("--team", default=None, help="with --join: the team, when the host "
@@ -382,6 +382,8 @@ def _serve(args: argparse.Namespace) -> int:
                               "host printed one per seat) or RACEDAY_TOKENS=T1,T2,..."])
         if args.exercise is not None:
             raise InputError(["--join takes no exercise: the host chose it"])
+        if not args.join.is_dir():
+            raise InputError([f"{args.join}: no such session folder (the host printed it)"])
         join = Join(args.join, tuple(tokens), args.team)
     elif args.tokens or args.team:
         raise InputError(["--token and --team go with --join SESSION"])

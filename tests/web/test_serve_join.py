@@ -38,20 +38,47 @@ def test_join_needs_tokens(tmp_path: Path) -> None:
     assert done.stderr.startswith("raceday: --join needs the seats' tokens: --token T")
 
 
-@pytest.mark.skipif(not available(), reason="no chromium (/usr/bin/chromium): apt-get install "
-                    "chromium to test raceday in a browser")
-def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
-        tmp_path: Path) -> None:
+needs_chromium = pytest.mark.skipif(not available(), reason="no chromium (/usr/bin/chromium): "
+                                    "apt-get install chromium to test raceday in a browser")
+
+
+def start_host(folder: Path) -> tuple[subprocess.Popen[str], str, str]:
+    """`raceday host --headless` of the lost update: the host, its session and its one token."""
     host = subprocess.Popen(
         [sys.executable, "-m", "raceday", "host", "lost-update-basics", "--headless", "--pace",
-         "turns", "--transcripts", str(tmp_path / "hosted")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "turns", "--transcripts", str(folder / "hosted")],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert host.stdout is not None
+    lines = [host.stdout.readline() for _ in range(4)]
+    joins = [m for line in lines if (m := re.search(r"raceday join (\S+) .*--token (\S+)", line))]
+    assert len(joins) == 1, lines  # the exercise's one player seat
+    session, token = joins[0].groups()
+    return host, session, token
+
+
+@needs_chromium
+def test_a_browser_on_a_session_that_is_over_is_shown_it_ended(tmp_path: Path) -> None:
+    host, session, token = start_host(tmp_path)
+    host.send_signal(2)  # the facilitator ends it: scored, over
+    host.communicate(timeout=60)
+    served = start_serve(tmp_path, "--join", session, "--token", token)
     try:
-        assert host.stdout is not None
-        lines = [host.stdout.readline() for _ in range(4)]
-        joins = [m for line in lines if (m := re.search(r"raceday join (\S+) .*--token (\S+)", line))]
-        assert len(joins) == 1, lines  # the exercise's one player seat
-        session, token = joins[0].groups()
+        with Browser() as browser:
+            page = browser.page(served.url)
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and not ended(page):
+                time.sleep(0.2)
+            assert ended(page)  # "Session ended.", not a page that never draws
+    finally:
+        printed = stop_serve(served)
+    assert "is over" in printed
+
+
+@needs_chromium
+def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
+        tmp_path: Path) -> None:
+    host, session, token = start_host(tmp_path)
+    try:
         served = start_serve(tmp_path, "--join", session, "--token", token)
         try:
             with Browser() as browser:

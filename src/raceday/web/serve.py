@@ -24,6 +24,7 @@ from raceday.errors import RacedayError
 
 if TYPE_CHECKING:
     from aiohttp import web
+    from textual_serve.app_service import AppService
 
 SEATS_VARIABLE = "RACEDAY_WEB_SEATS"  # the seat pool's JSON, for web/seat.py in each browser's process
 MISSING = ("`raceday serve` needs textual-serve, which is not installed: "
@@ -78,9 +79,12 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
           join: Join | None = None) -> int:
     """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner."""
     try:
-        from textual_serve.server import Server
+        from textual_serve import server as textual_serve
+        from textual_serve.app_service import AppService
     except ImportError:
         raise RacedayError(MISSING) from None
+    # The server makes one per browser under this name: the one that closes when done.
+    setattr(textual_serve, "AppService", _closing(AppService))  # noqa: B010
     if exercise is not None:
         from raceday.commands import load_named_exercise
 
@@ -95,7 +99,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         what = f"raceday play {exercise}" if exercise else "the raceday launcher"
     check_port(host, port)
 
-    class RacedayServer(Server):
+    class RacedayServer(textual_serve.Server):
         """textual-serve's server, with raceday's own one-line banner and no line per
         request (a room of browsers would bury what matters: a session that fails)."""
 
@@ -117,6 +121,25 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
     except OSError as exc:  # lost the port between the check and the listen
         raise RacedayError(_port_problem(host, port, exc)) from None
     return 0
+
+
+def _closing(base: type[AppService]) -> type[AppService]:
+    """textual-serve's AppService, closing the browser's socket when its process ends.
+
+    textual-serve closes it when the app says it exits; a process that ends before its app
+    starts (`raceday join` on a session that is over, a crash) would leave the page blank
+    for good. Closed, the page shows "Session ended." and a Restart button."""
+    if getattr(base, "closes_when_done", False):
+        return base
+
+    class Closing(base):  # type: ignore[valid-type,misc]  # a class made at run time
+        closes_when_done = True
+
+        async def run(self) -> None:
+            await super().run()
+            await self.remote_close()
+
+    return Closing
 
 
 def _pool(join: Join) -> str:
