@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import shlex
+import shutil
 import socket
 import sys
 import tempfile
@@ -89,9 +90,11 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         from raceday.commands import load_named_exercise
 
         load_named_exercise(exercise)  # a bad exercise is `file:line` now, not in each browser
+    locks = None
     if join is not None:
         command = seat_command()
-        os.environ[SEATS_VARIABLE] = _pool(join)
+        locks = tempfile.mkdtemp(prefix="raceday-seats-")  # mode 0700: the seats' claims
+        os.environ[SEATS_VARIABLE] = _pool(join, locks)
         what = f"a seat of {join.session} ({len(join.tokens)} seats)"
     else:
         Path(transcripts).mkdir(parents=True, exist_ok=True)
@@ -120,6 +123,9 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         server.serve()
     except OSError as exc:  # lost the port between the check and the listen
         raise RacedayError(_port_problem(host, port, exc)) from None
+    finally:
+        if locks is not None:
+            shutil.rmtree(locks, ignore_errors=True)
     return 0
 
 
@@ -142,9 +148,8 @@ def _closing(base: type[AppService]) -> type[AppService]:
     return Closing
 
 
-def _pool(join: Join) -> str:
+def _pool(join: Join, locks: str) -> str:
     """The seat pool each browser's process claims from: tokens and a private lock folder."""
-    locks = tempfile.mkdtemp(prefix="raceday-seats-")  # mode 0700: the tokens' claims
     pool: dict[str, Any] = {"session": str(join.session.resolve()), "team": join.team,
                             "tokens": list(join.tokens), "locks": locks}
     return json.dumps(pool)
