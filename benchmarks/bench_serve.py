@@ -248,8 +248,8 @@ def _browser_tabs(port: int, tabs: int) -> None:
             page.wait_for(FIRST_SCREEN, timeout=120)
             times.append(time.monotonic() - started)
             page.close()
-    print(f"  time to first screen in headless chromium ({tabs} tabs, one at a time, the "
-          f"sessions above open): median {_median(times):.2f} s, max {max(times):.2f} s")
+    print(f"  time to first screen in headless chromium ({tabs} tab{'' if tabs == 1 else 's'}, "
+          f"one at a time, the sessions above open): median {_median(times):.2f} s, max {max(times):.2f} s")
 
 
 def _median(values: list[float]) -> float:
