@@ -61,7 +61,7 @@ def test_a_browser_on_a_session_that_is_over_is_shown_it_ended(tmp_path: Path) -
     host, session, token = start_host(tmp_path)
     host.send_signal(2)  # the facilitator ends it: scored, over
     host.communicate(timeout=60)
-    served = start_serve(tmp_path, "--join", session, "--token", token)
+    served = start_serve(tmp_path, "--join", session, f"--token={token}")  # a token may start with -
     try:
         with Browser() as browser:
             page = browser.page(served.url)
@@ -79,7 +79,7 @@ def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
         tmp_path: Path) -> None:
     host, session, token = start_host(tmp_path)
     try:
-        served = start_serve(tmp_path, "--join", session, "--token", token)
+        served = start_serve(tmp_path, "--join", session, f"--token={token}")  # a token may start with -
         try:
             with Browser() as browser:
                 seated = browser.page(served.url)
