@@ -157,6 +157,8 @@ class Session:
         world's checks (truth, invariants, milestones) are skipped."""
         self.final_replay: ev.ReplayResult | None = None
         self._actions = (0, 0)  # (minute, actions taken in it)
+        self._faces: dict[int, str] = {}  # minute -> clock face
+        self._role_defs = {r.id: r for r in exercise.roles}  # every statement looks its role up
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._build_agenda()
 
@@ -168,8 +170,11 @@ class Session:
 
     def _emit(self, event: E) -> E:
         if self.team_left_at is not None and not isinstance(event, ev.ScoreEvent):
-            event = replace(event, after_team_left=True)
-        record = self.log.append(replace(event, sim_time=self.clock_face, minute=self.minute))
+            stamped = ev.stamped(event, after_team_left=True, sim_time=self.clock_face,
+                                 minute=self.minute)
+        else:
+            stamped = ev.stamped(event, sim_time=self.clock_face, minute=self.minute)
+        record = self.log.append(stamped)
         self.events.append(record)
         for listener in self._listeners:
             listener(record)
@@ -177,7 +182,10 @@ class Session:
 
     @property
     def clock_face(self) -> str:
-        return clock_time(self.exercise.clock.start, self.minute)
+        face = self._faces.get(self.minute)  # asked for by every event: worked out once
+        if face is None:
+            face = self._faces[self.minute] = clock_time(self.exercise.clock.start, self.minute)
+        return face
 
     def time_of(self, minute: int) -> str:
         return clock_time(self.exercise.clock.start, minute)
@@ -820,7 +828,7 @@ class Session:
                           task: str | None = None, statement: str | None = None) -> None:
         if result.error_kind == "machine":  # the world cannot be written: play cannot go on
             raise MachineError(result.error or "the world cannot be written")  # (not recorded)
-        role_def = self.exercise.role(role)
+        role_def = self._role_defs.get(role) or self.exercise.role(role)
         break_glass = bool(result.break_glass) or any(
             t in role_def.break_glass and t not in role_def.write for t in result.writes)
         self._emit(ev.Statement(

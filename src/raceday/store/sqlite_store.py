@@ -22,6 +22,7 @@ query nor a row write (CREATE, DROP, ALTER, PRAGMA, BEGIN/ROLLBACK, ...). Only t
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sqlite3
 import threading
@@ -83,6 +84,7 @@ MAX_ERROR_CHARS = 300
 MAX_RESULT_BYTES = 16_000_000
 # How often (in SQLite VM instructions) the progress handler checks the deadline.
 PROGRESS_EVERY = 1000
+_clock = time.perf_counter  # the progress handler's clock, bound once
 
 # Statements whose cursor.rowcount Python fills in (it looks at the first word only).
 _PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
@@ -133,7 +135,9 @@ class WorldStore:
         self.max_world_bytes = max_world_bytes
         self._roles = {role.id: role for role in roles}
         self._lock = threading.Lock()
-        self._cancel = threading.Event()
+        # Set from any thread by interrupt(): a plain flag, read by the progress handler
+        # every PROGRESS_EVERY instructions (millions of times in a large world's night).
+        self._cancelled = False
         self._deadline = float("inf")
         self._closed = False
         self._role_conns: dict[str, _RoleConnection] = {}
@@ -141,6 +145,7 @@ class WorldStore:
         self._schema_version = -1
         # True when the schema may have changed since the names were read (module docstring).
         self._schema_unsure = True
+        self._file = str(self.path)  # checked at every call: os.path, not pathlib
         if not self.path.exists():
             raise StoreError(f"no world database at {self.path}")
         try:
@@ -305,7 +310,7 @@ class WorldStore:
 
     def interrupt(self) -> None:
         """Cancel the running statement (Escape in the TUI). Safe from any thread; no lock."""
-        self._cancel.set()
+        self._cancelled = True
 
     # -- trusted SQL ----------------------------------------------------------------------
 
@@ -388,14 +393,13 @@ class WorldStore:
         """The checks at the start of every public call; the caller holds the lock."""
         if self._closed:
             raise StoreError("the world store is closed")
-        if not self.path.exists():  # deleted under us: SQLite would go on in a file nobody sees
+        if not os.path.exists(self._file):  # deleted under us: SQLite would go on in a file nobody sees
             raise WorldUnavailable(f"{self.path}: the world's file is gone (deleted or moved)")
-        if self._cancel.is_set():  # clear() takes the event's lock even when there is nothing to clear
-            self._cancel.clear()
+        self._cancelled = False
 
     def _progress(self) -> int:
         """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
-        if self._cancel.is_set() or time.perf_counter() >= self._deadline:
+        if self._cancelled or _clock() >= self._deadline:
             return 1
         return 0
 
@@ -556,7 +560,7 @@ class WorldStore:
                 return "constraint", _one_line(message)
             if message == "interrupted":
                 seconds = time.perf_counter() - started
-                if self._cancel.is_set():
+                if self._cancelled:
                     return "timeout", f"statement cancelled after {seconds:.1f} s"
                 return (
                     "timeout",

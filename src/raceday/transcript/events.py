@@ -585,12 +585,34 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 )
 BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
 _BASE_FIELDS = ("seq", "sim_time", "minute", "kind")
+_STAMPS = frozenset({"seq", "sim_time", "minute", "wall_time", "after_team_left"})
+_E = typing.TypeVar("_E", bound=Event)
+
+
+def stamped(event: _E, **stamps: Any) -> _E:
+    """The event with its place in the log set (seq, sim_time, minute, wall_time,
+    after_team_left): `dataclasses.replace` without running `__init__` again.
+
+    Every event is stamped twice (by the session, then by the log), and replace() costs ten
+    times this copy; events have no `__post_init__` and no slots, so the copy of the fields
+    with the stamps set is the same value replace() would give."""
+    if not stamps.keys() <= _STAMPS:
+        raise TypeError(f"not an event's stamp: {sorted(set(stamps) - _STAMPS)}")
+    copy = object.__new__(type(event))
+    copy.__dict__.update(event.__dict__)
+    copy.__dict__.update(stamps)
+    return copy
 
 
 # -- to JSON ------------------------------------------------------------------------------------
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in _SCALARS:  # most values: nothing to turn
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -626,24 +648,37 @@ def to_record(event: Event) -> dict[str, Any]:
             record["prevented"] = list(result.prevented)
             record["happened"] = list(result.happened)
     else:
-        for f in dataclasses.fields(event):
-            if f.name in _BASE_FIELDS or f.name == "wall_time":
+        values = event.__dict__
+        for name, empty, default in _written_fields(type(event)):
+            value = values[name]
+            if empty and bool(value == default):
                 continue
-            value = getattr(event, f.name)
-            if _is_empty_default(f, value):
-                continue
-            record[f.name] = _plain(value)
+            record[name] = _plain(value)
     record["wall_time"] = event.wall_time
     return record
 
 
-def _is_empty_default(f: dataclasses.Field[Any], value: Any) -> bool:
-    """Left at its default (a value that says nothing), so not worth a place in the line."""
-    if f.default is not dataclasses.MISSING:
-        return f.default in (None, False, (), "") and bool(value == f.default)
-    if f.default_factory is not dataclasses.MISSING:
-        return bool(value == f.default_factory())
-    return False
+_WRITTEN: dict[type[Any], tuple[tuple[str, bool, Any], ...]] = {}
+
+
+def _written_fields(cls: type[Any]) -> tuple[tuple[str, bool, Any], ...]:
+    """Each field a line may hold, in order, as (name, left out when equal to the default,
+    the default): optional fields left at an empty default (a value that says nothing) are not
+    worth a place in the line. Worked out once per kind."""
+    known = _WRITTEN.get(cls)
+    if known is None:
+        plan = []
+        for f in dataclasses.fields(cls):
+            if f.name in _BASE_FIELDS or f.name == "wall_time":
+                continue
+            if f.default is not dataclasses.MISSING:
+                plan.append((f.name, f.default in (None, False, (), ""), f.default))
+            elif f.default_factory is not dataclasses.MISSING:
+                plan.append((f.name, True, f.default_factory()))  # compared, never given out
+            else:
+                plan.append((f.name, False, None))
+        known = _WRITTEN[cls] = tuple(plan)
+    return known
 
 
 def to_json_line(event: Event) -> str:

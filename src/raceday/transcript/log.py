@@ -8,7 +8,6 @@ back is typed events in order, or one line naming what is wrong and where. A tor
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import fcntl
 import json
@@ -29,6 +28,7 @@ from raceday.transcript.events import (
     SessionStart,
     check_base,
     from_record,
+    stamped,
     to_json_line,
 )
 
@@ -101,7 +101,7 @@ class EventLog:
         if self._closed:
             raise TranscriptWriteError(f"{self.path}: the transcript is closed")
         wall = event.wall_time or datetime.now(UTC).isoformat(timespec="milliseconds")
-        record = dataclasses.replace(event, seq=self._seq + 1, wall_time=wall)
+        record = stamped(event, seq=self._seq + 1, wall_time=wall)
         data = (to_json_line(record) + "\n").encode("utf-8")  # encoded whole before the number
         try:
             view = memoryview(data)
