@@ -155,8 +155,8 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
             shutil.copyfile(old.with_name(old.name + ".db"), world)
         return before
     folder.mkdir(parents=True)
-    store = WorldStore.open(world, exercise.roles)
-    log = EventLog(folder) if judge_world else _UnwrittenLog(folder)
+    store = WorldStore.open(world, exercise.roles, durable=False)
+    log = EventLog(folder, durable=False) if judge_world else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
     session.probes = list(probes)

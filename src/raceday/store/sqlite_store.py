@@ -128,8 +128,12 @@ class WorldStore:
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         max_world_bytes: int = MAX_WORLD_BYTES,
+        durable: bool = True,
     ) -> None:
         self.path = Path(path)
+        # A replay's world is thrown away when the replay is read: no fsync for it (on a
+        # busy disk the syncs of a checkpoint and a close took longer than the night).
+        self._durable = durable
         self.row_cap = row_cap
         self.time_limit_s = time_limit_s
         self.max_world_bytes = max_world_bytes
@@ -154,6 +158,8 @@ class WorldStore:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         try:
             _harden(self._app)
+            if not durable:
+                self._app.execute("PRAGMA synchronous=OFF")
             limit_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
@@ -223,9 +229,12 @@ class WorldStore:
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         max_world_bytes: int = MAX_WORLD_BYTES,
+        durable: bool = True,
     ) -> WorldStore:
-        """Open an existing world (a saved session, a copy for the replay)."""
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes)
+        """Open an existing world (a saved session, a copy for the replay: `durable=False`,
+        nothing is synced to disk, since nothing reads it after a crash)."""
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s,
+                   max_world_bytes=max_world_bytes, durable=durable)
 
     def __enter__(self) -> WorldStore:
         return self
@@ -352,10 +361,12 @@ class WorldStore:
             return _describe(self._app)
 
     def backup_to(self, path: Path) -> None:
-        """Write a consistent copy of the world to `path` (SQLite backup API, one file)."""
+        """Write a consistent copy of the world to `path` (SQLite backup API, one file; not
+        synced to disk: the replay's copy, read at once and deleted)."""
         with self._call():
             target = sqlite3.connect(str(path), isolation_level=None)
             try:
+                target.execute("PRAGMA synchronous=OFF")  # a copy for the replay: no fsync
                 self._app.backup(target)
                 target.execute("PRAGMA journal_mode=DELETE")
             finally:
@@ -420,6 +431,8 @@ class WorldStore:
             raise WorldUnavailable(f"{self.path}: the world cannot be opened ({exc})") from exc
         try:
             _harden(conn)
+            if not self._durable:
+                conn.execute("PRAGMA synchronous=OFF")
             limit_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)

@@ -725,7 +725,9 @@ def from_record(record: Any) -> Event:
 
 def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
     hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
     unknown = [k for k in data if k not in fields]
     if unknown:
         raise EventError(f"{where}: unknown field {unknown[0]!r}")
@@ -740,6 +742,9 @@ def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
+_FIELDS: dict[type[Any], dict[str, dataclasses.Field[Any]]] = {}
+_SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+_EXACT = frozenset({str, int, bool, float})  # a value of exactly the annotated type is kept
 
 
 def _hints(cls: type[Any]) -> dict[str, Any]:
@@ -751,11 +756,16 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
 def _coerce(tp: Any, value: Any, where: str) -> Any:
     """Check `value` against the annotation `tp`, turning lists into tuples and objects into
     the dataclasses they stand for."""
+    if tp is type(value) and tp in _EXACT:  # most values (what the checks below would keep)
+        return value
     if tp is Any:
         return value
-    origin = typing.get_origin(tp)
+    shape = _SHAPES.get(tp)
+    if shape is None:  # typing's answers, asked once per annotation
+        shape = _SHAPES[tp] = (typing.get_origin(tp), typing.get_args(tp))
+    origin = shape[0]
     if origin in (Union, types.UnionType):
-        options = typing.get_args(tp)
+        options = shape[1]
         if value is None:
             if type(None) in options:
                 return None
@@ -774,12 +784,12 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
     if origin is tuple:
         if not isinstance(value, list):
             raise EventError(f"{where}: expected a list, got {_kind_of(value)}")
-        (item, _) = typing.get_args(tp)
+        (item, _) = shape[1]
         return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin in (Mapping, dict, typing.Mapping):
         if not isinstance(value, dict):
             raise EventError(f"{where}: expected an object, got {_kind_of(value)}")
-        _, item = typing.get_args(tp)
+        _, item = shape[1]
         return {k: _coerce(item, v, f"{where}.{k}") for k, v in value.items()}
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
