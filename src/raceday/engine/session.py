@@ -25,6 +25,7 @@ from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
+from raceday.store.split import called_functions, first_keyword
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog, TranscriptWriteError
@@ -159,6 +160,10 @@ class Session:
         self._actions = (0, 0)  # (minute, actions taken in it)
         self._faces: dict[int, str] = {}  # minute -> clock face
         self._role_defs = {r.id: r for r in exercise.roles}  # every statement looks its role up
+        self._table_writes: dict[str, int] = {}  # table (lower case) -> statements that wrote it
+        self._unnamed_writes = 0  # changes not named by table: every kept answer is stale
+        # monitor -> ((role, sql), _world_key of its reads, its last answer)
+        self._monitor_kept: dict[str, tuple[tuple[str, str], tuple[int, ...], StatementResult]] = {}
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._build_agenda()
 
@@ -814,6 +819,8 @@ class Session:
         invariant, a race step) fails closed: it reads as the harm being there, with the error
         as its row. Any other check (a milestone, a kill switch, a task done) reads as no rows.
         """
+        if first_keyword(sql) not in ("SELECT", "VALUES"):  # a check that may write (WITH ...)
+            self._unnamed_writes += 1
         try:
             return list(self.store.app_query(sql, params)[1])
         except MachineError:
@@ -852,6 +859,12 @@ class Session:
             self._schema_epoch += 1
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
+        for table in result.writes:
+            table = table.lower()
+            self._table_writes[table] = self._table_writes.get(table, 0) + 1
+        if not result.ok or (not result.writes and (result.rowcount or 0) > 0):
+            # a failed statement may have kept some rows (ON CONFLICT FAIL): changed, where?
+            self._unnamed_writes += 1
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
 
@@ -1060,9 +1073,31 @@ class Session:
         self._check_world(if_changed=True)
         self._check_player_tasks()
 
-    def _run_monitor(self, monitor: Monitor) -> None:
+    def _monitor_result(self, monitor: Monitor) -> StatementResult | None:
+        """The monitor's answer now: the one it gave last time while none of the tables it
+        read has been written since (nor the schema changed), else it runs again."""
+        kept = self._monitor_kept.get(monitor.name)
+        if kept is not None and kept[0] == (monitor.role, monitor.sql) \
+                and kept[1] == self._world_key(kept[2].reads):
+            return kept[2]
         results = self.store.execute(monitor.role, monitor.sql)
         result = results[0] if results else None
+        if (result is not None and result.ok and len(results) == 1
+                and getattr(self.store, "reads_complete", False) and _steady(monitor.sql)):
+            self._monitor_kept[monitor.name] = ((monitor.role, monitor.sql),
+                                                self._world_key(result.reads), result)
+        else:
+            self._monitor_kept.pop(monitor.name, None)
+        return result
+
+    def _world_key(self, tables: Sequence[str]) -> tuple[int, ...]:
+        """What a read of `tables` depends on: the schema, the writes to each of them, and the
+        changes no table was named for."""
+        writes = self._table_writes
+        return (self._schema_epoch, self._unnamed_writes, *(writes.get(t, 0) for t in tables))
+
+    def _run_monitor(self, monitor: Monitor) -> None:
+        result = self._monitor_result(monitor)
         if result is None or not result.ok:
             error = result.error if result else "no result"
             if monitor.name not in self._alerting:
@@ -1264,6 +1299,22 @@ class _Look:
     @property
     def name(self) -> str:
         return f"look {self.n}"
+
+
+# Functions whose answer changes with no write to any table: a monitor calling one (or
+# reading the clock, or a pragma) runs every minute.
+_UNSTEADY_FUNCTIONS = frozenset({
+    "random", "randomblob", "changes", "last_insert_rowid", "total_changes", "date", "time",
+    "datetime", "julianday", "strftime", "unixepoch", "timediff"})
+
+
+@lru_cache(maxsize=256)
+def _steady(sql: str) -> bool:
+    """True when the query's answer can change only with the tables it reads (or the schema)."""
+    lowered = sql.lower()
+    if "current_" in lowered or "pragma" in lowered:
+        return False
+    return not (called_functions(sql) & _UNSTEADY_FUNCTIONS)
 
 
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:

@@ -120,6 +120,11 @@ class _RoleConnection:
 class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
+    reads_complete = True
+    """A result's `reads` and `writes` name every table the statement read and wrote, through
+    views, triggers and foreign-key actions (the authorizer sees them all): a session may
+    keep a monitor's answer while none of the tables it read was written."""
+
     def __init__(
         self,
         path: Path,
