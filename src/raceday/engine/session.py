@@ -25,7 +25,6 @@ from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
-from raceday.store.split import called_functions, first_keyword
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog, TranscriptWriteError
@@ -819,7 +818,7 @@ class Session:
         invariant, a race step) fails closed: it reads as the harm being there, with the error
         as its row. Any other check (a milestone, a kill switch, a task done) reads as no rows.
         """
-        if first_keyword(sql) not in ("SELECT", "VALUES"):  # a check that may write (WITH ...)
+        if not _reads_only(sql):  # a check that may write (WITH ... DELETE)
             self._unnamed_writes += 1
         try:
             return list(self.store.app_query(sql, params)[1])
@@ -1308,13 +1307,25 @@ _UNSTEADY_FUNCTIONS = frozenset({
     "datetime", "julianday", "strftime", "unixepoch", "timediff"})
 
 
+_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_FIRST_WORD = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*([A-Za-z]+)", re.DOTALL)
+
+
 @lru_cache(maxsize=256)
 def _steady(sql: str) -> bool:
-    """True when the query's answer can change only with the tables it reads (or the schema)."""
+    """True when the query's answer can change only with the tables it reads (or the schema).
+    Read on the text (a name in a string counts too: that only makes it run again)."""
     lowered = sql.lower()
     if "current_" in lowered or "pragma" in lowered:
         return False
-    return not (called_functions(sql) & _UNSTEADY_FUNCTIONS)
+    return not ({name.lower() for name in _CALL.findall(sql)} & _UNSTEADY_FUNCTIONS)
+
+
+@lru_cache(maxsize=256)
+def _reads_only(sql: str) -> bool:
+    """A check that starts with SELECT or VALUES (anything else might write)."""
+    first = _FIRST_WORD.match(sql)
+    return first is not None and first.group(1).upper() in ("SELECT", "VALUES")
 
 
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:
