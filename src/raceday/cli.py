@@ -186,10 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(VERSION + "\n")
         raise SystemExit(0)
     args = _parser().parse_args(argv)
-    from rich.console import Console
-
-    out = Console(highlight=False)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # rich (about 15 ms to import) only when something is printed through it: `run --json`
+    # prints its one line without it.
+    out = _as_console(_LazyConsole(highlight=False))
+    err = _as_console(_LazyConsole(stderr=True, highlight=False, soft_wrap=True))
     try:
         return _dispatch(args, out)
     except MachineError as exc:  # a full disk, a read-only folder: not the input's fault
@@ -211,6 +211,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         err.print(inert(f"raceday: internal error: {exc!r}"), markup=False)
         return EXIT_INTERNAL
+
+
+class _LazyConsole:
+    """A rich Console made at its first use: rich is imported only by a command that prints
+    through it."""
+
+    def __init__(self, **options: object) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> object:
+        console = self._console
+        if console is None:
+            from rich.console import Console
+
+            console = self._console = Console(**self._options)  # type: ignore[arg-type]
+        return getattr(console, name)
+
+
+def _as_console(console: _LazyConsole) -> Console:
+    """The lazy console as the Console it stands for (every use goes through __getattr__)."""
+    return console  # type: ignore[return-value]
 
 
 def _dispatch(args: argparse.Namespace, out: Console) -> int:
@@ -398,7 +420,6 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     from raceday.engine.headless import run_script
     from raceday.engine.script import load_script
     from raceday.transcript.events import ScoreEvent
-    from raceday.transcript.render import print_score
 
     if getattr(args, "team", False):
         return _run_team(args, out)
@@ -409,6 +430,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
+        from raceday.transcript.render import print_score  # rich: not for --json
+
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
         print_score(score.score, out, session.folder)
     return EXIT_OK

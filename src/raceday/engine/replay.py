@@ -20,7 +20,6 @@ statements (ctrl+r pressed twice) is not played again: the engine is determinist
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -100,15 +99,17 @@ class _UnwrittenLog(EventLog):
 
     def append(self, event: E) -> E:
         self._seq += 1
-        return dataclasses.replace(event, seq=self._seq)
+        return ev.stamped(event, seq=self._seq)
 
     def close(self) -> None:
         pass
 
 
 _MEMO_SIZE = 12
-_played: OrderedDict[str, tuple[Session, Path]] = OrderedDict()
-"""Nights already played in this process: key -> (the session, the folder it wrote)."""
+_IMAGE_BYTES = 8 << 20
+_played: OrderedDict[str, tuple[Session, Path, bytes | None]] = OrderedDict()
+"""Nights already played in this process: key -> (the session, the folder it wrote, the
+world it left when small: the next replay deletes the earlier replays' worlds)."""
 _exercise_digests: dict[int, tuple[Exercise, str]] = {}
 
 
@@ -143,15 +144,19 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
                       _file_digest(world), until, judge_world, probes])
     seen = _played.get(key)
-    if seen is not None and seen[1].is_dir() and seen[1].with_name(seen[1].name + ".db").exists():
+    if seen is not None and seen[1].is_dir() and (
+            seen[2] is not None or seen[1].with_name(seen[1].name + ".db").exists()):
         _played.move_to_end(key)
-        before, old = seen
+        before, old, image = seen
         shutil.copytree(old, folder)
-        shutil.copyfile(old.with_name(old.name + ".db"), world)
+        if image is not None:
+            world.write_bytes(image)
+        else:
+            shutil.copyfile(old.with_name(old.name + ".db"), world)
         return before
     folder.mkdir(parents=True)
-    store = WorldStore.open(world, exercise.roles)
-    log = EventLog(folder) if judge_world else _UnwrittenLog(folder)
+    store = WorldStore.open(world, exercise.roles, durable=False)
+    log = EventLog(folder, durable=False) if judge_world else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
     session.probes = list(probes)
@@ -160,7 +165,9 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     session.store.close()
     session.log.close()
     if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
-        _played[key] = (session, folder)
+        small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
+            world.name + "-wal").exists()
+        _played[key] = (session, folder, world.read_bytes() if small else None)
         while len(_played) > _MEMO_SIZE:
             _played.popitem(last=False)
     return session

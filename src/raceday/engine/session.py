@@ -154,9 +154,15 @@ class Session:
         self._acting: tuple[str, str] | None = None  # a player's write being checked
         self._violated_since: dict[str, int] = {}  # invariant -> event count when it first broke
         """False on a replay's normal night: only the runs' outcomes matter there, so the
-        world's checks (truth, invariants, milestones) are skipped."""
+        world's checks (truth, invariants, milestones) and the race steps' are skipped."""
         self.final_replay: ev.ReplayResult | None = None
         self._actions = (0, 0)  # (minute, actions taken in it)
+        self._faces: dict[int, str] = {}  # minute -> clock face
+        self._role_defs = {r.id: r for r in exercise.roles}  # every statement looks its role up
+        self._table_writes: dict[str, int] = {}  # table (lower case) -> statements that wrote it
+        self._unnamed_writes = 0  # changes not named by table: every kept answer is stale
+        # monitor -> ((role, sql), _world_key of its reads, its last answer)
+        self._monitor_kept: dict[str, tuple[tuple[str, str], tuple[int, ...], StatementResult]] = {}
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._build_agenda()
 
@@ -168,8 +174,11 @@ class Session:
 
     def _emit(self, event: E) -> E:
         if self.team_left_at is not None and not isinstance(event, ev.ScoreEvent):
-            event = replace(event, after_team_left=True)
-        record = self.log.append(replace(event, sim_time=self.clock_face, minute=self.minute))
+            stamped = ev.stamped(event, after_team_left=True, sim_time=self.clock_face,
+                                 minute=self.minute)
+        else:
+            stamped = ev.stamped(event, sim_time=self.clock_face, minute=self.minute)
+        record = self.log.append(stamped)
         self.events.append(record)
         for listener in self._listeners:
             listener(record)
@@ -177,7 +186,10 @@ class Session:
 
     @property
     def clock_face(self) -> str:
-        return clock_time(self.exercise.clock.start, self.minute)
+        face = self._faces.get(self.minute)  # asked for by every event: worked out once
+        if face is None:
+            face = self._faces[self.minute] = clock_time(self.exercise.clock.start, self.minute)
+        return face
 
     def time_of(self, minute: int) -> str:
         return clock_time(self.exercise.clock.start, minute)
@@ -764,7 +776,7 @@ class Session:
                     self._check_world()
             if failed:
                 break
-        for step in self._steps_of(task):
+        for step in self._steps_of(task) if self.judge_world else ():
             sql = step.step.happened
             extra = {"failed": int(failed), "rowcount": last_rowcount}
             rows = self._check_rows(sql, self._params(role, sql, extra), fail_closed=True)
@@ -806,6 +818,8 @@ class Session:
         invariant, a race step) fails closed: it reads as the harm being there, with the error
         as its row. Any other check (a milestone, a kill switch, a task done) reads as no rows.
         """
+        if not _reads_only(sql):  # a check that may write (WITH ... DELETE)
+            self._unnamed_writes += 1
         try:
             return list(self.store.app_query(sql, params)[1])
         except MachineError:
@@ -820,7 +834,7 @@ class Session:
                           task: str | None = None, statement: str | None = None) -> None:
         if result.error_kind == "machine":  # the world cannot be written: play cannot go on
             raise MachineError(result.error or "the world cannot be written")  # (not recorded)
-        role_def = self.exercise.role(role)
+        role_def = self._role_defs.get(role) or self.exercise.role(role)
         break_glass = bool(result.break_glass) or any(
             t in role_def.break_glass and t not in role_def.write for t in result.writes)
         self._emit(ev.Statement(
@@ -844,6 +858,12 @@ class Session:
             self._schema_epoch += 1
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
+        for table in result.writes:
+            table = table.lower()
+            self._table_writes[table] = self._table_writes.get(table, 0) + 1
+        if not result.ok or (not result.writes and (result.rowcount or 0) > 0):
+            # a failed statement may have kept some rows (ON CONFLICT FAIL): changed, where?
+            self._unnamed_writes += 1
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
 
@@ -1052,9 +1072,31 @@ class Session:
         self._check_world(if_changed=True)
         self._check_player_tasks()
 
-    def _run_monitor(self, monitor: Monitor) -> None:
+    def _monitor_result(self, monitor: Monitor) -> StatementResult | None:
+        """The monitor's answer now: the one it gave last time while none of the tables it
+        read has been written since (nor the schema changed), else it runs again."""
+        kept = self._monitor_kept.get(monitor.name)
+        if kept is not None and kept[0] == (monitor.role, monitor.sql) \
+                and kept[1] == self._world_key(kept[2].reads):
+            return kept[2]
         results = self.store.execute(monitor.role, monitor.sql)
         result = results[0] if results else None
+        if (result is not None and result.ok and len(results) == 1
+                and getattr(self.store, "reads_complete", False) and _steady(monitor.sql)):
+            self._monitor_kept[monitor.name] = ((monitor.role, monitor.sql),
+                                                self._world_key(result.reads), result)
+        else:
+            self._monitor_kept.pop(monitor.name, None)
+        return result
+
+    def _world_key(self, tables: Sequence[str]) -> tuple[int, ...]:
+        """What a read of `tables` depends on: the schema, the writes to each of them, and the
+        changes no table was named for."""
+        writes = self._table_writes
+        return (self._schema_epoch, self._unnamed_writes, *(writes.get(t, 0) for t in tables))
+
+    def _run_monitor(self, monitor: Monitor) -> None:
+        result = self._monitor_result(monitor)
         if result is None or not result.ok:
             error = result.error if result else "no result"
             if monitor.name not in self._alerting:
@@ -1256,6 +1298,34 @@ class _Look:
     @property
     def name(self) -> str:
         return f"look {self.n}"
+
+
+# Functions whose answer changes with no write to any table: a monitor calling one (or
+# reading the clock, or a pragma) runs every minute.
+_UNSTEADY_FUNCTIONS = frozenset({
+    "random", "randomblob", "changes", "last_insert_rowid", "total_changes", "date", "time",
+    "datetime", "julianday", "strftime", "unixepoch", "timediff"})
+
+
+_CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_FIRST_WORD = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*([A-Za-z]+)", re.DOTALL)
+
+
+@lru_cache(maxsize=256)
+def _steady(sql: str) -> bool:
+    """True when the query's answer can change only with the tables it reads (or the schema).
+    Read on the text (a name in a string counts too: that only makes it run again)."""
+    lowered = sql.lower()
+    if "current_" in lowered or "pragma" in lowered:
+        return False
+    return not ({name.lower() for name in _CALL.findall(sql)} & _UNSTEADY_FUNCTIONS)
+
+
+@lru_cache(maxsize=256)
+def _reads_only(sql: str) -> bool:
+    """A check that starts with SELECT or VALUES (anything else might write)."""
+    first = _FIRST_WORD.match(sql)
+    return first is not None and first.group(1).upper() in ("SELECT", "VALUES")
 
 
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:

@@ -12,6 +12,7 @@ strings, quoted names and comments) and tells comment-only pieces from real ones
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -88,7 +89,23 @@ def statement_pieces(sql: str) -> list[Piece]:
     comments, so that SQLite reports it ("incomplete input") instead of it vanishing. Raises
     ValueError for NUL characters and UnicodeEncodeError for lone surrogates
     (`complete_statement` cannot take them): callers check for those first.
+
+    The automation runs the same few statements all night: a short text's pieces are kept.
     """
+    if len(sql) > _KEPT_CHARS:
+        return _split(sql)
+    return list(_kept_pieces(sql))
+
+
+_KEPT_CHARS = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_pieces(sql: str) -> tuple[Piece, ...]:
+    return tuple(_split(sql))
+
+
+def _split(sql: str) -> list[Piece]:
     pieces: list[Piece] = []
     if ";" not in sql:
         if not is_blank(sql):

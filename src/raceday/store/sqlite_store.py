@@ -22,6 +22,7 @@ query nor a row write (CREATE, DROP, ALTER, PRAGMA, BEGIN/ROLLBACK, ...). Only t
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sqlite3
 import threading
@@ -83,6 +84,7 @@ MAX_ERROR_CHARS = 300
 MAX_RESULT_BYTES = 16_000_000
 # How often (in SQLite VM instructions) the progress handler checks the deadline.
 PROGRESS_EVERY = 1000
+_clock = time.perf_counter  # the progress handler's clock, bound once
 
 # Statements whose cursor.rowcount Python fills in (it looks at the first word only).
 _PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
@@ -118,6 +120,11 @@ class _RoleConnection:
 class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
+    reads_complete = True
+    """A result's `reads` and `writes` name every table the statement read and wrote, through
+    views, triggers and foreign-key actions (the authorizer sees them all): a session may
+    keep a monitor's answer while none of the tables it read was written."""
+
     def __init__(
         self,
         path: Path,
@@ -126,14 +133,20 @@ class WorldStore:
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         max_world_bytes: int = MAX_WORLD_BYTES,
+        durable: bool = True,
     ) -> None:
         self.path = Path(path)
+        # A replay's world is thrown away when the replay is read: no fsync for it (on a
+        # busy disk the syncs of a checkpoint and a close took longer than the night).
+        self._durable = durable
         self.row_cap = row_cap
         self.time_limit_s = time_limit_s
         self.max_world_bytes = max_world_bytes
         self._roles = {role.id: role for role in roles}
         self._lock = threading.Lock()
-        self._cancel = threading.Event()
+        # Set from any thread by interrupt(): a plain flag, read by the progress handler
+        # every PROGRESS_EVERY instructions (millions of times in a large world's night).
+        self._cancelled = False
         self._deadline = float("inf")
         self._closed = False
         self._role_conns: dict[str, _RoleConnection] = {}
@@ -141,6 +154,7 @@ class WorldStore:
         self._schema_version = -1
         # True when the schema may have changed since the names were read (module docstring).
         self._schema_unsure = True
+        self._file = str(self.path)  # checked at every call: os.path, not pathlib
         if not self.path.exists():
             raise StoreError(f"no world database at {self.path}")
         try:
@@ -149,6 +163,8 @@ class WorldStore:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         try:
             _harden(self._app)
+            if not durable:
+                self._app.execute("PRAGMA synchronous=OFF")
             limit_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
@@ -218,9 +234,12 @@ class WorldStore:
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         max_world_bytes: int = MAX_WORLD_BYTES,
+        durable: bool = True,
     ) -> WorldStore:
-        """Open an existing world (a saved session, a copy for the replay)."""
-        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes)
+        """Open an existing world (a saved session, a copy for the replay: `durable=False`,
+        nothing is synced to disk, since nothing reads it after a crash)."""
+        return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s,
+                   max_world_bytes=max_world_bytes, durable=durable)
 
     def __enter__(self) -> WorldStore:
         return self
@@ -305,7 +324,7 @@ class WorldStore:
 
     def interrupt(self) -> None:
         """Cancel the running statement (Escape in the TUI). Safe from any thread; no lock."""
-        self._cancel.set()
+        self._cancelled = True
 
     # -- trusted SQL ----------------------------------------------------------------------
 
@@ -347,10 +366,12 @@ class WorldStore:
             return _describe(self._app)
 
     def backup_to(self, path: Path) -> None:
-        """Write a consistent copy of the world to `path` (SQLite backup API, one file)."""
+        """Write a consistent copy of the world to `path` (SQLite backup API, one file; not
+        synced to disk: the replay's copy, read at once and deleted)."""
         with self._call():
             target = sqlite3.connect(str(path), isolation_level=None)
             try:
+                target.execute("PRAGMA synchronous=OFF")  # a copy for the replay: no fsync
                 self._app.backup(target)
                 target.execute("PRAGMA journal_mode=DELETE")
             finally:
@@ -388,14 +409,13 @@ class WorldStore:
         """The checks at the start of every public call; the caller holds the lock."""
         if self._closed:
             raise StoreError("the world store is closed")
-        if not self.path.exists():  # deleted under us: SQLite would go on in a file nobody sees
+        if not os.path.exists(self._file):  # deleted under us: SQLite would go on in a file nobody sees
             raise WorldUnavailable(f"{self.path}: the world's file is gone (deleted or moved)")
-        if self._cancel.is_set():  # clear() takes the event's lock even when there is nothing to clear
-            self._cancel.clear()
+        self._cancelled = False
 
     def _progress(self) -> int:
         """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
-        if self._cancel.is_set() or time.perf_counter() >= self._deadline:
+        if self._cancelled or _clock() >= self._deadline:
             return 1
         return 0
 
@@ -416,6 +436,8 @@ class WorldStore:
             raise WorldUnavailable(f"{self.path}: the world cannot be opened ({exc})") from exc
         try:
             _harden(conn)
+            if not self._durable:
+                conn.execute("PRAGMA synchronous=OFF")
             limit_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
@@ -556,7 +578,7 @@ class WorldStore:
                 return "constraint", _one_line(message)
             if message == "interrupted":
                 seconds = time.perf_counter() - started
-                if self._cancel.is_set():
+                if self._cancelled:
                     return "timeout", f"statement cancelled after {seconds:.1f} s"
                 return (
                     "timeout",

@@ -585,12 +585,34 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 )
 BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
 _BASE_FIELDS = ("seq", "sim_time", "minute", "kind")
+_STAMPS = frozenset({"seq", "sim_time", "minute", "wall_time", "after_team_left"})
+_E = typing.TypeVar("_E", bound=Event)
+
+
+def stamped(event: _E, **stamps: Any) -> _E:
+    """The event with its place in the log set (seq, sim_time, minute, wall_time,
+    after_team_left): `dataclasses.replace` without running `__init__` again.
+
+    Every event is stamped twice (by the session, then by the log), and replace() costs ten
+    times this copy; events have no `__post_init__` and no slots, so the copy of the fields
+    with the stamps set is the same value replace() would give."""
+    if not stamps.keys() <= _STAMPS:
+        raise TypeError(f"not an event's stamp: {sorted(set(stamps) - _STAMPS)}")
+    copy = object.__new__(type(event))
+    copy.__dict__.update(event.__dict__)
+    copy.__dict__.update(stamps)
+    return copy
 
 
 # -- to JSON ------------------------------------------------------------------------------------
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
+    if type(value) in _SCALARS:  # most values: nothing to turn
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -626,24 +648,37 @@ def to_record(event: Event) -> dict[str, Any]:
             record["prevented"] = list(result.prevented)
             record["happened"] = list(result.happened)
     else:
-        for f in dataclasses.fields(event):
-            if f.name in _BASE_FIELDS or f.name == "wall_time":
+        values = event.__dict__
+        for name, empty, default in _written_fields(type(event)):
+            value = values[name]
+            if empty and bool(value == default):
                 continue
-            value = getattr(event, f.name)
-            if _is_empty_default(f, value):
-                continue
-            record[f.name] = _plain(value)
+            record[name] = _plain(value)
     record["wall_time"] = event.wall_time
     return record
 
 
-def _is_empty_default(f: dataclasses.Field[Any], value: Any) -> bool:
-    """Left at its default (a value that says nothing), so not worth a place in the line."""
-    if f.default is not dataclasses.MISSING:
-        return f.default in (None, False, (), "") and bool(value == f.default)
-    if f.default_factory is not dataclasses.MISSING:
-        return bool(value == f.default_factory())
-    return False
+_WRITTEN: dict[type[Any], tuple[tuple[str, bool, Any], ...]] = {}
+
+
+def _written_fields(cls: type[Any]) -> tuple[tuple[str, bool, Any], ...]:
+    """Each field a line may hold, in order, as (name, left out when equal to the default,
+    the default): optional fields left at an empty default (a value that says nothing) are not
+    worth a place in the line. Worked out once per kind."""
+    known = _WRITTEN.get(cls)
+    if known is None:
+        plan = []
+        for f in dataclasses.fields(cls):
+            if f.name in _BASE_FIELDS or f.name == "wall_time":
+                continue
+            if f.default is not dataclasses.MISSING:
+                plan.append((f.name, f.default in (None, False, (), ""), f.default))
+            elif f.default_factory is not dataclasses.MISSING:
+                plan.append((f.name, True, f.default_factory()))  # compared, never given out
+            else:
+                plan.append((f.name, False, None))
+        known = _WRITTEN[cls] = tuple(plan)
+    return known
 
 
 def to_json_line(event: Event) -> str:
@@ -690,7 +725,9 @@ def from_record(record: Any) -> Event:
 
 def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
     hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
     unknown = [k for k in data if k not in fields]
     if unknown:
         raise EventError(f"{where}: unknown field {unknown[0]!r}")
@@ -705,6 +742,9 @@ def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
+_FIELDS: dict[type[Any], dict[str, dataclasses.Field[Any]]] = {}
+_SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+_EXACT = frozenset({str, int, bool, float})  # a value of exactly the annotated type is kept
 
 
 def _hints(cls: type[Any]) -> dict[str, Any]:
@@ -716,11 +756,16 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
 def _coerce(tp: Any, value: Any, where: str) -> Any:
     """Check `value` against the annotation `tp`, turning lists into tuples and objects into
     the dataclasses they stand for."""
+    if tp is type(value) and tp in _EXACT:  # most values (what the checks below would keep)
+        return value
     if tp is Any:
         return value
-    origin = typing.get_origin(tp)
+    shape = _SHAPES.get(tp)
+    if shape is None:  # typing's answers, asked once per annotation
+        shape = _SHAPES[tp] = (typing.get_origin(tp), typing.get_args(tp))
+    origin = shape[0]
     if origin in (Union, types.UnionType):
-        options = typing.get_args(tp)
+        options = shape[1]
         if value is None:
             if type(None) in options:
                 return None
@@ -739,12 +784,12 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
     if origin is tuple:
         if not isinstance(value, list):
             raise EventError(f"{where}: expected a list, got {_kind_of(value)}")
-        (item, _) = typing.get_args(tp)
+        (item, _) = shape[1]
         return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin in (Mapping, dict, typing.Mapping):
         if not isinstance(value, dict):
             raise EventError(f"{where}: expected an object, got {_kind_of(value)}")
-        _, item = typing.get_args(tp)
+        _, item = shape[1]
         return {k: _coerce(item, v, f"{where}.{k}") for k, v in value.items()}
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):

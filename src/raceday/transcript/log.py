@@ -8,7 +8,6 @@ back is typed events in order, or one line naming what is wrong and where. A tor
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import fcntl
 import json
@@ -29,6 +28,7 @@ from raceday.transcript.events import (
     SessionStart,
     check_base,
     from_record,
+    stamped,
     to_json_line,
 )
 
@@ -70,8 +70,9 @@ class EventLog:
     `seq` is where an existing log left off: `raceday resume` continues a log, numbering on
     from its last whole line (`repair_tail` first takes back a line cut short)."""
 
-    def __init__(self, folder: Path, seq: int = 0) -> None:
+    def __init__(self, folder: Path, seq: int = 0, *, durable: bool = True) -> None:
         self.folder = folder
+        self._durable = durable  # False: not synced on close (a replay's race, rebuilt at will)
         self.path = folder / EVENTS_FILE
         self.broken: str | None = None  # why the log can no longer be written
         try:
@@ -101,7 +102,7 @@ class EventLog:
         if self._closed:
             raise TranscriptWriteError(f"{self.path}: the transcript is closed")
         wall = event.wall_time or datetime.now(UTC).isoformat(timespec="milliseconds")
-        record = dataclasses.replace(event, seq=self._seq + 1, wall_time=wall)
+        record = stamped(event, seq=self._seq + 1, wall_time=wall)
         data = (to_json_line(record) + "\n").encode("utf-8")  # encoded whole before the number
         try:
             view = memoryview(data)
@@ -134,7 +135,8 @@ class EventLog:
             return
         self._closed = True
         try:
-            os.fsync(self._fd)
+            if self._durable:
+                os.fsync(self._fd)
         except OSError:
             pass  # a full disk: what was written stays; nothing more can be
         finally:

@@ -1,18 +1,22 @@
-"""Print a session and its score readably in the terminal, with Rich."""
+"""Print a session and its score readably in the terminal, with Rich.
+
+Rich is imported by the two printers: the debrief, written at every session's end, uses the
+words here (`describe`) without printing anything.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 from raceday.transcript.verdicts import Score
 from raceday.transcript.wording import describe_statement, fault_sentence, plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _STYLE: dict[type[ev.Event], str] = {
     ev.Inject: "cyan",
@@ -168,6 +172,10 @@ def _one_line(sql: str, limit: int = 90) -> str:
 
 
 def print_transcript(folder: Path, out: Console) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     log = read_events(folder)
     if log.warning:
         Console(stderr=True).print(inert(f"raceday: {log.warning}"), markup=False)
@@ -185,6 +193,8 @@ def print_transcript(folder: Path, out: Console) -> int:
 
 
 def print_score(score: Score, out: Console, session: Path | None = None) -> None:
+    from rich.text import Text
+
     out.print(Text(f"Score {score.total}/{score.max}", style="bold"))
     out.print(inert(fault_sentence(score.fault)), markup=False)
     for reason in score.reasons:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 TEAM, EVENT = "team", "event"
 LANES: tuple[tuple[str, str], ...] = ((TEAM, "Your team"), (EVENT, "That night"))
@@ -361,6 +363,8 @@ def render_text(chart: Chart, width: int = 72, night: str = NIGHT) -> list[str]:
 
 def render_rich(chart: Chart, width: int = 72, night: str = NIGHT) -> Text:
     """The same chart for the terminal, coloured by kind."""
+    from rich.text import Text  # only the terminal shows it: the debrief files do without rich
+
     names = dict(lanes(night))
     pad = max(len(n) for n in [*names.values(), *dict(LANES).values()]) + 2
     text = Text()

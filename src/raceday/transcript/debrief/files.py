@@ -7,13 +7,15 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from raceday.errors import InputError, TranscriptError
 from raceday.transcript.debrief.build import build_debrief
 from raceday.transcript.debrief.model import Debrief
 from raceday.transcript.log import read_events
+
+if TYPE_CHECKING:  # rich is imported by the command that prints, not at every session's end
+    from rich.console import Console
 
 DEBRIEF_FILE = "debrief.md"
 FORMATS = ("md", "html", "json", "terminal")
@@ -57,7 +59,11 @@ def write_debrief(folder: Path) -> Path:
 def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = None,
                     console: Console | None = None) -> int:
     """`raceday debrief SESSION_DIR [--format md|html|json|terminal] [-o FILE]`."""
-    out = console or Console()
+    if console is None:
+        from rich.console import Console
+
+        console = Console()
+    out = console
     if fmt not in FORMATS:
         raise InputError([f"unknown debrief format {fmt!r}; formats are {', '.join(FORMATS)}"])
     debrief = load_debrief(session_dir)
