@@ -8,6 +8,7 @@ would put 100k endpoints past a world's 256 MB limit.)
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -100,7 +101,7 @@ class Tmux:
     """One tmux session at 120x40, started afresh for each program timed."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        self.name = f"{name}-{os.getpid()}"  # two benchmark runs at once keep apart
 
     def run(self, *args: str) -> str:
         return subprocess.run(["tmux", *args], capture_output=True, text=True,
