@@ -70,12 +70,22 @@ class LauncherScreen(Screen[None]):
     class FoundUnfinished(Message):
         sessions: list[Any]
 
+    @dataclass
+    class Checked(Message):
+        """An exercise loaded with its SQL compiled against its world, or why it does not."""
+
+        ident: str
+        exercise: Any
+        problems: tuple[str, ...]
+        then: str  # "briefing", or the folder of the unfinished session to resume
+
     def __init__(self, select: str | None = None) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
         self.scores: dict[str, str] = {}
         self.unfinished: list[Unfinished] = []
         self.select = select  # the exercise to highlight once found (the next act)
+        self.checking = False  # an exercise chosen is being checked: a second Enter waits
 
     @property
     def raceday(self) -> RacedayApp:
@@ -111,9 +121,43 @@ class LauncherScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
+        """Every exercise, read for what the table shows: its SQL is compiled against its
+        world (which builds the world) only for the one chosen, so a large world costs the
+        list nothing."""
         from raceday.engine.load import find_exercises
 
-        self.post_message(self.Found(list(find_exercises())))
+        self.post_message(self.Found(list(find_exercises(check_sql=False))))
+
+    @work(thread=True, exit_on_error=False, group="launcher-check")
+    def _check(self, entry: ExerciseEntry, then: str) -> None:
+        from raceday.engine.load import load_exercise
+        from raceday.errors import ExerciseError
+
+        try:
+            exercise = load_exercise(entry.path)
+        except ExerciseError as exc:
+            self.post_message(self.Checked(entry.id, None, tuple(exc.problems), then))
+            return
+        self.post_message(self.Checked(entry.id, exercise, (), then))
+
+    @on(Checked)
+    def _checked(self, message: Checked) -> None:
+        from dataclasses import replace
+        from pathlib import Path
+
+        self.checking = False
+        at = next((i for i, e in enumerate(self.entries) if e.id == message.ident), None)
+        if message.exercise is None:
+            if at is not None:  # the table shows it broken from now on, and why
+                self.entries[at] = replace(self.entries[at], problems=message.problems,
+                                           exercise=None)
+                self._show_detail(at)
+            self.notify("This exercise does not load; see why below.", severity="error")
+            return
+        if message.then == "briefing":
+            self.raceday.open_briefing(message.exercise)
+        else:
+            self.raceday.resume_play(message.exercise, Path(message.then))
 
     @work(thread=True, exit_on_error=False, group="launcher-history")
     def _read_history(self) -> None:
@@ -209,7 +253,9 @@ class LauncherScreen(Screen[None]):
                         "does not load: `raceday resume DIR --exercise PATH` names it.",
                         severity="error", markup=False)
             return
-        self.raceday.resume_play(entry.exercise, found.folder)
+        if not self.checking:
+            self.checking = True
+            self._check(entry, str(found.folder))
 
     @on(DataTable.RowHighlighted, "#exercises")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -308,7 +354,9 @@ class LauncherScreen(Screen[None]):
         if not entry.ok or entry.exercise is None:
             self.notify("This exercise does not load; see why below.", severity="error")
             return
-        self.raceday.open_briefing(entry.exercise)
+        if not self.checking:
+            self.checking = True
+            self._check(entry, "briefing")
 
 
 def _acts_line(entry: ExerciseEntry, entries: list[ExerciseEntry]) -> str:
