@@ -25,6 +25,8 @@ MODE_WORDS = {
     "team": "team: one screen, players take the keyboard in turn (F2 passes it on)",
     "onboarding": "onboarding: guided first steps, hints on offer (each costs points)",
 }
+TITLE_WIDTH = 52
+"""The most of a title the table shows."""
 PACE_WORDS = {
     "turns": "turns: time moves when you act (each statement costs minutes)",
     "live": "live: the clock runs by itself at the speed below; the facilitator can pause",
@@ -185,10 +187,17 @@ class LauncherScreen(Screen[None]):
     def _add_rows(self) -> None:
         table = self.query_one("#exercises", DataTable)
         for entry in self.entries:
-            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
+            # 120 columns hold every column with "your scores": a long title is cut, and
+            # the roles are counted (the detail below names them, with the whole title)
+            name = entry.title or entry.id
+            if len(name) > TITLE_WIDTH:
+                name = name[:TITLE_WIDTH - 1].rstrip() + "…"
+            title = Text(name, style="bold" if entry.ok else "red")
             scores = (self.scores.get(entry.id, ""),) if self.scores else ()
+            roles = f"{len(entry.roles)} role{'' if len(entry.roles) == 1 else 's'}" \
+                if entry.roles else ""
             table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
-                          entry.level, ", ".join(entry.roles), key=entry.id)
+                          entry.level, roles, key=entry.id)
 
     @on(Found)
     def _found(self, message: Found) -> None:
@@ -272,7 +281,11 @@ class LauncherScreen(Screen[None]):
             text.append("  (bundled)", style="dim")
         if entry.note:
             text.append(f"  {entry.note}", style="yellow")
+        if entry.title:
+            text.append(f"  {entry.title}")
         text.append("\n" + " ".join(entry.summary.split()))
+        if entry.roles:
+            text.append(f"\nroles: {', '.join(entry.roles)}", style="dim")
         text.append(_acts_line(entry, self.entries), style="cyan")
         if not entry.ok:
             text.append("\nDoes not load:\n", style="bold red")
