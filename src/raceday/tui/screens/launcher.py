@@ -25,8 +25,10 @@ MODE_WORDS = {
     "team": "team: one screen, players take the keyboard in turn (F2 passes it on)",
     "onboarding": "onboarding: guided first steps, hints on offer (each costs points)",
 }
-TITLE_WIDTH = 52
-"""The most of a title the table shows."""
+TITLE_WIDTH = 44
+ROLES_WIDTH = 24
+"""The most of a title, and of the roles (else counted), the table shows: 120 columns hold
+every column, "your scores" too."""
 PACE_WORDS = {
     "turns": "turns: time moves when you act (each statement costs minutes)",
     "live": "live: the clock runs by itself at the speed below; the facilitator can pause",
@@ -187,15 +189,15 @@ class LauncherScreen(Screen[None]):
     def _add_rows(self) -> None:
         table = self.query_one("#exercises", DataTable)
         for entry in self.entries:
-            # 120 columns hold every column with "your scores": a long title is cut, and
-            # the roles are counted (the detail below names them, with the whole title)
+            # the detail below names the roles, with the whole title
             name = entry.title or entry.id
             if len(name) > TITLE_WIDTH:
                 name = name[:TITLE_WIDTH - 1].rstrip() + "…"
             title = Text(name, style="bold" if entry.ok else "red")
             scores = (self.scores.get(entry.id, ""),) if self.scores else ()
-            roles = f"{len(entry.roles)} role{'' if len(entry.roles) == 1 else 's'}" \
-                if entry.roles else ""
+            roles = ", ".join(entry.roles)
+            if len(roles) > ROLES_WIDTH:
+                roles = f"{len(entry.roles)} roles"
             table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
                           entry.level, roles, key=entry.id)
 
