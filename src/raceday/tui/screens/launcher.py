@@ -90,6 +90,7 @@ class LauncherScreen(Screen[None]):
         self.unfinished: list[Unfinished] = []
         self.select = select  # the exercise to highlight once found (the next act)
         self.checking = False  # an exercise chosen is being checked: a second Enter waits
+        self.listed = False
 
     @property
     def raceday(self) -> RacedayApp:
@@ -110,10 +111,10 @@ class LauncherScreen(Screen[None]):
     def on_mount(self) -> None:
         self._add_columns()
         self._show_settings()
-        self._find()
-        self._read_history()
         self.query_one("#unfinished", DataTable).display = False
-        self._find_unfinished()
+        # one thing at a time, the first frame first: the workers' imports (the history's
+        # and the resume's pull in sqlite-utils) would hold the interpreter while it draws
+        self.call_after_refresh(self._find)
 
     def _add_columns(self) -> None:
         """The table's columns; "your scores" beside the title once a session was played."""
@@ -203,6 +204,10 @@ class LauncherScreen(Screen[None]):
 
     @on(Found)
     def _found(self, message: Found) -> None:
+        if not self.listed:  # the list first, then what goes beside it
+            self.listed = True
+            self._read_history()
+            self._find_unfinished()
         self.entries = list(message.entries)
         table = self.query_one("#exercises", DataTable)
         table.clear()
