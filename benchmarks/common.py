@@ -116,10 +116,16 @@ class Tmux:
     def start(self, command: str, cwd: Path) -> float:
         """Start `command`; the perf_counter at which tmux was asked to."""
         self.kill()
-        began = time.perf_counter()
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40",
-                        "-c", str(cwd), command], check=True)
-        return began
+        for _attempt in range(3):  # a tmux server going down under other work says no once
+            began = time.perf_counter()
+            done = subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "120",
+                                   "-y", "40", "-c", str(cwd), command],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode == 0:
+                return began
+            time.sleep(0.2)
+            self.kill()
+        raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
 
     def keys(self, *keys: str) -> float:
         began = time.perf_counter()
