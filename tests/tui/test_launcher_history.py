@@ -75,9 +75,9 @@ async def test_a_statement_that_does_not_compile_stops_the_exercise_when_chosen(
         table.move_cursor(row=ids.index("mini-dns"))
         await pilot.press("enter")
         await settle(pilot)
-        assert app.screen is launcher  # no briefing
         (entry,) = [e for e in launcher.entries if e.id == "mini-dns"]
         assert not entry.ok and entry.error is not None
         assert "exercise.yaml:" in entry.error and "no_such_plans" in entry.error
         shown = str(launcher.query_one("#exercise-detail").render())
         assert "Does not load" in shown and "no_such_plans" in shown
+        assert app.screen is launcher  # no briefing
