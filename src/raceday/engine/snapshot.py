@@ -226,15 +226,19 @@ def _answers(store: Store, sql: str) -> tuple[tuple[Answer, ...], int, int]:
     names = ", ".join(f"c{i}" for i in range(len(columns)))
     address = "c1" if len(columns) > 1 else "NULL"
     inner = sql.strip().rstrip(";")
-    _, wrong = store.app_query(
-        f"WITH answer ({names}) AS (\n{inner}\n), "
-        f"per_name AS (SELECT c0, count({address}) AS addresses FROM answer GROUP BY c0) "
-        "SELECT c0, count(*) OVER (), "
-        "sum(CASE WHEN addresses = 0 THEN 1 ELSE 0 END) OVER () FROM per_name "
-        f"ORDER BY CASE WHEN addresses = 0 THEN 0 ELSE 1 END, c0 LIMIT {ANSWERS_SHOWN}")
-    total = int(wrong[0][1]) if wrong else 0
-    empty = int(wrong[0][2] or 0) if wrong else 0
-    listed = [Answer(str(r[0]), ()) for r in wrong[:empty]]
+    answer = f"WITH answer ({names}) AS (\n{inner}\n) "
+    # one pass counts them; the empty ones are named only when there are some
+    _, counted = store.app_query(
+        f"{answer}SELECT count(DISTINCT c0), "
+        f"count(DISTINCT CASE WHEN {address} IS NOT NULL THEN c0 END) FROM answer")
+    total = int(counted[0][0] or 0) if counted else 0
+    empty = total - (int(counted[0][1] or 0) if counted else 0)
+    listed: list[Answer] = []
+    if empty:
+        _, wrong = store.app_query(
+            f"{answer}SELECT c0 FROM answer GROUP BY c0 HAVING count({address}) = 0 "
+            f"ORDER BY c0 LIMIT {ANSWERS_SHOWN}")
+        listed = [Answer(str(r[0]), ()) for r in wrong]
     head = _group(rows[:_ANSWER_ROWS])
     head.pop(str(rows[_ANSWER_ROWS - 1][0]), None)  # the last name's rows may go on
     for name, addresses in head.items():
