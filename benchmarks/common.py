@@ -8,6 +8,7 @@ would put 100k endpoints past a world's 256 MB limit.)
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -100,7 +101,7 @@ class Tmux:
     """One tmux session at 120x40, started afresh for each program timed."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        self.name = f"{name}-{os.getpid()}"  # two benchmark runs at once keep apart
 
     def run(self, *args: str) -> str:
         return subprocess.run(["tmux", *args], capture_output=True, text=True,
@@ -115,10 +116,16 @@ class Tmux:
     def start(self, command: str, cwd: Path) -> float:
         """Start `command`; the perf_counter at which tmux was asked to."""
         self.kill()
-        began = time.perf_counter()
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40",
-                        "-c", str(cwd), command], check=True)
-        return began
+        for _attempt in range(3):  # a tmux server going down under other work says no once
+            began = time.perf_counter()
+            done = subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "120",
+                                   "-y", "40", "-c", str(cwd), command],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode == 0:
+                return began
+            time.sleep(0.2)
+            self.kill()
+        raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
 
     def keys(self, *keys: str) -> float:
         began = time.perf_counter()

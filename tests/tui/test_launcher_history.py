@@ -47,3 +47,37 @@ async def test_without_history_the_launcher_has_no_scores_column(make_app: MakeA
         table = app.screen.query_one("#exercises", DataTable)
         assert "your scores" not in [str(c.label) for c in table.columns.values()]
         assert not Path("transcripts").exists()
+
+
+async def test_a_statement_that_does_not_compile_stops_the_exercise_when_chosen(
+        make_app: MakeApp) -> None:
+    """The launcher reads what it lists; the SQL is compiled (the world built) for the
+    exercise chosen, and what does not compile is shown as `raceday check` shows it."""
+    import shutil
+
+    from tui_fixtures import DATA
+
+    from raceday.tui.screens.launcher import LauncherScreen
+
+    folder = Path("exercises") / "mini-dns"
+    shutil.copytree(DATA / "mini-dns", folder)
+    yaml = folder / "exercise.yaml"
+    yaml.write_text(yaml.read_text(encoding="utf-8").replace(
+        "DELETE FROM plan WHERE id < 2", "DELETE FROM no_such_plans WHERE id < 2"),
+        encoding="utf-8")
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        launcher = app.screen
+        assert isinstance(launcher, LauncherScreen)
+        table = launcher.query_one("#exercises", DataTable)
+        ids = [e.id for e in launcher.entries]
+        table.move_cursor(row=ids.index("mini-dns"))
+        await pilot.press("enter")
+        await settle(pilot)
+        (entry,) = [e for e in launcher.entries if e.id == "mini-dns"]
+        assert not entry.ok and entry.error is not None
+        assert "exercise.yaml:" in entry.error and "no_such_plans" in entry.error
+        shown = str(launcher.query_one("#exercise-detail").render())
+        assert "Does not load" in shown and "no_such_plans" in shown
+        assert app.screen is launcher  # no briefing

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 
 _COUNT_TABLES = 12
 _PANEL_ROWS = 8
+ANSWERS_SHOWN = 12
+"""The most endpoints a panel or list names: a world of 100k endpoints shows what is wrong
+first, then a count, so that no screen's cost grows with the world."""
+_ANSWER_ROWS = 256
+"""The answer rows read as they are; a longer answer is counted by the database instead."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class WorldView:
     """The world at a glance: grouped answers, or row counts; switches; other rows; a problem."""
 
     answers: tuple[Answer, ...] | None = None
+    """Every endpoint's answer, or (a world of many) those that are empty first, then the
+    first others, at most ANSWERS_SHOWN: `answers_total` and `answers_empty` count them all."""
     counts: tuple[tuple[str, int], ...] = ()
     switches: tuple[tuple[str, bool], ...] = ()
     error: str | None = None
@@ -75,6 +82,15 @@ class WorldView:
     tables: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
     """Each `rows` panel item: its label, its columns, its rows as text."""
     charts: tuple[ChartView, ...] = ()
+    answers_total: int = 0
+    answers_empty: int = 0
+
+    @property
+    def endpoint_counts(self) -> tuple[int, int]:
+        """(how many endpoints, how many of them empty), counted beyond those listed."""
+        listed = self.answers or ()
+        empty = sum(1 for a in listed if not a.addresses)
+        return max(self.answers_total, len(listed)), max(self.answers_empty, empty)
 
 
 @dataclass(frozen=True)
@@ -142,6 +158,7 @@ def read_world(session: Session, plan: WorldPlan) -> WorldView:
 def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     """Query a world (the session's, or the replay's) for the panel (worker thread only)."""
     answers: tuple[Answer, ...] | None = None
+    total = empty = 0
     answers_label = switches_label = ""
     counts: list[tuple[str, int]] = []
     switches: tuple[tuple[str, bool], ...] = ()
@@ -149,24 +166,22 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     charts: list[ChartView] = []
     try:
         for item in plan.items:
-            columns, rows = store.app_query(item.sql)
             if item.show == "answers":
-                grouped: dict[str, list[tuple[str, Any]]] = {}
-                for row in rows:
-                    bucket = grouped.setdefault(str(row[0]), [])
-                    if len(row) > 1 and row[1] is not None:
-                        bucket.append((str(row[1]), row[2] if len(row) > 2 else None))
-                answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
+                answers, total, empty = _answers(store, item.sql)
                 answers_label = item.label
-            elif item.show == "chart":
-                charts.append(_chart(item.label, columns, rows))
-            elif item.show == "switches":
-                switches = tuple((str(r[0]), bool(r[1])) for r in rows if len(r) > 1)
-                switches_label = item.label
-            else:
+                continue
+            if item.show == "rows":
+                columns, rows = store.app_query(_head(item.sql, _PANEL_ROWS))
                 shown = tuple(tuple("NULL" if v is None else str(v) for v in r)
                               for r in rows[:_PANEL_ROWS])
                 tables.append((item.label, tuple(columns), shown))
+                continue
+            columns, rows = store.app_query(item.sql)
+            if item.show == "chart":
+                charts.append(_chart(item.label, columns, rows))
+            else:
+                switches = tuple((str(r[0]), bool(r[1])) for r in rows if len(r) > 1)
+                switches_label = item.label
         for table in plan.tables:
             quoted = '"' + table.replace('"', '""') + '"'
             _, rows = store.app_query(f"SELECT count(*) FROM {quoted}")
@@ -174,9 +189,64 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     except Exception as exc:  # the players may have dropped or changed a table
         return WorldView(answers, tuple(counts), switches, error=_one_line(exc),
                          answers_label=answers_label, switches_label=switches_label,
-                         tables=tuple(tables))
+                         tables=tuple(tables), answers_total=total, answers_empty=empty)
     return WorldView(answers, tuple(counts), switches, answers_label=answers_label,
-                     switches_label=switches_label, tables=tuple(tables), charts=tuple(charts))
+                     switches_label=switches_label, tables=tuple(tables), charts=tuple(charts),
+                     answers_total=total, answers_empty=empty)
+
+
+def _head(sql: str, limit: int) -> str:
+    """The exercise's query, its first `limit` rows only (in its own order)."""
+    inner = sql.strip().rstrip(";")
+    return f"SELECT * FROM (\n{inner}\n) AS panel_head LIMIT {limit}"
+
+
+def _group(rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
+    """Answer rows (a name, then an address and its weight; no address: none) by name."""
+    grouped: dict[str, list[tuple[str, Any]]] = {}
+    for row in rows:
+        bucket = grouped.setdefault(str(row[0]), [])
+        if len(row) > 1 and row[1] is not None:
+            bucket.append((str(row[1]), row[2] if len(row) > 2 else None))
+    return grouped
+
+
+def _answers(store: Store, sql: str) -> tuple[tuple[Answer, ...], int, int]:
+    """An `answers` item bounded: (the answers listed, how many endpoints, how many empty).
+
+    A short answer is read whole. A long one is counted by the database (the endpoints, the
+    empty ones, and the first empty ones by name); Python gets the empty ones and the first
+    others, never the whole world.
+    """
+    columns, rows = store.app_query(_head(sql, _ANSWER_ROWS + 1))
+    if len(rows) <= _ANSWER_ROWS:
+        grouped = _group(rows)
+        answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
+        return answers, len(answers), sum(1 for a in answers if not a.addresses)
+    names = ", ".join(f"c{i}" for i in range(len(columns)))
+    address = "c1" if len(columns) > 1 else "NULL"
+    inner = sql.strip().rstrip(";")
+    answer = f"WITH answer ({names}) AS (\n{inner}\n) "
+    # one pass counts them; the empty ones are named only when there are some
+    _, counted = store.app_query(
+        f"{answer}SELECT count(DISTINCT c0), "
+        f"count(DISTINCT CASE WHEN {address} IS NOT NULL THEN c0 END) FROM answer")
+    total = int(counted[0][0] or 0) if counted else 0
+    empty = total - (int(counted[0][1] or 0) if counted else 0)
+    listed: list[Answer] = []
+    if empty:
+        _, wrong = store.app_query(
+            f"{answer}SELECT c0 FROM answer GROUP BY c0 HAVING count({address}) = 0 "
+            f"ORDER BY c0 LIMIT {ANSWERS_SHOWN}")
+        listed = [Answer(str(r[0]), ()) for r in wrong]
+    head = _group(rows[:_ANSWER_ROWS])
+    head.pop(str(rows[_ANSWER_ROWS - 1][0]), None)  # the last name's rows may go on
+    for name, addresses in head.items():
+        if len(listed) >= ANSWERS_SHOWN:
+            break
+        if addresses:
+            listed.append(Answer(name, tuple(addresses)))
+    return tuple(listed), total, empty
 
 
 def _number(value: Any) -> float:

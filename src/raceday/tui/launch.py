@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from raceday.engine.clock import Pace
+
+if TYPE_CHECKING:
+    from raceday.exercise.model import Exercise
+
+
+class _Loading:
+    """The exercise loaded (its world built and its SQL compiled) in a thread while the main
+    one imports the TUI: SQLite lets go of the interpreter while it builds, so the two
+    overlap, and the first screen comes sooner. Problems are raised where `result` is asked."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._exercise: Exercise | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._load, name="raceday-load", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        from raceday.commands import load_named_exercise
+
+        try:
+            self._exercise = load_named_exercise(self._name)
+        except BaseException as exc:  # raised again in the main thread
+            self._error = exc
+
+    def result(self) -> Exercise:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._exercise is not None
+        return self._exercise
 
 
 def launch(
@@ -21,11 +54,10 @@ def launch(
     A bad exercise raises the loader's `ExerciseError` before the screen changes, so the CLI
     prints `file:line` problems and exits 2.
     """
-    from raceday.commands import load_named_exercise
-
-    loaded = load_named_exercise(exercise) if exercise else None
+    loading = _Loading(exercise) if exercise else None
     from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
 
+    loaded = loading.result() if loading is not None else None
     settings = Settings(mode=mode, pace=Pace(pace), speed=speed or 60.0,
                         transcripts=Path(transcripts),
                         length=None if speed else (length or GAME_DAY_MINUTES))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -111,6 +113,17 @@ def schema_markdown(exercise: Exercise, tables: list[TableInfo]) -> str:
     return "\n".join(lines)
 
 
+class Prerendered:
+    """Segments rendered once (in a worker) and drawn as they are: Markdown's cost is paid
+    off the event loop, and once, however often the screen asks for them."""
+
+    def __init__(self, segments: list[Segment]) -> None:
+        self.segments = segments
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from self.segments
+
+
 def read_schema(exercise: Exercise) -> list[TableInfo]:
     """The world's tables, built in memory and thrown away (a worker thread only)."""
     from raceday.store.sqlite_store import describe_world
@@ -133,21 +146,26 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     ]
 
     @dataclass
-    class SchemaRead(Message):
-        markdown: str
+    class Rendered(Message):
+        """A part of the briefing rendered (in a worker) at `width` columns."""
+
+        part: str  # "situation" or "schema"
+        lines: Prerendered
+        width: int
 
     def __init__(self, exercise: Exercise, settings: Settings) -> None:
         super().__init__()
         self.exercise = exercise
         self.settings = settings
+        self.rendered_width = 0  # the width the Markdown was rendered at
 
     def compose(self) -> ComposeResult:
         start = clock_time(self.exercise.clock.start, 0)
         yield Static(f" Briefing · {self.exercise.title} · {start} {self.exercise.clock.zone}"
                      "   Enter starts", id="briefing-bar")
         with VerticalScroll(id="briefing-scroll"):
-            # the first frame shows the title and summary; the Markdown (and the import of
-            # its parser) follows right after it, so the briefing is on screen at once
+            # the first frame shows the title and summary; the Markdown (its parser imported
+            # and the whole text rendered in a worker, never on the event loop) replaces it
             yield Static(Text.assemble((self.exercise.title, "bold"), "\n\n",
                                        (" ".join(self.exercise.summary.split()), "italic")),
                          id="situation")
@@ -158,27 +176,40 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.query_one("#briefing-scroll").focus()
         self.call_after_refresh(self._fill)
 
+    def on_resize(self) -> None:
+        if self.rendered_width:
+            self.call_after_refresh(self._fill)
+
     def _fill(self) -> None:
-        from rich.markdown import Markdown as RichMarkdown
+        width = self.query_one("#situation", Static).content_region.width
+        if width > 0 and width != self.rendered_width:
+            self.rendered_width = width
+            self._render_markdown(width)
 
-        self.query_one("#situation", Static).update(
-            RichMarkdown(situation_markdown(self.exercise, self.settings)))
-        self.query_one("#schema", Static).update(RichMarkdown("*Reading the world's tables…*"))
-        self._read_schema()
-
-    @work(thread=True, exit_on_error=False, group="briefing")
-    def _read_schema(self) -> None:
+    @work(thread=True, exclusive=True, exit_on_error=False, group="briefing")
+    def _render_markdown(self, width: int) -> None:
+        """Render the Markdown once, off the event loop (Static would render it twice: once
+        for its height, once to draw it)."""
+        self.post_message(self.Rendered(
+            "situation", self._markdown(situation_markdown(self.exercise, self.settings),
+                                        width), width))
         try:
             text = schema_markdown(self.exercise, read_schema(self.exercise))
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
-        self.post_message(self.SchemaRead(text))
+        self.post_message(self.Rendered("schema", self._markdown(text, width), width))
 
-    @on(SchemaRead)
-    def _schema_read(self, message: SchemaRead) -> None:
+    def _markdown(self, text: str, width: int) -> Prerendered:
         from rich.markdown import Markdown as RichMarkdown
 
-        self.query_one("#schema", Static).update(RichMarkdown(message.markdown))
+        console = self.app.console
+        options = self.app.console_options.update_width(width).update(highlight=False)
+        return Prerendered(list(console.render(RichMarkdown(text), options)))
+
+    @on(Rendered)
+    def _rendered(self, message: Rendered) -> None:
+        if message.width == self.rendered_width:
+            self.query_one(f"#{message.part}", Static).update(message.lines)
 
     def action_start(self) -> None:
         app = self._raceday()

@@ -25,6 +25,10 @@ MODE_WORDS = {
     "team": "team: one screen, players take the keyboard in turn (F2 passes it on)",
     "onboarding": "onboarding: guided first steps, hints on offer (each costs points)",
 }
+TITLE_WIDTH = 44
+ROLES_WIDTH = 24
+"""The most of a title, and of the roles (else counted), the table shows: 120 columns hold
+every column, "your scores" too."""
 PACE_WORDS = {
     "turns": "turns: time moves when you act (each statement costs minutes)",
     "live": "live: the clock runs by itself at the speed below; the facilitator can pause",
@@ -70,12 +74,23 @@ class LauncherScreen(Screen[None]):
     class FoundUnfinished(Message):
         sessions: list[Any]
 
+    @dataclass
+    class Checked(Message):
+        """An exercise loaded with its SQL compiled against its world, or why it does not."""
+
+        ident: str
+        exercise: Any
+        problems: tuple[str, ...]
+        then: str  # "briefing", or the folder of the unfinished session to resume
+
     def __init__(self, select: str | None = None) -> None:
         super().__init__()
         self.entries: list[ExerciseEntry] = []
         self.scores: dict[str, str] = {}
         self.unfinished: list[Unfinished] = []
         self.select = select  # the exercise to highlight once found (the next act)
+        self.checking = False  # an exercise chosen is being checked: a second Enter waits
+        self.listed = False
 
     @property
     def raceday(self) -> RacedayApp:
@@ -96,10 +111,10 @@ class LauncherScreen(Screen[None]):
     def on_mount(self) -> None:
         self._add_columns()
         self._show_settings()
-        self._find()
-        self._read_history()
         self.query_one("#unfinished", DataTable).display = False
-        self._find_unfinished()
+        # one thing at a time, the first frame first: the workers' imports (the history's
+        # and the resume's pull in sqlite-utils) would hold the interpreter while it draws
+        self.call_after_refresh(self._find)
 
     def _add_columns(self) -> None:
         """The table's columns; "your scores" beside the title once a session was played."""
@@ -111,9 +126,43 @@ class LauncherScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
+        """Every exercise, read for what the table shows: its SQL is compiled against its
+        world (which builds the world) only for the one chosen, so a large world costs the
+        list nothing."""
         from raceday.engine.load import find_exercises
 
-        self.post_message(self.Found(list(find_exercises())))
+        self.post_message(self.Found(list(find_exercises(check_sql=False))))
+
+    @work(thread=True, exit_on_error=False, group="launcher-check")
+    def _check(self, entry: ExerciseEntry, then: str) -> None:
+        from raceday.engine.load import load_exercise
+        from raceday.errors import ExerciseError
+
+        try:
+            exercise = load_exercise(entry.path)
+        except ExerciseError as exc:
+            self.post_message(self.Checked(entry.id, None, tuple(exc.problems), then))
+            return
+        self.post_message(self.Checked(entry.id, exercise, (), then))
+
+    @on(Checked)
+    def _checked(self, message: Checked) -> None:
+        from dataclasses import replace
+        from pathlib import Path
+
+        self.checking = False
+        at = next((i for i, e in enumerate(self.entries) if e.id == message.ident), None)
+        if message.exercise is None:
+            if at is not None:  # the table shows it broken from now on, and why
+                self.entries[at] = replace(self.entries[at], problems=message.problems,
+                                           exercise=None)
+                self._show_detail(at)
+            self.notify("This exercise does not load; see why below.", severity="error")
+            return
+        if message.then == "briefing":
+            self.raceday.open_briefing(message.exercise)
+        else:
+            self.raceday.resume_play(message.exercise, Path(message.then))
 
     @work(thread=True, exit_on_error=False, group="launcher-history")
     def _read_history(self) -> None:
@@ -141,13 +190,24 @@ class LauncherScreen(Screen[None]):
     def _add_rows(self) -> None:
         table = self.query_one("#exercises", DataTable)
         for entry in self.entries:
-            title = Text(entry.title or entry.id, style="bold" if entry.ok else "red")
+            # the detail below names the roles, with the whole title
+            name = entry.title or entry.id
+            if len(name) > TITLE_WIDTH:
+                name = name[:TITLE_WIDTH - 1].rstrip() + "…"
+            title = Text(name, style="bold" if entry.ok else "red")
             scores = (self.scores.get(entry.id, ""),) if self.scores else ()
+            roles = ", ".join(entry.roles)
+            if len(roles) > ROLES_WIDTH:
+                roles = f"{len(entry.roles)} roles"
             table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
-                          entry.level, ", ".join(entry.roles), key=entry.id)
+                          entry.level, roles, key=entry.id)
 
     @on(Found)
     def _found(self, message: Found) -> None:
+        if not self.listed:  # the list first, then what goes beside it
+            self.listed = True
+            self._read_history()
+            self._find_unfinished()
         self.entries = list(message.entries)
         table = self.query_one("#exercises", DataTable)
         table.clear()
@@ -209,7 +269,9 @@ class LauncherScreen(Screen[None]):
                         "does not load: `raceday resume DIR --exercise PATH` names it.",
                         severity="error", markup=False)
             return
-        self.raceday.resume_play(entry.exercise, found.folder)
+        if not self.checking:
+            self.checking = True
+            self._check(entry, str(found.folder))
 
     @on(DataTable.RowHighlighted, "#exercises")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -226,7 +288,11 @@ class LauncherScreen(Screen[None]):
             text.append("  (bundled)", style="dim")
         if entry.note:
             text.append(f"  {entry.note}", style="yellow")
+        if entry.title:
+            text.append(f"  {entry.title}")
         text.append("\n" + " ".join(entry.summary.split()))
+        if entry.roles:
+            text.append(f"\nroles: {', '.join(entry.roles)}", style="dim")
         text.append(_acts_line(entry, self.entries), style="cyan")
         if not entry.ok:
             text.append("\nDoes not load:\n", style="bold red")
@@ -308,7 +374,9 @@ class LauncherScreen(Screen[None]):
         if not entry.ok or entry.exercise is None:
             self.notify("This exercise does not load; see why below.", severity="error")
             return
-        self.raceday.open_briefing(entry.exercise)
+        if not self.checking:
+            self.checking = True
+            self._check(entry, "briefing")
 
 
 def _acts_line(entry: ExerciseEntry, entries: list[ExerciseEntry]) -> str:

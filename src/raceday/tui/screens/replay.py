@@ -22,6 +22,7 @@ from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
 from raceday.engine.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
+from raceday.engine.snapshot import ANSWERS_SHOWN
 from raceday.transcript import events as ev
 from raceday.transcript.wording import describe_statement
 from raceday.tui.widgets.world import EMPTY, OK, Alarms, render_world
@@ -211,10 +212,19 @@ def world_after(walk: ReplayWalk, step: WalkStep) -> RenderableType:
         return Group(title, render_world(walk.final_world, Alarms()), *_faults(step))
     lines: list[RenderableType] = [Text(f"After {step.time or 'the start'}", style="bold")]
     if walk.endpoints:
-        answering = len(walk.endpoints) - len(step.empty)
-        lines.append(Text(f"DNS: {answering} of {len(walk.endpoints)} endpoints answer",
+        total = len(walk.endpoints)
+        if walk.final_world is not None:  # a world of many: the walk names only a few
+            total = max(total, walk.final_world.endpoint_counts[0])
+        answering = total - len(step.empty)
+        lines.append(Text(f"DNS: {answering:,} of {total:,} endpoints answer",
                           style="bold" if step.empty else OK))
-        for name in walk.endpoints:
+        # what is wrong first, then a count: no step's cost grows with the world
+        named = [*step.empty, *(n for n in walk.endpoints if n not in step.empty)]
+        if len(named) > ANSWERS_SHOWN or total > len(named):
+            named = named[:ANSWERS_SHOWN]
+        else:
+            named = list(walk.endpoints)
+        for name in named:
             empty = name in step.empty
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append("✗ " if empty else "✓ ", style="bold red" if empty else OK)
@@ -222,6 +232,8 @@ def world_after(walk: ReplayWalk, step: WalkStep) -> RenderableType:
             lines.append(line)
             lines.append(Text("  EMPTY ANSWER: no addresses " if empty else "  answers",
                               style=EMPTY if empty else "dim"))
+        if total > len(named):
+            lines.append(Text(f"… and {total - len(named):,} more endpoints", style="dim"))
     return Group(*lines, *_faults(step))
 
 

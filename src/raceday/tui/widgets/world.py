@@ -11,16 +11,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from raceday.engine.snapshot import WorldView
+from raceday.engine.snapshot import ANSWERS_SHOWN, WorldView
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
 
 EMPTY = "bold white on red"
 OK = "green"
-ANSWERS_SHOWN = 12
-"""The most endpoints the panel lists: a world of 100k endpoints shows what is wrong first,
-then a count, so that no screen's cost grows with the world."""
 
 
 @dataclass
@@ -61,18 +58,18 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
     """One or two lines: how many of the answers are there, each empty one by name, switches."""
     out = Text()
     if world.answers is not None:
-        empty = [a.endpoint for a in world.answers if not a.addresses]
-        total = len(world.answers)
+        empty = [a.endpoint for a in world.answers if not a.addresses][:ANSWERS_SHOWN]
+        total, empty_total = world.endpoint_counts
         out.append(f"{inert(world.answers_label, one_line=True)} ", style="bold")
-        if not empty:
-            out.append(f"✓ all {total} answer", style=OK)
+        if not empty_total:
+            out.append(f"✓ all {total:,} answer", style=OK)
         else:
-            out.append(f"{total - len(empty)} of {total} answer ", style="bold")
-            for name in empty[:ANSWERS_SHOWN]:
+            out.append(f"{total - empty_total:,} of {total:,} answer ", style="bold")
+            for name in empty:
                 out.append(f" ✗ {inert(name, one_line=True)}: EMPTY ", style=EMPTY)
                 out.append(" ")
-            if len(empty) > ANSWERS_SHOWN:
-                out.append(f"and {len(empty) - ANSWERS_SHOWN:,} more empty ", style="bold red")
+            if empty_total > len(empty):
+                out.append(f"and {empty_total - len(empty):,} more empty ", style="bold red")
     elif world.counts:
         out.append("rows ", style="bold")
         out.append(inert("  ".join(f"{t} {c:,}" for t, c in world.counts), one_line=True))
@@ -101,11 +98,10 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid.add_column(width=1)
         grid.add_column(ratio=1)
         answers = list(world.answers)
-        hidden = 0
         if len(answers) > ANSWERS_SHOWN:  # what is wrong first, then a count of the rest
             answers = ([a for a in answers if not a.addresses]
                        + [a for a in answers if a.addresses])[:ANSWERS_SHOWN]
-            hidden = len(world.answers) - len(answers)
+        hidden = world.endpoint_counts[0] - len(answers)
         for answer in answers:
             if answer.addresses:
                 listed = inert("  ".join(f"{a} ({w})" if w is not None else a
