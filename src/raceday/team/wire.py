@@ -112,7 +112,9 @@ def snapshot_from_json(text: str, tables: tuple[TableInfo, ...] | None = None) -
                         switches_label=str(world.get("switches_label", "")),
                         tables=tuple((str(label), tuple(map(str, cols)),
                                       tuple(tuple(map(str, r)) for r in rows))
-                                     for label, cols, rows in world.get("tables", ()))),
+                                     for label, cols, rows in world.get("tables", ())),
+                        answers_total=int(world.get("answers_total", 0)),
+                        answers_empty=int(world.get("answers_empty", 0))),
         tables=tables,
         statement_sql=tuple((str(a), str(b)) for a, b in data["statement_sql"]),
     )
