@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from raceday.engine.snapshot import Answer, MonitorView, PendingView, Snapshot, WorldView
+from raceday.engine.snapshot import Answer, ChartView, MonitorView, PendingView, Snapshot, WorldView
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, StatementResult, TableInfo
 
 
@@ -114,7 +114,17 @@ def snapshot_from_json(text: str, tables: tuple[TableInfo, ...] | None = None) -
                                       tuple(tuple(map(str, r)) for r in rows))
                                      for label, cols, rows in world.get("tables", ())),
                         answers_total=int(world.get("answers_total", 0)),
-                        answers_empty=int(world.get("answers_empty", 0))),
+                        answers_empty=int(world.get("answers_empty", 0)),
+                        charts=tuple(_chart(c) for c in world.get("charts", ()))),
         tables=tables,
         statement_sql=tuple((str(a), str(b)) for a, b in data["statement_sql"]),
     )
+
+
+def _chart(data: dict[str, Any]) -> ChartView:
+    return ChartView(
+        label=str(data["label"]), series=tuple(map(str, data["series"])),
+        minutes=tuple(int(m) for m in data["minutes"]),
+        values=tuple(tuple(float(v) for v in row) for row in data["values"]),
+        marks=tuple((int(m), str(t)) for m, t in data.get("marks", ())),
+        start=str(data.get("start", "")), clock=tuple(map(str, data.get("clock", ()))))
