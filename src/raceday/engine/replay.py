@@ -29,11 +29,12 @@ from collections import OrderedDict
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
+from raceday.store.protocol import Store
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
@@ -43,6 +44,7 @@ from raceday.transcript.wording import describe_run
 
 if TYPE_CHECKING:  # the session calls the replay: at run time this module never imports it
     from raceday.engine.session import Session
+    from raceday.store.postgres.store import PostgresStore
 
 
 def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
@@ -150,7 +152,18 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
         shutil.copyfile(old.with_name(old.name + ".db"), world)
         return before
     folder.mkdir(parents=True)
-    store = WorldStore.open(world, exercise.roles)
+    session = _play_on(kind, exercise, WorldStore.open(world, exercise.roles), folder, until,
+                       judge_world=judge_world, probes=probes)
+    if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
+        _played[key] = (session, folder)
+        while len(_played) > _MEMO_SIZE:
+            _played.popitem(last=False)
+    return session
+
+
+def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path, until: int,
+             *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+    """Play the timeline on an open world (`folder` exists), to `until`, and close it."""
     log = EventLog(folder) if judge_world else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
@@ -159,10 +172,6 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     session.advance_to(until)
     session.store.close()
     session.log.close()
-    if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
-        _played[key] = (session, folder)
-        while len(_played) > _MEMO_SIZE:
-            _played.popitem(last=False)
     return session
 
 
@@ -311,9 +320,7 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
     for the same exercise, seed and code, so it is played once and kept (in this process, and
     in raceday's cache folder, named by a digest of all three)."""
     normal = _without_delayed(exercise)
-    key = hashlib.sha256(json.dumps([kind.__module__, kind.__qualname__, _code_digest(),
-                                     _exercise_digest(normal), until, renumber]).encode()
-                         ).hexdigest()
+    key = _normal_night_key(kind, normal, until, renumber, "sqlite")
     if key in _good_known:
         return _good_known[key]
     cached = _cache_file(key)
@@ -335,6 +342,15 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
             _write_good(cached, good)
     _good_known[key] = good
     return good
+
+
+def _normal_night_key(kind: type[Session], normal: Exercise, until: int, renumber: str,
+                      db: str) -> str:
+    """The name of a normal night's good writes: the database kind (`sqlite`,
+    `postgresql`: each plays its own dialect), the session's kind, the code, the exercise."""
+    return hashlib.sha256(json.dumps([db, kind.__module__, kind.__qualname__, _code_digest(),
+                                      _exercise_digest(normal), until, renumber]).encode()
+                          ).hexdigest()
 
 
 _code: list[str] = []
@@ -391,6 +407,8 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
     its diagnoses, run again on the team's normal night at the same minutes (the result's
     `monitor_checks`). Only the race's world is kept (for the replay walk), and only until
     the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
+    if _on_postgres(session):
+        return replay_race_postgres(session, probes, keep_world=keep_world)
     exercise = session.exercise
     root = session.folder / "replay"
     remove_earlier_worlds(root)
@@ -451,5 +469,163 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
         blocked_good_writes=blocked,
         warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
+        monitor_checks=checks,
+    )
+
+
+# -- on PostgreSQL ----------------------------------------------------------------------------
+# The same replay when the session's world is a schema on a PostgreSQL server: each replay
+# world is a schema forked on the same server (`PostgresStore.fork`: the team's schema, the
+# seed rows) and dropped once played; only the race's world is kept for the replay walk, until
+# the next replay (or the final one, which keeps none). Nothing here runs on SQLite.
+
+_kept_pg: dict[Path, PostgresStore] = {}
+"""The race world of the newest replay of each PostgreSQL session (by its replay folder),
+closed, kept for the walk (`kept_race_world`)."""
+
+
+def _on_postgres(session: Session) -> bool:
+    from raceday.store.postgres.store import PostgresStore  # psycopg: only when it connects
+
+    return isinstance(session.store, PostgresStore)
+
+
+def kept_race_world(folder: Path) -> Store | None:
+    """The newest replay's race world on PostgreSQL, opened again for the replay walk (None
+    when there is none: a SQLite replay, another process, a final replay)."""
+    kept = _kept_pg.get(folder.resolve())
+    return kept.reopen() if kept is not None else None
+
+
+def drop_kept_worlds(root: Path) -> None:
+    """Drop the PostgreSQL race worlds kept under `root` (a session's replay folder)."""
+    root = root.resolve()
+    for folder in [f for f in _kept_pg if f.parent == root]:
+        _kept_pg.pop(folder).drop()
+
+
+def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
+          renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    world, warnings = live.fork(seed_sql, renumber)
+    made.append(world)
+    return world, warnings
+
+
+def _played_pg(kind: type[Session], exercise: Exercise, world: PostgresStore, folder: Path,
+               until: int, *, judge_world: bool = True,
+               probes: tuple[Probe, ...] = ()) -> Session:
+    folder.mkdir(parents=True)
+    return _play_on(kind, exercise, world, folder, until, judge_world=judge_world,
+                    probes=probes)
+
+
+def _good_writes_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, folder: Path,
+                    until: int, renumber: str, made: list[PostgresStore]) -> list[RunKey]:
+    """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
+    (renumbered for the shifted race), kept under a key of its own (`postgresql`)."""
+    from raceday.store.postgres.store import PostgresStore
+
+    normal = _without_delayed(exercise)
+    key = _normal_night_key(kind, normal, until, renumber, "postgresql")
+    if key in _good_known:
+        return _good_known[key]
+    cached = _cache_file(key)
+    good = _read_good(cached) if cached is not None else None
+    if good is None:
+        pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                        row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+        made.append(pristine)
+        world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+            else pristine
+        original = _played_pg(kind, normal, world, folder / "normal-original", until,
+                              judge_world=False)
+        good = _good_runs(original)
+        if cached is not None:
+            _write_good(cached, good)
+    _good_known[key] = good
+    return good
+
+
+def _normal_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                      live: PostgresStore, folder: Path, until: int, renumber: str,
+                      made: list[PostgresStore], probes: tuple[Probe, ...] = (),
+                      ) -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
+    """`_normal_nights` on PostgreSQL."""
+    good = _good_writes_pg(kind, exercise, live, folder, until, renumber, made)
+    world, _ = _fork(live, made, exercise.world_sql, renumber)
+    team = _played_pg(kind, _without_delayed(team_exercise), world, folder / "normal-team",
+                      max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
+    return _blocked(good, team), tuple(team.probe_results)
+
+
+def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
+                         keep_world: bool = True) -> ReplayResult:
+    """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
+    schema forked from the session's on the same server, all dropped when played (the
+    race's kept for the walk when `keep_world`, until the next replay)."""
+    live = cast("PostgresStore", session.store)
+    exercise = session.exercise
+    root = session.folder / "replay"
+    drop_kept_worlds(root)
+    n = 1
+    while (root / str(n)).exists():
+        n += 1
+    folder = root / str(n)
+    folder.mkdir(parents=True)
+    until = (exercise.replay.until if exercise.replay and exercise.replay.until is not None
+             else session.end_minute)
+    team_exercise = _with_statements(exercise, session.statement_sql)
+    made: list[PostgresStore] = []
+    race_world: PostgresStore | None = None
+    played = False
+    try:
+        race_world, warnings = _fork(live, made, exercise.world_sql)
+        (folder / "race.postgres").write_text(f"{race_world.session}\n", encoding="utf-8")
+        kind = type(session)
+        race = _played_pg(kind, team_exercise, race_world, folder / "race", until)
+        steps = _step_replays(exercise, race)
+        fault = race.facts.fault_started
+        fault_at = race.time_of(fault) if fault is not None else None
+        warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
+                        f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+        blocked: tuple[BlockedWrite, ...] = ()
+        checks: tuple[ev.MonitorCheck, ...] = ()
+        delayed = bool(exercise.replay and exercise.replay.delayed)
+        if delayed:
+            blocked, checks = _normal_nights_pg(kind, exercise, team_exercise, live, folder,
+                                                until, "", made, probes)
+        shift = exercise.replay.shifted if exercise.replay else None
+        if shift is not None and any(s.status == "prevented" for s in steps):
+            what = _describe_shift(exercise, shift)
+            other = folder / "shifted"
+            other.mkdir()
+            shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
+            shifted_exercise = _shift(exercise, shift)
+            shifted = _played_pg(kind, _shift(team_exercise, shift), shifted_world,
+                                 other / "race", until)
+            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+            if fault_at is None and shifted.facts.fault_started is not None:
+                fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+            if delayed:
+                seen = {b.task for b in blocked}
+                more, _ = _normal_nights_pg(kind, shifted_exercise,
+                                            _shift(team_exercise, shift), live, other, until,
+                                            shift.seed, made)
+                blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of "
+                                                    f"{what}")
+                                 for b in more if b.task not in seen)
+        played = True
+    finally:
+        for world in made:
+            if world is race_world and keep_world and played:
+                _kept_pg[folder.resolve()] = world
+                continue
+            world.drop()
+    return ReplayResult(
+        steps=steps,
+        fault_at=fault_at,
+        blocked_good_writes=blocked,
+        warnings=tuple(dict.fromkeys(warnings)),
+        folder=str(folder.relative_to(session.folder)),
         monitor_checks=checks,
     )
