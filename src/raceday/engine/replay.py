@@ -20,6 +20,7 @@ statements (ctrl+r pressed twice) is not played again: the engine is determinist
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import hashlib
 import json
@@ -479,6 +480,7 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 # seed rows) and dropped once played; only the race's world is kept for the replay walk, until
 # the next replay (or the final one, which keeps none). Nothing here runs on SQLite.
 
+KEPT_NOTE = "race.postgres"
 _kept_pg: dict[Path, PostgresStore] = {}
 """The race world of the newest replay of each PostgreSQL session (by its replay folder),
 closed, kept for the walk (`kept_race_world`)."""
@@ -502,6 +504,26 @@ def drop_kept_worlds(root: Path) -> None:
     root = root.resolve()
     for folder in [f for f in _kept_pg if f.parent == root]:
         _kept_pg.pop(folder).drop()
+        (folder / KEPT_NOTE).unlink(missing_ok=True)
+
+
+def _drop_every_kept_world() -> None:
+    """At exit: a session that ended without its final replay (aborted, closed) kept the
+    race world of its last replay; it goes with the process (best effort)."""
+    for folder in list(_kept_pg):
+        try:
+            drop_kept_worlds(folder.parent)
+        except Exception:  # the server is gone: nothing more can be done from here
+            _kept_pg.pop(folder, None)
+
+
+def _keep(folder: Path, world: PostgresStore) -> None:
+    if not _kept_pg:
+        atexit.unregister(_drop_every_kept_world)
+        atexit.register(_drop_every_kept_world)
+    _kept_pg[folder.resolve()] = world
+    # for people: which schema on the server this replay's world is, until the next replay
+    (folder / KEPT_NOTE).write_text(f"{world.session}\n", encoding="utf-8")
 
 
 def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
@@ -580,7 +602,6 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
     played = False
     try:
         race_world, warnings = _fork(live, made, exercise.world_sql)
-        (folder / "race.postgres").write_text(f"{race_world.session}\n", encoding="utf-8")
         kind = type(session)
         race = _played_pg(kind, team_exercise, race_world, folder / "race", until)
         steps = _step_replays(exercise, race)
@@ -618,7 +639,7 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
     finally:
         for world in made:
             if world is race_world and keep_world and played:
-                _kept_pg[folder.resolve()] = world
+                _keep(folder, world)
                 continue
             world.drop()
     return ReplayResult(
