@@ -999,6 +999,16 @@ def _compat(admin: psycopg.Connection[Any], names: _Names) -> None:
     )
 
 
+def describe_world(dsn: str, world_sql: str) -> list[TableInfo]:
+    """The tables and views `world_sql` builds on this server, as `tables()` describes them:
+    for a briefing's cheat-sheet before any session exists (a world built and dropped)."""
+    store = PostgresStore.create(dsn, world_sql, ())
+    try:
+        return store.tables()
+    finally:
+        store.drop()
+
+
 def drop_world(dsn: str, session: str) -> None:
     """Remove a session's world from the server: its schemas and roles (`rd_<session>_*`)."""
     admin = _connect(dsn)
