@@ -201,7 +201,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     from pathlib import Path
 
     command = args.command or "play"
-    if getattr(args, "db", None) and command in ("play", "host"):
+    if getattr(args, "db", None) and (command in ("play", "host") or getattr(args, "team", False)):
         import os
 
         from raceday.store import DB_VARIABLE
