@@ -27,6 +27,8 @@ import json
 import os
 import shutil
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -480,6 +482,8 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 # seed rows) and dropped once played; only the race's world is kept for the replay walk, until
 # the next replay (or the final one, which keeps none). Nothing here runs on SQLite.
 
+_PG_NIGHTS = 3
+"""Nights of one replay played at once on PostgreSQL (the race and the two normal nights)."""
 KEPT_NOTE = "race.postgres"
 _kept_pg: dict[Path, PostgresStore] = {}
 """The race world of the newest replay of each PostgreSQL session (by its replay folder),
@@ -570,14 +574,22 @@ def _good_writes_pg(kind: type[Session], exercise: Exercise, live: PostgresStore
 
 def _normal_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
                       live: PostgresStore, folder: Path, until: int, renumber: str,
-                      made: list[PostgresStore], probes: tuple[Probe, ...] = (),
-                      ) -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
-    """`_normal_nights` on PostgreSQL."""
-    good = _good_writes_pg(kind, exercise, live, folder, until, renumber, made)
+                      made: list[PostgresStore], pool: ThreadPoolExecutor,
+                      probes: tuple[Probe, ...] = (),
+                      ) -> Callable[[], tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]]:
+    """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
+    for the good writes refused and the probes' results, once both nights are over."""
+    good = pool.submit(_good_writes_pg, kind, exercise, live, folder, until, renumber, made)
     world, _ = _fork(live, made, exercise.world_sql, renumber)
-    team = _played_pg(kind, _without_delayed(team_exercise), world, folder / "normal-team",
-                      max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
-    return _blocked(good, team), tuple(team.probe_results)
+    team = pool.submit(_played_pg, kind, _without_delayed(team_exercise), world,
+                       folder / "normal-team", max([until, *(p[0] for p in probes)]),
+                       judge_world=False, probes=probes)
+
+    def compared() -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
+        night = team.result()
+        return _blocked(good.result(), night), tuple(night.probe_results)
+
+    return compared
 
 
 def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
@@ -600,43 +612,49 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
     made: list[PostgresStore] = []
     race_world: PostgresStore | None = None
     played = False
+    # Each night is its own world on its own connections, and mostly waits on the server:
+    # the race and the normal nights are played side by side (each shifted one too).
+    pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
     try:
         race_world, warnings = _fork(live, made, exercise.world_sql)
         kind = type(session)
-        race = _played_pg(kind, team_exercise, race_world, folder / "race", until)
+        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race", until)
+        delayed = bool(exercise.replay and exercise.replay.delayed)
+        normal = _normal_nights_pg(kind, exercise, team_exercise, live, folder, until, "", made,
+                                   pool, probes) if delayed else None
+        race = racing.result()
         steps = _step_replays(exercise, race)
         fault = race.facts.fault_started
         fault_at = race.time_of(fault) if fault is not None else None
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
                         f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
-        blocked: tuple[BlockedWrite, ...] = ()
-        checks: tuple[ev.MonitorCheck, ...] = ()
-        delayed = bool(exercise.replay and exercise.replay.delayed)
-        if delayed:
-            blocked, checks = _normal_nights_pg(kind, exercise, team_exercise, live, folder,
-                                                until, "", made, probes)
         shift = exercise.replay.shifted if exercise.replay else None
+        shifted_normal = None
         if shift is not None and any(s.status == "prevented" for s in steps):
             what = _describe_shift(exercise, shift)
             other = folder / "shifted"
             other.mkdir()
             shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
             shifted_exercise = _shift(exercise, shift)
-            shifted = _played_pg(kind, _shift(team_exercise, shift), shifted_world,
-                                 other / "race", until)
+            shifting = pool.submit(_played_pg, kind, _shift(team_exercise, shift), shifted_world,
+                                   other / "race", until)
+            if delayed:
+                shifted_normal = _normal_nights_pg(kind, shifted_exercise,
+                                                   _shift(team_exercise, shift), live, other,
+                                                   until, shift.seed, made, pool)
+            shifted = shifting.result()
             steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
             if fault_at is None and shifted.facts.fault_started is not None:
                 fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-            if delayed:
-                seen = {b.task for b in blocked}
-                more, _ = _normal_nights_pg(kind, shifted_exercise,
-                                            _shift(team_exercise, shift), live, other, until,
-                                            shift.seed, made)
-                blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of "
-                                                    f"{what}")
-                                 for b in more if b.task not in seen)
+        blocked, checks = normal() if normal is not None else ((), ())
+        if shifted_normal is not None:
+            seen = {b.task for b in blocked}
+            more, _ = shifted_normal()
+            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                             for b in more if b.task not in seen)
         played = True
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
         for world in made:
             if world is race_world and keep_world and played:
                 _keep(folder, world)
