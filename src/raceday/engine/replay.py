@@ -24,6 +24,7 @@ import atexit
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import shutil
 from collections import OrderedDict
@@ -44,6 +45,8 @@ from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
 from raceday.transcript.log import EventLog
 from raceday.transcript.wording import describe_run
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the session calls the replay: at run time this module never imports it
     from raceday.engine.session import Session
@@ -515,10 +518,17 @@ def _drop_every_kept_world() -> None:
     """At exit: a session that ended without its final replay (aborted, closed) kept the
     race world of its last replay; it goes with the process (best effort)."""
     for folder in list(_kept_pg):
-        try:
-            drop_kept_worlds(folder.parent)
-        except Exception:  # the server is gone: nothing more can be done from here
-            _kept_pg.pop(folder, None)
+        _drop_quietly(_kept_pg.pop(folder))
+
+
+def _drop_quietly(world: PostgresStore) -> None:
+    """Drop a replay world; a failure (the server gone) is logged, and the next world is
+    still dropped, and what made the replay fail is what it reports."""
+    try:
+        world.drop()
+    except Exception:
+        _log.warning("the replay world rd_%s_* could not be dropped", world.session,
+                     exc_info=True)
 
 
 def _keep(folder: Path, world: PostgresStore) -> None:
@@ -659,7 +669,7 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
             if world is race_world and keep_world and played:
                 _keep(folder, world)
                 continue
-            world.drop()
+            _drop_quietly(world)
     return ReplayResult(
         steps=steps,
         fault_at=fault_at,
