@@ -45,6 +45,7 @@ def _score(name: str, script: Path, tmp_path: Path, db: str | None) -> tuple[Pat
 # (exercise, the play: plays/ on PostgreSQL, tests/scenarios/honest/ on SQLite; words the
 # reasons must hold)
 CHEATS = [
+    ("dynamodb-dns-race", "drop-endpoint", "table endpoint is gone"),
     ("dynamodb-dns-race", "never-plan-140", "in the shifted race"),
     ("dynamodb-dns-race", "ban-enactor-a", "refused 67 good writes"),
     ("lost-update-basics", "lub-noop-save", "b-save-on-time"),
