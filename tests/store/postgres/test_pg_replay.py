@@ -141,3 +141,29 @@ def test_the_briefings_cheat_sheet_comes_from_the_server_play_uses(
     endpoint = next(t for t in on_pg if t.name == "endpoint")
     assert {c.type for c in endpoint.columns} <= {"text", "integer"}
     assert next(t for t in on_sqlite if t.name == "endpoint").columns[0].type == "TEXT"
+
+
+def test_a_team_script_plays_through_a_host_on_postgresql(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`raceday run --team --db`: the host's world on the server, scored as on SQLite."""
+    import json
+
+    from raceday.cli import main
+    from raceday.store import DB_VARIABLE
+
+    monkeypatch.delenv(DB_VARIABLE, raising=False)  # main sets it for the host: undone after
+    monkeypatch.delenv(KEEP_VARIABLE, raising=False)
+    scripts = BUNDLED_DIR / "lost-update-basics" / "scripts"
+    scores = []
+    for script, db in ((scripts / "replay-all-guards.yaml", []),
+                       (scripts / "postgres" / "replay-all-guards.yaml", ["--db", pg_dsn])):
+        assert main(["run", "lost-update-basics", "--script", str(script), "--team", "--json",
+                     "--transcripts", str(tmp_path), *db]) == 0
+        scores.append(json.loads(capsys.readouterr().out))
+    on_sqlite, on_pg = scores
+    assert (Path(on_pg["session"]) / "world.postgres").exists()
+    assert not (Path(on_sqlite["session"]) / "world.postgres").exists()
+    assert on_pg["total"] == on_sqlite["total"] and on_pg["guards"]["points"] > 0
+    world = (Path(on_pg["session"]) / "world.postgres").read_text().split()[0]
+    assert _on_server(pg_dsn, world) == []
