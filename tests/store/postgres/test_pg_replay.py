@@ -152,8 +152,10 @@ def test_a_team_script_plays_through_a_host_on_postgresql(
     from raceday.cli import main
     from raceday.store import DB_VARIABLE
 
-    monkeypatch.delenv(DB_VARIABLE, raising=False)  # main sets it for the host: undone after
-    monkeypatch.delenv(KEEP_VARIABLE, raising=False)
+    # main sets the server for the host in the environment: set here (empty: none) so that
+    # it is undone after the test (delenv of an absent variable records nothing to undo)
+    monkeypatch.setenv(DB_VARIABLE, "")
+    monkeypatch.setenv(KEEP_VARIABLE, "")
     scripts = BUNDLED_DIR / "lost-update-basics" / "scripts"
     scores = []
     for script, db in ((scripts / "replay-all-guards.yaml", []),
