@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
     play.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build worlds on this PostgreSQL server (default: SQLite)")
+    play.add_argument("--keep-world", action="store_true",
+                      help="with --db: keep the world on the server after the session ends")
 
     run = sub.add_parser("run", help="play a script headless and print the score")
     run.add_argument("exercise", help="exercise id or folder")
@@ -61,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="where the session folder is written (default ./transcripts)")
     run.add_argument("--db", default=None, metavar="postgresql://...",
                      help="build the world on this PostgreSQL server (default: SQLite, in the folder)")
+    run.add_argument("--keep-world", action="store_true",
+                     help="with --db: keep the world on the server after the session ends")
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
 
@@ -159,6 +163,8 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
     host.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build the world on this PostgreSQL server (default: SQLite)")
+    host.add_argument("--keep-world", action="store_true",
+                      help="with --db: keep the world on the server after the session ends")
     host.add_argument("--headless", action="store_true",
                       help="no console: print how to join, run until the night is over "
                       "(Ctrl-C ends it)")
@@ -239,7 +245,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
     from pathlib import Path
 
     command = args.command or "play"
-    if getattr(args, "db", None) and command in ("play", "host"):
+    if getattr(args, "db", None) and (command in ("play", "host") or getattr(args, "team", False)):
         import os
 
         from raceday.store import DB_VARIABLE
@@ -247,6 +253,12 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         # The sessions these commands open are opened deep in the TUI or the team host: they
         # read the choice from the environment (engine/headless.py, open_session).
         os.environ[DB_VARIABLE] = args.db
+    if getattr(args, "keep_world", False):
+        import os
+
+        from raceday.store import KEEP_VARIABLE
+
+        os.environ[KEEP_VARIABLE] = "1"  # read where the session ends (store.end_world)
     if command == "play":
         from raceday.tui.launch import launch  # the only import of the TUI
 

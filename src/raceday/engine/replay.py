@@ -20,19 +20,24 @@ statements (ctrl+r pressed twice) is not played again: the engine is determinist
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import logging
 import os
 import shutil
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
+from raceday.store.protocol import Store
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
@@ -40,8 +45,11 @@ from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
 from raceday.transcript.log import EventLog
 from raceday.transcript.wording import describe_run
 
+_log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:  # the session calls the replay: at run time this module never imports it
     from raceday.engine.session import Session
+    from raceday.store.postgres.store import PostgresStore
 
 
 def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
@@ -155,7 +163,21 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
             shutil.copyfile(old.with_name(old.name + ".db"), world)
         return before
     folder.mkdir(parents=True)
-    store = WorldStore.open(world, exercise.roles, durable=False)
+    session = _play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
+                       folder, until, judge_world=judge_world, probes=probes)
+    if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
+        small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
+            world.name + "-wal").exists()
+        _played[key] = (session, folder, world.read_bytes() if small else None)
+        while len(_played) > _MEMO_SIZE:
+            _played.popitem(last=False)
+    return session
+
+
+def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path, until: int,
+             *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+    """Play the timeline on an open world (`folder` exists), to `until`, and close it; the
+    replay's log is a throw-away, so it is not synced to disk."""
     log = EventLog(folder, durable=False) if judge_world else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
@@ -164,12 +186,6 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     session.advance_to(until)
     session.store.close()
     session.log.close()
-    if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
-        small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
-            world.name + "-wal").exists()
-        _played[key] = (session, folder, world.read_bytes() if small else None)
-        while len(_played) > _MEMO_SIZE:
-            _played.popitem(last=False)
     return session
 
 
@@ -318,9 +334,7 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
     for the same exercise, seed and code, so it is played once and kept (in this process, and
     in raceday's cache folder, named by a digest of all three)."""
     normal = _without_delayed(exercise)
-    key = hashlib.sha256(json.dumps([kind.__module__, kind.__qualname__, _code_digest(),
-                                     _exercise_digest(normal), until, renumber]).encode()
-                         ).hexdigest()
+    key = _normal_night_key(kind, normal, until, renumber, "sqlite")
     if key in _good_known:
         return _good_known[key]
     cached = _cache_file(key)
@@ -342,6 +356,15 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
             _write_good(cached, good)
     _good_known[key] = good
     return good
+
+
+def _normal_night_key(kind: type[Session], normal: Exercise, until: int, renumber: str,
+                      db: str) -> str:
+    """The name of a normal night's good writes: the database kind (`sqlite`,
+    `postgresql`: each plays its own dialect), the session's kind, the code, the exercise."""
+    return hashlib.sha256(json.dumps([db, kind.__module__, kind.__qualname__, _code_digest(),
+                                      _exercise_digest(normal), until, renumber]).encode()
+                          ).hexdigest()
 
 
 _code: list[str] = []
@@ -398,6 +421,8 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
     its diagnoses, run again on the team's normal night at the same minutes (the result's
     `monitor_checks`). Only the race's world is kept (for the replay walk), and only until
     the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
+    if _on_postgres(session):
+        return replay_race_postgres(session, probes, keep_world=keep_world)
     exercise = session.exercise
     root = session.folder / "replay"
     remove_earlier_worlds(root)
@@ -458,5 +483,206 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
         blocked_good_writes=blocked,
         warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
+        monitor_checks=checks,
+    )
+
+
+# -- on PostgreSQL ----------------------------------------------------------------------------
+# The same replay when the session's world is a schema on a PostgreSQL server: each replay
+# world is a schema forked on the same server (`PostgresStore.fork`: the team's schema, the
+# seed rows) and dropped once played; only the race's world is kept for the replay walk, until
+# the next replay (or the final one, which keeps none). Nothing here runs on SQLite.
+
+_PG_NIGHTS = 3
+"""Nights of one replay played at once on PostgreSQL (the race and the two normal nights)."""
+KEPT_NOTE = "race.postgres"
+_kept_pg: dict[Path, PostgresStore] = {}
+"""The race world of the newest replay of each PostgreSQL session (by its replay folder),
+closed, kept for the walk (`kept_race_world`)."""
+
+
+def _on_postgres(session: Session) -> bool:
+    from raceday.store.postgres.store import PostgresStore  # psycopg: only when it connects
+
+    return isinstance(session.store, PostgresStore)
+
+
+def kept_race_world(folder: Path) -> Store | None:
+    """The newest replay's race world on PostgreSQL, opened again for the replay walk (None
+    when there is none: a SQLite replay, another process, a final replay)."""
+    kept = _kept_pg.get(folder.resolve())
+    return kept.reopen() if kept is not None else None
+
+
+def drop_kept_worlds(root: Path) -> None:
+    """Drop the PostgreSQL race worlds kept under `root` (a session's replay folder)."""
+    root = root.resolve()
+    for folder in [f for f in _kept_pg if f.parent == root]:
+        _kept_pg.pop(folder).drop()
+        (folder / KEPT_NOTE).unlink(missing_ok=True)
+
+
+def _drop_every_kept_world() -> None:
+    """At exit: a session that ended without its final replay (aborted, closed) kept the
+    race world of its last replay; it goes with the process (best effort)."""
+    for folder in list(_kept_pg):
+        _drop_quietly(_kept_pg.pop(folder))
+
+
+def _drop_quietly(world: PostgresStore) -> None:
+    """Drop a replay world; a failure (the server gone) is logged, and the next world is
+    still dropped, and what made the replay fail is what it reports."""
+    try:
+        world.drop()
+    except Exception:
+        _log.warning("the replay world rd_%s_* could not be dropped", world.session,
+                     exc_info=True)
+
+
+def _keep(folder: Path, world: PostgresStore) -> None:
+    if not _kept_pg:
+        atexit.unregister(_drop_every_kept_world)
+        atexit.register(_drop_every_kept_world)
+    _kept_pg[folder.resolve()] = world
+    # for people: which schema on the server this replay's world is, until the next replay
+    (folder / KEPT_NOTE).write_text(f"{world.session}\n", encoding="utf-8")
+
+
+def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
+          renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    world, warnings = live.fork(seed_sql, renumber)
+    made.append(world)
+    return world, warnings
+
+
+def _played_pg(kind: type[Session], exercise: Exercise, world: PostgresStore, folder: Path,
+               until: int, *, judge_world: bool = True,
+               probes: tuple[Probe, ...] = ()) -> Session:
+    folder.mkdir(parents=True)
+    return _play_on(kind, exercise, world, folder, until, judge_world=judge_world,
+                    probes=probes)
+
+
+def _good_writes_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, folder: Path,
+                    until: int, renumber: str, made: list[PostgresStore]) -> list[RunKey]:
+    """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
+    (renumbered for the shifted race), kept under a key of its own (`postgresql`)."""
+    from raceday.store.postgres.store import PostgresStore
+
+    normal = _without_delayed(exercise)
+    key = _normal_night_key(kind, normal, until, renumber, "postgresql")
+    if key in _good_known:
+        return _good_known[key]
+    cached = _cache_file(key)
+    good = _read_good(cached) if cached is not None else None
+    if good is None:
+        pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                        row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+        made.append(pristine)
+        world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+            else pristine
+        original = _played_pg(kind, normal, world, folder / "normal-original", until,
+                              judge_world=False)
+        good = _good_runs(original)
+        if cached is not None:
+            _write_good(cached, good)
+    _good_known[key] = good
+    return good
+
+
+def _normal_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                      live: PostgresStore, folder: Path, until: int, renumber: str,
+                      made: list[PostgresStore], pool: ThreadPoolExecutor,
+                      probes: tuple[Probe, ...] = (),
+                      ) -> Callable[[], tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]]:
+    """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
+    for the good writes refused and the probes' results, once both nights are over."""
+    good = pool.submit(_good_writes_pg, kind, exercise, live, folder, until, renumber, made)
+    world, _ = _fork(live, made, exercise.world_sql, renumber)
+    team = pool.submit(_played_pg, kind, _without_delayed(team_exercise), world,
+                       folder / "normal-team", max([until, *(p[0] for p in probes)]),
+                       judge_world=False, probes=probes)
+
+    def compared() -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
+        night = team.result()
+        return _blocked(good.result(), night), tuple(night.probe_results)
+
+    return compared
+
+
+def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
+                         keep_world: bool = True) -> ReplayResult:
+    """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
+    schema forked from the session's on the same server, all dropped when played (the
+    race's kept for the walk when `keep_world`, until the next replay)."""
+    live = cast("PostgresStore", session.store)
+    exercise = session.exercise
+    root = session.folder / "replay"
+    drop_kept_worlds(root)
+    n = 1
+    while (root / str(n)).exists():
+        n += 1
+    folder = root / str(n)
+    folder.mkdir(parents=True)
+    until = (exercise.replay.until if exercise.replay and exercise.replay.until is not None
+             else session.end_minute)
+    team_exercise = _with_statements(exercise, session.statement_sql)
+    made: list[PostgresStore] = []
+    race_world: PostgresStore | None = None
+    played = False
+    # Each night is its own world on its own connections, and mostly waits on the server:
+    # the race and the normal nights are played side by side (each shifted one too).
+    pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
+    try:
+        race_world, warnings = _fork(live, made, exercise.world_sql)
+        kind = type(session)
+        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race", until)
+        delayed = bool(exercise.replay and exercise.replay.delayed)
+        normal = _normal_nights_pg(kind, exercise, team_exercise, live, folder, until, "", made,
+                                   pool, probes) if delayed else None
+        race = racing.result()
+        steps = _step_replays(exercise, race)
+        fault = race.facts.fault_started
+        fault_at = race.time_of(fault) if fault is not None else None
+        warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
+                        f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+        shift = exercise.replay.shifted if exercise.replay else None
+        shifted_normal = None
+        if shift is not None and any(s.status == "prevented" for s in steps):
+            what = _describe_shift(exercise, shift)
+            other = folder / "shifted"
+            other.mkdir()
+            shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
+            shifted_exercise = _shift(exercise, shift)
+            shifting = pool.submit(_played_pg, kind, _shift(team_exercise, shift), shifted_world,
+                                   other / "race", until)
+            if delayed:
+                shifted_normal = _normal_nights_pg(kind, shifted_exercise,
+                                                   _shift(team_exercise, shift), live, other,
+                                                   until, shift.seed, made, pool)
+            shifted = shifting.result()
+            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+            if fault_at is None and shifted.facts.fault_started is not None:
+                fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+        blocked, checks = normal() if normal is not None else ((), ())
+        if shifted_normal is not None:
+            seen = {b.task for b in blocked}
+            more, _ = shifted_normal()
+            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                             for b in more if b.task not in seen)
+        played = True
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
+        for world in made:
+            if world is race_world and keep_world and played:
+                _keep(folder, world)
+                continue
+            _drop_quietly(world)
+    return ReplayResult(
+        steps=steps,
+        fault_at=fault_at,
+        blocked_good_writes=blocked,
+        warnings=tuple(dict.fromkeys(warnings)),
+        folder=str(folder.relative_to(session.folder)),
         monitor_checks=checks,
     )

@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from raceday.engine.replay import kept_race_world
 from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
+from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 
@@ -341,10 +343,12 @@ def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,
     endpoints: tuple[str, ...] = ()
     world: WorldView | None = None
     db = folder / "race.db"
-    if db.exists():
+    store: Store | None = kept_race_world(folder)  # on PostgreSQL: the kept race schema
+    if store is None and db.exists():
         from raceday.store.sqlite_store import WorldStore
 
         store = WorldStore.open(db, exercise.roles)
+    if store is not None:
         try:
             plan = WorldPlan.for_exercise(exercise, store.tables(), onboarding=True)
             world = read_store_world(store, plan)

@@ -23,6 +23,7 @@ from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
+from raceday.store import end_world
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
@@ -1192,7 +1193,7 @@ class Session:
         self.score = score_session(self.exercise, self.facts, self.time_of)
         self._emit(ev.ScoreEvent(reason=reason, score=self.score))
         self.ended = True
-        self.store.close()
+        end_world(self.store, self.folder)  # on PostgreSQL: dropped unless --keep-world
         self.log.close()
         _add_to_history(self.folder, self.events)
         return self.score

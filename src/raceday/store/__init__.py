@@ -14,6 +14,10 @@ if TYPE_CHECKING:
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DB_VARIABLE = "RACEDAY_DB"
 """Where `raceday play --db` and `host --db` leave their choice for the sessions they open."""
+KEEP_VARIABLE = "RACEDAY_KEEP_WORLD"
+"""Set (`--keep-world`): a session's PostgreSQL world stays on the server after its end."""
+WORLD_NOTE = "world.postgres"
+"""The session folder's note of its PostgreSQL world: the id, and whether it was dropped."""
 
 
 def is_postgres(db: str | None) -> bool:
@@ -40,8 +44,39 @@ def create_world(
 
         assert db is not None
         store = PostgresStore.create(db, world_sql, roles, time_limit_s=time_limit_s)
-        (folder / "world.postgres").write_text(f"{store.session}\n", encoding="utf-8")
+        (folder / WORLD_NOTE).write_text(f"{store.session}\n", encoding="utf-8")
         return store
     from raceday.store.sqlite_store import WorldStore
 
     return WorldStore.create(folder / "world.db", world_sql, roles, time_limit_s=time_limit_s)
+
+
+def end_world(store: Store, folder: Path) -> None:
+    """Close a session's world at the session's end.
+
+    A PostgreSQL world (its schemas and its roles, which are the whole server's) is dropped
+    from the server unless RACEDAY_KEEP_WORLD is set (`--keep-world`): the transcript folder
+    keeps everything the debrief and `raceday review` read, and a shared server should not
+    fill with finished sessions. A SQLite world.db is a file in the folder and stays.
+    """
+    store.close()
+    from raceday.store.postgres.store import PostgresStore  # psycopg: only if it connected
+
+    if not isinstance(store, PostgresStore):
+        return
+    import os
+
+    note = folder / WORLD_NOTE
+    if os.environ.get(KEEP_VARIABLE):
+        _note(note, f"{store.session}\nkept on the server at the end of the session "
+                    f"(schemas and roles rd_{store.session}_*)\n")
+        return
+    store.drop()
+    _note(note, f"{store.session}\ndropped from the server at the end of the session\n")
+
+
+def _note(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        pass  # a note for people only: the session has ended either way

@@ -237,6 +237,11 @@ class PostgresStore:
         """Open an existing session's world (its logins get new passwords)."""
         return cls(dsn, session, roles, row_cap=row_cap, time_limit_s=time_limit_s)
 
+    def reopen(self) -> PostgresStore:
+        """The same world on new connections (this store may be closed)."""
+        return PostgresStore.open(self.dsn, self.session, list(self._roles.values()),
+                                  row_cap=self.row_cap, time_limit_s=self.time_limit_s)
+
     def _new_passwords(self) -> dict[str, str]:
         """Give every login of the session a fresh password (they live in memory only)."""
         found = self._admin.execute(
@@ -251,7 +256,7 @@ class PostgresStore:
             self._admin.execute(f"ALTER ROLE {_q(login)} PASSWORD {_lit(passwords[login])}")
         return passwords
 
-    def fork(self, seed_sql: str) -> tuple[PostgresStore, list[str]]:
+    def fork(self, seed_sql: str, renumber: str = "") -> tuple[PostgresStore, list[str]]:
         """A new world: this one's schema as the team left it, with the exercise's seed rows.
 
         What the replay needs (store/replay_world.py does it for SQLite): the team's tables,
@@ -259,6 +264,9 @@ class PostgresStore:
         exercise built it; tables the team added keep the rows they hold now. Rows the team's
         schema refuses are warnings. Objects keep their owners (mapped to the new session's
         roles), so a function acts for the same role as before. Needs pg_dump.
+
+        `renumber` is the exercise's trusted SQL run on the seed rows (foreign keys off, as
+        on SQLite) before they are copied: the shifted race's other plan numbers.
         """
         with self._call():
             new = secrets.token_hex(4)
@@ -296,7 +304,7 @@ class PostgresStore:
                     admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {_q(names.world)} TO {_q(role)}")
                 admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
                                           f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
-                warnings += _load_seed(admin, names, seed_sql, self.names.world)
+                warnings += _load_seed(admin, names, seed_sql, self.names.world, renumber)
                 for statement in pgsql.split(post):
                     try:
                         admin.execute(_sql(statement))
@@ -819,8 +827,12 @@ def _dump(dsn: str, schema: str, section: str) -> str:
     return "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
 
 
-def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, live: str) -> list[str]:
-    """Fill the new world's tables: seed rows where the seed has the table, else the live rows."""
+def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, live: str,
+               renumber: str = "") -> list[str]:
+    """Fill the new world's tables: seed rows where the seed has the table, else the live rows.
+
+    `renumber` runs on the seed schema first, its foreign keys dropped (the seed schema is
+    thrown away: the new world keeps the team's own constraints)."""
     seed = f"rd_{names.session}_seed"
     warnings: list[str] = []
     admin.execute(f"CREATE SCHEMA {_q(seed)}")
@@ -830,6 +842,8 @@ def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, liv
             admin.execute(_sql(statement))
     except Exception as exc:
         raise ExerciseError([f"world SQL failed: {_message(exc)}"]) from exc
+    if renumber.strip():
+        _renumber(admin, seed, renumber)
     admin.execute("SET search_path = pg_catalog")
 
     def tables(schema: str) -> dict[str, list[str]]:
@@ -866,6 +880,21 @@ def _load_seed(admin: psycopg.Connection[Any], names: _Names, seed_sql: str, liv
         top = f"(SELECT max({_q(str(column))}) FROM {table})"
         admin.execute(f"SELECT pg_catalog.setval(%s, COALESCE({top}, 0) + 1, false)", [sequence])
     return warnings
+
+
+def _renumber(admin: psycopg.Connection[Any], seed: str, renumber: str) -> None:
+    """Run the exercise's renumbering on the seed rows with no foreign key in the way (what
+    SQLite's `PRAGMA foreign_keys=OFF` gives; a non-superuser cannot turn PostgreSQL's off)."""
+    keys = admin.execute(
+        "SELECT conrelid::regclass::text, conname FROM pg_catalog.pg_constraint "
+        "WHERE contype = 'f' AND connamespace = %s::regnamespace", [seed]).fetchall()
+    for table, name in keys:
+        admin.execute(f"ALTER TABLE {table} DROP CONSTRAINT {_q(str(name))}")
+    try:
+        for _line, statement in _pieces(renumber):
+            admin.execute(_sql(statement))
+    except Exception as exc:
+        raise ExerciseError([f"replay shifted seed SQL failed: {_message(exc)}"]) from exc
 
 
 def _pieces(world_sql: str) -> list[tuple[int, str]]:
@@ -968,6 +997,16 @@ def _compat(admin: psycopg.Connection[Any], names: _Names) -> None:
         f"'{world}'::regnamespace AND lower(c.relname) = lower(t)) "
         "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum $$"
     )
+
+
+def describe_world(dsn: str, world_sql: str) -> list[TableInfo]:
+    """The tables and views `world_sql` builds on this server, as `tables()` describes them:
+    for a briefing's cheat-sheet before any session exists (a world built and dropped)."""
+    store = PostgresStore.create(dsn, world_sql, ())
+    try:
+        return store.tables()
+    finally:
+        store.drop()
 
 
 def drop_world(dsn: str, session: str) -> None:

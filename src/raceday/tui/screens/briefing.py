@@ -125,10 +125,10 @@ class Prerendered:
 
 
 def read_schema(exercise: Exercise) -> list[TableInfo]:
-    """The world's tables, built in memory and thrown away (a worker thread only)."""
-    from raceday.store.sqlite_store import describe_world
+    """The world's tables, built by the store in use and thrown away (a worker thread only)."""
+    from raceday.engine.world_tables import describe_exercise_world
 
-    return describe_world(exercise.world_sql)
+    return describe_exercise_world(exercise)
 
 
 class BriefingScreen(Screen[None]):

@@ -1,0 +1,171 @@
+"""The end-of-night replay on PostgreSQL: its worlds are schemas forked on the session's
+server and dropped once played, cheats earn there what they earn on SQLite, and a finished
+session leaves nothing on the server unless it is asked to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from raceday.engine.headless import open_session, run_script
+from raceday.engine.replaywalk import load_walk
+from raceday.engine.script import load_script
+from raceday.exercise.catalog import BUNDLED_DIR
+from raceday.store import KEEP_VARIABLE
+from raceday.store.postgres.store import drop_world
+
+pytestmark = pytest.mark.postgres
+
+PLAYS = Path(__file__).resolve().parent / "plays"
+HONEST = Path(__file__).resolve().parents[2] / "scenarios" / "honest"
+
+
+def _on_server(dsn: str, session: str) -> list[str]:
+    """The schemas and roles of one raceday world still on the server."""
+    import psycopg
+
+    pattern = f"rd\\_{session}\\_%"
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s "
+                            "UNION ALL SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
+                            [pattern, pattern]).fetchall()
+    return sorted(str(r[0]) for r in rows)
+
+
+def _score(name: str, script: Path, tmp_path: Path, db: str | None) -> tuple[Path, dict[str, Any]]:
+    from raceday.commands import load_named_exercise
+
+    exercise = load_named_exercise(name)
+    session, score = run_script(exercise, load_script(script, exercise), tmp_path, db=db)
+    return session.folder, score
+
+
+# (exercise, the play: plays/ on PostgreSQL, tests/scenarios/honest/ on SQLite; words the
+# reasons must hold)
+CHEATS = [
+    ("dynamodb-dns-race", "drop-endpoint", "table endpoint is gone"),
+    ("dynamodb-dns-race", "never-plan-140", "in the shifted race"),
+    ("dynamodb-dns-race", "ban-enactor-a", "refused 67 good writes"),
+    ("lost-update-basics", "lub-noop-save", "b-save-on-time"),
+]
+
+
+@pytest.mark.parametrize(("name", "play", "words"), CHEATS, ids=[c[1] for c in CHEATS])
+def test_a_cheat_earns_on_postgresql_what_it_earns_on_sqlite(
+    pg_dsn: str, tmp_path: Path, name: str, play: str, words: str
+) -> None:
+    _, on_sqlite = _score(name, HONEST / f"{play}.yaml", tmp_path / "sqlite", None)
+    folder, on_pg = _score(name, PLAYS / f"{play}.yaml", tmp_path / "pg", pg_dsn)
+    assert on_pg["guards"]["points"] == on_sqlite["guards"]["points"] == 0
+    assert on_pg["total"] == on_sqlite["total"] <= 10
+    assert any(words in r for r in on_pg["reasons"]), on_pg["reasons"]
+    # each race step's fate alike (the detail quotes each database's own error)
+    assert [{**s, "detail": None} for s in on_pg["guards"]["steps"]] == [
+        {**s, "detail": None} for s in on_sqlite["guards"]["steps"]]
+
+
+def test_replay_worlds_are_dropped_and_the_walk_reads_the_newest(pg_dsn: str, tmp_path: Path) -> None:
+    from raceday.commands import load_named_exercise
+
+    exercise = load_named_exercise("lost-update-basics")
+    session = open_session(exercise, ("operator",), tmp_path, db=pg_dsn)
+    world = session.folder.joinpath("world.postgres").read_text().split()[0]
+    try:
+        first = session.replay()
+        second = session.replay()
+        assert first.result is not None and second.result is not None
+        assert first.result.steps == second.result.steps
+        one, two = (session.folder / "replay" / str(n) / "race.postgres" for n in (1, 2))
+        assert not one.exists()  # the first replay's world went when the second was played
+        kept = two.read_text().strip()
+        assert _on_server(pg_dsn, one.parent.name) == []
+        assert _on_server(pg_dsn, kept) != []
+        walk = load_walk(session.exercise, second, session.folder)
+        assert walk.error is None and walk.final_world is not None  # read from the kept schema
+        session.end()
+        # the final replay keeps no world; the session's own goes at its end
+        assert _on_server(pg_dsn, kept) == []
+        assert _on_server(pg_dsn, world) == []
+        assert "dropped" in (session.folder / "world.postgres").read_text()
+    finally:
+        drop_world(pg_dsn, world)
+
+
+def test_a_session_asked_to_keep_its_world_keeps_it(pg_dsn: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEEP_VARIABLE, "1")
+    script = BUNDLED_DIR / "lost-update-basics" / "scripts" / "postgres" / "no-guards.yaml"
+    folder, _ = _score("lost-update-basics", script, tmp_path, pg_dsn)
+    world = (folder / "world.postgres").read_text().split()[0]
+    try:
+        left = _on_server(pg_dsn, world)
+        assert f"rd_{world}_world" in left and "kept" in (folder / "world.postgres").read_text()
+    finally:
+        drop_world(pg_dsn, world)
+    assert _on_server(pg_dsn, world) == []
+
+
+def test_the_normal_night_is_cached_per_database(pg_dsn: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same exercise plays each database's own dialect: each has its own cached night."""
+    from raceday.engine import replay
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    monkeypatch.setattr(replay, "_good_known", {})  # nights known in this process: none
+    script = BUNDLED_DIR / "lost-update-basics" / "scripts" / "no-guards.yaml"
+    _score("lost-update-basics", script, tmp_path / "sqlite", None)
+    nights = set((cache / "normal-nights").iterdir())
+    assert len(nights) == 1
+    _score("lost-update-basics", script.parent / "postgres" / script.name, tmp_path / "pg", pg_dsn)
+    assert len(set((cache / "normal-nights").iterdir()) - nights) == 1
+
+
+def test_the_briefings_cheat_sheet_comes_from_the_server_play_uses(
+    pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`raceday play --db` leaves its server in RACEDAY_DB: the briefing's tables are the ones
+    the exercise's PostgreSQL world has there, with PostgreSQL's own types."""
+    from raceday.commands import load_named_exercise
+    from raceday.engine.world_tables import describe_exercise_world
+    from raceday.store import DB_VARIABLE
+
+    exercise = load_named_exercise("dynamodb-dns-race")
+    on_sqlite = describe_exercise_world(exercise)
+    monkeypatch.setenv(DB_VARIABLE, pg_dsn)
+    on_pg = describe_exercise_world(exercise)
+    assert [(t.name, t.kind, [c.name for c in t.columns]) for t in on_pg] == [
+        (t.name, t.kind, [c.name for c in t.columns]) for t in on_sqlite]
+    endpoint = next(t for t in on_pg if t.name == "endpoint")
+    assert {c.type for c in endpoint.columns} <= {"text", "integer"}
+    assert next(t for t in on_sqlite if t.name == "endpoint").columns[0].type == "TEXT"
+
+
+def test_a_team_script_plays_through_a_host_on_postgresql(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`raceday run --team --db`: the host's world on the server, scored as on SQLite."""
+    import json
+
+    from raceday.cli import main
+    from raceday.store import DB_VARIABLE
+
+    # main sets the server for the host in the environment: set here (empty: none) so that
+    # it is undone after the test (delenv of an absent variable records nothing to undo)
+    monkeypatch.setenv(DB_VARIABLE, "")
+    monkeypatch.setenv(KEEP_VARIABLE, "")
+    scripts = BUNDLED_DIR / "lost-update-basics" / "scripts"
+    scores = []
+    for script, db in ((scripts / "replay-all-guards.yaml", []),
+                       (scripts / "postgres" / "replay-all-guards.yaml", ["--db", pg_dsn])):
+        assert main(["run", "lost-update-basics", "--script", str(script), "--team", "--json",
+                     "--transcripts", str(tmp_path), *db]) == 0
+        scores.append(json.loads(capsys.readouterr().out))
+    on_sqlite, on_pg = scores
+    assert (Path(on_pg["session"]) / "world.postgres").exists()
+    assert not (Path(on_sqlite["session"]) / "world.postgres").exists()
+    assert on_pg["total"] == on_sqlite["total"] and on_pg["guards"]["points"] > 0
+    world = (Path(on_pg["session"]) / "world.postgres").read_text().split()[0]
+    assert _on_server(pg_dsn, world) == []
