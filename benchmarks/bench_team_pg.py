@@ -9,7 +9,7 @@ statement as soon as its last one is answered; reports the statements per second
 sustains. bench_team.py is the same on SQLite (one machine, session.db).
 
 Usage: python benchmarks/bench_team_pg.py [--db postgresql://...] [--seats 20]
-       [--seconds 40] [--every 3] [--flood 15] [--speed 60]
+       [--seconds 40] [--every 3] [--flood 15] [--speed 60] [--world postgres|sqlite]
 (default DSN: RACEDAY_TEST_PG_DSN). Without a server it says so and exits 0.
 """
 
@@ -36,15 +36,19 @@ from bench_team import QUERIES, SEAT_ROLES, pct  # noqa: E402
 AIM_P95_MS = 200.0
 
 
-def host_process(dsn: str, seats: list[tuple[str, str]], speed: float, seconds: float,
-                 info_out: Any, stats_out: Any, transcripts: str, done: Any) -> None:
+def host_process(dsn: str, world: str, seats: list[tuple[str, str]], speed: float,
+                 seconds: float, info_out: Any, stats_out: Any, transcripts: str,
+                 done: Any) -> None:
     from raceday.commands import load_named_exercise
     from raceday.engine.clock import Pace
     from raceday.store import DB_VARIABLE
     from raceday.team.host import Host
     from raceday.team.seats import SeatSpec
 
-    os.environ[DB_VARIABLE] = dsn  # the world on PostgreSQL too, as `raceday host --db`
+    if world == "postgres":
+        os.environ[DB_VARIABLE] = dsn  # the world on PostgreSQL too, as `raceday host --db`
+    else:
+        os.environ.pop(DB_VARIABLE, None)  # the meeting alone on PostgreSQL: its own cost
     exercise = load_named_exercise("dynamodb-dns-race")
     host = Host(exercise, tuple(SeatSpec(n, r) for n, r in seats), transcripts=Path(transcripts),
                 pace=Pace.LIVE, speed=speed, meeting=dsn, time_limit_s=5.0)
@@ -137,6 +141,9 @@ def main() -> int:
     parser.add_argument("--flood", type=float, default=15.0,
                         help="real seconds of back-to-back statements (the host's rate)")
     parser.add_argument("--speed", type=float, default=60.0)
+    parser.add_argument("--world", choices=["postgres", "sqlite"], default="postgres",
+                        help="where the host's world is (the meeting is on PostgreSQL either "
+                             "way); sqlite shows what LISTEN/NOTIFY alone costs")
     args, _ = parser.parse_known_args()
     if not args.db:
         print("no PostgreSQL: pass --db postgresql://... or set RACEDAY_TEST_PG_DSN; skipped")
@@ -149,8 +156,8 @@ def main() -> int:
     done = ctx.Event()
     run_for = args.seconds + args.flood + 40
     with tempfile.TemporaryDirectory() as tmp:
-        host = ctx.Process(target=host_process, args=(args.db, seats, args.speed, run_for,
-                                                      info_q, stats_q, tmp, done))
+        host = ctx.Process(target=host_process, args=(args.db, args.world, seats, args.speed,
+                                                      run_for, info_q, stats_q, tmp, done))
         host.start()
         info = info_q.get(timeout=120)
         start_at = time.time() + 20  # every seat started, joined and listening
@@ -172,7 +179,8 @@ def main() -> int:
                 if tag in submitted and tag not in r["submitted"]]
     flooded = sum(r["flooded"] for r in results)
     p50, p95 = pct(to_event, .5) * 1000, pct(to_event, .95) * 1000
-    print(f"{args.seats} seats on PostgreSQL (world and meeting), beating every 2 s, woken by "
+    where = "world and meeting" if args.world == "postgres" else "meeting; the world in SQLite"
+    print(f"{args.seats} seats on PostgreSQL ({where}), beating every 2 s, woken by "
           "LISTEN/NOTIFY")
     print(f"live pace: {len(submitted)} statements in {args.seconds:g} s real at "
           f"{args.speed:g}x, one per seat every ~{args.every:g} s")
