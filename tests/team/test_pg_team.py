@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -317,3 +318,39 @@ def test_two_processes_play_one_session_on_postgresql(tmp_path: Path, pg_dsn: st
     assert any(isinstance(e, ev.ScoreEvent) for e in played.events)
     _drop_world(pg_dsn, Path(folder))
     _drop_meeting(address)
+
+
+def test_a_seat_whose_listen_connection_dropped_still_hears_the_host(pg_host: Host,
+                                                                      pg_dsn: str) -> None:
+    """The server ends the seat's LISTEN connection (a restart, a proxy's idle timeout): the
+    seat falls back to reading on every look, and the news still reaches it."""
+    import psycopg
+
+    from raceday.store.postgres.session_db import PgSessionDb
+
+    watcher = take(pg_host, "responder", "Rita")
+    player = take(pg_host, "enactor-a", "Ann")
+    watcher.new_events()
+    assert isinstance(watcher.db, PgSessionDb)
+    listener = watcher.db._listener
+    assert listener is not None
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (listener.conn.info.backend_pid,))
+    deadline = time.monotonic() + 30
+    while listener.alive and time.monotonic() < deadline:  # the seat notices the drop
+        watcher.idle(0.05)
+    watcher.changed()
+    watcher.new_events()
+    pump(pg_host, lambda: player.submit("sql", {"sql": "SELECT name FROM plan_record LIMIT 1"}))
+    heard: list[tuple[str, str]] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if watcher.changed():
+            heard += [(e.role, e.sql) for e in watcher.new_events()
+                      if isinstance(e, ev.Statement) and e.role == "enactor-a"]
+            if heard:
+                break
+        watcher.idle(0.05)
+    assert heard == [("enactor-a", "SELECT name FROM plan_record LIMIT 1")]
+    watcher.close()
+    player.close()

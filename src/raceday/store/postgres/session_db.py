@@ -13,9 +13,11 @@ A session's address is its DSN with `session=ID` in the query:
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,10 +34,13 @@ from raceday.store.session_db import (
     StateRow,
 )
 
+_log = logging.getLogger(__name__)
 SESSION_PARAM = "session"
 _ID = re.compile(r"^[a-z0-9]{4,32}$")
 LISTEN_SLICE_S = 0.25
 """How long the listening thread waits on the socket before it looks at its stop flag."""
+POLL_S = 0.05
+"""A waiter's nap once the listening connection has broken (it polls from then on)."""
 
 _SCHEMA = """
 CREATE TABLE {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -126,8 +131,14 @@ class _Listener:
             while not self._stop.is_set():
                 for _ in self.conn.notifies(timeout=LISTEN_SLICE_S):
                     self.poke()
-        except driver.Error:  # the connection closed or broke: waits end by their timeout
-            pass
+        except driver.Error as exc:  # the connection broke: `alive` says so, waiters poll
+            if not self._stop.is_set():
+                _log.warning("raceday: the LISTEN connection broke (%s); polling instead", exc)
+        self.poke()  # whoever waits looks again
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
 
     def poke(self) -> None:
         with self._cond:
@@ -238,15 +249,26 @@ class PgSessionDb:
     # -- waking ----------------------------------------------------------------------------
 
     def data_version(self) -> int:
-        """Moves each time the other side has NOTIFYed (no query: the listener counts)."""
-        return self._listener.heard if self._listener is not None else 0
+        """Moves each time the other side has NOTIFYed (no query: the listener counts). If
+        the listening connection broke, it moves at every call: the caller reads again each
+        time, polling, rather than missing news for good."""
+        listener = self._listener
+        if listener is None:
+            return 0
+        if not listener.alive:
+            listener.poke()
+        return listener.heard
 
     def wait(self, since: int, timeout: float) -> bool:
         """Block until `data_version()` is no longer `since` (the other side NOTIFYed, or
-        `wake`), at most `timeout` seconds."""
-        if self._listener is None:
+        `wake`), at most `timeout` seconds (a nap of POLL_S if the listener broke)."""
+        listener = self._listener
+        if listener is None:
             return False
-        return self._listener.wait(since, timeout)
+        if not listener.alive:
+            time.sleep(min(timeout, POLL_S))
+            return True
+        return listener.wait(since, timeout)
 
     def wake(self) -> None:
         if self._listener is not None:
