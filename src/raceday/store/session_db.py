@@ -16,9 +16,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from raceday.errors import RacedayError
+
+if TYPE_CHECKING:
+    from raceday.store.postgres.session_db import PgSessionDb
 
 SESSION_DB = "session.db"
 SESSION_POSTGRES = "session.postgres"
@@ -190,12 +193,20 @@ def open_team_db(where: str | Path) -> TeamDb:
     if not is_team_address(where) and (path / SESSION_POSTGRES).is_file():
         where = (path / SESSION_POSTGRES).read_text(encoding="utf-8").strip()
     if is_team_address(where):
-        from raceday.store.postgres.session_db import PgSessionDb
-
-        return PgSessionDb.open(str(where))
+        return pg_session_db().open(str(where))
     if path.is_dir() or not path.suffix:
         path = path / SESSION_DB
     return SessionDb.open(path)
+
+
+def pg_session_db() -> type[PgSessionDb]:
+    """The PostgreSQL meeting's class; a one-line error when psycopg is not installed."""
+    try:
+        from raceday.store.postgres.session_db import PgSessionDb
+    except ImportError as exc:
+        raise SessionDbError("a team session on PostgreSQL needs psycopg: "
+                             "pip install 'raceday[postgres]'") from exc
+    return PgSessionDb
 
 
 class SessionDb:

@@ -39,6 +39,7 @@ from raceday.store.session_db import (
     Publication,
     SessionDb,
     TeamDb,
+    pg_session_db,
 )
 from raceday.team import wire
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
@@ -193,9 +194,7 @@ class Host:
     def _create_db(self, folder: Path) -> TeamDb:
         if self.meeting is None:
             return SessionDb.create(folder / SESSION_DB)
-        from raceday.store.postgres.session_db import PgSessionDb
-
-        db = PgSessionDb.create(self.meeting)
+        db = pg_session_db().create(self.meeting)
         (folder / SESSION_POSTGRES).write_text(db.where + "\n", encoding="utf-8")
         return db
 
