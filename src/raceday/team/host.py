@@ -527,7 +527,9 @@ class Host:
         if not (step.events or step.outcomes or step.seats or meta or tables or clock_changed):
             return
         snapshot_json = tables_json = None
-        if step.events or step.outcomes or tables or clock_changed:
+        # a heartbeat's outcome (no result, no error, no event) changes nothing on a screen
+        answered = any(o.result is not None or o.error is not None for o in step.outcomes)
+        if step.events or answered or tables or clock_changed:
             snap = take_snapshot(session, self.plan,
                                  tables=(tables or step.schema_changed) and not session.ended)
             self.snapshot = snap
@@ -543,7 +545,7 @@ class Host:
         assert db is not None
         db.publish(Publication(
             events=step.events, outcomes=step.outcomes, snapshot=snapshot_json,
-            tables=tables_json, clock=clock, meta=meta,
+            tables=tables_json, clock=clock if clock_changed else None, meta=meta,
             seats=[(s.name, s.player, s.joined_at, s.last_nonce) for s in step.seats.values()],
         ))
 

@@ -400,10 +400,19 @@ class PgSessionDb:
                     {"sv": int(step.snapshot is not None), "snap": step.snapshot,
                      "tv": int(step.tables is not None), "tables": step.tables,
                      "clock": step.clock})
-            self._notify(cur, self.seat_channel)
+            if _news(step):
+                self._notify(cur, self.seat_channel)
 
     def _t(self, table: str) -> str:
         return f'"{self.schema}".{table}'
+
+
+def _news(step: Publication) -> bool:
+    """Whether a step is worth waking every seat for: not when it only answers heartbeats
+    (20 seats beating every 2 s would wake every seat 10 times a second for nothing)."""
+    return bool(step.events or step.meta or step.snapshot is not None or step.tables is not None
+                or step.clock is not None
+                or any(o.result is not None or o.error is not None for o in step.outcomes))
 
 
 def _one_line(exc: BaseException) -> str:
