@@ -18,7 +18,7 @@ from typing import Any
 from raceday.engine.snapshot import Snapshot
 from raceday.errors import RacedayError
 from raceday.store.results import StatementResult, TableInfo
-from raceday.store.session_db import SESSION_DB, CommandRow, TeamDb, open_team_db
+from raceday.store.session_db import CommandRow, TeamDb, open_team_db
 from raceday.team import wire
 from raceday.team.seats import sign, token_hash
 from raceday.transcript import events as ev
@@ -51,10 +51,6 @@ class Clock:
     speed: float = 60.0
     minute: int = 0
     ended: bool = False
-
-
-def session_db_path(session: Path) -> Path:
-    return session / SESSION_DB if session.is_dir() or not session.suffix else session
 
 
 class View:
