@@ -291,6 +291,8 @@ class Host:
                 self._handle(row)
                 if session.ended:
                     break
+            if rows and not session.ended:
+                self._publish()  # the seats' answers first, before the clock's minute runs
         now = self.wall()
         if (self.pace is Pace.LIVE and not self.live.paused and not session.ended
                 and now - self._last_clock_read >= CLOCK_SECONDS):
