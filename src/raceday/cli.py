@@ -173,7 +173,8 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       "its own world: red,blue,... (a leaderboard at the end)")
 
     join = sub.add_parser("join", help="take a seat in a team session")
-    join.add_argument("session", type=Path, help="the session folder the host printed")
+    join.add_argument("session", type=_team_address,
+                      help="the session folder (or postgresql://…?session=ID) the host printed")
     join.add_argument("--as", dest="player", required=True, help="your name")
     join.add_argument("--role", default=None, help="the seat's role (checked against the token)")
     join.add_argument("--token", default=None,
@@ -181,9 +182,15 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     join.add_argument("--team", default=None, help="your team, when the host runs several")
 
     watch = sub.add_parser("watch", help="the projector view of a team session (read-only)")
-    watch.add_argument("session", type=Path)
+    watch.add_argument("session", type=_team_address,
+                       help="the session folder (or postgresql://…?session=ID)")
     watch.add_argument("--team", default=None,
                        help="one team of several (without it: the leaderboard)")
+
+
+def _team_address(text: str) -> pathlib.Path | str:
+    """A team session's address: a folder, or a PostgreSQL session's `postgresql://…`."""
+    return text if text.startswith(("postgresql://", "postgres://")) else pathlib.Path(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from raceday.errors import RacedayError
 
+if TYPE_CHECKING:
+    from raceday.store.postgres.session_db import PgSessionDb
+
 SESSION_DB = "session.db"
+SESSION_POSTGRES = "session.postgres"
+"""In a PostgreSQL-hosted session's folder, instead of session.db: the address to join."""
 BUSY_TIMEOUT_MS = 5000
 
 _SCHEMA = """
@@ -137,13 +144,92 @@ class Publication:
     meta: Mapping[str, str] | None = None
 
 
+class TeamDb(Protocol):
+    """Where a team session's host and seats meet: session.db on one machine (`SessionDb`),
+    or a schema of its own in PostgreSQL across machines (`store.postgres.session_db`)."""
+
+    woken: bool
+    """True when `wait(since, timeout)` ends on the writer's own signal (LISTEN/NOTIFY) as
+    soon as `data_version()` moves on, so a waiter may wait long; False when it only naps
+    (SQLite: the waiter looks again after a short sleep)."""
+
+    @property
+    def where(self) -> str:
+        """The address a seat joins: a folder's path, or a PostgreSQL session address."""
+        ...
+
+    def close(self) -> None: ...
+    def data_version(self) -> int: ...
+    def wait(self, since: int, timeout: float) -> bool: ...
+    def wake(self) -> None: ...
+    def meta(self) -> dict[str, str]: ...
+    def seats(self) -> list[SeatRow]: ...
+    def events_after(self, seq: int, *, private: bool = False, limit: int = 10_000,
+                     ) -> list[EventRow]: ...
+    def state(self) -> StateRow | None: ...
+    def clock(self) -> str | None: ...
+    def command(self, command_id: int) -> CommandRow | None: ...
+    def commands_of(self, seat: str, kind: str | None = None) -> list[CommandRow]: ...
+    def submit(self, seat: str, nonce: int, kind: str, payload: str, mac: str,
+               submitted_at: float) -> int: ...
+    def insert_raw(self, row: CommandRow) -> int: ...
+    def add_seat(self, name: str, role: str, token_hash: str) -> None: ...
+    def reseat(self, name: str, role: str, token_hash: str) -> None: ...
+    def queued(self, limit: int = 100) -> list[CommandRow]: ...
+    def last_seq(self) -> int: ...
+    def publish(self, step: Publication) -> None: ...
+
+
+def is_team_address(where: str | Path) -> bool:
+    """Whether a session's address names a PostgreSQL meeting (else it is a folder)."""
+    return isinstance(where, str) and where.startswith(("postgresql://", "postgres://"))
+
+
+def open_team_db(where: str | Path) -> TeamDb:
+    """A seat's (or a resuming host's) way in: a folder (or its session.db) on this machine,
+    or a `postgresql://…?session=ID` address (psycopg is imported only then). The host's
+    folder of a PostgreSQL-hosted session holds its address in `session.postgres`."""
+    path = Path(where)
+    if not is_team_address(where) and (path / SESSION_POSTGRES).is_file():
+        where = (path / SESSION_POSTGRES).read_text(encoding="utf-8").strip()
+    if is_team_address(where):
+        return pg_session_db().open(str(where))
+    if path.is_dir() or not path.suffix:
+        path = path / SESSION_DB
+    return SessionDb.open(path)
+
+
+def pg_session_db() -> type[PgSessionDb]:
+    """The PostgreSQL meeting's class; a one-line error when psycopg is not installed."""
+    try:
+        from raceday.store.postgres.session_db import PgSessionDb
+    except ImportError as exc:
+        raise SessionDbError("a team session on PostgreSQL needs psycopg: "
+                             "pip install 'raceday[postgres]'") from exc
+    return PgSessionDb
+
+
 class SessionDb:
     """One connection to session.db, safe to share between threads (one call at a time)."""
+
+    woken = False
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        return str(self.path.parent)
+
+    def wait(self, since: int, timeout: float) -> bool:
+        """A nap (SQLite has no signal to wait on): the caller looks again after it."""
+        time.sleep(timeout)
+        return True
+
+    def wake(self) -> None:
+        """Nothing to do: a nap ends by itself."""
 
     @classmethod
     def create(cls, path: Path) -> SessionDb:

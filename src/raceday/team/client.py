@@ -1,8 +1,9 @@
 """A seat's side of a team session, without any UI: find the seat by its token, send signed
 commands, read the events and the state the host publishes.
 
-Clients never touch the world: they write commands into session.db and read what the host
-made of them. `View` is the read-only part (the projector view needs nothing more).
+Clients never touch the world: they write commands into session.db (or the session's
+schema in PostgreSQL, `raceday join postgresql://…?session=ID`) and read what the host made
+of them. `View` is the read-only part (the projector view needs nothing more).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from typing import Any
 from raceday.engine.snapshot import Snapshot
 from raceday.errors import RacedayError
 from raceday.store.results import StatementResult, TableInfo
-from raceday.store.session_db import SESSION_DB, CommandRow, SessionDb
+from raceday.store.session_db import CommandRow, TeamDb, open_team_db
 from raceday.team import wire
 from raceday.team.seats import sign, token_hash
 from raceday.transcript import events as ev
 
 WAIT_POLL_SECONDS = 0.003
+WOKEN_WAIT_SECONDS = 0.25
+"""The longest a waiter woken by NOTIFY (PostgreSQL) sleeps before it looks at its stop flag."""
 BEAT_SECONDS = 2.0
 """How often a player's terminal tells the host it is alive."""
 
@@ -50,18 +53,15 @@ class Clock:
     ended: bool = False
 
 
-def session_db_path(session: Path) -> Path:
-    return session / SESSION_DB if session.is_dir() or not session.suffix else session
-
-
 class View:
     """Reads a team session: its events in order, the snapshot, the clock."""
 
-    def __init__(self, session: Path) -> None:
-        self.db = SessionDb.open(session_db_path(session))
+    def __init__(self, session: Path | str) -> None:
+        self.db: TeamDb = open_team_db(session)
         self.meta = self.db.meta()
         self.team = self.meta.get("team", "")
-        self.folder = Path(self.meta.get("folder", str(self.db.path.parent)))
+        self.folder = Path(self.meta.get("folder", self.db.where))
+        """The host's folder (on the host's machine: across machines it may not be here)."""
         self.last_seq = 0
         self._data_version = -1
         self._state_version = -1
@@ -75,6 +75,14 @@ class View:
             return False
         self._data_version = version
         return True
+
+    def idle(self, seconds: float) -> None:
+        """Wait for news after `changed()` said there was none: a nap of `seconds` on
+        session.db; on PostgreSQL until the host's NOTIFY (or a little longer)."""
+        if self.db.woken:
+            self.db.wait(self._data_version, max(seconds, WOKEN_WAIT_SECONDS))
+        else:
+            time.sleep(seconds)
 
     def new_events(self, private: bool = False) -> list[ev.Event]:
         rows = self.db.events_after(self.last_seq, private=private)
@@ -113,7 +121,8 @@ class View:
 class Client(View):
     """A seat: joins with its token, sends commands signed with it."""
 
-    def __init__(self, session: Path, token: str, player: str, role: str | None = None) -> None:
+    def __init__(self, session: Path | str, token: str, player: str,
+                 role: str | None = None) -> None:
         super().__init__(session)
         mine = [s for s in self.db.seats() if s.token_hash == token_hash(token)]
         if not mine:
@@ -147,12 +156,15 @@ class Client(View):
     def wait(self, command_id: int, timeout: float = 30.0) -> CommandRow:
         deadline = time.monotonic() + timeout
         while True:
+            seen = self.db.data_version()  # before the read: a NOTIFY after it ends the wait
             row = self.outcome(command_id)
             if row is not None:
                 return row
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left < 0:
                 raise TeamError(f"the host has not answered in {timeout:g} s (is it running?)")
-            time.sleep(WAIT_POLL_SECONDS)
+            self.db.wait(seen, min(left, WOKEN_WAIT_SECONDS) if self.db.woken
+                         else WAIT_POLL_SECONDS)
 
     def join(self, beat: float | None = None) -> int:
         """Take the seat; with `beat`, promise a heartbeat that often (the host watches it)."""

@@ -1,5 +1,6 @@
 """The host of a team session: it owns the session (clock, automation, monitors, score,
-transcript) and meets its players in `session.db`.
+transcript) and meets its players in `session.db`, or, with `meeting` (a PostgreSQL DSN), in
+a schema of its own on that server, where seats on other machines join it.
 
 The host runs in one thread. Each `pump` runs the facilitator's queued calls, then the
 seats' queued commands (each through the one statement path, as the seat's role), then lets
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import shlex
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,11 +32,14 @@ from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.store.session_db import (
     SESSION_DB,
+    SESSION_POSTGRES,
     CommandRow,
     EventRow,
     Outcome,
     Publication,
     SessionDb,
+    TeamDb,
+    pg_session_db,
 )
 from raceday.team import wire
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
@@ -46,6 +51,9 @@ T = TypeVar("T")
 
 POLL_SECONDS = 0.01
 """How often an idle host looks for commands (a `PRAGMA data_version`, nearly free)."""
+WOKEN_IDLE_SECONDS = 0.1
+"""The longest an idle host on PostgreSQL sleeps: a seat's NOTIFY (or a console call) wakes
+it sooner; the clock is read every CLOCK_SECONDS anyway."""
 COMMANDS_PER_PUMP = 50
 CLOCK_SECONDS = 0.25
 """How often the live clock is read."""
@@ -98,7 +106,8 @@ class Host:
                  tokens: dict[str, str] | None = None, time_limit_s: float = 2.0,
                  live: LiveClock | None = None, team: str = "",
                  foreign: Callable[[CommandRow], str | None] | None = None,
-                 heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S) -> None:
+                 heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S,
+                 meeting: str | None = None) -> None:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
@@ -119,11 +128,13 @@ class Host:
         self.foreign = foreign
         """Names the seat of another team that signed a command, when it is one (a group's)."""
         self.heartbeat_timeout_s = heartbeat_timeout_s
+        self.meeting = meeting
+        """A PostgreSQL DSN: the seats meet the host there, not in the folder's session.db."""
         self._last_beat_check = 0.0
         self.wall = wall
         self.time_limit_s = time_limit_s
         self.session: Session | None = None
-        self.db: SessionDb | None = None
+        self.db: TeamDb | None = None
         self.resumed = False  # came back after a crash (`raceday resume`): tokens are new
         self.plan = WorldPlan()
         self.snapshot: Snapshot | None = None
@@ -160,7 +171,7 @@ class Host:
         session = open_session(self.exercise, self.roles, self.transcripts, self.pace,
                                self.time_limit_s)
         self.session = session
-        self.db = SessionDb.create(session.folder / SESSION_DB)
+        self.db = self._create_db(session.folder)
         for seat in self.seats.values():
             self.db.add_seat(seat.name, seat.role, token_hash(seat.token))
         self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
@@ -179,6 +190,19 @@ class Host:
         _log.info("team session hosted in %s with seats %s", session.folder,
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
         return session
+
+    def _create_db(self, folder: Path) -> TeamDb:
+        if self.meeting is None:
+            return SessionDb.create(folder / SESSION_DB)
+        db = pg_session_db().create(self.meeting)
+        (folder / SESSION_POSTGRES).write_text(db.where + "\n", encoding="utf-8")
+        return db
+
+    @property
+    def where(self) -> str:
+        """The address seats join: the session's folder, or its PostgreSQL address."""
+        assert self.db is not None
+        return self.db.where
 
     def resume_session(self, folder: Path) -> Session:
         """Go on with a team session whose host was killed (`raceday resume DIR`).
@@ -224,7 +248,7 @@ class Host:
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
-        folder = where or self.folder
+        folder = str(where) if where is not None else shlex.quote(self.where)
         team = f" --team {self.team}" if self.team else ""
         return [f"raceday join {folder}{team} --as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")
@@ -236,6 +260,8 @@ class Host:
         """Run `fn(session)` in the host's thread at its next pump (the console's way in)."""
         future: Future[T] = Future()
         self._calls.put((fn, future))
+        if self.db is not None:
+            self.db.wake()  # a host waiting on NOTIFY runs it now
         return future
 
     def pump(self) -> int:
@@ -265,6 +291,8 @@ class Host:
                 self._handle(row)
                 if session.ended:
                     break
+            if rows and not session.ended:
+                self._publish()  # the seats' answers first, before the clock's minute runs
         now = self.wall()
         if (self.pace is Pace.LIVE and not self.live.paused and not session.ended
                 and now - self._last_clock_read >= CLOCK_SECONDS):
@@ -285,7 +313,16 @@ class Host:
         """Pump until `stop` is set or the session has ended."""
         while not stop.is_set() and not self.ended:
             if not self.pump():
-                stop.wait(poll)
+                self.idle(stop, poll)
+
+    def idle(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
+        """Wait for work: a nap of `poll` on session.db; on PostgreSQL until a seat's NOTIFY
+        (or a console call, or the next look at the clock)."""
+        db = self.db
+        if db is not None and db.woken:
+            db.wait(self._data_version, WOKEN_IDLE_SECONDS)
+        else:
+            stop.wait(poll)
 
     # -- seats' commands ---------------------------------------------------------------
 
@@ -492,7 +529,9 @@ class Host:
         if not (step.events or step.outcomes or step.seats or meta or tables or clock_changed):
             return
         snapshot_json = tables_json = None
-        if step.events or step.outcomes or tables or clock_changed:
+        # a heartbeat's outcome (no result, no error, no event) changes nothing on a screen
+        answered = any(o.result is not None or o.error is not None for o in step.outcomes)
+        if step.events or answered or tables or clock_changed:
             snap = take_snapshot(session, self.plan,
                                  tables=(tables or step.schema_changed) and not session.ended)
             self.snapshot = snap
@@ -508,7 +547,7 @@ class Host:
         assert db is not None
         db.publish(Publication(
             events=step.events, outcomes=step.outcomes, snapshot=snapshot_json,
-            tables=tables_json, clock=clock, meta=meta,
+            tables=tables_json, clock=clock if clock_changed else None, meta=meta,
             seats=[(s.name, s.player, s.joined_at, s.last_nonce) for s in step.seats.values()],
         ))
 

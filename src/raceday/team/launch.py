@@ -22,14 +22,22 @@ if TYPE_CHECKING:
 
 def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
                transcripts: Path) -> Host:
-    """A host for the named exercise with the seats `responder,enactor-a,...` (not started)."""
+    """A host for the named exercise with the seats `responder,enactor-a,...` (not started).
+
+    `raceday host --db postgresql://…` leaves the DSN in RACEDAY_DB (cli.py) for the world;
+    the host meets its seats on the same server, so they can join from other machines."""
+    import os
+
     from raceday.commands import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
+    from raceday.store import DB_VARIABLE, is_postgres
 
     exercise = load_named_exercise(exercise_name)
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
+    db = os.environ.get(DB_VARIABLE)
     return Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
-                transcripts=transcripts, pace=Pace(pace), speed=speed)
+                transcripts=transcripts, pace=Pace(pace), speed=speed,
+                meeting=db if is_postgres(db) else None)
 
 
 def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, speed: float,

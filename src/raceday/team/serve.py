@@ -3,6 +3,7 @@ facilitator who runs the clock from the command line (Ctrl-C ends the session)."
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -26,10 +27,14 @@ def join_text(host: Host, group: Path | None = None) -> str:
         lines += [f"    {line}" for line in host.join_lines(group)]
         lines.append(f"  projector:  raceday watch {group} --team {host.team}")
         return "\n".join(lines)
-    lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}",
-             "  join (one terminal per seat; hand each player their own line):"]
+    lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}"]
+    if host.meeting is not None:
+        lines.append(f"  meeting on PostgreSQL: {host.where}  (seats join from any machine "
+                     "that reaches the server)")
+    lines.append("  join (one terminal per seat; hand each player their own line):")
     lines += [f"    {line}" for line in host.join_lines()]
-    lines.append(f"  projector:  raceday watch {host.folder}")
+    where = shlex.quote(host.where) if host.meeting is not None else str(host.folder)
+    lines.append(f"  projector:  raceday watch {where}")
     return "\n".join(lines)
 
 
@@ -41,7 +46,7 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     try:
         while not stop.is_set() and not host.ended:
             if not host.pump():
-                stop.wait(POLL_SECONDS)
+                host.idle(stop, POLL_SECONDS)
             if end_when_over and session.timeline_over:
                 break
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score

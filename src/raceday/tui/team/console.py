@@ -209,7 +209,7 @@ class ConsoleScreen(Screen[None]):
         first = True
         while not worker.is_cancelled:
             if not first and not view.changed():
-                time.sleep(FOLLOW_SECONDS)
+                view.idle(FOLLOW_SECONDS)  # on PostgreSQL: until the host NOTIFYs
                 continue
             first = False
             for event in view.new_events(private=True):

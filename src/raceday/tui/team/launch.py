@@ -41,16 +41,18 @@ def seat_settings(client: Client) -> Settings:
                     transcripts=client.folder.parent)
 
 
-def join(session: Path, player: str, role: str | None, token: str,
+def join(session: Path | str, player: str, role: str | None, token: str,
          team: str | None = None) -> int:
     from raceday.team.client import TeamError
     from raceday.team.group import is_group, read_group, team_of_token, team_session
 
-    folder = team_session(session, team)
+    # a str is a PostgreSQL session's address (raceday join postgresql://…?session=ID)
+    folder = session if isinstance(session, str) else team_session(session, team)
     try:
         client = Client(folder, token, player, role)
     except TeamError:
-        owner = team_of_token(read_group(session), token) if is_group(session) else None
+        owner = (team_of_token(read_group(session), token)
+                 if isinstance(session, Path) and is_group(session) else None)
         if owner is not None and owner != team:
             raise TeamError(f"that token is for a seat of team {owner}, not team {team}: "
                             "a player plays in their own team's world") from None
@@ -66,10 +68,12 @@ def join(session: Path, player: str, role: str | None, token: str,
         client.close()
 
 
-def watch(session: Path, team: str | None = None) -> int:
+def watch(session: Path | str, team: str | None = None) -> int:
     from raceday.team.group import is_group, read_group, team_session
     from raceday.tui.team.watch import run_watch
 
+    if isinstance(session, str):  # a PostgreSQL session's address
+        return run_watch(View(session))
     if is_group(session) and team is None:
         from raceday.tui.team.leaderboard import run_leaderboard
 

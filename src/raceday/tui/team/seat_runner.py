@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +162,7 @@ class SeatRunner:
             return
         while not self._stop.is_set() and not worker.is_cancelled:
             if not client.changed():
-                time.sleep(FOLLOW_SECONDS)
+                client.idle(FOLLOW_SECONDS)  # on PostgreSQL: until the host NOTIFYs
                 continue
             if self._catch_up():
                 return

@@ -7,7 +7,6 @@ declarations, read from session.db. No editor, no answer key: the scorer's own e
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from rich.text import Text
@@ -79,7 +78,7 @@ class WatchScreen(Screen[None]):
         first = True
         while not worker.is_cancelled:
             if not first and not view.changed():
-                time.sleep(FOLLOW_SECONDS)
+                view.idle(FOLLOW_SECONDS)  # on PostgreSQL: until the host NOTIFYs
                 continue
             first = False
             for event in view.new_events():
