@@ -36,7 +36,12 @@ def seats_from_roles(roles: Sequence[str]) -> list[SeatSpec]:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(9)
+    """A seat's secret; never starting with '-', which `--token T` would read as an option
+    (one token in 64 did, and its join line failed)."""
+    while True:
+        token = secrets.token_urlsafe(9)
+        if not token.startswith("-"):
+            return token
 
 
 def token_hash(token: str) -> str:
