@@ -102,3 +102,16 @@ def test_completion_never_offers_a_function_the_sandbox_refuses() -> None:
     assert not set(FUNCTIONS) & FORBIDDEN_FUNCTIONS
     assert "printf" not in complete("pri", (), {}).choices
     assert complete("pri", (), {}).insert in ("", "mary", "MARY")
+
+
+def test_f5_in_a_postgresql_function_body_runs_the_whole_create_function() -> None:
+    """A PL/pgSQL guard's body holds semicolons; F5 inside it must send the whole CREATE,
+    not `END $$ LANGUAGE plpgsql` alone (which PostgreSQL refuses)."""
+    text = ("SELECT 1;\n"
+            "CREATE FUNCTION refuse_older() RETURNS trigger AS $body$\n"
+            "BEGIN\n  IF NEW.active_plan_id < OLD.active_plan_id THEN RAISE EXCEPTION 'older';"
+            " END IF;\n  RETURN NEW;\nEND $body$ LANGUAGE plpgsql;\n"
+            "SELECT 2")
+    chosen = statement_at(text, text.index("RETURN NEW"))
+    assert chosen.startswith("CREATE FUNCTION") and chosen.endswith("LANGUAGE plpgsql;")
+    assert [s.sql for s in statement_spans(text)][::2] == ["SELECT 1;", "SELECT 2"]

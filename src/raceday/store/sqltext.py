@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from raceday.store.postgres import pgsql
 from raceday.store.split import statement_pieces
 
 KEYWORDS = (
@@ -55,13 +56,34 @@ class Span:
 
 
 def statement_spans(text: str) -> list[Span]:
-    """Every statement of `text` with where it sits, in order (blank pieces left out)."""
+    """Every statement of `text` with where it sits, in order (blank pieces left out).
+
+    A PostgreSQL function body in dollar quotes holds semicolons that end nothing; SQLite has
+    no dollar quotes, so text with one is cut by PostgreSQL's tokenizer."""
+    if "$" in text and any(t.kind == "dollar" for t in pgsql.tokens(text)):
+        return _dollar_spans(text)
     try:
         pieces = statement_pieces(text)
     except (ValueError, UnicodeEncodeError):
         stripped = text.strip()
         return [Span(text.find(stripped), text.find(stripped) + len(stripped), stripped)]
     return [Span(piece.start, piece.end, piece.sql) for piece in pieces]
+
+
+def _dollar_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    first = -1
+    for token in pgsql.tokens(text):
+        if token.kind == "semi":
+            if first >= 0:
+                spans.append(Span(first, token.start + 1, text[first:token.start + 1]))
+            first = -1
+        elif token.kind not in ("ws", "comment") and first < 0:
+            first = token.start
+    if first >= 0:
+        sql = text[first:].rstrip()
+        spans.append(Span(first, first + len(sql), sql))
+    return spans
 
 
 def statement_at(text: str, offset: int) -> str:
