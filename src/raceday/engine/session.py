@@ -25,6 +25,7 @@ from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
+from raceday.store.transactions import NotControl, transaction_control
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog, TranscriptWriteError
@@ -158,6 +159,9 @@ class Session:
         self.final_replay: ev.ReplayResult | None = None
         self._actions = (0, 0)  # (minute, actions taken in it)
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
+        self._txn_lost: dict[str, int] = {}
+        """role -> minute its held transaction was rolled back (an error, a failed BEGIN or
+        COMMIT): the role's next task that does not begin one is skipped, not run outside it."""
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -568,7 +572,13 @@ class Session:
                 role=role, action="edit", statement=statement_id,
                 error=f"the automation does not bind {names}; {runs_as}'s "
                       f"statements can use {', '.join(f':{n}' for n in bound)}"))
-        tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
+        try:
+            control = transaction_control(sql)
+        except NotControl as exc:
+            return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
+                                         error=str(exc)))
+        tried = (self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
+                 if control is None else [])
         broken = next((r for r in tried if r.error_kind == "syntax"), None)
         if broken is not None:
             return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
@@ -740,6 +750,13 @@ class Session:
                 self._emit(ev.Automation(role=role, task=task.id, title=task.title,
                                          outcome="skipped", note="the automation is switched off"))
                 return
+        lost = self._txn_lost.get(role)
+        if lost is not None and not self._begins(task):
+            del self._txn_lost[role]
+            self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome="skipped",
+                                     note=f"its transaction was rolled back at {self.time_of(lost)}:"
+                                          " nothing is left to go on with"))
+            return
         for step in self._steps_of(task):
             step.runs.append(len(self.events))
         failed = False
@@ -748,7 +765,7 @@ class Session:
         remembered: set[str] = set()
         for statement_id in task.statements:
             sql = self.statement_sql[statement_id]
-            results = self.store.execute(role, sql, self._params(role, sql))
+            results = self._automation_execute(role, sql)
             for result in results:
                 self._record_statement(role, result, automated=True, task=task.id,
                                        statement=statement_id)
@@ -778,6 +795,39 @@ class Session:
         follow = self._follow_policy(task, attempt, policy)
         self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome=outcome,
                                  attempt=attempt, next=follow, changed=changed if writes else None))
+
+    def _begins(self, task: Task) -> bool:
+        """Whether the task's first statement begins a transaction."""
+        try:
+            control = transaction_control(self.statement_sql[task.statements[0]])
+        except NotControl:
+            return False
+        return control is not None and control.word == "begin"
+
+    def _automation_execute(self, role: str, sql: str) -> list[StatementResult]:
+        """An automation statement through the store: BEGIN/COMMIT/ROLLBACK hold or end the
+        role's transaction (store.transactions), anything else runs as players' SQL does."""
+        try:
+            control = transaction_control(sql)
+        except NotControl as exc:
+            return [StatementResult(sql=sql.strip(), error=str(exc), error_kind="syntax")]
+        if control is None:
+            held = self.store.holds(role) is not None
+            results = self.store.execute(role, sql, self._params(role, sql))
+            if held and self.store.holds(role) is None:  # an error rolled it back
+                self._txn_lost[role] = self.minute
+            return results
+        if control.word == "begin":
+            result = self.store.begin(role, control.isolation)
+        elif self.store.holds(role) is None:  # as PostgreSQL does: nothing to end, no error
+            result = StatementResult(sql=sql.strip())
+        else:
+            result = (self.store.commit if control.word == "commit" else self.store.rollback)(role)
+        if result.ok and control.word == "begin":
+            self._txn_lost.pop(role, None)
+        elif not result.ok:
+            self._txn_lost[role] = self.minute
+        return [replace(result, sql=sql.strip())]
 
     def _follow_policy(self, task: Task, attempt: int, policy: Policy | None) -> str | None:
         if policy is None or policy is Policy.IGNORE:
