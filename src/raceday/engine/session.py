@@ -777,7 +777,8 @@ class Session:
                     changed += result.rowcount or 0
                 if not result.ok:
                     failed = True
-                if result.writes or result.schema_changed:
+                if result.writes or result.schema_changed or (
+                        result.ok and _commits(result.sql)):  # a held transaction's writes show now
                     self._check_world()
             if failed:
                 break
@@ -1347,6 +1348,15 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
 class _Missing(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
+
+
+def _commits(sql: str) -> bool:
+    """Whether an automation statement was a COMMIT (store.transactions)."""
+    try:
+        control = transaction_control(sql)
+    except NotControl:
+        return False
+    return control is not None and control.word == "commit"
 
 
 def _short(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], ...]:
