@@ -45,8 +45,8 @@ def transaction_control(sql: str) -> Control | None:
     text = " ".join(sql.strip().rstrip(";").split()).upper()
     if not text.startswith(_WORDS):
         return None
-    first = text.split(" ", 1)[0]
-    if first not in _WORDS:
+    first = re.match(r"[A-Z_]*", text)
+    if first is None or first.group() not in _WORDS:
         return None  # BEGINNING_TABLE ... is not ours
     found = _BEGIN.match(text)
     if found is not None:
