@@ -748,7 +748,8 @@ class Session:
             rows = self._check_rows(task.when, self._params(role, task.when))
             if not rows:
                 self._emit(ev.Automation(role=role, task=task.id, title=task.title,
-                                         outcome="skipped", note="the automation is switched off"))
+                                         outcome="skipped",
+                                         note=task.skipped or "the automation is switched off"))
                 return
         lost = self._txn_lost.get(role)
         if lost is not None and not self._begins(task):
