@@ -764,10 +764,14 @@ class Session:
         writes = zero_writes = changed = 0
         last_rowcount: int | None = None
         remembered: set[str] = set()
+        refused: str | None = None  # why a held transaction was refused (shown with the run)
         for statement_id in task.statements:
             sql = self.statement_sql[statement_id]
+            in_transaction = self.store.holds(role) is not None or _controls(sql)
             results = self._automation_execute(role, sql)
             for result in results:
+                if in_transaction and not result.ok and refused is None:
+                    refused = result.error
                 self._record_statement(role, result, automated=True, task=task.id,
                                        statement=statement_id)
                 self._remember(task, result, remembered)
@@ -796,7 +800,8 @@ class Session:
         policy = task.on_error if failed else task.on_zero_rows if zero else None
         follow = self._follow_policy(task, attempt, policy)
         self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome=outcome,
-                                 attempt=attempt, next=follow, changed=changed if writes else None))
+                                 attempt=attempt, next=follow, changed=changed if writes else None,
+                                 note=refused))
 
     def _begins(self, task: Task) -> bool:
         """Whether the task's first statement begins a transaction."""
@@ -1349,6 +1354,14 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
 class _Missing(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
+
+
+def _controls(sql: str) -> bool:
+    """Whether an automation statement is transaction control (store.transactions)."""
+    try:
+        return transaction_control(sql) is not None
+    except NotControl:
+        return False
 
 
 def _commits(sql: str) -> bool:
