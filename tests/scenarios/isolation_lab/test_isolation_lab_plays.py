@@ -9,8 +9,11 @@ and its retry comes after.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
-from conftest import Play, world_rows
+from conftest import SCRIPTS, Play, world_rows
 
 from raceday.engine.session import Session
 from raceday.transcript import events as ev
@@ -108,3 +111,11 @@ def test_keying_the_write_on_tonights_plan_numbers_is_seen_by_the_replay(play: P
     # on the normal night Enactor B is on time with plans 4 and 6: its writes are refused
     assert {(b["task"], b["at"]) for b in result["guards"]["blocked_good_writes"]} == {
         ("b-on-time", "23:39"), ("b-on-time", "23:49")}
+
+
+@pytest.mark.parametrize("path", sorted(SCRIPTS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_each_reference_play_scores_what_it_says_on_sqlite(play: Play, path: Path) -> None:
+    said = re.search(r"^# This play scores (\d+) of 100 on SQLite", path.read_text(), re.M)
+    assert said is not None, f"{path.name} does not say what it scores"
+    _, result = play(path)
+    assert result["total"] == int(said.group(1))
