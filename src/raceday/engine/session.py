@@ -26,6 +26,7 @@ from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
 from raceday.store import end_world
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
+from raceday.store.transactions import NotControl, transaction_control
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog, TranscriptWriteError
@@ -165,6 +166,9 @@ class Session:
         # monitor -> ((role, sql), _world_key of its reads, its last answer)
         self._monitor_kept: dict[str, tuple[tuple[str, str], tuple[int, ...], StatementResult]] = {}
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
+        self._txn_lost: dict[str, int] = {}
+        """role -> minute its held transaction was rolled back (an error, a failed BEGIN or
+        COMMIT): the role's next task that does not begin one is skipped, not run outside it."""
         self._build_agenda()
 
     # -- events -------------------------------------------------------------------------
@@ -581,7 +585,13 @@ class Session:
                 role=role, action="edit", statement=statement_id,
                 error=f"the automation does not bind {names}; {runs_as}'s "
                       f"statements can use {', '.join(f':{n}' for n in bound)}"))
-        tried = self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
+        try:
+            control = transaction_control(sql)
+        except NotControl as exc:
+            return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
+                                         error=str(exc)))
+        tried = (self.store.probe(runs_as, [sql], self._params(runs_as, sql))  # rolled back
+                 if control is None else [])
         broken = next((r for r in tried if r.error_kind == "syntax"), None)
         if broken is not None:
             return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
@@ -751,18 +761,30 @@ class Session:
             rows = self._check_rows(task.when, self._params(role, task.when))
             if not rows:
                 self._emit(ev.Automation(role=role, task=task.id, title=task.title,
-                                         outcome="skipped", note="the automation is switched off"))
+                                         outcome="skipped",
+                                         note=task.skipped or "the automation is switched off"))
                 return
+        lost = self._txn_lost.get(role)
+        if lost is not None and not self._begins(task):
+            del self._txn_lost[role]
+            self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome="skipped",
+                                     note=f"its transaction was rolled back at {self.time_of(lost)}:"
+                                          " nothing is left to go on with"))
+            return
         for step in self._steps_of(task):
             step.runs.append(len(self.events))
         failed = False
         writes = zero_writes = changed = 0
         last_rowcount: int | None = None
         remembered: set[str] = set()
+        refused: str | None = None  # why a held transaction was refused (shown with the run)
         for statement_id in task.statements:
             sql = self.statement_sql[statement_id]
-            results = self.store.execute(role, sql, self._params(role, sql))
+            in_transaction = self.store.holds(role) is not None or _controls(sql)
+            results = self._automation_execute(role, sql)
             for result in results:
+                if in_transaction and not result.ok and refused is None:
+                    refused = result.error
                 self._record_statement(role, result, automated=True, task=task.id,
                                        statement=statement_id)
                 self._remember(task, result, remembered)
@@ -773,7 +795,8 @@ class Session:
                     changed += result.rowcount or 0
                 if not result.ok:
                     failed = True
-                if result.writes or result.schema_changed:
+                if result.writes or result.schema_changed or (
+                        result.ok and _commits(result.sql)):  # a held transaction's writes show now
                     self._check_world()
             if failed:
                 break
@@ -790,7 +813,41 @@ class Session:
         policy = task.on_error if failed else task.on_zero_rows if zero else None
         follow = self._follow_policy(task, attempt, policy)
         self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome=outcome,
-                                 attempt=attempt, next=follow, changed=changed if writes else None))
+                                 attempt=attempt, next=follow, changed=changed if writes else None,
+                                 note=refused))
+
+    def _begins(self, task: Task) -> bool:
+        """Whether the task's first statement begins a transaction."""
+        try:
+            control = transaction_control(self.statement_sql[task.statements[0]])
+        except NotControl:
+            return False
+        return control is not None and control.word == "begin"
+
+    def _automation_execute(self, role: str, sql: str) -> list[StatementResult]:
+        """An automation statement through the store: BEGIN/COMMIT/ROLLBACK hold or end the
+        role's transaction (store.transactions), anything else runs as players' SQL does."""
+        try:
+            control = transaction_control(sql)
+        except NotControl as exc:
+            return [StatementResult(sql=sql.strip(), error=str(exc), error_kind="syntax")]
+        if control is None:
+            held = self.store.holds(role) is not None
+            results = self.store.execute(role, sql, self._params(role, sql))
+            if held and self.store.holds(role) is None:  # an error rolled it back
+                self._txn_lost[role] = self.minute
+            return results
+        if control.word == "begin":
+            result = self.store.begin(role, control.isolation)
+        elif self.store.holds(role) is None:  # as PostgreSQL does: nothing to end, no error
+            result = StatementResult(sql=sql.strip())
+        else:
+            result = (self.store.commit if control.word == "commit" else self.store.rollback)(role)
+        if result.ok and control.word == "begin":
+            self._txn_lost.pop(role, None)
+        elif not result.ok:
+            self._txn_lost[role] = self.minute
+        return [replace(result, sql=sql.strip())]
 
     def _follow_policy(self, task: Task, attempt: int, policy: Policy | None) -> str | None:
         if policy is None or policy is Policy.IGNORE:
@@ -1368,6 +1425,23 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
 class _Missing(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
+
+
+def _controls(sql: str) -> bool:
+    """Whether an automation statement is transaction control (store.transactions)."""
+    try:
+        return transaction_control(sql) is not None
+    except NotControl:
+        return False
+
+
+def _commits(sql: str) -> bool:
+    """Whether an automation statement was a COMMIT (store.transactions)."""
+    try:
+        control = transaction_control(sql)
+    except NotControl:
+        return False
+    return control is not None and control.word == "commit"
 
 
 def _short(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], ...]:

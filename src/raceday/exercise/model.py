@@ -104,6 +104,8 @@ class Task:
     every: int | None = None
     until: int | None = None
     when: str | None = None
+    skipped: str = ""
+    """What a run `when` skipped is recorded with; empty: "the automation is switched off"."""
     remember: tuple[str, ...] = ()
     on_zero_rows: Policy = Policy.IGNORE
     on_error: Policy = Policy.IGNORE

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -115,6 +115,14 @@ class WorldUnavailable(StoreError, MachineError):
 class _RoleConnection:
     conn: sqlite3.Connection
     auth: Authorizer
+    held: str | None = None
+    """How the transaction the role holds open began (`begin`: deferred, immediate,
+    exclusive), or None: then each statement is its own transaction."""
+
+
+BEGIN_MODES = ("deferred", "immediate", "exclusive")
+"""SQLite's BEGIN: when the transaction takes the write lock. There are no isolation levels:
+every SQLite transaction is serializable, and there is one writer at a time."""
 
 
 class WorldStore:
@@ -274,10 +282,73 @@ class WorldStore:
             results: list[StatementResult] = []
             for statement in statements:
                 result = self._run(handle, statement, params)
+                if handle.held is not None and (result.error is not None
+                                                or not handle.conn.in_transaction):
+                    handle.held = None  # an error ends a held transaction, as on PostgreSQL
+                    if handle.conn.in_transaction:
+                        self._internal(handle, "ROLLBACK")
+                    if result.error is not None:
+                        result = replace(result, error=f"{result.error} (the transaction was "
+                                                       "rolled back)")
                 results.append(result)
                 if result.error is not None:
                     break
             return results
+
+    def begin(self, role: str, isolation: str | None = None) -> StatementResult:
+        """Hold a transaction open for `role` (the isolation lab): its statements then run in
+        it until `commit` or `rollback`, or an error, which rolls it back. `isolation` is
+        SQLite's DEFERRED (the default), IMMEDIATE or EXCLUSIVE."""
+        mode = " ".join((isolation or "deferred").lower().split())
+        sql = f"BEGIN {mode.upper()}"
+        if mode not in BEGIN_MODES:
+            return StatementResult(sql=sql, error_kind="error", error=(
+                f"SQLite has no isolation level {mode!r}: every SQLite transaction is "
+                "serializable, one writer at a time; BEGIN DEFERRED, IMMEDIATE or EXCLUSIVE "
+                "says when it takes the write lock"))
+        with self._lock:
+            self._begin_call()
+            handle = self._role(role)
+            if handle.held is not None:
+                return StatementResult(sql=sql, error_kind="error",
+                                       error=f"{role} already holds a transaction ({handle.held})")
+            return self._end_or_begin(handle, sql, mode)
+
+    def commit(self, role: str) -> StatementResult:
+        """End `role`'s held transaction; if it cannot commit, nothing of it stays."""
+        return self._finish(role, "COMMIT")
+
+    def rollback(self, role: str) -> StatementResult:
+        return self._finish(role, "ROLLBACK")
+
+    def holds(self, role: str) -> str | None:
+        """How the transaction `role` holds open began, or None."""
+        with self._lock:
+            return self._role(role).held
+
+    def _finish(self, role: str, word: str) -> StatementResult:
+        with self._lock:
+            self._begin_call()
+            handle = self._role(role)
+            if handle.held is None:
+                return StatementResult(sql=word, error_kind="error", error=f"{role} holds no transaction")
+            return self._end_or_begin(handle, word, None)
+
+    def _end_or_begin(self, handle: _RoleConnection, sql: str, mode: str | None) -> StatementResult:
+        """BEGIN (mode given) or COMMIT/ROLLBACK on the role's connection; the caller holds
+        the lock. A lock SQLite cannot get within the busy timeout is an error result."""
+        started = time.perf_counter()
+        try:
+            self._internal(handle, sql)
+        except sqlite3.Error as exc:
+            kind, message = self._classify(exc, None, started)
+            if handle.conn.in_transaction and mode is None:
+                self._internal(handle, "ROLLBACK")  # a COMMIT that failed: nothing stays
+            handle.held = None
+            return StatementResult(sql=sql, error=message, error_kind=kind,
+                                   elapsed_ms=(time.perf_counter() - started) * 1000)
+        handle.held = mode
+        return StatementResult(sql=sql, elapsed_ms=(time.perf_counter() - started) * 1000)
 
     def probe(
         self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
@@ -289,6 +360,10 @@ class WorldStore:
         """
         with self._call():
             handle = self._role(role)
+            if handle.held is not None:  # its rollback would end the held transaction
+                return [StatementResult(sql=statements[0] if statements else "", error_kind="error",
+                                        error=f"{role} holds a transaction: commit or roll it "
+                                              "back first")]
             self._sync_names()
             results: list[StatementResult] = []
             schema_touched = False
@@ -594,6 +669,9 @@ class WorldStore:
                 return "error", f"statement is too long (the limit is {limit:,} bytes)"
             if any(marker in message for marker in _SYNTAX_MARKERS):
                 return "syntax", _one_line(message)
+            if message == "database is locked":
+                return "timeout", ("database is locked (another connection holds SQLite's one "
+                                   "write lock, or wrote after this transaction read)")
             if message.startswith("You did not supply a value for binding parameter"):
                 name = message.rsplit(" ", 1)[-1].rstrip(".")
                 return "error", f"no value was given for parameter {name}"

@@ -389,16 +389,17 @@ class PostgresStore:
                     break
             return results
 
-    def begin(self, role: str, isolation: str = "read committed") -> StatementResult:
+    def begin(self, role: str, isolation: str | None = "read committed") -> StatementResult:
         """Hold a transaction open for `role` at an isolation level (the isolation lab).
 
         The role's statements then run in it until `commit` or `rollback`, or an error.
         The server ends it if it stays idle (idle_in_transaction_session_timeout).
         """
-        level = " ".join(isolation.lower().split())
+        level = " ".join((isolation or "read committed").lower().split())
         sql = f"BEGIN ISOLATION LEVEL {level.upper()}"
         if level not in ISOLATION_LEVELS:
-            return _error(sql, f"isolation level {isolation!r} is not one of {', '.join(ISOLATION_LEVELS)}")
+            return _error(sql, f"isolation level {isolation!r} is not one of PostgreSQL's "
+                               f"{', '.join(ISOLATION_LEVELS)}")
         login = self._role_login(role)
         with login.lock:
             if login.held is not None:

@@ -1,0 +1,77 @@
+"""The isolation lab's plays: headless, on SQLite always and on PostgreSQL when a server is
+given in RACEDAY_TEST_PG_DSN (tests that need it skip with the reason otherwise)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+from raceday.engine.session import Session
+
+EXERCISE = Path(__file__).resolve().parents[3] / "exercises" / "isolation-lab"
+SCRIPTS = EXERCISE / "scripts"
+DSN_VARIABLE = "RACEDAY_TEST_PG_DSN"
+
+Play = Callable[..., tuple[Session, dict[str, Any]]]
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> str:
+    found = os.environ.get(DSN_VARIABLE) or None
+    if found is None:
+        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
+    try:
+        psycopg.connect(found, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
+    return found
+
+
+@pytest.fixture
+def play(tmp_path: Path) -> Iterator[Play]:
+    """Play a script (a name in the exercise's scripts/, or a path) on SQLite, or on the
+    PostgreSQL server `db`; the world schema it made there is dropped afterwards."""
+    made: list[tuple[str, Session]] = []
+
+    def run(script: str | Path, db: str | None = None) -> tuple[Session, dict[str, Any]]:
+        exercise = load_exercise(EXERCISE)
+        path = script if isinstance(script, Path) else SCRIPTS / f"{script}.yaml"
+        session, result = run_script(exercise, load_script(path, exercise),
+                                     tmp_path / f"t{len(made)}", db=db)
+        if db is not None:
+            made.append((db, session))
+        return session, result
+
+    yield run
+    if not made:
+        return
+    from raceday.store.postgres.store import drop_world
+
+    for db, session in made:
+        drop_world(db, (session.folder / "world.postgres").read_text().strip())
+
+
+def world_rows(session: Session, sql: str, db: str | None = None) -> list[tuple[Any, ...]]:
+    """Rows of the world a finished session left (its SQLite file, or its PostgreSQL schema)."""
+    if db is None:
+        import sqlite3
+
+        with sqlite3.connect(session.folder / "world.db") as conn:
+            return [tuple(r) for r in conn.execute(sql)]
+    import psycopg
+
+    schema = f"rd_{(session.folder / 'world.postgres').read_text().strip()}_world"
+    with psycopg.connect(db) as conn:
+        conn.execute(f'SET search_path = "{schema}"')
+        return [tuple(r) for r in conn.execute(sql)]  # type: ignore[arg-type]
