@@ -39,10 +39,12 @@ def pg_dsn() -> str:
 
 
 @pytest.fixture
-def play(tmp_path: Path) -> Iterator[Play]:
+def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Play]:
     """Play a script (a name in the exercise's scripts/, or a path) on SQLite, or on the
-    PostgreSQL server `db`; the world schema it made there is dropped afterwards."""
+    PostgreSQL server `db`; the world schema it made there is kept for the test to read
+    (a session drops it at its end otherwise) and dropped afterwards."""
     made: list[tuple[str, Session]] = []
+    monkeypatch.setenv("RACEDAY_KEEP_WORLD", "1")
 
     def run(script: str | Path, db: str | None = None) -> tuple[Session, dict[str, Any]]:
         exercise = load_exercise(EXERCISE)
@@ -59,7 +61,7 @@ def play(tmp_path: Path) -> Iterator[Play]:
     from raceday.store.postgres.store import drop_world
 
     for db, session in made:
-        drop_world(db, (session.folder / "world.postgres").read_text().strip())
+        drop_world(db, (session.folder / "world.postgres").read_text().split()[0])
 
 
 def world_rows(session: Session, sql: str, db: str | None = None) -> list[tuple[Any, ...]]:
@@ -71,7 +73,7 @@ def world_rows(session: Session, sql: str, db: str | None = None) -> list[tuple[
             return [tuple(r) for r in conn.execute(sql)]
     import psycopg
 
-    schema = f"rd_{(session.folder / 'world.postgres').read_text().strip()}_world"
+    schema = f"rd_{(session.folder / 'world.postgres').read_text().split()[0]}_world"
     with psycopg.connect(db) as conn:
         conn.execute(f'SET search_path = "{schema}"')
         return [tuple(r) for r in conn.execute(sql)]  # type: ignore[arg-type]

@@ -7,12 +7,12 @@ level, with the Enactors' transactions held open across simulated minutes.
 - SELECT ... FOR UPDATE: the other Enactor's write waits for the row lock, gives up after the
   lock timeout, and its retry comes after;
 - a version column: the stale write changes 0 rows.
-The guards' part of the score waits for the end-of-night replay on PostgreSQL (it is built
-in SQLite only for now), so these tests judge the live night.
+The end-of-night replay runs on PostgreSQL too, so the guards are judged there as well.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +97,15 @@ def test_a_cheat_earns_nothing_for_the_rounds_on_postgresql(
         play: Play, pg_dsn: str, name: str) -> None:
     _, result = play(name, pg_dsn)
     assert result["tasks"]["points"] == 0 and result["recovery"]["points"] <= 10
+
+
+@pytest.mark.parametrize("name", ["serializable-with-retry", "version-column", "cheat-plan-numbers"])
+def test_a_play_scores_on_postgresql_what_it_says(play: Play, pg_dsn: str, name: str) -> None:
+    """The replay runs on PostgreSQL: a real guard earns its guards there, and a write keyed
+    on tonight's plan numbers earns neither the guards nor the rounds' task."""
+    path = SCRIPTS / f"{name}.yaml"
+    said = re.search(r"^# This play scores \d+ of 100 on SQLite and (\d+) on PostgreSQL",
+                     path.read_text(), re.M)
+    assert said is not None, f"{path.name} does not say what it scores on PostgreSQL"
+    _, result = play(path, pg_dsn)
+    assert result["total"] == int(said.group(1))

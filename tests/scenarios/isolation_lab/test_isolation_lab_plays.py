@@ -108,6 +108,7 @@ def test_a_lazy_or_destructive_play_earns_nothing_for_the_rounds(play: Play, nam
 def test_keying_the_write_on_tonights_plan_numbers_is_seen_by_the_replay(play: Play) -> None:
     _, result = play("cheat-plan-numbers")
     assert result["guards"]["points"] == 0
+    assert result["tasks"]["points"] == 0  # the rounds look right live; the replay disproves them
     # on the normal night Enactor B is on time with plans 4 and 6: its writes are refused
     assert {(b["task"], b["at"]) for b in result["guards"]["blocked_good_writes"]} == {
         ("b-on-time", "23:39"), ("b-on-time", "23:49")}
