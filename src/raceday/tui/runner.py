@@ -155,7 +155,7 @@ class SessionRunner:
 
             session = open_session(exercise, players, transcripts, pace, time_limit_s)
             self.session = session
-            self.plan = WorldPlan.for_exercise(exercise, session.store.tables(),
+            self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
                                                onboarding=self.onboarding)
             session.subscribe(self._post_event)
             snapshot = take_snapshot(session, self.plan, tables=True)
@@ -172,7 +172,7 @@ class SessionRunner:
             resumed = resume_session(folder, exercise, time_limit_s=time_limit_s)
             session = resumed.session
             self.session = session
-            self.plan = WorldPlan.for_exercise(exercise, session.store.tables(),
+            self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
                                                onboarding=self.onboarding)
             session.subscribe(self._post_event)
             snapshot = take_snapshot(session, self.plan, tables=True)

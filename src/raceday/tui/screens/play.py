@@ -257,6 +257,9 @@ class PlayScreen(Screen[None]):
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
+        if self.runner is not None and self.runner.session is not None:
+            # the exercise as the session plays it: on PostgreSQL, its variant's SQL
+            self.exercise = self.runner.session.exercise
         for event in message.events:
             self._take_event(event)
         names = {seat.role: seat.player for seat in self.seats if seat.player}

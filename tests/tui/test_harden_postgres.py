@@ -1,0 +1,93 @@
+"""The Harden screen on a PostgreSQL world shows the statements the session plays there (the
+exercise's PostgreSQL variant), so nothing is marked EDITED before the player touches it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+from tui_fixtures import MakeApp, settle, start_play
+
+from raceday.commands import load_named_exercise
+from raceday.exercise.model import Exercise
+from raceday.store.postgres.store import PostgresStore
+from raceday.tui.screens.harden import HardenScreen
+from raceday.tui.screens.play import PlayScreen
+
+pytestmark = [pytest.mark.tui, pytest.mark.postgres]
+
+DSN_VARIABLE = "RACEDAY_TEST_PG_DSN"
+LAB = Path(__file__).parents[2] / "exercises" / "isolation-lab"
+
+
+@pytest.fixture
+def pg_world(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The server the session's world is built on (as `raceday play --db` leaves it)."""
+    found = os.environ.get(DSN_VARIABLE) or None
+    if found is None:
+        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
+    try:
+        import psycopg
+        psycopg.connect(found, connect_timeout=3).close()
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
+    except psycopg.Error as exc:
+        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
+    monkeypatch.setenv("RACEDAY_DB", found)
+    yield found
+
+
+async def test_harden_on_postgresql_marks_nothing_edited_until_saved(
+        make_app: MakeApp, pg_world: str) -> None:
+    lab = load_named_exercise(str(LAB))
+    app = make_app(lab)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        play = app.screen
+        assert isinstance(play, PlayScreen)
+        session = play.runner.session if play.runner else None
+        assert session is not None
+        try:
+            assert isinstance(session.store, PostgresStore)
+            varied = [s.id for s in session.exercise.statements
+                      if s.sql != next(o.sql for o in lab.statements if o.id == s.id)]
+            assert varied, "the lab's PostgreSQL variant changes some statements"
+            await pilot.press("f4")
+            await pilot.pause()
+            harden = app.screen
+            assert isinstance(harden, HardenScreen)
+            assert "0 edited" in str(harden.query_one("#harden-bar", Static).content)
+            for card in harden.cards:
+                head = str(card.query_one(".harden-head", Static).content)
+                assert "EDITED" not in head, card.statement.id
+            first = harden.card_for(varied[0])
+            assert first is not None
+            assert first.editor.text == session.statement_sql[varied[0]]
+        finally:
+            await pilot.press("escape")
+            await settle(pilot)
+            session.store.drop()  # type: ignore[attr-defined]
+
+
+async def test_the_onboarding_panel_reads_the_postgresql_world(
+        make_app: MakeApp, flagship: Exercise, pg_world: str) -> None:
+    """The panel's queries are the variant's too: SQLite's `ORDER BY e.rowid` is an error on
+    PostgreSQL, which left the DNS answers blank."""
+    app = make_app(flagship, mode="onboarding")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        play = app.screen
+        assert isinstance(play, PlayScreen)
+        session = play.runner.session if play.runner else None
+        assert session is not None
+        try:
+            snapshot = play.snapshot
+            assert snapshot is not None
+            assert snapshot.world.error is None, snapshot.world.error
+            endpoints = {answer.endpoint for answer in snapshot.world.answers}
+            assert "dynamodb.us-east-1.amazonaws.com" in endpoints
+        finally:
+            session.store.drop()  # type: ignore[attr-defined]
