@@ -54,7 +54,10 @@ S._add_to_history = timed("history", S._add_to_history)
 c2 = time.process_time()
 session, _ = run_script(exercise, script, Path(sys.argv[3]))
 c3 = time.process_time()
-raceday.cli._write_debrief(session.folder)
+try:  # as `raceday run` does: from the events the session holds (older code: read back)
+    raceday.cli._write_debrief(session.folder, session.events)
+except TypeError:
+    raceday.cli._write_debrief(session.folder)
 c4 = time.process_time()
 ms = lambda s: f"{s * 1000:.0f}"
 print(ms(c1 - c0), ms(c2 - c1), ms(c3 - c2 - spent["end"]), ms(spent.get("replay", 0)),

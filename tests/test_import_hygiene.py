@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 CORE = [
     "raceday.cli",
@@ -60,3 +61,23 @@ def test_the_cli_module_imports_nothing_heavy_until_a_command_needs_it() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path: Path) -> None:
+    """`raceday run --json` prints one JSON line: no Rich to render, and the history is
+    indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan)."""
+    exercise = Path(__file__).resolve().parent.parent / "exercises" / "lost-update-basics"
+    code = (
+        "import sys\n"
+        "from raceday.cli import main\n"
+        f"status = main(['run', {str(exercise)!r}, '--script',"
+        f" {str(exercise / 'scripts' / 'solo-complete.yaml')!r}, '--json',"
+        f" '--transcripts', {str(tmp_path)!r}])\n"
+        "heavy = ('rich', 'sqlite_utils', 'click', 'dateutil', 'pluggy', 'jsonschema', 'textual')\n"
+        "print(status, ','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "0"
+    assert '"total"' in out.stdout
+    assert (next(p for p in tmp_path.iterdir() if p.is_dir()) / "debrief.md").is_file()
+    assert (tmp_path / "history.db").is_file()

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from raceday.transcript.events import Event
+
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 VERSION = f"raceday {__version__}"
 
@@ -445,7 +447,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
     session, result = run_script(exercise, script, args.transcripts, db=getattr(args, "db", None))
-    _write_debrief(session.folder)
+    whole = session.log.broken is None and len(session.events) == session.log.seq
+    _write_debrief(session.folder, session.events if whole else None)  # whole: none read back
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
@@ -485,15 +488,16 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
-def _write_debrief(folder: pathlib.Path) -> None:
+def _write_debrief(folder: pathlib.Path, events: Sequence[Event] | None = None) -> None:
     """The session is saved whatever happens here; a debrief can be written again later.
 
     Any failure is a warning, not the command's: the score is decided and the transcript
-    complete, so `raceday run` still prints them and exits 0."""
-    from raceday.transcript.debrief import write_debrief
+    complete, so `raceday run` still prints them and exits 0. `events`: the session's own,
+    all its transcript holds (None: read from the folder)."""
+    from raceday.transcript.debrief.files import write_debrief
 
     try:
-        write_debrief(folder)
+        write_debrief(folder, events)
     except Exception as exc:  # the debrief is a rendering; the session stands
         why = str(exc) if isinstance(exc, (RacedayError, OSError)) else repr(exc)
         sys.stderr.write(f"raceday: warning: debrief not written ({why}); "

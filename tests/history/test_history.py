@@ -12,7 +12,17 @@ import sqlite_utils
 from raceday.cli import main
 from raceday.commands import load_named_exercise
 from raceday.engine.headless import open_session
-from raceday.history.index import HISTORY_FILE, dump, rebuild, sync
+from raceday.history.index import (
+    HISTORY_FILE,
+    PEOPLE_COLUMNS,
+    SCORES_COLUMNS,
+    SESSIONS_COLUMNS,
+    dump,
+    rebuild,
+    record_session,
+    rows_for,
+    sync,
+)
 from raceday.history.report import best_and_last
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -72,6 +82,35 @@ def test_a_session_is_indexed_when_it_ends_and_a_deleted_history_comes_back_the_
     db = sqlite_utils.Database(root / HISTORY_FILE)
     assert dump(db) == before
     db.close()
+
+
+def test_a_session_end_writes_the_history_sqlite_utils_would_have_written(
+        tmp_path: Path) -> None:
+    """A session's end indexes through plain sqlite3 (no sqlite-utils to import): the file's
+    schema and rows are those sqlite-utils' create, upsert and insert_all gave, and indexing
+    the same session twice changes nothing."""
+    events = read_events(EXAMPLE).events
+    ours = tmp_path / "ours" / EXAMPLE.name
+    ours.mkdir(parents=True)
+    assert record_session(ours, events) and record_session(ours, events)
+    theirs = sqlite_utils.Database(tmp_path / HISTORY_FILE)
+    theirs.table("sessions").create(SESSIONS_COLUMNS, pk="id")
+    theirs.table("scores").create(SCORES_COLUMNS, pk=("session_id", "part"),
+                                  foreign_keys=[("session_id", "sessions", "id")])
+    theirs.table("people").create(PEOPLE_COLUMNS, pk=("session_id", "role"),
+                                  foreign_keys=[("session_id", "sessions", "id")])
+    rows = rows_for(EXAMPLE.name, events)
+    assert rows is not None
+    theirs.table("sessions").upsert(rows.session, pk="id")
+    theirs.table("scores").insert_all(rows.scores, pk=("session_id", "part"))
+    theirs.table("people").insert_all(rows.people, pk=("session_id", "role"))
+    mine = sqlite_utils.Database(ours.parent / HISTORY_FILE)
+    schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+    assert list(mine.query(schema)) == list(theirs.query(schema))
+    assert dump(mine) == dump(theirs)
+    assert len(dump(mine)["scores"]) == len(rows.scores) > 0
+    mine.close()
+    theirs.close()
 
 
 def test_history_with_no_sessions_says_so_in_one_line(

@@ -37,6 +37,8 @@ def test_the_debrief_of_a_reference_play_matches_its_golden_file(
     out = io.StringIO()
     assert debrief_command(folder, "md", None, Console(file=out)) == 0
     check_golden(f"play-{exercise}-{script.stem}.md", normalise(out.getvalue(), folder))
+    # what `run` wrote from the events it held is what the transcript read back gives
+    assert (folder / "debrief.md").read_text(encoding="utf-8") == out.getvalue()
     html = render_html(load_debrief(folder))
     assert "http" not in html.lower() and "src=" not in html and "href=" not in html
 

@@ -11,6 +11,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 
+from raceday.value import Value
+
 
 class Policy(StrEnum):
     """What automation does when its write changes 0 rows or fails."""
@@ -29,8 +31,8 @@ class InjectKind(StrEnum):
     REVEAL = "reveal"
 
 
-@dataclass(frozen=True)
-class Clock:
+@dataclass(frozen=True, eq=False, repr=False)
+class Clock(Value):
     """The exercise's simulated clock: where the night starts and how time is spent."""
 
     start: datetime
@@ -43,8 +45,8 @@ class Clock:
         return int((self.end - self.start) / timedelta(minutes=1))
 
 
-@dataclass(frozen=True)
-class Role:
+@dataclass(frozen=True, eq=False, repr=False)
+class Role(Value):
     """A seat at the table: what it may read and write, and whether it may change the schema."""
 
     id: str
@@ -64,8 +66,8 @@ class Role:
         return "*" in self.write or table in self.write or table in self.break_glass
 
 
-@dataclass(frozen=True)
-class Statement:
+@dataclass(frozen=True, eq=False, repr=False)
+class Statement(Value):
     """A named piece of automation SQL; players may replace it with an `edit`."""
 
     id: str
@@ -75,8 +77,8 @@ class Statement:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class Retry:
+@dataclass(frozen=True, eq=False, repr=False)
+class Retry(Value):
     """When a write does not take, try again every `every` minutes until `until` (minutes)."""
 
     every: int
@@ -84,8 +86,8 @@ class Retry:
     limit: int | None = None
 
 
-@dataclass(frozen=True)
-class Task:
+@dataclass(frozen=True, eq=False, repr=False)
+class Task(Value):
     """A role's action, due at a time.
 
     When no player holds the role, the automation runs `statements` in order through the
@@ -128,8 +130,8 @@ class Task:
         return list(range(self.at, end + 1, self.every))
 
 
-@dataclass(frozen=True)
-class Inject:
+@dataclass(frozen=True, eq=False, repr=False)
+class Inject(Value):
     """Something the players see at a time: an alarm, a message, a status post, a reveal.
 
     A reveal may say which moment of the real night it is (`phase`: first-symptom, detection,
@@ -149,8 +151,8 @@ class Inject:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class Invariant:
+@dataclass(frozen=True, eq=False, repr=False)
+class Invariant(Value):
     """A query that must return no rows; rows mean the named fault is present."""
 
     id: str
@@ -159,8 +161,8 @@ class Invariant:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class Milestone:
+@dataclass(frozen=True, eq=False, repr=False)
+class Milestone(Value):
     """A condition the engine watches; the first time its query returns rows is recorded."""
 
     id: str
@@ -169,8 +171,8 @@ class Milestone:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, eq=False, repr=False)
+class Finding(Value):
     """Something a responder may declare; right ones score, wrong ones cost."""
 
     id: str
@@ -184,8 +186,8 @@ class Finding:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class Hint:
+@dataclass(frozen=True, eq=False, repr=False)
+class Hint(Value):
     """A hint a facilitator can reveal; revealing it costs points."""
 
     id: str
@@ -194,8 +196,8 @@ class Hint:
     cost: int = 0
 
 
-@dataclass(frozen=True)
-class RaceStep:
+@dataclass(frozen=True, eq=False, repr=False)
+class RaceStep(Value):
     """One named step of the race: a task whose run may or may not do its damage.
 
     `happened` is a query run right after the task's run; rows mean the step happened.
@@ -212,8 +214,8 @@ class RaceStep:
     line: int = 0
 
 
-@dataclass(frozen=True)
-class GoodPath:
+@dataclass(frozen=True, eq=False, repr=False)
+class GoodPath(Value):
     """A write the guards must still allow: run and rolled back, it must change rows."""
 
     id: str
@@ -223,8 +225,8 @@ class GoodPath:
     penalty: int
 
 
-@dataclass(frozen=True)
-class DetectionRubric:
+@dataclass(frozen=True, eq=False, repr=False)
+class DetectionRubric(Value):
     points: int
     invariant: str
     full_within: int
@@ -234,15 +236,15 @@ class DetectionRubric:
     event_minutes: int | None = None
 
 
-@dataclass(frozen=True)
-class GuardsRubric:
+@dataclass(frozen=True, eq=False, repr=False)
+class GuardsRubric(Value):
     points: int
     steps: tuple[RaceStep, ...] = ()
     good_path: tuple[GoodPath, ...] = ()
 
 
-@dataclass(frozen=True)
-class RecoveryItem:
+@dataclass(frozen=True, eq=False, repr=False)
+class RecoveryItem(Value):
     """A recovery criterion: a milestone reached, optionally before another."""
 
     id: str
@@ -259,15 +261,15 @@ class RecoveryItem:
     full_within: int = 0
 
 
-@dataclass(frozen=True)
-class RecoveryRubric:
+@dataclass(frozen=True, eq=False, repr=False)
+class RecoveryRubric(Value):
     points: int
     items: tuple[RecoveryItem, ...] = ()
     event_minutes: int | None = None
 
 
-@dataclass(frozen=True)
-class ShiftSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class ShiftSpec(Value):
     """A second race on other numbers: the same night with its clock moved, some tasks
     later (the delay differs) and the seed renumbered by trusted SQL, so a guard or monitor
     keyed on tonight's particular plan numbers or times is seen for what it is."""
@@ -280,8 +282,8 @@ class ShiftSpec:
     """Trusted SQL run on the seed world (foreign keys off) before the team's schema."""
 
 
-@dataclass(frozen=True)
-class ReplaySpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReplaySpec(Value):
     """How the race is replayed against the team's database.
 
     `until` is how far the timeline is replayed (default: the clock's end). `delayed` names
@@ -298,8 +300,8 @@ class ReplaySpec:
     when it is prevented in both races, and a good write must take on both normal nights."""
 
 
-@dataclass(frozen=True)
-class PanelItem:
+@dataclass(frozen=True, eq=False, repr=False)
+class PanelItem(Value):
     """One query the world panel shows, as the exercise words it.
 
     `show` says how its rows read: `switches` (name, on/off), `answers` (a name, then the
@@ -320,16 +322,16 @@ PANEL_SHOWS = ("rows", "switches", "answers", "chart")
 over simulated time, with that night's moments (the reveals) marked."""
 
 
-@dataclass(frozen=True)
-class TruthView:
+@dataclass(frozen=True, eq=False, repr=False)
+class TruthView(Value):
     """A view whose rows must stay those of the trusted `sql` (over base tables)."""
 
     name: str
     sql: str
 
 
-@dataclass(frozen=True)
-class Truth:
+@dataclass(frozen=True, eq=False, repr=False)
+class Truth(Value):
     """The base objects an exercise's checks rest on.
 
     Each table must stay a table with (at least) its original columns; each view must give
@@ -341,8 +343,8 @@ class Truth:
     views: tuple[TruthView, ...] = ()
 
 
-@dataclass(frozen=True)
-class Scoring:
+@dataclass(frozen=True, eq=False, repr=False)
+class Scoring(Value):
     detection: DetectionRubric | None = None
     guards: GuardsRubric | None = None
     recovery: RecoveryRubric | None = None
@@ -368,16 +370,16 @@ class Judge(StrEnum):
     REMOVAL_LIMITS = "removal-limits"
 
 
-@dataclass(frozen=True)
-class Source:
+@dataclass(frozen=True, eq=False, repr=False)
+class Source(Value):
     """A source tag the exercise's facts cite, and what it stands for."""
 
     tag: str
     title: str
 
 
-@dataclass(frozen=True)
-class Phase:
+@dataclass(frozen=True, eq=False, repr=False)
+class Phase(Value):
     """A moment of the real night the debrief sets the team's beside (a row of its timeline).
 
     `team` says which of the team's events answers it; for stopped and repaired, `milestone`
@@ -390,8 +392,8 @@ class Phase:
     milestone: str | None = None
 
 
-@dataclass(frozen=True)
-class Practice:
+@dataclass(frozen=True, eq=False, repr=False)
+class Practice(Value):
     """One practice of a checklist the debrief holds the session against.
 
     `steps` are the race steps that test it and `statements` the automation statements whose
@@ -407,8 +409,8 @@ class Practice:
     statements: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class DebriefContent:
+@dataclass(frozen=True, eq=False, repr=False)
+class DebriefContent(Value):
     """The exercise's own words for the debrief: the real event it compares with (`night`,
     empty for none), its sources, the phases of that night and the checklist."""
 
@@ -422,8 +424,8 @@ class DebriefContent:
         return next((s for s in self.sources if s.tag == tag), None)
 
 
-@dataclass(frozen=True)
-class Exercise:
+@dataclass(frozen=True, eq=False, repr=False)
+class Exercise(Value):
     """A whole exercise, as loaded from `exercises/<id>/exercise.yaml`."""
 
     id: str

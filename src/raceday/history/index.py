@@ -10,16 +10,17 @@ committed examples, one level further down, are not your attempts).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from raceday.errors import RacedayError, TranscriptError
 from raceday.transcript import events as ev
 from raceday.transcript.log import EVENTS_FILE, of_kind, read_events
+
+if TYPE_CHECKING:  # sqlite-utils for `raceday history` and tools; a session's end uses sqlite3
+    import sqlite_utils
 
 HISTORY_FILE = "history.db"
 
@@ -115,35 +116,89 @@ def _names(events: Sequence[ev.Event]) -> dict[str, str]:
     return {role: name for role, name in names.items() if name.strip()}
 
 
-def open_db(root: Path) -> sqlite_utils.Database:
-    """`root/history.db`, its tables created if they are not there yet."""
+def _create_table(name: str, columns: Mapping[str, Any], pk: tuple[str, ...],
+                  refers: str | None = None) -> str:
+    """The CREATE TABLE sqlite-utils wrote for these columns (the same text in the file's
+    schema, whichever of the two created it)."""
+    types = {str: "TEXT", int: "INTEGER"}
+    lines = []
+    for column, kind in columns.items():
+        line = f'   "{column}" {types[kind]}'
+        if pk == (column,):
+            line += " PRIMARY KEY"
+        elif refers is not None and column == "session_id":
+            line += f' REFERENCES "{refers}"("id")'
+        lines.append(line)
+    if len(pk) > 1:
+        keys = ", ".join(f'"{k}"' for k in pk)
+        lines.append(f"   PRIMARY KEY ({keys})")
+    return f'CREATE TABLE IF NOT EXISTS "{name}" (\n' + ",\n".join(lines) + "\n)"
+
+
+_SCHEMA = (
+    _create_table("sessions", SESSIONS_COLUMNS, ("id",)),
+    _create_table("scores", SCORES_COLUMNS, ("session_id", "part"), refers="sessions"),
+    _create_table("people", PEOPLE_COLUMNS, ("session_id", "role"), refers="sessions"),
+)
+
+
+def connect(root: Path) -> sqlite3.Connection:
+    """`root/history.db` through plain sqlite3 (what a session's end needs: no sqlite-utils to
+    import), its tables created if they are not there yet."""
     path = root / HISTORY_FILE
+    conn: sqlite3.Connection | None = None
     try:
         root.mkdir(parents=True, exist_ok=True)
-        db = sqlite_utils.Database(path)
-        db.execute("PRAGMA busy_timeout = 5000")  # sessions ending at once in other terminals
+        conn = sqlite3.connect(str(path))
+        conn.execute("PRAGMA busy_timeout = 5000")  # sessions ending at once in other terminals
         # Derived data: no fsync at every session's end (it cost more than the rest of the
         # indexing); a file a crash damaged is rebuilt from the transcripts (see `sync`).
-        db.execute("PRAGMA synchronous = OFF")
-        db.table("sessions").create(SESSIONS_COLUMNS, pk="id", if_not_exists=True)
-        db.table("scores").create(SCORES_COLUMNS, pk=("session_id", "part"), if_not_exists=True,
-                            foreign_keys=[("session_id", "sessions", "id")])
-        db.table("people").create(PEOPLE_COLUMNS, pk=("session_id", "role"), if_not_exists=True,
-                            foreign_keys=[("session_id", "sessions", "id")])
+        conn.execute("PRAGMA synchronous = OFF")
+        with conn:
+            for create in _SCHEMA:
+                conn.execute(create)
     except Exception as exc:  # sqlite3.DatabaseError and OSError alike: say which file
+        if conn is not None:
+            conn.close()
         raise HistoryError(f"{path}: cannot open the history database: {exc}") from None
-    return db
+    return conn
+
+
+def open_db(root: Path) -> sqlite_utils.Database:
+    """`root/history.db` as sqlite-utils sees it (for `raceday history` and tools), its tables
+    created if they are not there yet."""
+    import sqlite_utils
+
+    return sqlite_utils.Database(connect(root))
+
+
+def write_rows(conn: sqlite3.Connection, rows: SessionRows) -> None:
+    """Write one session's rows, replacing any it had (indexing twice changes nothing)."""
+    session_id = rows.session["id"]
+    with conn:
+        _insert(conn, "sessions", [rows.session], upsert="id")
+        for table in ("scores", "people"):
+            conn.execute(f'DELETE FROM "{table}" WHERE session_id = ?', (session_id,))
+        _insert(conn, "scores", rows.scores)
+        _insert(conn, "people", rows.people)
+
+
+def _insert(conn: sqlite3.Connection, table: str, rows: Sequence[Mapping[str, Any]],
+            upsert: str | None = None) -> None:
+    if not rows:
+        return
+    columns = list(rows[0])
+    sql = (f'INSERT INTO "{table}" ({", ".join(f"[{c}]" for c in columns)}) '
+           f'VALUES ({", ".join("?" for _ in columns)})')
+    if upsert is not None:
+        sql += (f" ON CONFLICT([{upsert}]) DO UPDATE SET "
+                + ", ".join(f"[{c}] = excluded.[{c}]" for c in columns if c != upsert))
+    conn.executemany(sql, [[row[c] for c in columns] for row in rows])
 
 
 def store(db: sqlite_utils.Database, rows: SessionRows) -> None:
-    """Write one session's rows, replacing any it had (indexing twice changes nothing)."""
-    session_id = rows.session["id"]
-    with db.conn:
-        db.table("sessions").upsert(rows.session, pk="id")
-        for table in ("scores", "people"):
-            db.table(table).delete_where("session_id = ?", [session_id])
-        db.table("scores").insert_all(rows.scores, pk=("session_id", "part"))
-        db.table("people").insert_all(rows.people, pk=("session_id", "role"))
+    """Write one session's rows into the history sqlite-utils opened (see `write_rows`)."""
+    write_rows(db.conn, rows)
 
 
 def record_session(folder: Path, events: Sequence[ev.Event]) -> bool:
@@ -152,11 +207,11 @@ def record_session(folder: Path, events: Sequence[ev.Event]) -> bool:
     rows = rows_for(folder.name, events)
     if rows is None:
         return False
-    db = open_db(folder.parent)
+    conn = connect(folder.parent)
     try:
-        store(db, rows)
+        write_rows(conn, rows)
     finally:
-        db.close()
+        conn.close()
     return True
 
 

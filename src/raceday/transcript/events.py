@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Union
 
 from raceday.transcript import verdicts as vd
 from raceday.transcript.verdicts import BlockedWrite as BlockedWrite
+from raceday.value import Value
 
 SCHEMA_VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
@@ -39,8 +40,9 @@ class EventError(ValueError):
     """A line that is not a valid event; the message names the field and what is wrong."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Event:
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Event(Value):
     """What every event carries: its place in the log and the clock it happened at."""
 
     kind: ClassVar[str] = ""
@@ -54,8 +56,8 @@ class Event:
 # -- the session ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class Reveal:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Reveal(Value):
     """One entry of that night's timeline, set beside the team's in the debrief."""
 
     at: str
@@ -65,14 +67,14 @@ class Reveal:
     event_at: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class FindingInfo:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class FindingInfo(Value):
     text: str
     correct: bool
 
 
-@dataclass(frozen=True, kw_only=True)
-class PhaseInfo:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class PhaseInfo(Value):
     """A moment of the real night the debrief sets the team's beside, and which of the team's
     events answers it: fault | detected | stopped | repaired | restored (`milestone` names the
     exercise's milestone for stopped and repaired)."""
@@ -83,8 +85,8 @@ class PhaseInfo:
     milestone: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class PracticeInfo:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class PracticeInfo(Value):
     """One practice of the exercise's checklist, and what in a session tests it.
 
     `judge` is how raceday looks for evidence: guards (the race steps named in `steps`, and
@@ -100,8 +102,8 @@ class PracticeInfo:
     statements: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepInfo:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class StepInfo(Value):
     """A race step as the exercise defines it: the task whose run may do its damage."""
 
     id: str
@@ -110,7 +112,7 @@ class StepInfo:
     after: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SessionStart(Event):
     kind: ClassVar[str] = "session_start"
     schema: int = 1
@@ -136,13 +138,13 @@ class SessionStart(Event):
     checklist: tuple[PracticeInfo, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TimelineEnd(Event):
     kind: ClassVar[str] = "timeline_end"
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TeamLeft(Event):
     """The team ended early: the rest of the night plays itself out before it is judged."""
 
@@ -151,7 +153,7 @@ class TeamLeft(Event):
     until: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SessionResumed(Event):
     """`raceday resume` rebuilt the session from its first `recorded` events (a crash, a
     kill): play goes on from here; `note` says what was repaired or differed."""
@@ -161,13 +163,13 @@ class SessionResumed(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Wait(Event):
     kind: ClassVar[str] = "wait"
     until: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Inject(Event):
     kind: ClassVar[str] = "inject"
     id: str
@@ -178,7 +180,7 @@ class Inject(Event):
     source: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Note(Event):
     """A note: an observer's (`author`, who wrote it) or the session's own."""
 
@@ -188,7 +190,7 @@ class Note(Event):
     author: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Cast(Event):
     """Who sat in which seat: role -> the name the cast gave (roles without one are left
     out). Written once, after `session_start`, when people play."""
@@ -197,7 +199,7 @@ class Cast(Event):
     names: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Facilitation(Event):
     """The facilitator's hand on the session: `action` is pause, resume, speed (`speed`, the
     new one), length (`speed` for the target real length in `detail`), or schedule (an
@@ -212,7 +214,7 @@ class Facilitation(Event):
     text: str = ""  # a scheduled inject's text (so `raceday resume` schedules it again whole)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Refused(Event):
     """An action the session would not take (a monitor that writes, an unknown finding…)."""
 
@@ -228,7 +230,7 @@ class Refused(Event):
 # -- statements and the automation ------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Statement(Event):
     """One SQL statement, a player's or the automation's, and what it did."""
 
@@ -250,7 +252,7 @@ class Statement(Event):
     writes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Automation(Event):
     """One run of an automated task: applied, failed, changed 0 rows, or skipped."""
 
@@ -265,7 +267,7 @@ class Automation(Event):
     note: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TaskDue(Event):
     kind: ClassVar[str] = "task_due"
     role: str
@@ -275,7 +277,7 @@ class TaskDue(Event):
     hint_available: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TaskDone(Event):
     kind: ClassVar[str] = "task_done"
     role: str
@@ -284,7 +286,7 @@ class TaskDone(Event):
     points: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Edit(Event):
     """A change to one of the automation's own statements."""
 
@@ -295,7 +297,7 @@ class Edit(Event):
     before: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RaceStep(Event):
     kind: ClassVar[str] = "race_step"
     step: str
@@ -307,7 +309,7 @@ class RaceStep(Event):
 # -- the world's health -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Fault(Event):
     kind: ClassVar[str] = "fault"
     invariant: str
@@ -317,27 +319,27 @@ class Fault(Event):
     objects: tuple[str, ...] = ()  # world-broken: one sentence per object the team broke
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class InvariantClear(Event):
     kind: ClassVar[str] = "invariant_clear"
     invariant: str
     fault: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Restored(Event):
     kind: ClassVar[str] = "restored"
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Milestone(Event):
     kind: ClassVar[str] = "milestone"
     id: str
     label: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Chart(Event):
     """A `chart` panel item as the night left it, written at the end of the session so the
     debrief can draw it without the world: the minutes, one series per other column, and
@@ -353,7 +355,7 @@ class Chart(Event):
     mark_titles: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class CheckFailed(Event):
     """One of the exercise's own checks could not run against the team's world."""
 
@@ -366,7 +368,7 @@ class CheckFailed(Event):
 # -- monitors, findings, hints ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorSaved(Event):
     kind: ClassVar[str] = "monitor_saved"
     role: str
@@ -374,20 +376,20 @@ class MonitorSaved(Event):
     sql: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorRemoved(Event):
     kind: ClassVar[str] = "monitor_removed"
     name: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorError(Event):
     kind: ClassVar[str] = "monitor_error"
     name: str
     error: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Alert(Event):
     kind: ClassVar[str] = "alert"
     name: str
@@ -399,20 +401,20 @@ class Alert(Event):
     noise: bool = False  # this monitor returned rows while the world was healthy
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AlertClear(Event):
     kind: ClassVar[str] = "alert_clear"
     name: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Detected(Event):
     kind: ClassVar[str] = "detected"
     how: str
     latency_minutes: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Declaration(Event):
     kind: ClassVar[str] = "declaration"
     role: str
@@ -422,7 +424,7 @@ class Declaration(Event):
     verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Hint(Event):
     kind: ClassVar[str] = "hint"
     id: str
@@ -434,7 +436,7 @@ class Hint(Event):
 # -- team play: seats and their commands ------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SeatJoined(Event):
     """A player took a seat of a team session (`rejoin`: the seat had been taken before)."""
 
@@ -445,7 +447,7 @@ class SeatJoined(Event):
     rejoin: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SeatLeft(Event):
     """A player left a seat; the seat stays theirs to come back to."""
 
@@ -455,7 +457,7 @@ class SeatLeft(Event):
     player: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SeatLost(SeatLeft):
     """A seat's terminal stopped beating (it died, or lost its way to session.db): the host
     heard nothing for `silent_seconds`. A kind of leaving, so whatever reads a departure reads
@@ -465,7 +467,7 @@ class SeatLost(SeatLeft):
     silent_seconds: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SeatCommand(Event):
     """A seat's command the host accepted, and who sent it; what it did follows."""
 
@@ -477,7 +479,7 @@ class SeatCommand(Event):
     command: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class CommandRefused(Event):
     """A command the host would not run: a role the seat was not given, a forged or replayed
     token, an unknown seat."""
@@ -494,8 +496,8 @@ class CommandRefused(Event):
 # -- the replay and the score -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepReplay:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class StepReplay(Value):
     """One race step as the replay saw it."""
 
     id: str
@@ -507,8 +509,8 @@ class StepReplay:
     faults_after: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class MonitorCheck:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class MonitorCheck(Value):
     """A monitor's alert on the fault, run again on the replay's normal night at the same
     minute: rows there mean the alert was not caused by the fault (noise)."""
 
@@ -523,8 +525,8 @@ class MonitorCheck:
         return self.error is None and self.rows == 0
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReplayGuards:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ReplayGuards(Value):
     """The guard points a replay earns on its own."""
 
     points: int
@@ -533,8 +535,8 @@ class ReplayGuards:
     worth: Mapping[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReplayResult:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ReplayResult(Value):
     """What replaying the race against the team's database showed."""
 
     steps: tuple[StepReplay, ...] = ()
@@ -554,7 +556,7 @@ class ReplayResult:
         return tuple(s.id for s in self.steps if s.status == "happened")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Replay(Event):
     kind: ClassVar[str] = "replay"
     available: bool
@@ -565,7 +567,7 @@ class Replay(Event):
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ScoreEvent(Event):
     """The final score: the verdicts as scoring decided them (see `verdicts`). Its line holds
     the score's parts at the top level, beside `reason` (the `raceday run --json` contract)."""
@@ -826,7 +828,7 @@ def _name(tp: Any) -> str:
 # -- the score ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _ScoreBase(Event):
     """The score line's own fields, checked like any event's."""
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from raceday.value import Value
+
 # A race step's verdict (the replay's, or tonight's for an exercise with no replay)
 HAPPENED, PREVENTED, NOT_REACHED = "happened", "prevented", "not reached"
 
@@ -33,8 +35,8 @@ NO_FAULT_OUTCOMES = (PREVENTED_OUTRIGHT, NOT_NEEDED, HELD_OFF, BLOCKED_GOOD_WRIT
 BY_REPLAY, BY_LIVE, BY_NONE = "replay", "live", "none"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Fault:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Fault(Value):
     occurred: bool = False
     started_at: str | None = None
     invariant: str | None = None
@@ -52,16 +54,16 @@ class Fault:
         return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED)
 
 
-@dataclass(frozen=True, kw_only=True)
-class FalseAlarm:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class FalseAlarm(Value):
     """A correct finding declared when its evidence was not there."""
 
     finding: str
     at: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Detection:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Detection(Value):
     """Time to alert and time to diagnosis, each from the fault's start; `latency_minutes` is
     the earlier of the two (what the points are on)."""
 
@@ -82,8 +84,8 @@ class Detection:
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepVerdict:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class StepVerdict(Value):
     """A race step: the score's verdict (`status`, with its `detail`, the replay's when one
     was run) and what it did tonight (`live`, at `live_at`)."""
 
@@ -96,8 +98,8 @@ class StepVerdict:
     live_at: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class GoodPath:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class GoodPath(Value):
     """A write the guards must still allow, probed at the end, and whether they did."""
 
     id: str
@@ -106,8 +108,8 @@ class GoodPath:
     why: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class BlockedWrite:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class BlockedWrite(Value):
     """A write of the normal night that the original world took and the team's refused."""
 
     task: str
@@ -115,8 +117,8 @@ class BlockedWrite:
     outcome: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Guards:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Guards(Value):
     points: int
     max: int
     prevented: tuple[str, ...] = ()  # the steps credited as prevented
@@ -131,8 +133,8 @@ class Guards:
         return next((s for s in self.steps if s.id == step_id), None)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Recovery:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Recovery(Value):
     """Minutes of outage over the night (relapses included) and whether the repair held."""
 
     points: int
@@ -147,16 +149,16 @@ class Recovery:
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Tasks:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Tasks(Value):
     points: int
     max: int
     done: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Hints:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Hints(Value):
     revealed: tuple[str, ...] = ()
     cost: int = 0
 
@@ -164,8 +166,8 @@ class Hints:
 Section = Detection | Guards | Recovery | Tasks
 
 
-@dataclass(frozen=True, kw_only=True)
-class Score:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Score(Value):
     """The whole score; a part the exercise does not score is None."""
 
     total: int

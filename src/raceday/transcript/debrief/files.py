@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,8 @@ from raceday.transcript.log import read_events
 
 if TYPE_CHECKING:  # rich is imported by the command that prints, not at every session's end
     from rich.console import Console
+
+    from raceday.transcript.events import Event
 
 DEBRIEF_FILE = "debrief.md"
 FORMATS = ("md", "html", "json", "terminal")
@@ -49,10 +52,14 @@ def load_debrief(session_dir: Path) -> Debrief:
     return build_debrief(log.events, log.warning)
 
 
-def write_debrief(folder: Path) -> Path:
-    """Write `debrief.md` into a session folder (called when a session ends); returns its path."""
+def write_debrief(folder: Path, events: Sequence[Event] | None = None) -> Path:
+    """Write `debrief.md` into a session folder (called when a session ends); returns its path.
+
+    `events` are the session's own as it recorded them, every one its events.jsonl holds
+    (the same debrief, without reading the file back); None reads them from the folder."""
     path = folder / DEBRIEF_FILE
-    path.write_text(render(load_debrief(folder), "md"), encoding="utf-8")
+    debrief = load_debrief(folder) if events is None else build_debrief(events)
+    path.write_text(render(debrief, "md"), encoding="utf-8")
     return path
 
 

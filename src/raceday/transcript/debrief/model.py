@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 from raceday.transcript import events as ev
 from raceday.transcript.timeline_chart import Band, Chart, Mark, build_chart
+from raceday.value import Value
 
 NOT_SEEN = "not seen in this session"
 
 
-@dataclass(frozen=True)
-class Summary:
+@dataclass(frozen=True, eq=False, repr=False)
+class Summary(Value):
     """Who played what, when, and the outcome in a few sentences."""
 
     exercise: str
@@ -37,8 +38,8 @@ class Summary:
     ended: str
 
 
-@dataclass(frozen=True)
-class ScoreSection:
+@dataclass(frozen=True, eq=False, repr=False)
+class ScoreSection(Value):
     """One part of the score, with the engine's reason for every point."""
 
     name: str
@@ -47,8 +48,8 @@ class ScoreSection:
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Figure:
+@dataclass(frozen=True, eq=False, repr=False)
+class Figure(Value):
     """One of the team's times as the score measured it, beside that night's ("" when the
     exercise compares with no real event)."""
 
@@ -57,8 +58,8 @@ class Figure:
     night: str = ""
 
 
-@dataclass(frozen=True)
-class ScoreReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class ScoreReport(Value):
     """The score event's verdicts, as scoring decided them, split for printing.
 
     `fault` is what became of the fault in a sentence; `figures` the times scoring measured
@@ -80,8 +81,8 @@ class ScoreReport:
     judged: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Phase:
+@dataclass(frozen=True, eq=False, repr=False)
+class Phase(Value):
     """One row of the timeline table: the team's moment beside that night's."""
 
     id: str
@@ -95,8 +96,8 @@ class Phase:
     source: str
 
 
-@dataclass(frozen=True)
-class EventFact:
+@dataclass(frozen=True, eq=False, repr=False)
+class EventFact(Value):
     """A moment of the real night that the exercise reveals, with its source.
 
     `time` is when it happened that night: the reveal's `event_at` when the exercise gives
@@ -110,8 +111,8 @@ class EventFact:
     phase: str = ""
 
 
-@dataclass(frozen=True)
-class Timeline:
+@dataclass(frozen=True, eq=False, repr=False)
+class Timeline(Value):
     """The phases table, the facts the exercise revealed, and the marks for the chart.
 
     `night` is what the exercise calls the real event it compares with ("That night"); empty
@@ -144,8 +145,8 @@ class Timeline:
         return build_chart(self.marks, self.start, self.end, self.origin, self.bands)
 
 
-@dataclass(frozen=True)
-class Change:
+@dataclass(frozen=True, eq=False, repr=False)
+class Change(Value):
     """A statement that wrote to the world (or tried to): who, when, what, and what it did."""
 
     seq: int
@@ -174,8 +175,8 @@ class Change:
         return f"{n} row{'' if n == 1 else 's'} changed"
 
 
-@dataclass(frozen=True)
-class Refusal:
+@dataclass(frozen=True, eq=False, repr=False)
+class Refusal(Value):
     """An action raceday refused (a monitor that is not a query, an unknown finding…)."""
 
     time: str
@@ -184,8 +185,8 @@ class Refusal:
     error: str
 
 
-@dataclass(frozen=True)
-class MonitorInfo:
+@dataclass(frozen=True, eq=False, repr=False)
+class MonitorInfo(Value):
     """A saved monitor and what it did afterwards."""
 
     name: str
@@ -200,8 +201,8 @@ class MonitorInfo:
     noise: bool = False  # the score judged it noise: rows while the world was healthy
 
 
-@dataclass(frozen=True)
-class Declaration:
+@dataclass(frozen=True, eq=False, repr=False)
+class Declaration(Value):
     """A finding a player declared, and whether it was right."""
 
     time: str
@@ -219,16 +220,16 @@ class Declaration:
                     self.verdict, "right" if self.correct else "wrong")
 
 
-@dataclass(frozen=True)
-class HintInfo:
+@dataclass(frozen=True, eq=False, repr=False)
+class HintInfo(Value):
     time: str
     id: str
     text: str
     cost: int
 
 
-@dataclass(frozen=True)
-class Edit:
+@dataclass(frozen=True, eq=False, repr=False)
+class Edit(Value):
     """A change to one of the automation's own statements."""
 
     time: str
@@ -238,8 +239,8 @@ class Edit:
     before: str
 
 
-@dataclass(frozen=True)
-class StepOutcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class StepOutcome(Value):
     """A race step: what live play saw, the score's verdict, and what stopped it.
 
     `live` is what the step did tonight: "happened" (at `time`), "prevented", "never reached"
@@ -295,8 +296,8 @@ class StepOutcome:
         return text + (f"; {self.evidence}" if self.evidence else "")
 
 
-@dataclass(frozen=True)
-class GoodPath:
+@dataclass(frozen=True, eq=False, repr=False)
+class GoodPath(Value):
     """A write the guards must still allow, and whether they did."""
 
     id: str
@@ -305,16 +306,16 @@ class GoodPath:
     why: str
 
 
-@dataclass(frozen=True)
-class ReplayStep:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReplayStep(Value):
     step: str
     title: str
     outcome: str
     detail: str
 
 
-@dataclass(frozen=True)
-class Replay:
+@dataclass(frozen=True, eq=False, repr=False)
+class Replay(Value):
     """What the last replay event said; `ran` is False when there was none."""
 
     ran: bool
@@ -324,8 +325,8 @@ class Replay:
     details: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Guards:
+@dataclass(frozen=True, eq=False, repr=False)
+class Guards(Value):
     """What the team put in place and what it did against the race."""
 
     schema_changes: tuple[Change, ...]
@@ -340,8 +341,8 @@ class Guards:
         return bool(self.schema_changes or self.edits)
 
 
-@dataclass(frozen=True)
-class ChecklistItem:
+@dataclass(frozen=True, eq=False, repr=False)
+class ChecklistItem(Value):
     """One practice of the exercise's checklist, with the evidence from this session."""
 
     id: str
@@ -353,8 +354,8 @@ class ChecklistItem:
     text: str = ""
 
 
-@dataclass(frozen=True)
-class CorrectiveAction:
+@dataclass(frozen=True, eq=False, repr=False)
+class CorrectiveAction(Value):
     """A row of the improvement plan; owner and due date are for the team to fill in."""
 
     action: str
@@ -363,15 +364,15 @@ class CorrectiveAction:
     due: str = ""
 
 
-@dataclass(frozen=True)
-class AfterAction:
+@dataclass(frozen=True, eq=False, repr=False)
+class AfterAction(Value):
     strengths: tuple[str, ...]
     improvements: tuple[str, ...]
     actions: tuple[CorrectiveAction, ...]
 
 
-@dataclass(frozen=True)
-class Observation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Observation(Value):
     """An observer's note, with who wrote it, when."""
 
     time: str
@@ -379,8 +380,8 @@ class Observation:
     text: str
 
 
-@dataclass(frozen=True)
-class InjectResponse:
+@dataclass(frozen=True, eq=False, repr=False)
+class InjectResponse(Value):
     """An inject the team was shown, and what the team did before the next one arrived
     (at most `RESPONSE_WINDOW` minutes): the AAR's "injects beside the responses"."""
 
@@ -392,8 +393,8 @@ class InjectResponse:
     responses: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Objective:
+@dataclass(frozen=True, eq=False, repr=False)
+class Objective(Value):
     """One objective of the exercise (a part of the score) and how it was met, rated as
     HSEEP does: P performed without challenges, S with some, M with major ones, U unable."""
 
@@ -403,8 +404,8 @@ class Objective:
     rating: str
 
 
-@dataclass(frozen=True)
-class Debrief:
+@dataclass(frozen=True, eq=False, repr=False)
+class Debrief(Value):
     """Everything the debrief says about one session."""
 
     summary: Summary

@@ -4,6 +4,8 @@ and the exercise's objectives (the parts of the score) rated the way an AAR/IP r
 
 from __future__ import annotations
 
+from collections import Counter
+
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import (
     InjectResponse,
@@ -54,13 +56,14 @@ def inject_responses(r: Reading) -> tuple[InjectResponse, ...]:
     from it until the next inject at a later minute (at most `RESPONSE_WINDOW` minutes);
     the routine statements of roles with scheduled tasks are left out (see below)."""
     injects = [e for e in of_kind(r.events, ev.Inject) if e.inject_kind != "reveal"]
-    dues = [(e.role, e.task) for e in of_kind(r.events, ev.TaskDue)]
-    tasked = {role for role, task in dues if dues.count((role, task)) > 1}  # recurring work
+    dues = Counter((e.role, e.task) for e in of_kind(r.events, ev.TaskDue))
+    tasked = {role for (role, _task), times in dues.items() if times > 1}  # recurring work
     out: list[InjectResponse] = []
+    team = [e for e in r.events if _team_action(e)]  # once, not once per inject
     for inject in injects:
         # a role with recurring work (a person in an automation seat) answers an inject by
         # its statements only when the inject is for it; otherwise those are its routine
-        actions = [e for e in r.events if _team_action(e) and not (
+        actions = [e for e in team if not (
             isinstance(e, ev.Statement) and e.role in tasked and e.role not in inject.to)]
         later = [i.minute for i in injects if i.minute > inject.minute]
         until = min([inject.minute + RESPONSE_WINDOW, *later])
