@@ -142,15 +142,18 @@ def _file_digest(path: Path) -> str:
 
 
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
-          *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+          *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+          transcript: bool = True) -> Session:
     """Play the timeline with every role automated, to `until`, and close it.
 
     `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
     world's checks (truth, invariants, milestones) are not run, and no transcript is written.
+    `transcript` False: no transcript either (the shifted race: only its session is read).
     The same night on a byte-identical world was played before in this process: its session
     is given back, and its final world and transcript copied here."""
+    transcript = transcript and judge_world
     key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
-                      _file_digest(world), until, judge_world, probes])
+                      _file_digest(world), until, judge_world, probes, transcript])
     seen = _played.get(key)
     if seen is not None and seen[1].is_dir() and (
             seen[2] is not None or seen[1].with_name(seen[1].name + ".db").exists()):
@@ -164,7 +167,8 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
         return before
     folder.mkdir(parents=True)
     session = _play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
-                       folder, until, judge_world=judge_world, probes=probes)
+                       folder, until, judge_world=judge_world, probes=probes,
+                       transcript=transcript)
     if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
         small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
             world.name + "-wal").exists()
@@ -175,10 +179,13 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
 
 
 def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path, until: int,
-             *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+             *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+             transcript: bool = True) -> Session:
     """Play the timeline on an open world (`folder` exists), to `until`, and close it; the
-    replay's log is a throw-away, so it is not synced to disk."""
-    log = EventLog(folder, durable=False) if judge_world else _UnwrittenLog(folder)
+    replay's log is a throw-away, so it is not synced to disk (nor written at all without
+    `judge_world` or `transcript`)."""
+    log = EventLog(folder, durable=False) if judge_world and transcript \
+        else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
     session.probes = list(probes)
@@ -310,15 +317,14 @@ def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
     return tuple(merged)
 
 
-def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise, live: Path,
-                   folder: Path, until: int, renumber: str,
+def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                   team_world: Path, folder: Path, until: int, renumber: str,
                    probes: tuple[Probe, ...] = ()) -> tuple[tuple[BlockedWrite, ...],
                                                              tuple[ev.MonitorCheck, ...]]:
-    """The normal night on the original world and on the team's: the good writes refused,
-    and the team's alerts run again on the team's normal night at their minutes."""
+    """The normal night on the original world and on the team's (`team_world`, built as the
+    race's is, with the same `renumber`): the good writes refused, and the team's alerts run
+    again on the team's normal night at their minutes."""
     good = _good_writes(kind, exercise, folder, until, renumber)
-    team_world = folder / "normal-team.db"
-    build_replay_world(live, exercise.world_sql, team_world, renumber)
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
                  max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
     remove_world(team_world)  # never read again
@@ -413,6 +419,11 @@ def _write_good(path: Path, good: list[RunKey]) -> None:
         pass  # no cache: the next replay plays the night again
 
 
+def _copy_world(built: Path, path: Path) -> None:
+    """A second copy of a freshly built replay world (closed: all of it in the one file)."""
+    shutil.copyfile(built, path)
+
+
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
                 keep_world: bool = True) -> ReplayResult:
     """Replay the race on a copy of the team's world; the live world is not touched.
@@ -439,6 +450,9 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 
     race_world = folder / "race.db"
     warnings = build_replay_world(live, exercise.world_sql, race_world)
+    delayed = bool(exercise.replay and exercise.replay.delayed)
+    if delayed:  # the team's normal night starts from the same world: built once, copied
+        _copy_world(race_world, folder / "normal-team.db")
     kind = type(session)  # the replay plays sessions of the kind it was given
     race = _play(kind, team_exercise, race_world, folder / "race", until)
     steps = _step_replays(exercise, race)
@@ -449,10 +463,9 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 
     blocked: tuple[BlockedWrite, ...] = ()
     checks: tuple[ev.MonitorCheck, ...] = ()
-    delayed = bool(exercise.replay and exercise.replay.delayed)
     if delayed:
-        blocked, checks = _normal_nights(kind, exercise, team_exercise, live, folder, until, "",
-                                         probes)
+        blocked, checks = _normal_nights(kind, exercise, team_exercise, folder / "normal-team.db",
+                                         folder, until, "", probes)
     shift = exercise.replay.shifted if exercise.replay else None
     # Nothing prevented in tonight's race: the shifted race can only agree (a step is
     # prevented only when prevented in both), so it is not played.
@@ -462,16 +475,19 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
         other.mkdir()
         shifted_world = other / "race.db"
         build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
+        if delayed:
+            _copy_world(shifted_world, other / "normal-team.db")
         shifted_exercise = _shift(exercise, shift)
-        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until)
+        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until,
+                        transcript=False)  # nobody reads it: its steps are merged below
         remove_world(shifted_world)
         steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
         if fault_at is None and shifted.facts.fault_started is not None:
             fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
         if delayed:
             seen = {b.task for b in blocked}
-            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift), live,
-                                     other, until, shift.seed)
+            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift),
+                                     other / "normal-team.db", other, until, shift.seed)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
     remove_world(live)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from raceday.store.protocol import RoleRights
 
@@ -152,9 +152,11 @@ class StatementContext:
         """This record for a run of the same statement taken from the statement cache: what
         was decided when it was prepared, in containers of its own (no denial: a statement
         SQLite refused to prepare is not in the cache)."""
-        return replace(self, denials=[], writes=list(self.writes),
-                       break_glass=list(self.break_glass), reads=dict(self.reads),
-                       prepared=False)
+        return StatementContext(
+            first_keyword=self.first_keyword, called=self.called, writes=list(self.writes),
+            target=self.target, ddl=self.ddl, alter=self.alter, dropping=self.dropping,
+            altering=self.altering, created_trigger=self.created_trigger,
+            break_glass=list(self.break_glass), reads=dict(self.reads))
 
 
 class Authorizer:

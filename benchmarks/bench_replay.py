@@ -1,0 +1,89 @@
+"""The replay step of replay-guarded.yaml, first in a process, cold and warm, A/B.
+
+    python benchmarks/bench_replay.py [--runs N] [--against SRC] [--script NAME]
+
+Each run is a fresh process that plays the script up to its replay step, then times three
+replays (wall and CPU). "cold": a fresh RACEDAY_CACHE_DIR, nothing cached on disk; "warm":
+a cache folder shared by the runs (the normal night of the original world is cached there by
+an untimed first run, as after any earlier replay of this exercise with this code on this
+machine). `--against /work/main/src` runs that checkout's code too, the two taking turns, so
+a machine shared with other work slows both alike. Prints medians of wall and CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGSHIP = ROOT / "exercises" / "dynamodb-dns-race"
+
+STEP = """
+import sys, time
+from pathlib import Path
+from raceday.engine.headless import open_session, play_step
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+exercise = load_exercise(Path(sys.argv[1]))
+script = load_script(Path(sys.argv[2]), exercise)
+session = open_session(exercise, script.roles, Path(sys.argv[3]))
+for step in script.steps:
+    if step.action == "replay":
+        break
+    play_step(session, step, "bench")
+figures = []
+for _ in range(3):
+    wall, cpu = time.perf_counter(), time.process_time()
+    session.replay()
+    figures += [time.perf_counter() - wall, time.process_time() - cpu]
+print(*figures)
+"""
+
+
+def run_once(src: Path | None, script: Path, folder: Path, cache: Path) -> list[float]:
+    env = dict(os.environ, RACEDAY_CACHE_DIR=str(cache))
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    out = subprocess.run([sys.executable, "-c", STEP, str(FLAGSHIP), str(script), str(folder)],
+                         check=True, capture_output=True, text=True, env=env)
+    return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--against", type=Path, help="another checkout's src folder (A/B)")
+    parser.add_argument("--script", default="replay-guarded.yaml")
+    args = parser.parse_args()
+    script = FLAGSHIP / "scripts" / args.script
+    codes: dict[str, Path | None] = {"this": None}
+    if args.against is not None:
+        codes["other"] = args.against.resolve()
+    samples: dict[tuple[str, str], list[list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="raceday-bench-replay-") as tmp:
+        scratch = Path(tmp)
+        for name, src in codes.items():  # untimed: fills each code's warm cache
+            run_once(src, script, scratch / f"prime-{name}", scratch / f"warm-{name}")
+        for n in range(args.runs):
+            for name, src in codes.items():
+                for mode in ("cold", "warm"):
+                    cache = scratch / (f"cold-{name}-{n}" if mode == "cold" else f"warm-{name}")
+                    got = run_once(src, script, scratch / f"{name}-{mode}-{n}", cache)
+                    samples.setdefault((name, mode), []).append(got)
+    for (name, mode), runs in samples.items():
+        first_wall = statistics.median(r[0] for r in runs) * 1000
+        first_cpu = statistics.median(r[1] for r in runs) * 1000
+        again_wall = statistics.median(x for r in runs for x in (r[2], r[4])) * 1000
+        again_cpu = statistics.median(x for r in runs for x in (r[3], r[5])) * 1000
+        print(f"{name:>5} {mode}: first {first_wall:4.0f} ms (cpu {first_cpu:4.0f}), "
+              f"again {again_wall:3.0f} ms (cpu {again_cpu:3.0f})  [{len(runs)} runs]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
