@@ -2,8 +2,8 @@
 
     python benchmarks/bench_replay.py [--runs N] [--against SRC] [--script NAME]
 
-Each run is a fresh process that plays the script up to its replay step, then times three
-replays (wall and CPU). "cold": a fresh RACEDAY_CACHE_DIR, nothing cached on disk; "warm":
+Each run is a fresh process (bytecode cached, as installed) that plays the script up to its
+replay step, then times three replays (wall and CPU). "cold": a fresh RACEDAY_CACHE_DIR, nothing cached on disk; "warm":
 a cache folder shared by the runs (the normal night of the original world is cached there by
 an untimed first run, as after any earlier replay of this exercise with this code on this
 machine). `--against /work/main/src` runs that checkout's code too, the two taking turns, so
@@ -45,8 +45,12 @@ print(*figures)
 """
 
 
-def run_once(src: Path | None, script: Path, folder: Path, cache: Path) -> list[float]:
-    env = dict(os.environ, RACEDAY_CACHE_DIR=str(cache))
+def run_once(src: Path | None, script: Path, folder: Path, cache: Path,
+             pycache: Path) -> list[float]:
+    # bytecode cached as an installed raceday has it (in a folder of the run's own, so no
+    # checkout is written to)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RACEDAY_CACHE_DIR=str(cache), PYTHONPYCACHEPREFIX=str(pycache))
     if src is not None:
         env["PYTHONPATH"] = str(src)
     out = subprocess.run([sys.executable, "-c", STEP, str(FLAGSHIP), str(script), str(folder)],
@@ -67,13 +71,15 @@ def main() -> int:
     samples: dict[tuple[str, str], list[list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="raceday-bench-replay-") as tmp:
         scratch = Path(tmp)
-        for name, src in codes.items():  # untimed: fills each code's warm cache
-            run_once(src, script, scratch / f"prime-{name}", scratch / f"warm-{name}")
+        for name, src in codes.items():  # untimed: fills each code's caches
+            run_once(src, script, scratch / f"prime-{name}", scratch / f"warm-{name}",
+                     scratch / f"pycache-{name}")
         for n in range(args.runs):
             for name, src in codes.items():
                 for mode in ("cold", "warm"):
                     cache = scratch / (f"cold-{name}-{n}" if mode == "cold" else f"warm-{name}")
-                    got = run_once(src, script, scratch / f"{name}-{mode}-{n}", cache)
+                    got = run_once(src, script, scratch / f"{name}-{mode}-{n}", cache,
+                                   scratch / f"pycache-{name}")
                     samples.setdefault((name, mode), []).append(got)
     for (name, mode), runs in samples.items():
         first_wall = statistics.median(r[0] for r in runs) * 1000

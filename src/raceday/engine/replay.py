@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -263,10 +264,17 @@ RunKey = tuple[str, int, int]  # task, minute, attempt
 
 
 def _runs_by_key(session: Session) -> dict[RunKey, Run]:
+    """Every task's runs (as `_runs` gives them), in one pass over the night."""
+    tasks = {t.id for t in session.exercise.tasks}
+    current: dict[str, list[ev.Statement]] = {}
     found: dict[RunKey, Run] = {}
-    for task_id in {t.id for t in session.exercise.tasks}:
-        for run in _runs(session, task_id):
-            found[(task_id, run[1].minute, run[1].attempt)] = run
+    for event in session.events:
+        if isinstance(event, ev.Statement):
+            if event.task in tasks:
+                current.setdefault(event.task, []).append(event)
+        elif isinstance(event, ev.Automation) and event.task in tasks:
+            found[(event.task, event.minute, event.attempt)] = (
+                current.pop(event.task, []), event)
     return found
 
 
@@ -518,9 +526,10 @@ closed, kept for the walk (`kept_race_world`)."""
 
 
 def _on_postgres(session: Session) -> bool:
-    from raceday.store.postgres.store import PostgresStore  # psycopg: only when it connects
-
-    return isinstance(session.store, PostgresStore)
+    # A session on PostgreSQL imported its store's module to connect: when it is not
+    # imported, the store is not one (and psycopg, 13 ms, is not imported for nothing).
+    module = sys.modules.get("raceday.store.postgres.store")
+    return module is not None and isinstance(session.store, module.PostgresStore)
 
 
 def kept_race_world(folder: Path) -> Store | None:
