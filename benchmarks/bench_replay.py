@@ -1,13 +1,18 @@
 """The replay step of replay-guarded.yaml, first in a process, cold and warm, A/B.
 
-    python benchmarks/bench_replay.py [--runs N] [--against SRC] [--script NAME]
+    python benchmarks/bench_replay.py [--runs N] [--against SRC] [--script NAME] [--tui]
 
 Each run is a fresh process (bytecode cached, as installed) that plays the script up to its
-replay step, then times three replays (wall and CPU). "cold": a fresh RACEDAY_CACHE_DIR, nothing cached on disk; "warm":
-a cache folder shared by the runs (the normal night of the original world is cached there by
-an untimed first run, as after any earlier replay of this exercise with this code on this
-machine). `--against /work/main/src` runs that checkout's code too, the two taking turns, so
-a machine shared with other work slows both alike. Prints medians of wall and CPU.
+replay step, then times three replays (wall and CPU). "cold": a fresh RACEDAY_CACHE_DIR,
+nothing cached on disk; "warm": a cache folder shared by the runs (the normal night of the
+original world is cached there by an untimed first run, as after any earlier replay of this
+exercise with this code on this machine). `--against /work/main/src` runs that checkout's
+code too, the two taking turns, so a machine shared with other work slows both alike.
+Prints medians of wall and CPU.
+
+`--tui`: in tmux (120x40), `raceday play dynamodb-dns-race`, Enter, then ctrl+r to the replay
+screen on the fresh world, three presses (Escape between): the first press, cold and warm as
+above, and the later ones.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,11 +64,59 @@ def run_once(src: Path | None, script: Path, folder: Path, cache: Path,
     return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
 
 
+def tui_once(src: Path | None, folder: Path, cache: Path, pycache: Path) -> list[float]:
+    """ctrl+r to the replay screen: the first press and two more (seconds)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import Tmux
+
+    env = [f"RACEDAY_CACHE_DIR={cache}", f"PYTHONPYCACHEPREFIX={pycache}"]
+    if src is not None:
+        env.append(f"PYTHONPATH={src}")
+    folder.mkdir(parents=True)
+    tmux = Tmux("raceday-bench-replay-tui")
+    command = (f"env -u PYTHONDONTWRITEBYTECODE {' '.join(env)} {sys.executable} -m raceday "
+               "play dynamodb-dns-race")
+    began = tmux.start(command, folder)
+    times = []
+    try:
+        tmux.until(lambda s: "Briefing ·" in s, began)
+        tmux.until(lambda s: "Run a statement (F5)" in s, tmux.keys("Enter"))
+        for _ in range(3):
+            at = tmux.keys("C-r")
+            times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
+            time.sleep(0.3)
+            tmux.until(lambda s: "F5 run" in s and "Replay   step" not in s, tmux.keys("Escape"))
+            time.sleep(0.3)
+    finally:
+        tmux.kill()
+    return times
+
+
+def tui(codes: dict[str, Path | None], runs: int, scratch: Path) -> None:
+    samples: dict[tuple[str, str], list[list[float]]] = {}
+    for name, src in codes.items():  # untimed: fills each code's caches
+        tui_once(src, scratch / f"tui-prime-{name}", scratch / f"warm-{name}",
+                 scratch / f"pycache-{name}")
+    for n in range(runs):
+        for name, src in codes.items():
+            for mode in ("cold", "warm"):
+                cache = scratch / (f"cold-{name}-tui-{n}" if mode == "cold" else f"warm-{name}")
+                got = tui_once(src, scratch / f"tui-{name}-{mode}-{n}", cache,
+                               scratch / f"pycache-{name}")
+                samples.setdefault((name, mode), []).append(got)
+    for (name, mode), got in samples.items():
+        first = statistics.median(r[0] for r in got) * 1000
+        later = statistics.median(x for r in got for x in r[1:]) * 1000
+        print(f"{name:>5} {mode}: ctrl+r first press {first:4.0f} ms, later presses "
+              f"{later:4.0f} ms  [{len(got)} runs]")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--against", type=Path, help="another checkout's src folder (A/B)")
     parser.add_argument("--script", default="replay-guarded.yaml")
+    parser.add_argument("--tui", action="store_true", help="ctrl+r in the TUI instead")
     args = parser.parse_args()
     script = FLAGSHIP / "scripts" / args.script
     codes: dict[str, Path | None] = {"this": None}
@@ -71,6 +125,9 @@ def main() -> int:
     samples: dict[tuple[str, str], list[list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="raceday-bench-replay-") as tmp:
         scratch = Path(tmp)
+        if args.tui:
+            tui(codes, args.runs, scratch)
+            return 0
         for name, src in codes.items():  # untimed: fills each code's caches
             run_once(src, script, scratch / f"prime-{name}", scratch / f"warm-{name}",
                      scratch / f"pycache-{name}")

@@ -120,6 +120,23 @@ _played: OrderedDict[str, tuple[Session, Path, bytes | None]] = OrderedDict()
 """Nights already played in this process: key -> (the session, the folder it wrote, the
 world it left when small: the next replay deletes the earlier replays' worlds)."""
 _exercise_digests: dict[int, tuple[Exercise, str]] = {}
+_RACES_KEPT = 4
+_race_events: OrderedDict[Path, tuple[ev.Event, ...]] = OrderedDict()
+"""The events of the race nights played last in this process, by their folder: the replay
+walk reads them here rather than parse the transcript just written (`race_night`)."""
+
+
+def race_night(folder: Path) -> tuple[ev.Event, ...] | None:
+    """The events of the race night whose transcript is in `folder` (`<replay>/race`), as
+    played in this process (the same events its events.jsonl holds), or None."""
+    return _race_events.get(folder.resolve())
+
+
+def _keep_race(folder: Path, events: list[ev.Event]) -> None:
+    _race_events[folder.resolve()] = tuple(events)
+    _race_events.move_to_end(folder.resolve())
+    while len(_race_events) > _RACES_KEPT:
+        _race_events.popitem(last=False)
 
 
 def _exercise_digest(exercise: Exercise) -> str:
@@ -463,6 +480,7 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
         _copy_world(race_world, folder / "normal-team.db")
     kind = type(session)  # the replay plays sessions of the kind it was given
     race = _play(kind, team_exercise, race_world, folder / "race", until)
+    _keep_race(folder / "race", race.events)
     steps = _step_replays(exercise, race)
     fault = race.facts.fault_started
     fault_at = race.time_of(fault) if fault is not None else None
