@@ -27,6 +27,7 @@ import logging
 import os
 import shutil
 import sys
+import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -447,6 +448,26 @@ def _write_good(path: Path, good: list[RunKey]) -> None:
 def _copy_world(built: Path, path: Path) -> None:
     """A second copy of a freshly built replay world (closed: all of it in the one file)."""
     shutil.copyfile(built, path)
+
+
+def prepare(session: Session) -> None:
+    """Do ahead what every replay of `session` needs whatever the team does: raceday's code
+    digest, and the good writes of the normal night of the original world, read from the
+    cache folder or played now. The TUI asks for it once the session is open, while the
+    players read the screen, so the first ctrl+r does not wait for it. (The shifted race's
+    is left to the replay that needs it: only a guard that prevents a step calls for it, and
+    a job here would hold up a ctrl+r pressed at once.) Never fails: whatever goes wrong
+    here, the replay meets again and reports."""
+    exercise = session.exercise
+    if exercise.replay is None or not exercise.replay.delayed or _on_postgres(session):
+        return
+    try:
+        until = (exercise.replay.until if exercise.replay.until is not None
+                 else session.end_minute)
+        with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
+            _good_writes(type(session), exercise, Path(scratch), until, "")
+    except Exception:  # the replay plays it itself, and says what fails
+        _log.info("the replay's normal night could not be prepared", exc_info=True)
 
 
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
