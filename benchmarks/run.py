@@ -7,8 +7,9 @@ turns, so a machine shared with other work slows both alike):
 
   first-screen   `raceday play dynamodb-dns-race` to its briefing, and `raceday play` to the
                  launcher, in tmux 120x40, against a bare Textual app (Header, Static, Footer)
-  replay         the replay step of replay-guarded.yaml in-process (first, then again), and
-                 in the TUI: ctrl+r to the replay screen
+  replay         the replay step of replay-guarded.yaml in-process (first in a process with a
+                 cold cache, warm beside it; then again), and in the TUI: ctrl+r to the replay
+                 screen (the first press with a cold cache; later presses beside it)
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
   large          the same night on the flagship with 10k more endpoints, against the base
                  world (--huge adds 100k)
