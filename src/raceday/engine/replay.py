@@ -116,6 +116,9 @@ class _UnwrittenLog(EventLog):
 
 
 _MEMO_SIZE = 12
+_PREPARE_BYTES = 1 << 20
+"""`prepare` plays the normal night ahead only for a world up to this size (the flagship's
+is 80 kB; with 1,000 more endpoints, 1.6 MB)."""
 _IMAGE_BYTES = 8 << 20
 _played: OrderedDict[str, tuple[Session, Path, bytes | None]] = OrderedDict()
 """Nights already played in this process: key -> (the session, the folder it wrote, the
@@ -456,12 +459,19 @@ def prepare(session: Session) -> None:
     cache folder or played now. The TUI asks for it once the session is open, while the
     players read the screen, so the first ctrl+r does not wait for it. (The shifted race's
     is left to the replay that needs it: only a guard that prevents a step calls for it, and
-    a job here would hold up a ctrl+r pressed at once.) Never fails: whatever goes wrong
-    here, the replay meets again and reports."""
+    a job here would hold up a ctrl+r pressed at once; and nothing is done for a large world,
+    whose normal night would hold up the players' first statements.) Never fails: whatever
+    goes wrong here, the replay meets again and reports."""
     exercise = session.exercise
-    if exercise.replay is None or not exercise.replay.delayed or _on_postgres(session):
+    store = session.store
+    if exercise.replay is None or not exercise.replay.delayed \
+            or not isinstance(store, WorldStore):
         return
     try:
+        wal = store.path.with_name(store.path.name + "-wal")
+        if store.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0) \
+                > _PREPARE_BYTES:
+            return
         until = (exercise.replay.until if exercise.replay.until is not None
                  else session.end_minute)
         with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
