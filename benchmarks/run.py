@@ -7,8 +7,9 @@ turns, so a machine shared with other work slows both alike):
 
   first-screen   `raceday play dynamodb-dns-race` to its briefing, and `raceday play` to the
                  launcher, in tmux 120x40, against a bare Textual app (Header, Static, Footer)
-  replay         the replay step of replay-guarded.yaml in-process (first, then again), and
-                 in the TUI: ctrl+r to the replay screen
+  replay         the replay step of replay-guarded.yaml in-process (first in a process with a
+                 cold cache, warm beside it; then again), and in the TUI: ctrl+r to the replay
+                 screen (the first press with a cold cache; later presses beside it)
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
   large          the same night on the flagship with 10k more endpoints, against the base
                  world (--huge adds 100k)
@@ -29,6 +30,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402
     FLAGSHIP,
     PYTHON,
+    ROOT,
     Tmux,
     inside,
     interleaved,
@@ -155,17 +158,38 @@ def first_screen(runs: int, scratch: Path) -> list[Row]:
 # -- the replay --------------------------------------------------------------------------------
 
 
+def _replay_env(cache: Path, scratch: Path) -> dict[str, str]:
+    """A child's environment: raceday's cache folder `cache` (a fresh one: nothing cached on
+    disk), bytecode cached as installed (in the scratch folder)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RACEDAY_CACHE_DIR=str(cache), PYTHONPYCACHEPREFIX=str(scratch / "pycache"))
+    return env
+
+
 def replay(runs: int, scratch: Path) -> list[Row]:
+    """Judged cold: each run in a fresh RACEDAY_CACHE_DIR, so the normal night of the original
+    world is played too, as on a machine that never replayed this exercise with this code;
+    warm (that night cached by an untimed first run) beside it."""
     script = FLAGSHIP / "scripts" / "replay-guarded.yaml"
-    firsts, agains = [], []
+
+    def step(folder: str, cache: Path) -> list[float]:
+        out = subprocess.run([PYTHON, "-c", REPLAY_STEP, str(FLAGSHIP), str(script),
+                              str(scratch / folder)], check=True, capture_output=True,
+                             text=True, cwd=ROOT, env=_replay_env(cache, scratch))
+        return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+
+    step("replay-prime", scratch / "cache-warm")
+    firsts, warms, agains = [], [], []
     for n in range(runs):
-        figures = inside([PYTHON, "-c", REPLAY_STEP, str(FLAGSHIP), str(script),
-                          str(scratch / f"replay-{n}")])
-        firsts.append(figures[0])
-        agains.extend(figures[1:])
-    first, again = statistics.median(firsts), statistics.median(agains)
-    rows = [("replay step of replay-guarded.yaml, in-process: first in a process",
-             ms(first), "", f"<= 150 ms: {verdict(first, 0.150)}"),
+        cold = step(f"replay-cold-{n}", scratch / f"cache-cold-{n}")
+        firsts.append(cold[0])
+        agains.extend(cold[1:])
+        warms.append(step(f"replay-warm-{n}", scratch / "cache-warm")[0])
+    first, warm = statistics.median(firsts), statistics.median(warms)
+    again = statistics.median(agains)
+    rows = [("replay step of replay-guarded.yaml, in-process: first in a process (cold cache)",
+             f"{ms(first)} (warm: {ms(warm)}, the original world's normal night cached)", "",
+             f"<= 150 ms: {verdict(first, 0.150)}"),
             ("  ... asked again, the world unchanged (a second ctrl+r: the played night is reused)",
              ms(again), "", f"<= 150 ms: {verdict(again, 0.150)}")]
     rows.append(ctrl_r(runs, scratch))
@@ -173,30 +197,41 @@ def replay(runs: int, scratch: Path) -> list[Row]:
 
 
 def ctrl_r(runs: int, scratch: Path) -> Row:
-    """In the TUI, after the guards of replay-guarded.yaml: ctrl+r to the replay screen."""
+    """In the TUI, on the fresh world: ctrl+r to the replay screen. The first press of a
+    process with a cold cache (a fresh RACEDAY_CACHE_DIR each run) is judged; the later
+    presses beside it."""
     tmux = Tmux("raceday-bench-replay")
     raceday = " ".join(raceday_command())
-    cwd = scratch / "tui-replay"
-    cwd.mkdir(exist_ok=True)
-    began = tmux.start(f"{raceday} play dynamodb-dns-race", cwd)
-    times = []
-    try:
-        tmux.until(lambda s: "Briefing ·" in s, began)
-        # the play screen shows "F5 run" before its session is open, and a ctrl+r before
-        # then is refused ("not open yet") and lost: wait for what the opened session shows
-        tmux.until(lambda s: OPENED in s, tmux.keys("Enter"))
-        for _ in range(runs + 1):
-            at = tmux.keys("C-r")
-            times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
-            time.sleep(0.3)
-            tmux.until(lambda s: "F5 run" in s and "Replay   step" not in s, tmux.keys("Escape"))
-            time.sleep(0.3)
-    finally:
-        tmux.kill()
-    value = statistics.median(times[1:])  # the first warms caches
-    return ("TUI: ctrl+r to the replay screen (fresh world, unchanged: 2nd.. presses)",
-            f"{ms(value)} (first press {ms(times[0])})", "",
-            f"<= 250 ms: {verdict(value, 0.250)}")
+    firsts, laters = [], []
+    for n in range(max(1, runs // 2)):
+        cwd = scratch / f"tui-replay-{n}"
+        cwd.mkdir(exist_ok=True)
+        env = " ".join(f"{k}={v}" for k, v in _replay_env(scratch / f"cache-tui-{n}",
+                                                           scratch).items()
+                       if k in ("RACEDAY_CACHE_DIR", "PYTHONPYCACHEPREFIX"))
+        began = tmux.start(f"env -u PYTHONDONTWRITEBYTECODE {env} {raceday} play "
+                           "dynamodb-dns-race", cwd)
+        times = []
+        try:
+            tmux.until(lambda s: "Briefing ·" in s, began)
+            # the play screen shows "F5 run" before its session is open, and a ctrl+r before
+            # then is refused ("not open yet") and lost: wait for what the opened session shows
+            tmux.until(lambda s: OPENED in s, tmux.keys("Enter"))
+            for _ in range(3):
+                at = tmux.keys("C-r")
+                times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
+                time.sleep(0.3)
+                tmux.until(lambda s: "F5 run" in s and "Replay   step" not in s,
+                           tmux.keys("Escape"))
+                time.sleep(0.3)
+        finally:
+            tmux.kill()
+        firsts.append(times[0])
+        laters.extend(times[1:])
+    first, later = statistics.median(firsts), statistics.median(laters)
+    return ("TUI: ctrl+r to the replay screen (fresh world): first press, cold cache",
+            f"{ms(first)} (later presses {ms(later)})", "",
+            f"<= 250 ms: {verdict(max(first, later), 0.250)}")
 
 
 # -- the whole night ---------------------------------------------------------------------------

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from raceday.engine import replay
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
 
@@ -30,3 +33,35 @@ def test_two_replays_keep_one_world_and_the_end_keeps_none(tmp_path: Path) -> No
     assert (session.folder / "replay" / "1" / "race" / "events.jsonl").exists()
     session.end()
     assert _worlds(session.folder) == []
+
+
+def test_prepare_keeps_the_normal_night_and_changes_no_replay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the TUI does once a session is open: the original world's normal night is in the
+    cache folder before any replay, the replay says the same, and the session's folder holds
+    nothing of it."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    monkeypatch.setattr(replay, "_good_known", {})  # nights known in this process: none
+    exercise = load_exercise(FLAGSHIP)
+    unprepared = open_session(exercise, ("responder",), tmp_path / "a").replay()
+    monkeypatch.setattr(replay, "_good_known", {})
+    for night in list((cache / "normal-nights").iterdir()):
+        night.unlink()
+    session = open_session(exercise, ("responder",), tmp_path / "b")
+    replay.prepare(session)
+    assert len(list((cache / "normal-nights").iterdir())) == 1
+    assert not (session.folder / "replay").exists()
+    prepared = session.replay()
+    assert prepared.result is not None and unprepared.result is not None
+    assert prepared.result == unprepared.result
+
+
+def test_prepare_does_nothing_ahead_for_a_large_world(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
+    replay.prepare(open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path))
+    assert not (cache / "normal-nights").exists()

@@ -26,6 +26,8 @@ import json
 import logging
 import os
 import shutil
+import sys
+import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -114,11 +116,31 @@ class _UnwrittenLog(EventLog):
 
 
 _MEMO_SIZE = 12
+_PREPARE_BYTES = 1 << 20
+"""`prepare` plays the normal night ahead only for a world up to this size (the flagship's
+is 80 kB; with 1,000 more endpoints, 1.6 MB)."""
 _IMAGE_BYTES = 8 << 20
 _played: OrderedDict[str, tuple[Session, Path, bytes | None]] = OrderedDict()
 """Nights already played in this process: key -> (the session, the folder it wrote, the
 world it left when small: the next replay deletes the earlier replays' worlds)."""
 _exercise_digests: dict[int, tuple[Exercise, str]] = {}
+_RACES_KEPT = 4
+_race_events: OrderedDict[Path, tuple[ev.Event, ...]] = OrderedDict()
+"""The events of the race nights played last in this process, by their folder: the replay
+walk reads them here rather than parse the transcript just written (`race_night`)."""
+
+
+def race_night(folder: Path) -> tuple[ev.Event, ...] | None:
+    """The events of the race night whose transcript is in `folder` (`<replay>/race`), as
+    played in this process (the same events its events.jsonl holds), or None."""
+    return _race_events.get(folder.resolve())
+
+
+def _keep_race(folder: Path, events: list[ev.Event]) -> None:
+    _race_events[folder.resolve()] = tuple(events)
+    _race_events.move_to_end(folder.resolve())
+    while len(_race_events) > _RACES_KEPT:
+        _race_events.popitem(last=False)
 
 
 def _exercise_digest(exercise: Exercise) -> str:
@@ -142,15 +164,18 @@ def _file_digest(path: Path) -> str:
 
 
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
-          *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+          *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+          transcript: bool = True) -> Session:
     """Play the timeline with every role automated, to `until`, and close it.
 
     `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
     world's checks (truth, invariants, milestones) are not run, and no transcript is written.
+    `transcript` False: no transcript either (the shifted race: only its session is read).
     The same night on a byte-identical world was played before in this process: its session
     is given back, and its final world and transcript copied here."""
+    transcript = transcript and judge_world
     key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
-                      _file_digest(world), until, judge_world, probes])
+                      _file_digest(world), until, judge_world, probes, transcript])
     seen = _played.get(key)
     if seen is not None and seen[1].is_dir() and (
             seen[2] is not None or seen[1].with_name(seen[1].name + ".db").exists()):
@@ -164,7 +189,8 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
         return before
     folder.mkdir(parents=True)
     session = _play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
-                       folder, until, judge_world=judge_world, probes=probes)
+                       folder, until, judge_world=judge_world, probes=probes,
+                       transcript=transcript)
     if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
         small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
             world.name + "-wal").exists()
@@ -175,10 +201,13 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
 
 
 def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path, until: int,
-             *, judge_world: bool = True, probes: tuple[Probe, ...] = ()) -> Session:
+             *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+             transcript: bool = True) -> Session:
     """Play the timeline on an open world (`folder` exists), to `until`, and close it; the
-    replay's log is a throw-away, so it is not synced to disk."""
-    log = EventLog(folder, durable=False) if judge_world else _UnwrittenLog(folder)
+    replay's log is a throw-away, so it is not synced to disk (nor written at all without
+    `judge_world` or `transcript`)."""
+    log = EventLog(folder, durable=False) if judge_world and transcript \
+        else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
     session.probes = list(probes)
@@ -256,10 +285,17 @@ RunKey = tuple[str, int, int]  # task, minute, attempt
 
 
 def _runs_by_key(session: Session) -> dict[RunKey, Run]:
+    """Every task's runs (as `_runs` gives them), in one pass over the night."""
+    tasks = {t.id for t in session.exercise.tasks}
+    current: dict[str, list[ev.Statement]] = {}
     found: dict[RunKey, Run] = {}
-    for task_id in {t.id for t in session.exercise.tasks}:
-        for run in _runs(session, task_id):
-            found[(task_id, run[1].minute, run[1].attempt)] = run
+    for event in session.events:
+        if isinstance(event, ev.Statement):
+            if event.task in tasks:
+                current.setdefault(event.task, []).append(event)
+        elif isinstance(event, ev.Automation) and event.task in tasks:
+            found[(event.task, event.minute, event.attempt)] = (
+                current.pop(event.task, []), event)
     return found
 
 
@@ -310,15 +346,14 @@ def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
     return tuple(merged)
 
 
-def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise, live: Path,
-                   folder: Path, until: int, renumber: str,
+def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                   team_world: Path, folder: Path, until: int, renumber: str,
                    probes: tuple[Probe, ...] = ()) -> tuple[tuple[BlockedWrite, ...],
                                                              tuple[ev.MonitorCheck, ...]]:
-    """The normal night on the original world and on the team's: the good writes refused,
-    and the team's alerts run again on the team's normal night at their minutes."""
+    """The normal night on the original world and on the team's (`team_world`, built as the
+    race's is, with the same `renumber`): the good writes refused, and the team's alerts run
+    again on the team's normal night at their minutes."""
     good = _good_writes(kind, exercise, folder, until, renumber)
-    team_world = folder / "normal-team.db"
-    build_replay_world(live, exercise.world_sql, team_world, renumber)
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
                  max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
     remove_world(team_world)  # never read again
@@ -413,6 +448,38 @@ def _write_good(path: Path, good: list[RunKey]) -> None:
         pass  # no cache: the next replay plays the night again
 
 
+def _copy_world(built: Path, path: Path) -> None:
+    """A second copy of a freshly built replay world (closed: all of it in the one file)."""
+    shutil.copyfile(built, path)
+
+
+def prepare(session: Session) -> None:
+    """Do ahead what every replay of `session` needs whatever the team does: raceday's code
+    digest, and the good writes of the normal night of the original world, read from the
+    cache folder or played now. The TUI asks for it once the session is open, while the
+    players read the screen, so the first ctrl+r does not wait for it. (The shifted race's
+    is left to the replay that needs it: only a guard that prevents a step calls for it, and
+    a job here would hold up a ctrl+r pressed at once; and nothing is done for a large world,
+    whose normal night would hold up the players' first statements.) Never fails: whatever
+    goes wrong here, the replay meets again and reports."""
+    exercise = session.exercise
+    store = session.store
+    if exercise.replay is None or not exercise.replay.delayed \
+            or not isinstance(store, WorldStore):
+        return
+    try:
+        wal = store.path.with_name(store.path.name + "-wal")
+        if store.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0) \
+                > _PREPARE_BYTES:
+            return
+        until = (exercise.replay.until if exercise.replay.until is not None
+                 else session.end_minute)
+        with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
+            _good_writes(type(session), exercise, Path(scratch), until, "")
+    except Exception:  # the replay plays it itself, and says what fails
+        _log.info("the replay's normal night could not be prepared", exc_info=True)
+
+
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
                 keep_world: bool = True) -> ReplayResult:
     """Replay the race on a copy of the team's world; the live world is not touched.
@@ -439,8 +506,12 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 
     race_world = folder / "race.db"
     warnings = build_replay_world(live, exercise.world_sql, race_world)
+    delayed = bool(exercise.replay and exercise.replay.delayed)
+    if delayed:  # the team's normal night starts from the same world: built once, copied
+        _copy_world(race_world, folder / "normal-team.db")
     kind = type(session)  # the replay plays sessions of the kind it was given
     race = _play(kind, team_exercise, race_world, folder / "race", until)
+    _keep_race(folder / "race", race.events)
     steps = _step_replays(exercise, race)
     fault = race.facts.fault_started
     fault_at = race.time_of(fault) if fault is not None else None
@@ -449,10 +520,9 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
 
     blocked: tuple[BlockedWrite, ...] = ()
     checks: tuple[ev.MonitorCheck, ...] = ()
-    delayed = bool(exercise.replay and exercise.replay.delayed)
     if delayed:
-        blocked, checks = _normal_nights(kind, exercise, team_exercise, live, folder, until, "",
-                                         probes)
+        blocked, checks = _normal_nights(kind, exercise, team_exercise, folder / "normal-team.db",
+                                         folder, until, "", probes)
     shift = exercise.replay.shifted if exercise.replay else None
     # Nothing prevented in tonight's race: the shifted race can only agree (a step is
     # prevented only when prevented in both), so it is not played.
@@ -462,16 +532,19 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
         other.mkdir()
         shifted_world = other / "race.db"
         build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
+        if delayed:
+            _copy_world(shifted_world, other / "normal-team.db")
         shifted_exercise = _shift(exercise, shift)
-        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until)
+        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until,
+                        transcript=False)  # nobody reads it: its steps are merged below
         remove_world(shifted_world)
         steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
         if fault_at is None and shifted.facts.fault_started is not None:
             fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
         if delayed:
             seen = {b.task for b in blocked}
-            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift), live,
-                                     other, until, shift.seed)
+            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift),
+                                     other / "normal-team.db", other, until, shift.seed)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
     remove_world(live)
@@ -502,9 +575,10 @@ closed, kept for the walk (`kept_race_world`)."""
 
 
 def _on_postgres(session: Session) -> bool:
-    from raceday.store.postgres.store import PostgresStore  # psycopg: only when it connects
-
-    return isinstance(session.store, PostgresStore)
+    # A session on PostgreSQL imported its store's module to connect: when it is not
+    # imported, the store is not one (and psycopg, 13 ms, is not imported for nothing).
+    module = sys.modules.get("raceday.store.postgres.store")
+    return module is not None and isinstance(session.store, module.PostgresStore)
 
 
 def kept_race_world(folder: Path) -> Store | None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from raceday.engine.replay import kept_race_world
+from raceday.engine.replay import kept_race_world, race_night
 from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
@@ -338,7 +338,10 @@ def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,
         folder = session_folder / "replay" / folder.name
     race = folder / "race"
     events: tuple[ev.Event, ...] = ()
-    if (race / "events.jsonl").exists():
+    played = race_night(race)  # played in this process: its events, not parsed again
+    if played is not None:
+        events = played
+    elif (race / "events.jsonl").exists():
         events = read_events(race).events
     endpoints: tuple[str, ...] = ()
     world: WorldView | None = None

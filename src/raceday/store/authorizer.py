@@ -144,14 +144,31 @@ class StatementContext:
     reads: dict[tuple[str | None, str | None, bool, str | None], str | None] = field(default_factory=dict)
     """Decisions on reads so far, by (table, database, alter, trigger maker): SQLite asks
     once per column."""
+    prepared: bool = False
+    """SQLite asked about this statement: it was prepared (or prepared again), not taken
+    as it was from the connection's statement cache (the store then keeps this record)."""
+
+    def reused(self) -> StatementContext:
+        """This record for a run of the same statement taken from the statement cache: what
+        was decided when it was prepared, in containers of its own (no denial: a statement
+        SQLite refused to prepare is not in the cache)."""
+        return StatementContext(
+            first_keyword=self.first_keyword, called=self.called, writes=list(self.writes),
+            target=self.target, ddl=self.ddl, alter=self.alter, dropping=self.dropping,
+            altering=self.altering, created_trigger=self.created_trigger,
+            break_glass=list(self.break_glass), reads=dict(self.reads))
 
 
 class Authorizer:
     """The callback for one role's connection (`conn.set_authorizer(Authorizer(...))`).
 
     `internal` lets raceday's own statements on the role's connection through (the probe's
-    SAVEPOINT and ROLLBACK, `changes()`); the connection has no statement cache, so a
-    statement prepared while it was set is never reused unchecked.
+    SAVEPOINT and ROLLBACK, the names the store re-reads). The connection has a statement
+    cache, and SQLite asks the authorizer only when it prepares a statement, so the store
+    expires every prepared statement of the connection (`set_authorizer` again) after each
+    use of `internal` and whenever the names change: a statement is reused unchecked only
+    while its answer here cannot have changed (same text, same role, same names, and no
+    other state: everything else recorded is the statement's own, see `begin`).
     """
 
     def __init__(self, role: RoleRights, names: WorldNames,
@@ -171,6 +188,7 @@ class Authorizer:
     ) -> int:
         if self.internal:
             return _OK
+        self.context.prepared = True
         try:
             if action == _READ_ACTION:
                 # A read's verdict depends only on these within one statement (the names

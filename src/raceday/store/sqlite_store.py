@@ -2,10 +2,19 @@
 
 Every statement a role runs goes through `WorldStore.execute` (or `probe`), on a connection
 of that role's own with the full guard stack of reference/sql-safety.md: foreign keys ON,
-trusted_schema OFF, recursive triggers ON, tight `setlimit()` limits, no statement cache, an
-allow-list authorizer (authorizer.py), a per-statement deadline in the progress handler and
-a row cap. Trusted exercise SQL (the world's schema and seed, invariants, milestones) runs on
-a separate app connection with no authorizer, so no flag can be flipped to let a player in.
+trusted_schema OFF, recursive triggers ON, tight `setlimit()` limits, an allow-list
+authorizer (authorizer.py), a per-statement deadline in the progress handler and a row cap.
+Trusted exercise SQL (the world's schema and seed, invariants, milestones) runs on a separate
+app connection with no authorizer, so no flag can be flipped to let a player in.
+
+Role connections keep a statement cache (automation runs the same statements all night; a
+replay's nights were 40% SQLite preparing them again). SQLite asks the authorizer only when
+it prepares a statement, so a cached one is reused unchecked; that is safe because the
+authorizer's answer for a text on a connection changes only with its names or its
+`internal` flag, and each of those expires every prepared statement of the connection
+(`_expire`: `set_authorizer` again, and SQLite prepares each again, asking the authorizer,
+before its next run). What the authorizer recorded when it prepared a statement (the tables
+it writes and reads) is kept per text (`verdicts`) for the runs that reuse it.
 
 The store is called from worker threads: every call takes one lock, except `interrupt()`,
 which only sets a flag the progress handler reads.
@@ -29,13 +38,13 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError, MachineError, RacedayError
-from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, WorldNames
+from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext, WorldNames
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
@@ -118,6 +127,23 @@ class _RoleConnection:
     held: str | None = None
     """How the transaction the role holds open began (`begin`: deferred, immediate,
     exclusive), or None: then each statement is its own transaction."""
+    verdicts: dict[str, StatementContext] = field(default_factory=dict)
+    """What the authorizer recorded when each statement text in the statement cache was
+    last prepared (emptied whenever the cache is expired)."""
+
+
+ROLE_CACHED_STATEMENTS = 128
+"""Prepared statements kept per role connection (Python's LRU cache)."""
+_MAX_VERDICTS = 512
+"""Past this many records the connection's statements are expired and the records dropped
+(a player typing many different statements must not grow memory without end)."""
+
+
+def _expire(handle: _RoleConnection) -> None:
+    """Make SQLite prepare every cached statement of the role's connection again (asking the
+    authorizer) before its next run, and forget what was recorded for them."""
+    handle.conn.set_authorizer(handle.auth)  # SQLite expires all prepared statements
+    handle.verdicts.clear()
 
 
 BEGIN_MODES = ("deferred", "immediate", "exclusive")
@@ -484,7 +510,9 @@ class WorldStore:
         """The checks at the start of every public call; the caller holds the lock."""
         if self._closed:
             raise StoreError("the world store is closed")
-        if not os.path.exists(self._file):  # deleted under us: SQLite would go on in a file nobody sees
+        # deleted under us: SQLite would go on in a file nobody sees (a replay's world is
+        # thrown away once played: a stat per statement, 5% of a replay, is not spent on it)
+        if self._durable and not os.path.exists(self._file):
             raise WorldUnavailable(f"{self.path}: the world's file is gone (deleted or moved)")
         self._cancelled = False
 
@@ -506,7 +534,7 @@ class WorldStore:
 
     def _open_role(self, role: RoleRights) -> _RoleConnection:
         try:
-            conn = _connect(self.path, mode="rw", cached_statements=0)
+            conn = _connect(self.path, mode="rw", cached_statements=ROLE_CACHED_STATEMENTS)
         except sqlite3.Error as exc:
             raise WorldUnavailable(f"{self.path}: the world cannot be opened ({exc})") from exc
         try:
@@ -518,19 +546,23 @@ class WorldStore:
                 conn.setlimit(limit, value)
             conn.set_progress_handler(self._progress, PROGRESS_EVERY)
             auth = Authorizer(role, self._names, self._roles)
-            conn.set_authorizer(auth)  # last: from here on, PRAGMAs are the role's too
+            # last: from here on, PRAGMAs are the role's too (and the ones above, cached,
+            # are expired by it: typed by the role, they are prepared again and refused)
+            conn.set_authorizer(auth)
         except BaseException:
             conn.close()
             raise
         return _RoleConnection(conn, auth)
 
     def _internal(self, handle: _RoleConnection, sql: str, params: Sequence[Any] = ()) -> None:
-        """Raceday's own statement on a role connection (no statement cache: never reused)."""
+        """Raceday's own statement on a role connection; prepared with the authorizer
+        waived, so it is expired at once (typed by the role, the same text is checked)."""
         handle.auth.internal = True
         try:
             handle.conn.execute(sql, params).close()
         finally:
             handle.auth.internal = False
+            _expire(handle)
 
     def _run(
         self,
@@ -559,7 +591,7 @@ class WorldStore:
         try:
             # A dict binds only the names the statement uses; missing ones are an error.
             cursor = conn.execute(statement, dict(params or {}))
-            ctx = auth.context
+            ctx = self._verdict(handle, statement)
             # DDL has no result, though SQLite describes the check ADD COLUMN runs inside.
             columns = () if ctx.ddl else _columns(cursor)
             rows, truncated = self._fetch(cursor) if columns else ([], False)
@@ -603,6 +635,7 @@ class WorldStore:
                                     if k[0] and why is None})),
             )
         except Exception as exc:  # never raise for player input: every failure is a result
+            self._verdict(handle, statement)  # prepared, then failed: it may be reused
             kind, message = self._classify(exc, auth, started)
             return StatementResult(
                 sql=statement,
@@ -627,6 +660,23 @@ class WorldStore:
                     cursor.close()
                 except sqlite3.Error:
                     pass
+
+    @staticmethod
+    def _verdict(handle: _RoleConnection, statement: str) -> StatementContext:
+        """The authorizer's record of the statement just run: kept when SQLite prepared it,
+        the kept one when SQLite took it from the statement cache unchecked."""
+        auth = handle.auth
+        ctx = auth.context
+        if ctx.prepared:
+            if not ctx.denials:
+                if len(handle.verdicts) >= _MAX_VERDICTS:
+                    _expire(handle)
+                handle.verdicts[statement] = ctx
+            return ctx
+        known = handle.verdicts.get(statement)
+        if known is not None:
+            ctx = auth.context = known.reused()
+        return ctx
 
     def _fetch(self, cursor: sqlite3.Cursor) -> tuple[list[Row], bool]:
         """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left.
@@ -730,6 +780,10 @@ class WorldStore:
         finally:
             if handle is not None:
                 handle.auth.internal = False
+            # the authorizers' answers follow the names: no statement prepared before (nor
+            # these, prepared with the authorizer waived) is reused unchecked
+            for each in self._role_conns.values():
+                _expire(each)
         tables: dict[str, str] = {}
         views: set[str] = set()
         triggers: set[str] = set()
@@ -918,11 +972,16 @@ def _may_change_schema(sql: str) -> bool:
 
 
 def _changes(handle: _RoleConnection) -> int:
-    handle.auth.internal = True
+    """changes() of the statement just run, asked as the role (its authorizer allows it:
+    the prepared statement may stay in the cache) on a record of its own, so the statement's
+    record is kept."""
+    auth = handle.auth
+    kept = auth.context
+    auth.context = StatementContext()
     try:
         row = handle.conn.execute("SELECT changes()").fetchone()
     finally:
-        handle.auth.internal = False
+        auth.context = kept
     return int(row[0])
 
 

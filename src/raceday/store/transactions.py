@@ -9,6 +9,7 @@ own BEGIN stays refused: only the automation's statements are read this way.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -35,12 +36,14 @@ class NotControl(ValueError):
     """A statement that starts like transaction control but is not one raceday knows."""
 
 
+@functools.lru_cache(maxsize=512)
 def transaction_control(sql: str) -> Control | None:
     """The Control a statement asks for; None for any other statement.
 
     Raises NotControl for text that starts with BEGIN/START/COMMIT/END/ROLLBACK but is none
     of the forms above (`BEGIN ISOLATION LEVEL SOMETIMES`, `ROLLBACK TO x`), so an edit that
-    meant one is refused with a reason instead of running as something else.
+    meant one is refused with a reason instead of running as something else. (Asked two or
+    three times for every automation statement: the answers are kept, by text.)
     """
     text = " ".join(sql.strip().rstrip(";").split()).upper()
     if not text.startswith(_WORDS):

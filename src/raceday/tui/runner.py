@@ -162,6 +162,21 @@ class SessionRunner:
             return [SessionOpened(tuple(session.events), snapshot)]
 
         self.submit("open", job, refresh=False)
+        self._prepare_replay()
+
+    def _prepare_replay(self) -> None:
+        """Next, while the players read the opened screen: what any replay of this session
+        needs (engine.replay.prepare), and the modules ctrl+r imports."""
+        def job() -> list[Message]:
+            from raceday.engine.replay import prepare
+            from raceday.engine.replaywalk import load_walk  # noqa: F401 - imported ahead
+            from raceday.tui.screens.replay import ReplayScreen  # noqa: F401 - imported ahead
+
+            if self.session is not None:
+                prepare(self.session)
+            return []
+
+        self.submit("prepare", job, refresh=False)
 
     def resume(self, folder: Path, exercise: Exercise, time_limit_s: float = STATEMENT_TIME_LIMIT_S,
                ) -> None:

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from raceday.engine.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
@@ -284,11 +284,14 @@ class ReplayScreen(Screen[None]):
         yield Static(Text(" Replay · running the race against your database…",
                           style="bold"), id="replay-bar")
         with Vertical(id="replay-loading"):
+            # no animation: the replay takes a fraction of a second, and each frame of an
+            # animated indicator is drawn by the thread the replay's worker waits on
             yield Static("Replaying the night on a copy of your world:\nthe race, then the "
-                         "normal night without the delayed worker (about a second).",
+                         "normal night without the delayed worker…",
                          id="replay-loading-text")
-            yield LoadingIndicator()
-        with Horizontal(id="replay-body"):
+        body = Horizontal(id="replay-body")
+        body.display = False  # hidden from the start: laid out once, when the walk is in
+        with body:
             yield OptionList(id="replay-steps")
             with VerticalScroll(id="replay-detail-scroll"):
                 yield Static("", id="replay-detail")
@@ -297,7 +300,6 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#replay-body").display = False
         self._layout_for(self.app.size.width)
 
     def on_resize(self) -> None:
