@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
+
+import pytest
 
 from rich.console import Console
 
@@ -22,8 +25,16 @@ WHERE e.name LIKE 'svc-%';
 """
 
 
-def shown(flagship: Exercise, tmp_path: Path, broken: str) -> tuple[str, str, int, int]:
-    store = WorldStore.create(tmp_path / "world.db", flagship.world_sql + MORE, flagship.roles)
+def shown(flagship: Exercise, tmp_path: Path, broken: str, *,
+          count: str | None = None) -> tuple[str, str, int, int]:
+    """The panel of the flagship's world with 400 more endpoints (`broken` ones empty); its
+    answers item counted by `count` when given ("": counted over the whole answer)."""
+    if count is not None:
+        flagship = dataclasses.replace(flagship, panel=tuple(
+            dataclasses.replace(i, count=count) if i.show == "answers" else i
+            for i in flagship.panel))
+    db = tmp_path / f"world-{len(list(tmp_path.iterdir()))}.db"
+    store = WorldStore.create(db, flagship.world_sql + MORE, flagship.roles)
     try:
         if broken:
             store.app_query(f"UPDATE endpoint SET active_plan_id = 1 WHERE {broken}")
@@ -31,6 +42,7 @@ def shown(flagship: Exercise, tmp_path: Path, broken: str) -> tuple[str, str, in
         world = read_store_world(store, plan)
     finally:
         store.close()
+    assert world.error is None
     assert world.answers is not None and len(world.answers) <= ANSWERS_SHOWN
     console = Console(width=60, record=True, file=io.StringIO())
     console.print(render_world(world, Alarms()))
@@ -64,3 +76,37 @@ def test_more_empty_answers_than_the_panel_names_are_counted(flagship: Exercise,
     assert (total, empty) == (404, 100)
     assert text.count("EMPTY") == ANSWERS_SHOWN
     assert f"and {100 - ANSWERS_SHOWN} more empty" in compact
+
+
+@pytest.mark.parametrize("broken", [
+    "", "name IN ('svc-0398.example', 'svc-0399.example')", "name LIKE 'svc-00%'",
+    "name = 'dynamodb.us-east-1.amazonaws.com'", "name LIKE 'svc-02%' OR name LIKE 'dynamo%'"])
+def test_the_exercises_count_shows_what_counting_the_whole_answer_shows(
+        flagship: Exercise, tmp_path: Path, broken: str) -> None:
+    """The same endpoints named and counted (the empty ones in the answer's order, not by
+    name as the whole answer's count finds them)."""
+    assert any(i.count for i in flagship.panel)  # the flagship counts its own answers
+    text, compact, total, empty = shown(flagship, tmp_path, broken)
+    whole_text, whole_compact, whole_total, whole_empty = shown(flagship, tmp_path, broken,
+                                                                count="")
+    assert (total, empty) == (whole_total, whole_empty)
+    assert sorted(text.splitlines()) == sorted(whole_text.splitlines())
+    assert sorted(compact.split()) == sorted(whole_compact.split())
+
+
+def test_a_count_of_the_wrong_shape_is_a_one_line_problem_on_the_panel(
+        flagship: Exercise, tmp_path: Path) -> None:
+    odd = dataclasses.replace(flagship, panel=tuple(
+        dataclasses.replace(i, count="SELECT count(*) FROM endpoint") if i.show == "answers"
+        else i for i in flagship.panel))
+    store = WorldStore.create(tmp_path / "world.db", odd.world_sql + MORE, odd.roles)
+    try:
+        world = read_store_world(store, WorldPlan.for_exercise(odd, store.tables(),
+                                                               onboarding=True))
+    finally:
+        store.close()
+    assert world.error == ("the panel's count query gave 1 row(s) of 1 column(s), not one row "
+                           "of two (names, empty)")
+    console = Console(width=60, record=True, file=io.StringIO())
+    console.print(render_world(world, Alarms()))
+    assert "world: the panel's count query gave 1 row(s)" in console.export_text()
