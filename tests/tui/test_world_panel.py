@@ -7,7 +7,6 @@ import io
 from pathlib import Path
 
 import pytest
-
 from rich.console import Console
 
 from raceday.engine.snapshot import ANSWERS_SHOWN, WorldPlan, read_store_world
