@@ -18,6 +18,9 @@ from raceday.transcript.wording import plural
 
 EMPTY = "bold white on red"
 OK = "green"
+WIDE_SHOWN = 6
+"""The most endpoints the wide panel names in a world of many (what is wrong first), so that
+their count above and the switches below stay on a 40-line screen."""
 
 
 @dataclass
@@ -98,10 +101,15 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid.add_column(width=1)
         grid.add_column(ratio=1)
         answers = list(world.answers)
-        if len(answers) > ANSWERS_SHOWN:  # what is wrong first, then a count of the rest
+        total, empty_total = world.endpoint_counts
+        if total > WIDE_SHOWN and (len(answers) > ANSWERS_SHOWN or total > len(answers)):
+            # a world of many: its count, what is wrong first, then a count of the rest
+            parts.append(Text(f"✓ all {total:,} answer", style=OK) if not empty_total else
+                         Text(f"✗ {empty_total:,} of {total:,} answer nothing",
+                              style="bold red"))
             answers = ([a for a in answers if not a.addresses]
-                       + [a for a in answers if a.addresses])[:ANSWERS_SHOWN]
-        hidden = world.endpoint_counts[0] - len(answers)
+                       + [a for a in answers if a.addresses])[:WIDE_SHOWN]
+        hidden = total - len(answers)
         for answer in answers:
             if answer.addresses:
                 listed = inert("  ".join(f"{a} ({w})" if w is not None else a
