@@ -18,9 +18,10 @@ from raceday.transcript.wording import plural
 
 EMPTY = "bold white on red"
 OK = "green"
-WIDE_SHOWN = 6
-"""The most endpoints the wide panel names in a world of many (what is wrong first), so that
-their count above and the switches below stay on a 40-line screen."""
+WIDE_SHOWN = 4
+"""The most endpoints the wide panel names in a world of many, what is wrong first (as many as
+the flagship's own world has), so that their count above and the switches below stay on a
+40-line screen."""
 
 
 @dataclass
