@@ -12,7 +12,7 @@ from rich.console import Console
 from raceday.engine.snapshot import ANSWERS_SHOWN, WorldPlan, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.store.sqlite_store import WorldStore
-from raceday.tui.widgets.world import WIDE_SHOWN, Alarms, render_compact, render_world
+from raceday.tui.widgets.world import COMPACT_SHOWN, WIDE_SHOWN, Alarms, render_compact, render_world
 
 MORE = """
 WITH RECURSIVE n (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 399)
@@ -81,7 +81,8 @@ def test_more_empty_answers_than_the_panel_names_are_counted(flagship: Exercise,
     assert (total, empty) == (404, 100)
     assert "✗ 100 of 404 answer nothing" in text
     assert text.count("EMPTY") == WIDE_SHOWN
-    assert f"and {100 - ANSWERS_SHOWN} more empty" in compact
+    assert f"and {100 - COMPACT_SHOWN} more empty" in compact
+    assert compact.count(": EMPTY") == COMPACT_SHOWN and "dns-planner" in compact
 
 
 @pytest.mark.parametrize("broken", [

@@ -22,6 +22,9 @@ WIDE_SHOWN = 4
 """The most endpoints the wide panel names in a world of many, what is wrong first (as many as
 the flagship's own world has), so that their count above and the switches below stay on a
 40-line screen."""
+COMPACT_SHOWN = 2
+"""The most empty endpoints the one-line strip names in a world of many, so that how many more
+are empty and the switches after them stay within its three lines at 80 columns."""
 
 
 @dataclass
@@ -62,8 +65,9 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
     """One or two lines: how many of the answers are there, each empty one by name, switches."""
     out = Text()
     if world.answers is not None:
-        empty = [a.endpoint for a in world.answers if not a.addresses][:ANSWERS_SHOWN]
         total, empty_total = world.endpoint_counts
+        named = COMPACT_SHOWN if total > len(world.answers) else ANSWERS_SHOWN
+        empty = [a.endpoint for a in world.answers if not a.addresses][:named]
         out.append(f"{inert(world.answers_label, one_line=True)} ", style="bold")
         if not empty_total:
             out.append(f"✓ all {total:,} answer", style=OK)
