@@ -13,7 +13,8 @@ turns, so a machine shared with other work slows both alike):
   large          the same night on the flagship with 10k more endpoints, against the base
                  world (--huge adds 100k)
   panel          the world panel's read and render at 4, 10k and 100k endpoints (onboarding
-                 shows every endpoint's answer)
+                 shows every endpoint's answer), and at 100k with the last two answers empty
+                 (the worst case: the exercise's count, then a scan down to the last empty one)
   large-tui      the 10k world in the TUI: one action (F5) to the screen updated, against the
                  base world
   list           `raceday list`, and `raceday play` to the launcher, with one 10k-endpoint
