@@ -553,3 +553,39 @@ def test_a_reveal_with_an_unknown_phase_or_a_bad_event_time_is_reported(tmp_path
     problems = "\n".join(caught.value.problems)
     assert f"exercise.yaml:{phase_line}:" in problems and "lunch" in problems
     assert f"exercise.yaml:{event_line}:" in problems and "25:38" in problems
+
+
+PANEL = """
+panel:
+  - id: values
+    label: Values now
+    sql: SELECT key, value, version FROM config ORDER BY key
+    show: {show}
+    count: {count}
+"""
+
+
+def test_a_panel_count_that_does_not_prepare(broken: Broken) -> None:
+    broken.replace("debrief:\n", PANEL.format(
+        show="answers", count="SELECT count(*), count(*) FILTER (WHERE valu IS NULL) FROM config")
+        + "\ndebrief:\n")
+    assert problems(broken) == [
+        broken.at("    count: SELECT", 'panel item "values": "count" does not prepare against '
+                  "world.sql: no such column: valu")
+    ]
+
+
+def test_a_panel_count_is_for_answers_items(broken: Broken) -> None:
+    broken.replace("debrief:\n", PANEL.format(show="rows", count="SELECT count(*) FROM config")
+                   + "\ndebrief:\n")
+    assert problems(broken) == [
+        broken.at("    count: SELECT", 'panel item "values": "count" is for "show: answers" '
+                  'items (a count of the names and of the empty ones), not "rows"')
+    ]
+
+
+def test_a_panel_count_that_prepares_loads(broken: Broken) -> None:
+    count = "SELECT count(*), count(*) FILTER (WHERE value IS NULL) FROM config"
+    broken.replace("debrief:\n", PANEL.format(show="answers", count=count) + "\ndebrief:\n")
+    exercise = load_exercise(broken.folder.relative_to(broken.root))
+    assert [(i.id, i.count) for i in exercise.panel] == [("values", count)]

@@ -167,7 +167,7 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     try:
         for item in plan.items:
             if item.show == "answers":
-                answers, total, empty = _answers(store, item.sql)
+                answers, total, empty = _answers(store, item)
                 answers_label = item.label
                 continue
             if item.show == "rows":
@@ -211,13 +211,14 @@ def _group(rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
     return grouped
 
 
-def _answers(store: Store, sql: str) -> tuple[tuple[Answer, ...], int, int]:
+def _answers(store: Store, item: PanelItem) -> tuple[tuple[Answer, ...], int, int]:
     """An `answers` item bounded: (the answers listed, how many endpoints, how many empty).
 
-    A short answer is read whole. A long one is counted by the database (the endpoints, the
-    empty ones, and the first empty ones by name); Python gets the empty ones and the first
-    others, never the whole world.
+    A short answer is read whole. A long one is counted by the database: by the item's `count`
+    query when it has one (its cost is the exercise's, not the whole answer's), else over the
+    whole answer. Python gets the empty ones first, then the first others, never the world.
     """
+    sql = item.sql
     columns, rows = store.app_query(_head(sql, _ANSWER_ROWS + 1))
     if len(rows) <= _ANSWER_ROWS:
         grouped = _group(rows)
@@ -227,18 +228,26 @@ def _answers(store: Store, sql: str) -> tuple[tuple[Answer, ...], int, int]:
     address = "c1" if len(columns) > 1 else "NULL"
     inner = sql.strip().rstrip(";")
     answer = f"WITH answer ({names}) AS (\n{inner}\n) "
-    # one pass counts them; the empty ones are named only when there are some
-    _, counted = store.app_query(
-        f"{answer}SELECT count(DISTINCT c0), "
-        f"count(DISTINCT CASE WHEN {address} IS NOT NULL THEN c0 END) FROM answer")
-    total = int(counted[0][0] or 0) if counted else 0
-    empty = total - (int(counted[0][1] or 0) if counted else 0)
     listed: list[Answer] = []
-    if empty:
-        _, wrong = store.app_query(
-            f"{answer}SELECT c0 FROM answer GROUP BY c0 HAVING count({address}) = 0 "
-            f"ORDER BY c0 LIMIT {ANSWERS_SHOWN}")
-        listed = [Answer(str(r[0]), ()) for r in wrong]
+    if item.count:
+        total, empty = _counted(store, item.count)
+        if empty:
+            # the empty ones in the answer's own order: the scan stops at the last one named
+            _, wrong = store.app_query(f"{answer}SELECT c0 FROM answer WHERE {address} IS NULL "
+                                       f"LIMIT {min(empty, ANSWERS_SHOWN)}")
+            listed = [Answer(n, ()) for n in dict.fromkeys(str(r[0]) for r in wrong)]
+    else:
+        # one pass counts them; the empty ones are named only when there are some
+        _, counted = store.app_query(
+            f"{answer}SELECT count(DISTINCT c0), "
+            f"count(DISTINCT CASE WHEN {address} IS NOT NULL THEN c0 END) FROM answer")
+        total = int(counted[0][0] or 0) if counted else 0
+        empty = total - (int(counted[0][1] or 0) if counted else 0)
+        if empty:
+            _, wrong = store.app_query(
+                f"{answer}SELECT c0 FROM answer GROUP BY c0 HAVING count({address}) = 0 "
+                f"ORDER BY c0 LIMIT {ANSWERS_SHOWN}")
+            listed = [Answer(str(r[0]), ()) for r in wrong]
     head = _group(rows[:_ANSWER_ROWS])
     head.pop(str(rows[_ANSWER_ROWS - 1][0]), None)  # the last name's rows may go on
     for name, addresses in head.items():
@@ -247,6 +256,19 @@ def _answers(store: Store, sql: str) -> tuple[tuple[Answer, ...], int, int]:
         if addresses:
             listed.append(Answer(name, tuple(addresses)))
     return tuple(listed), total, empty
+
+
+def _counted(store: Store, sql: str) -> tuple[int, int]:
+    """An item's `count` query: (how many names, how many of them empty)."""
+    columns, rows = store.app_query(sql)
+    if len(rows) != 1 or len(columns) < 2:
+        raise ValueError(f"the panel's count query gave {len(rows)} row(s) of "
+                         f"{len(columns)} column(s), not one row of two (names, empty)")
+    try:
+        return int(rows[0][0] or 0), int(rows[0][1] or 0)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the panel's count query gave {rows[0][0]!r}, {rows[0][1]!r}, "
+                         "not two numbers (names, empty)") from exc
 
 
 def _number(value: Any) -> float:

@@ -114,7 +114,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),
     "truth": (("tables",), ("views",)),
     "truth_view": (("id", "sql"), ()),
-    "panel_item": (("id", "label", "sql"), ("show", "onboarding")),
+    "panel_item": (("id", "label", "sql"), ("show", "onboarding", "count")),
     "hint": (("id", "text"), ("task", "cost", "shown")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted")),
@@ -921,13 +921,23 @@ class _Reader:
         )
 
     def panel(self, top: dict[str, Located]) -> tuple[PanelItem, ...]:
-        return tuple(
-            PanelItem(id=i, label=self.text(f, "label", f'panel item "{i}"'),
-                      sql=self.sql_text(f, "sql", f'panel item "{i}"'),
-                      show=self.choice(f, "show", f'panel item "{i}"', PANEL_SHOWS, "rows"),
-                      onboarding=self.boolean(f, "onboarding", f'panel item "{i}"'))
-            for f, i, _l in self.items(top, "panel", "panel_item", "panel")
-        )
+        return tuple(self.panel_item(f, i)
+                     for f, i, _l in self.items(top, "panel", "panel_item", "panel"))
+
+    def panel_item(self, m: dict[str, Located], ident: str) -> PanelItem:
+        what = f'panel item "{ident}"'
+        label = self.text(m, "label", what)
+        sql = self.sql_text(m, "sql", what)
+        show = self.choice(m, "show", what, PANEL_SHOWS, "rows")
+        count = ""
+        if "count" in m:
+            if show == "answers":
+                count = self.sql_text(m, "count", what)
+            else:
+                self.problem(m["count"].line, f'{what}: "count" is for "show: answers" items '
+                             f'(a count of the names and of the empty ones), not "{show}"')
+        return PanelItem(id=ident, label=label, sql=sql, show=show,
+                         onboarding=self.boolean(m, "onboarding", what), count=count)
 
     def shifted(self, replay: dict[str, Located]) -> ShiftSpec | None:
         node = replay.get("shifted")

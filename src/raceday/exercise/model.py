@@ -308,6 +308,8 @@ class PanelItem(Value):
     values it answers with; a name with none is an alarm), `rows` (a small table).
     `onboarding` items show only in onboarding: a diagnosis that night's dashboards did not
     give is found by query, not handed out.
+    `count` (answers only) counts a world too large to read whole: one row, how many names
+    and how many of them answer nothing, so the panel's cost never grows with the world.
     """
 
     id: str
@@ -315,6 +317,7 @@ class PanelItem(Value):
     sql: str
     show: str = "rows"
     onboarding: bool = False
+    count: str = ""
 
 
 PANEL_SHOWS = ("rows", "switches", "answers", "chart")

@@ -18,6 +18,13 @@ from raceday.transcript.wording import plural
 
 EMPTY = "bold white on red"
 OK = "green"
+WIDE_SHOWN = 4
+"""The most endpoints the wide panel names in a world of many, what is wrong first (as many as
+the flagship's own world has), so that their count above and the switches below stay on a
+40-line screen."""
+COMPACT_SHOWN = 2
+"""The most empty endpoints the one-line strip names in a world of many, so that how many more
+are empty and the switches after them stay within its three lines at 80 columns."""
 
 
 @dataclass
@@ -58,8 +65,9 @@ def render_compact(world: WorldView, alarms: Alarms) -> Text:
     """One or two lines: how many of the answers are there, each empty one by name, switches."""
     out = Text()
     if world.answers is not None:
-        empty = [a.endpoint for a in world.answers if not a.addresses][:ANSWERS_SHOWN]
         total, empty_total = world.endpoint_counts
+        named = COMPACT_SHOWN if total > len(world.answers) else ANSWERS_SHOWN
+        empty = [a.endpoint for a in world.answers if not a.addresses][:named]
         out.append(f"{inert(world.answers_label, one_line=True)} ", style="bold")
         if not empty_total:
             out.append(f"✓ all {total:,} answer", style=OK)
@@ -98,10 +106,15 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid.add_column(width=1)
         grid.add_column(ratio=1)
         answers = list(world.answers)
-        if len(answers) > ANSWERS_SHOWN:  # what is wrong first, then a count of the rest
+        total, empty_total = world.endpoint_counts
+        if total > WIDE_SHOWN and (len(answers) > ANSWERS_SHOWN or total > len(answers)):
+            # a world of many: its count, what is wrong first, then a count of the rest
+            parts.append(Text(f"✓ all {total:,} answer", style=OK) if not empty_total else
+                         Text(f"✗ {empty_total:,} of {total:,} answer nothing",
+                              style="bold red"))
             answers = ([a for a in answers if not a.addresses]
-                       + [a for a in answers if a.addresses])[:ANSWERS_SHOWN]
-        hidden = world.endpoint_counts[0] - len(answers)
+                       + [a for a in answers if a.addresses])[:WIDE_SHOWN]
+        hidden = total - len(answers)
         for answer in answers:
             if answer.addresses:
                 listed = inert("  ".join(f"{a} ({w})" if w is not None else a
