@@ -220,7 +220,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             app.start_play(self.exercise, cast)
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:  # the launcher is below (the stack's base)
             self.app.pop_screen()
 
     def _raceday(self) -> RacedayApp:
