@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from raceday.engine.clock import clock_time
-from raceday.exercise.model import Exercise
-from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
+    from raceday.exercise.model import Exercise
+    from raceday.store.results import TableInfo
     from raceday.tui.app import RacedayApp, Settings
 
 
