@@ -6,7 +6,8 @@ Rows (medians; every ratio is against a baseline measured in the same run, the t
 turns, so a machine shared with other work slows both alike):
 
   first-screen   `raceday play dynamodb-dns-race` to its briefing, and `raceday play` to the
-                 launcher, in tmux 120x40, against a bare Textual app (Header, Static, Footer)
+                 launcher, in tmux 120x40, against a bare Textual app (Header, Static, Footer);
+                 raceday's bytecode cached, as pip leaves an installed raceday
   replay         the replay step of replay-guarded.yaml in-process (first, then again), and
                  in the TUI: ctrl+r to the replay screen
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
@@ -135,12 +136,11 @@ def cached_bytecode() -> str:
 
 
 def cpu_ms(tmux: Tmux) -> float:
-    """CPU time (all threads) the pane's process has used so far, from /proc (Linux)."""
+    """CPU time (user + system, every thread, ended ones too) the pane's process has used so
+    far, from /proc (Linux; in clock ticks, 10 ms each)."""
     pid = tmux.run("display-message", "-p", "-t", tmux.name, "#{pane_pid}").strip()
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        total += int((task / "schedstat").read_text().split()[0])  # ns on a CPU
-    return total / 1e6
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def first_screen(runs: int, scratch: Path) -> list[Row]:

@@ -181,6 +181,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.call_after_refresh(self._fill)
 
     def _fill(self) -> None:
+        if not self.is_current:  # the stack's base, under play: never shown again
+            return
         width = self.query_one("#situation", Static).content_region.width
         if width > 0 and width != self.rendered_width:
             self.rendered_width = width
