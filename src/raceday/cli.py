@@ -30,7 +30,8 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 VERSION = f"raceday {__version__}"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
+    """Every command's parser; `play_only`: the `play` command's alone (see _parse)."""
     import argparse
     from pathlib import Path
 
@@ -56,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="build worlds on this PostgreSQL server (default: SQLite)")
     play.add_argument("--keep-world", action="store_true",
                       help="with --db: keep the world on the server after the session ends")
+    if play_only:
+        return parser
 
     run = sub.add_parser("run", help="play a script headless and print the score")
     run.add_argument("exercise", help="exercise id or folder")
@@ -200,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # What argparse's version action does (print, exit 0), without importing argparse.
         sys.stdout.write(VERSION + "\n")
         raise SystemExit(0)
-    args = _parser().parse_args(argv)
+    args = _parse(sys.argv[1:] if argv is None else list(argv))
     # rich (about 15 ms to import) only when something is printed through it: `run --json`
     # prints its one line without it.
     out = _as_console(_LazyConsole(highlight=False))
@@ -226,6 +229,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         err.print(inert(f"raceday: internal error: {exc!r}"), markup=False)
         return EXIT_INTERNAL
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """`raceday play ...` (and `raceday` alone) are read by a parser that knows only `play`:
+    building every command's parser takes 6 ms of the wait for the first screen. What that
+    parser leaves over goes to the whole one, so help and errors read as they always did."""
+    if not argv or argv[0] == "play":
+        args, rest = _parser(play_only=True).parse_known_args(argv)
+        if not rest:
+            return args
+    return _parser().parse_args(argv)
 
 
 class _LazyConsole:

@@ -8,18 +8,20 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from raceday.engine.clock import Pace, speed_for
-from raceday.exercise.model import Exercise
 from raceday.transcript.logfile import current_log
 from raceday.tui.notify import InertNotifications
-from raceday.tui.screens.crash import show_crash
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
+
+if TYPE_CHECKING:  # the launcher's first frame needs no exercise model (13 ms of dataclasses)
+    from raceday.exercise.model import Exercise
 
 _log = logging.getLogger(__name__)
 
@@ -73,16 +75,29 @@ class RacedayApp(InertNotifications):
         self.settings = settings or Settings()
         self.wall = wall
         self.live_ticks = live_ticks
+        self.size_checked = False  # on_mount checks the size first, then every resize
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The launcher or the briefing as the stack's base, drawn in the app's first frame.
+
+        Pushed over Textual's blank screen once the app was mounted (as it was), it cost that
+        screen's styles and layout and a second pass of its own: 17 ms before the briefing's
+        first frame. Play is pushed over it as it was over the blank one; it stays below,
+        never shown again. A subclass (the team seat) opens a screen of its own."""
+        resuming = self.resume is not None and self.exercise is not None  # see on_mount
+        if type(self) is not RacedayApp or resuming:
+            return super().get_default_screen()
+        if self.exercise is None:
+            from raceday.tui.screens.launcher import LauncherScreen
+
+            return LauncherScreen()
+        from raceday.tui.screens.briefing import BriefingScreen
+
+        return BriefingScreen(self.exercise, self.settings)
 
     def on_mount(self) -> None:
         if self.resume is not None and self.exercise is not None:
             self.resume_play(self.exercise, self.resume)
-        elif self.exercise is None:
-            from raceday.tui.screens.launcher import LauncherScreen
-
-            self.push_screen(LauncherScreen())
-        else:
-            self.open_briefing(self.exercise)
         self._check_size(self.size.width, self.size.height)
 
     # -- the flow ------------------------------------------------------------------------
@@ -99,7 +114,8 @@ class RacedayApp(InertNotifications):
         self.push_screen(CastScreen(exercise))
 
     def start_play(self, exercise: Exercise, cast: dict[str, str]) -> None:
-        """Leave the briefing (and launcher) behind and play with `cast` (role -> name)."""
+        """Leave the briefing (and launcher) behind and play with `cast` (role -> name): all
+        but the stack's base are popped (that one is never shown again)."""
         from raceday.tui.screens.play import PlayScreen
 
         while len(self.screen_stack) > 1:
@@ -144,9 +160,13 @@ class RacedayApp(InertNotifications):
         self.exit(0)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
+        # Textual sends one Resize before the mount, before the app's styles are applied:
+        # a screen pushed then draws its text in the background's colour
+        if self.size_checked:
+            self._check_size(event.size.width, event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
+        self.size_checked = True
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         top = self.screen_stack[-1] if self.screen_stack else None
         if small and not isinstance(top, TooSmallScreen):
@@ -159,6 +179,8 @@ class RacedayApp(InertNotifications):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (the runner catches session errors; this is the backstop)."""
         if event.state is WorkerState.ERROR and event.worker.error is not None:
+            from raceday.tui.screens.crash import show_crash
+
             error = event.worker.error
             name = event.worker.name or "a background task"
             _log.error("worker %s failed", name, exc_info=error)

@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from raceday.engine.clock import clock_time
-from raceday.exercise.model import Exercise
-from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
+    from raceday.exercise.model import Exercise
+    from raceday.store.results import TableInfo
     from raceday.tui.app import RacedayApp, Settings
 
 
@@ -181,6 +181,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.call_after_refresh(self._fill)
 
     def _fill(self) -> None:
+        if not self.is_current:  # the stack's base, under play: never shown again
+            return
         width = self.query_one("#situation", Static).content_region.width
         if width > 0 and width != self.rendered_width:
             self.rendered_width = width
@@ -220,7 +222,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             app.start_play(self.exercise, cast)
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:  # the launcher is below (the stack's base)
             self.app.pop_screen()
 
     def _raceday(self) -> RacedayApp:
