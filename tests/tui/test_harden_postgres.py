@@ -69,7 +69,7 @@ async def test_harden_on_postgresql_marks_nothing_edited_until_saved(
         finally:
             await pilot.press("escape")
             await settle(pilot)
-            session.store.drop()  # type: ignore[attr-defined]
+            session.store.drop()
 
 
 async def test_the_onboarding_panel_reads_the_postgresql_world(
@@ -87,7 +87,7 @@ async def test_the_onboarding_panel_reads_the_postgresql_world(
             snapshot = play.snapshot
             assert snapshot is not None
             assert snapshot.world.error is None, snapshot.world.error
-            endpoints = {answer.endpoint for answer in snapshot.world.answers}
+            endpoints = {answer.endpoint for answer in snapshot.world.answers or ()}
             assert "dynamodb.us-east-1.amazonaws.com" in endpoints
         finally:
-            session.store.drop()  # type: ignore[attr-defined]
+            session.store.drop()

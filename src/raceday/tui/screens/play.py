@@ -257,9 +257,10 @@ class PlayScreen(Screen[None]):
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
-        if self.runner is not None and self.runner.session is not None:
+        played = getattr(self.runner.session, "exercise", None) if self.runner else None
+        if isinstance(played, Exercise):  # a seat's session is the host's: it has none here
             # the exercise as the session plays it: on PostgreSQL, its variant's SQL
-            self.exercise = self.runner.session.exercise
+            self.exercise = played
         for event in message.events:
             self._take_event(event)
         names = {seat.role: seat.player for seat in self.seats if seat.player}
