@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_replay import STEP as REPLAY_STEP  # noqa: E402  (prints wall, CPU per replay)
 from common import (  # noqa: E402
     FLAGSHIP,
     PYTHON,
@@ -66,26 +67,6 @@ class Bare(App):
 Bare().run()
 '''
 
-REPLAY_STEP = """
-import sys, time
-from pathlib import Path
-from raceday.engine.headless import open_session, play_step
-from raceday.engine.load import load_exercise
-from raceday.engine.script import load_script
-exercise = load_exercise(Path(sys.argv[1]))
-script = load_script(Path(sys.argv[2]), exercise)
-session = open_session(exercise, script.roles, Path(sys.argv[3]))
-for step in script.steps:
-    if step.action == "replay":
-        break
-    play_step(session, step, "bench")
-times = []
-for _ in range(3):
-    started = time.perf_counter()
-    session.replay()
-    times.append(time.perf_counter() - started)
-print(*times)
-"""
 
 PANEL = """
 import sys, time
@@ -213,7 +194,8 @@ def replay(runs: int, scratch: Path) -> list[Row]:
         out = subprocess.run([PYTHON, "-c", REPLAY_STEP, str(FLAGSHIP), str(script),
                               str(scratch / folder)], check=True, capture_output=True,
                              text=True, cwd=ROOT, env=_replay_env(cache, scratch))
-        return [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+        figures = [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+        return figures[0::2]  # wall times (CPU times between them)
 
     step("replay-prime", scratch / "cache-warm")
     firsts, warms, agains = [], [], []
