@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from chromium import Browser, Page, available
-from conftest import Served, free_port
+from serving import Served, free_port
 
 from raceday.cli import main
 

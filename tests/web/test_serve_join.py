@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from chromium import Browser, Page, available
-from conftest import start_serve, stop_serve
+from serving import start_serve, stop_serve
 
 from raceday.web.seat import claim
 

@@ -4,22 +4,17 @@ given in RACEDAY_TEST_PG_DSN (tests that need it skip with the reason otherwise)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lab import DSN_VARIABLE, EXERCISE, SCRIPTS, Play
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
 from raceday.engine.session import Session
-
-EXERCISE = Path(__file__).resolve().parents[3] / "exercises" / "isolation-lab"
-SCRIPTS = EXERCISE / "scripts"
-DSN_VARIABLE = "RACEDAY_TEST_PG_DSN"
-
-Play = Callable[..., tuple[Session, dict[str, Any]]]
 
 
 @pytest.fixture(scope="session")
@@ -62,18 +57,3 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Play]:
 
     for db, session in made:
         drop_world(db, (session.folder / "world.postgres").read_text().split()[0])
-
-
-def world_rows(session: Session, sql: str, db: str | None = None) -> list[tuple[Any, ...]]:
-    """Rows of the world a finished session left (its SQLite file, or its PostgreSQL schema)."""
-    if db is None:
-        import sqlite3
-
-        with sqlite3.connect(session.folder / "world.db") as conn:
-            return [tuple(r) for r in conn.execute(sql)]
-    import psycopg
-
-    schema = f"rd_{(session.folder / 'world.postgres').read_text().split()[0]}_world"
-    with psycopg.connect(db) as conn:
-        conn.execute(f'SET search_path = "{schema}"')
-        return [tuple(r) for r in conn.execute(sql)]  # type: ignore[arg-type]

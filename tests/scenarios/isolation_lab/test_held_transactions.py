@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EXERCISE
+from lab import EXERCISE
 
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SCRIPTS, Play, world_rows
+from lab import SCRIPTS, Play, world_rows
 
 from raceday.engine.session import Session
 from raceday.transcript import events as ev
