@@ -12,6 +12,7 @@ from textual.widgets import Markdown, Static
 from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 from raceday.engine.load import load_exercise
+from raceday.engine.replaywalk import ReplayWalk
 from raceday.engine.session import Session, SessionError
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
@@ -302,3 +303,18 @@ async def test_a_replay_left_while_it_ran_does_not_answer_the_next_ctrl_r(
         gates[1].set()
         await wait_until(pilot, lambda: replay.walk is not None, timeout=30)
         assert replay.walk is not None and replay.walk.error is None
+
+
+async def test_a_replay_answered_before_its_screen_is_drawn_is_shown(
+        make_app: MakeApp) -> None:
+    """ctrl+r starts the replay before the screen is pushed: a quick answer (a refusal)
+    may come before the screen is composed, and is shown once it is."""
+    app = make_app(load_exercise(DATA / "mini-race"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = ReplayScreen()
+        screen.show_walk(ReplayWalk(error="nothing to replay yet"))
+        app.push_screen(screen)
+        await pilot.pause()
+        assert "nothing to replay yet" in text_of(screen.query_one("#replay-detail", Static))
+        assert "not available" in text_of(screen.query_one("#replay-bar", Static))

@@ -301,6 +301,8 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._layout_for(self.app.size.width)
+        if self.walk is not None:  # answered before this screen was composed
+            self._show_walk(self.walk)
 
     def on_resize(self) -> None:
         self._layout_for(self.app.size.width)
@@ -331,6 +333,10 @@ class ReplayScreen(Screen[None]):
 
     def show_walk(self, walk: ReplayWalk) -> None:
         self.walk = walk
+        if self.is_mounted:  # else not composed yet: on_mount shows it
+            self._show_walk(walk)
+
+    def _show_walk(self, walk: ReplayWalk) -> None:
         self.query_one("#replay-loading").display = False
         body = self.query_one("#replay-body")
         body.display = True
