@@ -3,12 +3,21 @@ went when it was pushed over Textual's blank screen."""
 
 from __future__ import annotations
 
-import pytest
-from textual.widgets import DataTable
-from tui_fixtures import MakeApp, settle, start_play
+import shutil
+import threading
+from pathlib import Path
 
+import pytest
+from textual.widgets import DataTable, Static
+from tui_fixtures import DATA, MakeApp, settle, start_play
+
+import raceday.tui.app as app_module
+from raceday import cli
+from raceday.engine import load
 from raceday.exercise.model import Exercise
-from raceday.tui.screens.briefing import BriefingScreen
+from raceday.tui.app import RacedayApp
+from raceday.tui.briefing_head import read_head
+from raceday.tui.screens.briefing import BriefingScreen, PendingExercise, Prerendered
 from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
 
@@ -59,3 +68,104 @@ async def test_a_terminal_too_small_at_start_shows_one_notice_and_then_the_brief
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         assert isinstance(app.screen, BriefingScreen)
+
+
+# -- `raceday play ID`: the briefing drawn first, the exercise loaded after ---------------------
+
+
+def _pending(path: Path) -> PendingExercise:
+    head = read_head(path)
+    assert head is not None
+    return PendingExercise(path, head)
+
+
+def _shown(app: RacedayApp) -> list[str]:
+    """The briefing's text as drawn: its bar, the situation and the world's tables."""
+    screen = app.screen
+    assert isinstance(screen, BriefingScreen)
+    lines = []
+    for part in ("#briefing-bar", "#situation", "#schema"):
+        content = screen.query_one(part, Static).content
+        lines.append(str(content) if not isinstance(content, Prerendered)
+                     else "".join(segment.text for segment in content.segments))
+    return lines
+
+
+async def test_play_id_draws_the_briefing_at_once_and_then_the_whole_exercise(
+        make_app: MakeApp, mini: Exercise) -> None:
+    loaded = make_app(mini)
+    async with loaded.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        expected = _shown(loaded)
+    app = make_app(None)
+    app.pending = _pending(DATA / "mini-dns")
+    gate = threading.Event()
+    real = load.load_exercise
+
+    def slow_load(path: Path, **kwargs: bool) -> Exercise:
+        gate.wait(10)
+        return real(path, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load, "load_exercise", slow_load)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            first = _shown(app)
+            assert first[0] == expected[0]  # the bar: title, the clock's start and zone
+            assert first[1] == "Mini DNS race\n\nA stale plan and a clean-up empty one " \
+                               "endpoint's answer."
+            assert app.exercise is None and not first[2]
+            gate.set()
+            await settle(pilot)
+            assert _shown(app) == expected  # briefing.md, the roles, the world's tables
+            assert app.exercise is not None and app.exercise.id == "mini-dns"
+    assert "Roles" in expected[1] and "endpoint" in expected[2]
+
+
+async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_is(
+        make_app: MakeApp) -> None:
+    app = make_app(None)
+    app.pending = _pending(DATA / "mini-dns")
+    gate = threading.Event()
+    real = load.load_exercise
+
+    def slow_load(path: Path, **kwargs: bool) -> Exercise:
+        gate.wait(10)
+        return real(path, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load, "load_exercise", slow_load)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, BriefingScreen)
+            gate.set()
+            await settle(pilot)
+            assert isinstance(app.screen, PlayScreen)
+
+
+def test_a_broken_exercise_still_gives_its_one_line_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Its first frame reads (title, summary, clock), so the screen opens; the load after it
+    finds the problem: the screen closes and the CLI says what and where, exit 2."""
+    folder = tmp_path / "mini-dns"
+    shutil.copytree(DATA / "mini-dns", folder)
+    yaml_file = folder / "exercise.yaml"
+    yaml_file.write_text(yaml_file.read_text().replace("level: beginner\n",
+                                                       "level: beginner\nbogus_key: 1\n"))
+    assert read_head(folder) is not None
+    ran: list[RacedayApp] = []
+
+    def headless(app: RacedayApp) -> int:
+        ran.append(app)
+        result = app.run(headless=True, size=(120, 40))
+        return result if isinstance(result, int) else 0
+
+    monkeypatch.setattr(app_module, "run_app", headless)
+    assert cli.main(["play", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{yaml_file}:6" in err and 'unknown key "bogus_key"' in err
+    assert len(ran) == 1 and ran[0].exercise is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ from textual.widgets import Markdown, Static
 from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 from raceday.engine.load import load_exercise
+from raceday.engine.replaywalk import ReplayWalk
+from raceday.engine.session import Session, SessionError
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.end import EndScreen
@@ -200,3 +203,118 @@ async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercis
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is end
+
+
+async def test_ctrl_r_again_shows_the_new_replay_not_the_last_one(make_app: MakeApp,
+                                                                  flagship: Exercise) -> None:
+    """The replay screen is kept between presses: what it showed last must not stay."""
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        replay = await replay_walk(pilot)
+        assert replay.walk is not None and not replay.walk.prevented
+        await pilot.press("end")
+        assert "guards 0/40" in text_of(replay.query_one("#replay-detail", Static))
+        await pilot.press("escape")
+        await pilot.pause()
+        harden = await open_harden(pilot)
+        apply = card(harden, "enactor-a-apply")
+        apply.editor.focus()
+        apply.editor.text = GUARDED_APPLY
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        again = await replay_walk(pilot)
+        walk = again.walk
+        assert walk is not None and "stale-apply" in walk.prevented
+        assert again.index == 0 and "The replay begins" in text_of(again.query_one(
+            "#replay-detail", Static))
+        assert "step 1/" in text_of(again.query_one("#replay-bar", Static))
+        await pilot.press("end")
+        detail = text_of(again.query_one("#replay-detail", Static))
+        assert "guards 40/40" in detail and "guards 0/40" not in detail
+
+
+async def test_after_a_replay_that_failed_the_next_one_shows_its_steps_and_world(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    mini = load_exercise(DATA / "mini-race")
+    real = Session.replay
+    calls: list[int] = []
+
+    def once_broken(self: Session, **kwargs: bool) -> ev.Replay:
+        calls.append(1)
+        if len(calls) == 1:
+            raise SessionError("the disk said no")
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(Session, "replay", once_broken)
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        replay = await replay_walk(pilot)
+        assert replay.walk is not None and replay.walk.error is not None
+        assert "the disk said no" in text_of(replay.query_one("#replay-detail", Static))
+        assert not replay.query_one("#replay-world-scroll").display
+        await pilot.press("escape")
+        await pilot.pause()
+        again = await replay_walk(pilot)
+        assert again.walk is not None and again.walk.error is None
+        assert again.query_one("#replay-world-scroll").display
+        assert "endpoints answer" in text_of(again.query_one("#replay-world", Static))
+        assert "the disk said no" not in text_of(again.query_one("#replay-detail", Static))
+
+
+async def test_a_replay_left_while_it_ran_does_not_answer_the_next_ctrl_r(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Escape while the replay runs, ctrl+r again: the first replay's answer (older than
+    what the second is replaying) is not shown as the second's."""
+    mini = load_exercise(DATA / "mini-race")
+    real = Session.replay
+    gates = [threading.Event(), threading.Event()]
+    finished: list[int] = []
+
+    def gated(self: Session, **kwargs: bool) -> ev.Replay:
+        n = len(finished)
+        gates[min(n, 1)].wait(20)
+        try:
+            if n == 0:
+                raise SessionError("the first replay's answer")
+            return real(self, **kwargs)
+        finally:
+            finished.append(n)
+
+    monkeypatch.setattr(Session, "replay", gated)
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        gates[0].set()
+        await wait_until(pilot, lambda: finished == [0])
+        for _ in range(5):
+            await pilot.pause()
+        assert replay.walk is None  # still waiting for the second
+        assert "first replay" not in text_of(replay.query_one("#replay-detail", Static))
+        gates[1].set()
+        await wait_until(pilot, lambda: replay.walk is not None, timeout=30)
+        assert replay.walk is not None and replay.walk.error is None
+
+
+async def test_a_replay_answered_before_its_screen_is_drawn_is_shown(
+        make_app: MakeApp) -> None:
+    """ctrl+r starts the replay before the screen is pushed: a quick answer (a refusal)
+    may come before the screen is composed, and is shown once it is."""
+    app = make_app(load_exercise(DATA / "mini-race"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = ReplayScreen()
+        screen.show_walk(ReplayWalk(error="nothing to replay yet"))
+        app.push_screen(screen)
+        await pilot.pause()
+        assert "nothing to replay yet" in text_of(screen.query_one("#replay-detail", Static))
+        assert "not available" in text_of(screen.query_one("#replay-bar", Static))

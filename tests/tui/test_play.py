@@ -367,7 +367,8 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BriefingScreen)
-        assert app.screen.exercise.id == "dynamodb-dns-race"
+        exercise = app.screen.exercise
+        assert exercise is not None and exercise.id == "dynamodb-dns-race"
 
 
 def test_only_onboarding_names_the_fault() -> None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING
 
 from raceday.errors import ExerciseError
-from raceday.exercise.loader import EXERCISE_FILE, SqlChecker, load_exercise
-from raceday.exercise.model import Exercise
-from raceday.exercise.times import parse_duration
-from raceday.textfile import UnreadableText, read_text
+from raceday.exercise import EXERCISE_FILE
+
+if TYPE_CHECKING:  # finding one (resolve_exercise) imports neither the loader nor YAML
+    from raceday.exercise.loader import SqlChecker
+    from raceday.exercise.model import Exercise
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
 """Bundled exercises: a symlink to the repository's `exercises/` (copied into wheels)."""
@@ -101,6 +101,8 @@ def find_exercises(
     Searches the bundled exercises, then `./exercises`, then `extra_dirs` (folders holding
     exercise folders); a later folder with the same id wins, and its entry says so.
     """
+    from raceday.exercise.loader import load_exercise
+
     entries: list[ExerciseEntry] = []
     for ident, folder, bundled, note in _candidates(Path(d) for d in extra_dirs):
         try:
@@ -129,6 +131,11 @@ def _broken_entry(
     ident: str, folder: Path, bundled: bool, note: str, problems: tuple[str, ...]
 ) -> ExerciseEntry:
     """An entry for an exercise that does not load, with what can still be read of it."""
+    import yaml
+
+    from raceday.exercise.times import parse_duration
+    from raceday.textfile import UnreadableText, read_text
+
     raw: object = None
     try:
         raw = yaml.safe_load(read_text(folder / EXERCISE_FILE))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from raceday.errors import ExerciseError
+from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
 from raceday.exercise.model import (
     PANEL_SHOWS,
     Clock,
@@ -58,8 +59,6 @@ from raceday.exercise.model import (
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
-
-EXERCISE_FILE = "exercise.yaml"
 
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exercise": (

@@ -20,8 +20,10 @@ from raceday.transcript.logfile import current_log
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
 
-if TYPE_CHECKING:  # the launcher's first frame needs no exercise model (13 ms of dataclasses)
+if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclasses)
+    from raceday.errors import ExerciseError
     from raceday.exercise.model import Exercise
+    from raceday.tui.screens.briefing import PendingExercise
 
 _log = logging.getLogger(__name__)
 
@@ -68,10 +70,13 @@ class RacedayApp(InertNotifications):
         wall: Callable[[], float] = time.monotonic,
         live_ticks: bool = True,
         resume: Path | None = None,
+        pending: PendingExercise | None = None,
     ) -> None:
         super().__init__()
         self.resume = resume  # a session folder to go on with at once (`raceday resume`)
         self.exercise = exercise
+        self.pending = pending  # `raceday play ID`: the briefing loads it after its first frame
+        self.load_error: ExerciseError | None = None  # why the pending one does not load
         self.settings = settings or Settings()
         self.wall = wall
         self.live_ticks = live_ticks
@@ -87,13 +92,15 @@ class RacedayApp(InertNotifications):
         resuming = self.resume is not None and self.exercise is not None  # see on_mount
         if type(self) is not RacedayApp or resuming:
             return super().get_default_screen()
-        if self.exercise is None:
+        if self.exercise is None and self.pending is None:
             from raceday.tui.screens.launcher import LauncherScreen
 
             return LauncherScreen()
         from raceday.tui.screens.briefing import BriefingScreen
 
-        return BriefingScreen(self.exercise, self.settings)
+        first = self.exercise if self.exercise is not None else self.pending
+        assert first is not None
+        return BriefingScreen(first, self.settings)
 
     def on_mount(self) -> None:
         if self.resume is not None and self.exercise is not None:

@@ -51,17 +51,36 @@ def launch(
 ) -> int:
     """Open the launcher (no exercise) or the exercise's briefing; returns the exit status.
 
-    A bad exercise raises the loader's `ExerciseError` before the screen changes, so the CLI
-    prints `file:line` problems and exits 2.
+    A bad exercise raises the loader's `ExerciseError`, so the CLI prints `file:line`
+    problems and exits 2: an unknown id or a first frame that cannot be read before the
+    screen opens; anything else found by the load the briefing runs after its first frame,
+    once the screen is closed again.
     """
-    loading = _Loading(exercise) if exercise else None
+    pending = None
+    loading = None
+    if exercise:
+        from raceday.exercise.catalog import resolve_exercise
+        from raceday.tui.briefing_head import read_head
+
+        path = resolve_exercise(exercise)
+        head = read_head(path)
+        if head is None:  # loaded first, as it always was
+            loading = _Loading(exercise)
+        else:
+            from raceday.tui.screens.briefing import PendingExercise
+
+            pending = PendingExercise(path, head)
     from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
 
     loaded = loading.result() if loading is not None else None
     settings = Settings(mode=mode, pace=Pace(pace), speed=speed or 60.0,
                         transcripts=Path(transcripts),
                         length=None if speed else (length or GAME_DAY_MINUTES))
-    return run_app(RacedayApp(loaded, settings=settings))
+    app = RacedayApp(loaded, settings=settings, pending=pending)
+    status = run_app(app)
+    if app.load_error is not None:
+        raise app.load_error
+    return status
 
 
 def launch_resume(folder: Path, exercise: str | None = None, *, speed: float | None = None,

@@ -233,7 +233,7 @@ class SessionRunner:
                 walk = unavailable(f"the replayed night could not be read: {_one_line(exc)}")
             return [ReplayReady(event, walk)]
 
-        self.submit("replay", job)
+        self.submit("replay", job, refresh=False)  # a replay plays copies: nothing shown moved
 
     def tick(self, minute: int) -> None:
         """Let the clock run to `minute` (live pace); a tick already queued covers it."""

@@ -16,9 +16,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from raceday.engine.clock import clock_time
+from raceday.tui.briefing_head import BriefingHead
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from raceday.errors import ExerciseError
     from raceday.exercise.model import Exercise
     from raceday.store.results import TableInfo
     from raceday.tui.app import RacedayApp, Settings
@@ -131,6 +134,15 @@ def read_schema(exercise: Exercise) -> list[TableInfo]:
     return describe_exercise_world(exercise)
 
 
+@dataclass(frozen=True)
+class PendingExercise:
+    """An exercise not loaded yet (`raceday play ID`): its folder, and what the briefing's
+    first frame shows of it. The briefing loads it in a worker once that frame is drawn."""
+
+    path: Path
+    head: BriefingHead
+
+
 class BriefingScreen(Screen[None]):
     HELP = """\
 # The briefing
@@ -153,50 +165,98 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         lines: Prerendered
         width: int
 
-    def __init__(self, exercise: Exercise, settings: Settings) -> None:
+    @dataclass
+    class Loaded(Message):
+        """The pending exercise loaded (in a worker), or why it does not load."""
+
+        exercise: Exercise | None
+        error: ExerciseError | None = None
+
+    def __init__(self, exercise: Exercise | PendingExercise, settings: Settings) -> None:
         super().__init__()
-        self.exercise = exercise
+        if isinstance(exercise, PendingExercise):
+            self.pending: PendingExercise | None = exercise
+            self.exercise: Exercise | None = None
+            self.head = exercise.head
+        else:
+            self.pending, self.exercise = None, exercise
+            self.head = BriefingHead.of(exercise)
         self.settings = settings
         self.rendered_width = 0  # the width the Markdown was rendered at
+        self.start_asked = False  # Enter pressed before the exercise was loaded
 
     def compose(self) -> ComposeResult:
-        start = clock_time(self.exercise.clock.start, 0)
-        yield Static(f" Briefing · {self.exercise.title} · {start} {self.exercise.clock.zone}"
-                     "   Enter starts", id="briefing-bar")
+        yield Static(self._bar(self.head), id="briefing-bar")
         with VerticalScroll(id="briefing-scroll"):
             # the first frame shows the title and summary; the Markdown (its parser imported
             # and the whole text rendered in a worker, never on the event loop) replaces it
-            yield Static(Text.assemble((self.exercise.title, "bold"), "\n\n",
-                                       (" ".join(self.exercise.summary.split()), "italic")),
-                         id="situation")
+            yield Static(self._title(self.head), id="situation")
             yield Static("", id="schema")
         yield Footer()
 
+    @staticmethod
+    def _bar(head: BriefingHead) -> str:
+        return f" Briefing · {head.title} · {head.start} {head.zone}   Enter starts"
+
+    @staticmethod
+    def _title(head: BriefingHead) -> Text:
+        return Text.assemble((head.title, "bold"), "\n\n", (head.summary, "italic"))
+
     def on_mount(self) -> None:
         self.query_one("#briefing-scroll").focus()
-        self.call_after_refresh(self._fill)
+        self.call_after_refresh(self._load if self.pending is not None else self._fill)
 
     def on_resize(self) -> None:
         if self.rendered_width:
             self.call_after_refresh(self._fill)
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="briefing-load")
+    def _load(self) -> None:
+        """Load the pending exercise (YAML, checks, its world built and its SQL compiled) off
+        the event loop, once the first frame is drawn."""
+        from raceday.engine.load import load_exercise
+        from raceday.errors import ExerciseError
+
+        assert self.pending is not None
+        try:
+            self.post_message(self.Loaded(load_exercise(self.pending.path)))
+        except ExerciseError as exc:
+            self.post_message(self.Loaded(None, exc))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if message.exercise is None:  # raised by `launch` once the screen is gone: one line
+            self._raceday().load_error = message.error
+            self.app.exit(2)
+            return
+        exercise = self.exercise = message.exercise
+        self._raceday().exercise = exercise
+        head = BriefingHead.of(exercise)
+        if head != self.head:  # a form the first frame's reader reads otherwise than YAML
+            self.head = head
+            self.query_one("#briefing-bar", Static).update(self._bar(head))
+            self.query_one("#situation", Static).update(self._title(head))
+        self._fill()
+        if self.start_asked:
+            self.action_start()
+
     def _fill(self) -> None:
-        if not self.is_current:  # the stack's base, under play: never shown again
+        if not self.is_current or self.exercise is None:  # under play, or not loaded yet
             return
         width = self.query_one("#situation", Static).content_region.width
         if width > 0 and width != self.rendered_width:
             self.rendered_width = width
-            self._render_markdown(width)
+            self._render_markdown(self.exercise, width)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="briefing")
-    def _render_markdown(self, width: int) -> None:
+    def _render_markdown(self, exercise: Exercise, width: int) -> None:
         """Render the Markdown once, off the event loop (Static would render it twice: once
         for its height, once to draw it)."""
         self.post_message(self.Rendered(
-            "situation", self._markdown(situation_markdown(self.exercise, self.settings),
+            "situation", self._markdown(situation_markdown(exercise, self.settings),
                                         width), width))
         try:
-            text = schema_markdown(self.exercise, read_schema(self.exercise))
+            text = schema_markdown(exercise, read_schema(exercise))
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
         self.post_message(self.Rendered("schema", self._markdown(text, width), width))
@@ -214,6 +274,9 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.query_one(f"#{message.part}", Static).update(message.lines)
 
     def action_start(self) -> None:
+        if self.exercise is None:  # started as soon as it is loaded
+            self.start_asked = True
+            return
         app = self._raceday()
         if self.settings.mode == "team":
             app.open_cast(self.exercise)

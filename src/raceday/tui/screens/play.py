@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -159,6 +159,8 @@ class PlayScreen(Screen[None]):
         self.tables: dict[str, tuple[str, ...]] = {}
         self.hardening: HardenScreen | None = None
         self.replaying: ReplayScreen | None = None
+        self._replay_screen: ReplayScreen | None = None  # kept between ctrl+r presses
+        self._replays_asked = self._replays_done = 0
         self._shown: dict[str, object] = {}
         """What each panel shows now: an unchanged panel is not redrawn (a redraw costs a
         frame's worth of rendering when a 1,000-row result is about to appear)."""
@@ -356,8 +358,10 @@ class PlayScreen(Screen[None]):
 
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
+        newest = self._newest_replay()
         if self.replaying is not None:
-            self.replaying.show_walk(message.walk)
+            if newest:
+                self.replaying.show_walk(message.walk)
             return
         walk = message.walk
         if walk.error is not None:
@@ -391,7 +395,7 @@ class PlayScreen(Screen[None]):
         if message.action == "run":
             self.results.show_text(Text(f"The statement could not run: {message.error}",
                                         style="bold red"))
-        if message.action == "replay" and self.replaying is not None:
+        if message.action == "replay" and self._newest_replay() and self.replaying is not None:
             self.replaying.failed(message.error)
         if message.action == "edit" and self.hardening is not None:
             self.hardening.edit_failed(message.error)
@@ -937,16 +941,39 @@ class PlayScreen(Screen[None]):
         if self.replaying is not None:
             self.notify("A replay is already running.", severity="warning")
             return
-        from raceday.tui.screens.replay import ReplayScreen
+        screen = self._replay_screen
+        if screen is None:  # one screen for every ctrl+r: composed and laid out once
+            from raceday.tui.screens.replay import ReplayScreen
 
-        screen = ReplayScreen()
+            screen = self._replay_screen = ReplayScreen()
+            self.app.install_screen(screen, f"replay-{id(self)}")
+        else:
+            screen.begin()
         self.replaying = screen
+        self._replays_asked += 1
 
         def closed(_: None = None) -> None:
             self.replaying = None
 
+        runner.replay()  # first: its worker starts while the screen is pushed
         self.app.push_screen(screen, closed)
-        runner.replay()
+
+    def _newest_replay(self) -> bool:
+        """One replay's answer is in: True when it answers the newest ctrl+r (a replay left
+        while it ran and asked again is answered twice, in order: the first is stale)."""
+        self._replays_done += 1
+        return self._replays_done == self._replays_asked
+
+    def on_unmount(self) -> None:
+        """The replay screen kept for ctrl+r goes with this screen (unless it is shown)."""
+        screen = self._replay_screen
+        if screen is None:
+            return
+        try:
+            self.app.uninstall_screen(screen)
+        except ScreenStackError:  # on a screen stack still: Textual removes it when popped
+            return
+        screen.remove()
 
     def act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None:
         """For the screens over this one (harden): a session call through our runner."""

@@ -54,6 +54,7 @@ _NARROW = 110
 _WIDE = 140
 """From this width the list of steps is shown beside the step."""
 _LABEL = 31
+_LOADING_BAR = Text(" Replay · running the race against your database…", style="bold")
 
 
 def _outcome_badge(run: Run) -> Text:
@@ -281,8 +282,7 @@ class ReplayScreen(Screen[None]):
         self.index = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(" Replay · running the race against your database…",
-                          style="bold"), id="replay-bar")
+        yield Static(_LOADING_BAR, id="replay-bar")
         with Vertical(id="replay-loading"):
             # no animation: the replay takes a fraction of a second, and each frame of an
             # animated indicator is drawn by the thread the replay's worker waits on
@@ -301,18 +301,42 @@ class ReplayScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._layout_for(self.app.size.width)
+        if self.walk is not None:  # answered before this screen was composed
+            self._show_walk(self.walk)
 
     def on_resize(self) -> None:
+        self._layout_for(self.app.size.width)
+
+    def on_screen_resume(self) -> None:  # pushed again (kept between presses): resized since?
         self._layout_for(self.app.size.width)
 
     def _layout_for(self, width: int) -> None:
         self.set_class(width < _NARROW, "-narrow")
         self.set_class(width >= _WIDE, "-wide")
 
+    def begin(self) -> None:
+        """Back to the loading view for the next replay: the play screen keeps this screen
+        between ctrl+r presses (composed once), so nothing of the last walk may stay."""
+        self.walk = None
+        self.index = 0
+        self.query_one("#replay-bar", Static).update(_LOADING_BAR)
+        self.query_one("#replay-loading").display = True
+        self.query_one("#replay-body").display = False
+        self.query_one("#replay-steps", OptionList).clear_options()
+        for part in ("#replay-steps", "#replay-world-scroll"):  # hidden for a failed replay
+            self.query_one(part).styles.clear_rule("display")
+        self.query_one("#replay-detail", Static).update("")
+        self.query_one("#replay-world", Static).update("")
+        self.query_one("#replay-world-scroll").scroll_home(animate=False)
+
     # -- the walk arrives ------------------------------------------------------------------------
 
     def show_walk(self, walk: ReplayWalk) -> None:
         self.walk = walk
+        if self.is_mounted:  # else not composed yet: on_mount shows it
+            self._show_walk(walk)
+
+    def _show_walk(self, walk: ReplayWalk) -> None:
         self.query_one("#replay-loading").display = False
         body = self.query_one("#replay-body")
         body.display = True
