@@ -98,3 +98,13 @@ def test_a_held_transactions_writes_are_checked_when_it_commits(
     session.advance_to(6)
     assert [f.sim_time for f in kinds(session, ev.Fault)] == ["00:04"]
     assert [a.sim_time for a in kinds(session, ev.Alert)] == ["00:04"]
+
+
+def test_a_write_made_by_the_teams_trigger_is_checked(make_session: MakeSession) -> None:
+    session = make_session()
+    session.execute("operator", "CREATE TRIGGER flip AFTER UPDATE ON automation BEGIN "
+                                "UPDATE config SET value = 10, version = 2; END")
+    session.execute("operator", "SELECT * FROM config")
+    assert not kinds(session, ev.Fault)
+    session.execute("operator", "UPDATE automation SET enabled = 1")  # config, through it
+    assert [f.sim_time for f in kinds(session, ev.Fault)] == ["00:02"]
