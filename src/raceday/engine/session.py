@@ -168,6 +168,12 @@ class Session:
         self._unnamed_writes = 0  # changes not named by table: every kept answer is stale
         # monitor -> ((role, sql), _world_key of its reads, its last answer)
         self._monitor_kept: dict[str, tuple[tuple[str, str], tuple[int, ...], StatementResult]] = {}
+        # a trusted query's SQL -> (its parameters, _world_key of its reads, its answer)
+        self._check_kept: dict[str, tuple[tuple[Any, ...], tuple[int, ...], tuple[str, ...],
+                                          list[Any]]] = {}
+        # an exercise check's SQL -> ((schema epoch, commits) when asked, the tables it reads)
+        self._check_reads: dict[str, tuple[tuple[int, int], frozenset[str] | None]] = {}
+        self._commits = 0  # held transactions committed: their writes show only now
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._txn_lost: dict[str, int] = {}
         """role -> minute its held transaction was rolled back (an error, a failed BEGIN or
@@ -879,10 +885,8 @@ class Session:
         invariant, a race step) fails closed: it reads as the harm being there, with the error
         as its row. Any other check (a milestone, a kill switch, a task done) reads as no rows.
         """
-        if not _reads_only(sql):  # a check that may write (WITH ... DELETE)
-            self._unnamed_writes += 1
         try:
-            return list(self.store.app_query(sql, params)[1])
+            return self.world_query(sql, params)[1]
         except MachineError:
             raise
         except RacedayError as exc:
@@ -890,6 +894,40 @@ class Session:
                 self._broken_checks.add(sql)
                 self._emit(ev.CheckFailed(sql=sql, error=str(exc), fail_closed=fail_closed))
             return [(f"the check could not run: {exc}",)] if fail_closed else []
+
+    def world_query(self, sql: str, params: Mapping[str, Any] | None = None,
+                    ) -> tuple[tuple[str, ...], list[Any]]:
+        """A trusted read of the world (an exercise's check, the world panel), as the
+        store's `app_query` gives it and raises; the answer is kept while none of the tables
+        it read has been written since, nor the schema changed (`_check_key`)."""
+        if not _reads_only(sql):  # a check that may write (WITH ... DELETE)
+            self._unnamed_writes += 1
+        asked = _asked(params)
+        key = self._check_key(sql, params)
+        kept = self._check_kept.get(sql)
+        if key is not None and kept is not None and kept[0] == asked and kept[1] == key:
+            return kept[2], list(kept[3])
+        self._check_kept.pop(sql, None)
+        columns, rows = self.store.app_query(sql, params)
+        if key is not None:
+            self._check_kept[sql] = (asked, key, columns, list(rows))
+        return columns, list(rows)
+
+    def _check_key(self, sql: str, params: Mapping[str, Any] | None) -> tuple[int, ...] | None:
+        """What a check's answer depends on (`_world_key` of the tables it reads), or None
+        when it may change with nothing written (it writes, reads the clock, calls random(),
+        or the store cannot say what it reads): then it runs every time it is asked. Its
+        answer is kept only while the same key holds, so it is the answer a run would give."""
+        reads_of = getattr(self.store, "reads_of", None)
+        if reads_of is None or not getattr(self.store, "reads_complete", False) \
+                or not _reads_only(sql) or not _steady(sql):
+            return None
+        stamp = (self._schema_epoch, self._commits)  # what a query reads follows the schema
+        known = self._check_reads.get(sql)
+        if known is None or known[0] != stamp:
+            known = self._check_reads[sql] = (stamp, reads_of(sql, params))
+        tables = known[1]
+        return None if tables is None else self._world_key(sorted(tables))
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:
@@ -917,6 +955,12 @@ class Session:
         ))
         if result.schema_changed:
             self._schema_epoch += 1
+        if automated and result.ok and _commits(result.sql):
+            # what the transaction wrote shows to other connections only now: every answer
+            # kept while it was open (a check's, a monitor's) is stale, and so is what a
+            # query reads if it changed the schema
+            self._commits += 1
+            self._unnamed_writes += 1
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
         for table in result.writes:
@@ -1016,7 +1060,7 @@ class Session:
         The answer is kept until the schema changes again when it cannot change before: a
         slow object (one time-out, not one a minute), or views that are still the exercise's
         own (only a view the team redefined is compared with its definition row by row, after
-        every change to the world)."""
+        every change to the tables either reads: `world_query`)."""
         truth = self.exercise.truth
         if truth is None:
             return []
@@ -1071,8 +1115,8 @@ class Session:
             same = (f'SELECT (SELECT count(*) FROM "{name}") = (SELECT count(*) FROM ({view.sql})) '
                     f'AND NOT EXISTS (SELECT * FROM "{name}" EXCEPT SELECT * FROM ({view.sql})) '
                     f'AND NOT EXISTS (SELECT * FROM ({view.sql}) EXCEPT SELECT * FROM "{name}")')
-            try:
-                _, answer = self.store.app_query(same)
+            try:  # kept while the view's tables are not written (a 10k world: a scan each)
+                _, answer = self.world_query(same)
             except MachineError:
                 raise
             except RacedayError as exc:
@@ -1387,6 +1431,11 @@ def _reads_only(sql: str) -> bool:
     """A check that starts with SELECT or VALUES (anything else might write)."""
     first = _FIRST_WORD.match(sql)
     return first is not None and first.group(1).upper() in ("SELECT", "VALUES")
+
+
+def _asked(params: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """A check's parameters as a key: the type too (SQLite tells 1 from 1.0 and True)."""
+    return tuple((k, type(v).__name__, v) for k, v in sorted((params or {}).items()))
 
 
 def _digest(columns: Sequence[str], rows: Sequence[Any]) -> str:

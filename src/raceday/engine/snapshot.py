@@ -8,6 +8,7 @@ without a panel gets its tables' row counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise, PanelItem
     from raceday.store.protocol import Store
+
+Query = Callable[[str], tuple[tuple[str, ...], Any]]
+"""A trusted read of the world: the store's `app_query`, or the session's `world_query`
+(its answer kept while the tables it reads are not written)."""
 
 _COUNT_TABLES = 12
 _PANEL_ROWS = 8
@@ -131,8 +136,9 @@ class WorldPlan:
 
 
 def read_world(session: Session, plan: WorldPlan) -> WorldView:
-    """Query the world for the panel (worker thread only); charts get that night's marks."""
-    world = read_store_world(session.store, plan)
+    """Query the world for the panel (worker thread only); charts get that night's marks.
+    A query whose tables were not written since the last snapshot is answered as it was."""
+    world = read_store_world(session.store, plan, session.world_query)
     if not world.charts:
         return world
     from dataclasses import replace
@@ -155,8 +161,10 @@ def read_world(session: Session, plan: WorldPlan) -> WorldView:
     return replace(world, charts=charts)
 
 
-def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
-    """Query a world (the session's, or the replay's) for the panel (worker thread only)."""
+def read_store_world(store: Store, plan: WorldPlan, query: Query | None = None) -> WorldView:
+    """Query a world (the session's, or the replay's) for the panel (worker thread only),
+    through `query` when given (else the store's `app_query`)."""
+    ask: Query = query or store.app_query
     answers: tuple[Answer, ...] | None = None
     total = empty = 0
     answers_label = switches_label = ""
@@ -167,16 +175,16 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
     try:
         for item in plan.items:
             if item.show == "answers":
-                answers, total, empty = _answers(store, item)
+                answers, total, empty = _answers(ask, item)
                 answers_label = item.label
                 continue
             if item.show == "rows":
-                columns, rows = store.app_query(_head(item.sql, _PANEL_ROWS))
+                columns, rows = ask(_head(item.sql, _PANEL_ROWS))
                 shown = tuple(tuple("NULL" if v is None else str(v) for v in r)
                               for r in rows[:_PANEL_ROWS])
                 tables.append((item.label, tuple(columns), shown))
                 continue
-            columns, rows = store.app_query(item.sql)
+            columns, rows = ask(item.sql)
             if item.show == "chart":
                 charts.append(_chart(item.label, columns, rows))
             else:
@@ -184,7 +192,7 @@ def read_store_world(store: Store, plan: WorldPlan) -> WorldView:
                 switches_label = item.label
         for table in plan.tables:
             quoted = '"' + table.replace('"', '""') + '"'
-            _, rows = store.app_query(f"SELECT count(*) FROM {quoted}")
+            _, rows = ask(f"SELECT count(*) FROM {quoted}")
             counts.append((table, int(rows[0][0]) if rows else 0))
     except Exception as exc:  # the players may have dropped or changed a table
         return WorldView(answers, tuple(counts), switches, error=_one_line(exc),
@@ -211,7 +219,7 @@ def _group(rows: list[Any]) -> dict[str, list[tuple[str, Any]]]:
     return grouped
 
 
-def _answers(store: Store, item: PanelItem) -> tuple[tuple[Answer, ...], int, int]:
+def _answers(ask: Query, item: PanelItem) -> tuple[tuple[Answer, ...], int, int]:
     """An `answers` item bounded: (the answers listed, how many endpoints, how many empty).
 
     A short answer is read whole. A long one is counted by the database: by the item's `count`
@@ -219,7 +227,7 @@ def _answers(store: Store, item: PanelItem) -> tuple[tuple[Answer, ...], int, in
     whole answer. Python gets the empty ones first, then the first others, never the world.
     """
     sql = item.sql
-    columns, rows = store.app_query(_head(sql, _ANSWER_ROWS + 1))
+    columns, rows = ask(_head(sql, _ANSWER_ROWS + 1))
     if len(rows) <= _ANSWER_ROWS:
         grouped = _group(rows)
         answers = tuple(Answer(n, tuple(a)) for n, a in grouped.items())
@@ -230,21 +238,21 @@ def _answers(store: Store, item: PanelItem) -> tuple[tuple[Answer, ...], int, in
     answer = f"WITH answer ({names}) AS (\n{inner}\n) "
     listed: list[Answer] = []
     if item.count:
-        total, empty = _counted(store, item.count)
+        total, empty = _counted(ask, item.count)
         if empty:
             # the empty ones in the answer's own order: the scan stops at the last one named
-            _, wrong = store.app_query(f"{answer}SELECT c0 FROM answer WHERE {address} IS NULL "
+            _, wrong = ask(f"{answer}SELECT c0 FROM answer WHERE {address} IS NULL "
                                        f"LIMIT {min(empty, ANSWERS_SHOWN)}")
             listed = [Answer(n, ()) for n in dict.fromkeys(str(r[0]) for r in wrong)]
     else:
         # one pass counts them; the empty ones are named only when there are some
-        _, counted = store.app_query(
+        _, counted = ask(
             f"{answer}SELECT count(DISTINCT c0), "
             f"count(DISTINCT CASE WHEN {address} IS NOT NULL THEN c0 END) FROM answer")
         total = int(counted[0][0] or 0) if counted else 0
         empty = total - (int(counted[0][1] or 0) if counted else 0)
         if empty:
-            _, wrong = store.app_query(
+            _, wrong = ask(
                 f"{answer}SELECT c0 FROM answer GROUP BY c0 HAVING count({address}) = 0 "
                 f"ORDER BY c0 LIMIT {ANSWERS_SHOWN}")
             listed = [Answer(str(r[0]), ()) for r in wrong]
@@ -258,9 +266,9 @@ def _answers(store: Store, item: PanelItem) -> tuple[tuple[Answer, ...], int, in
     return tuple(listed), total, empty
 
 
-def _counted(store: Store, sql: str) -> tuple[int, int]:
+def _counted(ask: Query, sql: str) -> tuple[int, int]:
     """An item's `count` query: (how many names, how many of them empty)."""
-    columns, rows = store.app_query(sql)
+    columns, rows = ask(sql)
     if len(rows) != 1 or len(columns) < 2:
         raise ValueError(f"the panel's count query gave {len(rows)} row(s) of "
                          f"{len(columns)} column(s), not one row of two (names, empty)")

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from raceday.errors import ExerciseError, MachineError, RacedayError
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext, WorldNames
 from raceday.store.protocol import RoleRights
+from raceday.store.reads import ReadCollector
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
 from raceday.store.world import (
@@ -458,6 +459,22 @@ class WorldStore:
                 if _may_change_schema(sql):
                     self._schema_unsure = True  # whether it ran or failed half-way
             return columns, rows
+
+    def reads_of(self, sql: str, params: Mapping[str, Any] | None = None) -> frozenset[str] | None:
+        """The tables (lower case) a trusted query reads, when its answer can change only
+        with them and the schema; None when it may change otherwise, or it cannot be
+        prepared (store.reads). Prepared as `EXPLAIN`: nothing is run."""
+        with self._lock:
+            self._begin_call()
+            collector = ReadCollector()
+            self._app.set_authorizer(collector)  # expires the app's prepared statements
+            try:
+                self._app.execute(f"EXPLAIN {sql}", dict(params or {})).close()
+            except Exception:  # the run itself says what is wrong
+                return None
+            finally:
+                self._app.set_authorizer(None)
+            return collector.result()
 
     # -- the schema -----------------------------------------------------------------------
 
