@@ -15,9 +15,12 @@ import raceday.tui.app as app_module
 from raceday import cli
 from raceday.engine import load
 from raceday.exercise.model import Exercise
+from raceday.store.results import TableInfo
 from raceday.tui.app import RacedayApp
 from raceday.tui.briefing_head import read_head
+from raceday.tui.screens import briefing as briefing_module
 from raceday.tui.screens.briefing import BriefingScreen, PendingExercise, Prerendered
+from raceday.tui.screens.cast import CastScreen
 from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
 
@@ -169,3 +172,34 @@ def test_a_broken_exercise_still_gives_its_one_line_error(
     assert err.count("\n") == 1
     assert f"{yaml_file}:6" in err and 'unknown key "bogus_key"' in err
     assert len(ran) == 1 and ran[0].exercise is None
+
+
+async def test_a_briefing_left_while_it_rendered_shows_all_of_it_on_return(
+        make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter before the world's tables were read (team mode: to the cast screen), then back:
+    the briefing is whole again."""
+    gate = threading.Event()
+    real = briefing_module.read_schema
+
+    def slow_schema(exercise: Exercise) -> list[TableInfo]:
+        gate.wait(10)
+        return real(exercise)
+
+    monkeypatch.setattr(briefing_module, "read_schema", slow_schema)
+    app = make_app(mini, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        briefing = app.screen
+        assert isinstance(briefing, BriefingScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CastScreen)
+        gate.set()
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen_stack[-1] is briefing
+        shown = _shown(app)
+        assert "Roles" in shown[1] and "The world's tables" in shown[2]
+        assert "endpoint" in shown[2]

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from raceday.tui.briefing_head import BriefingHead
 
@@ -210,6 +211,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         if self.rendered_width:
             self.call_after_refresh(self._fill)
 
+    def on_screen_resume(self) -> None:  # back from the cast screen: left half-rendered?
+        if self.exercise is not None and not self.rendered_width:
+            self.call_after_refresh(self._fill)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="briefing-load")
     def _load(self) -> None:
         """Load the pending exercise (YAML, checks, its world built and its SQL compiled) off
@@ -236,9 +241,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.head = head
             self.query_one("#briefing-bar", Static).update(self._bar(head))
             self.query_one("#situation", Static).update(self._title(head))
-        self._fill()
-        if self.start_asked:
+        if self.start_asked:  # Enter came first: play opens now, nothing rendered for none
             self.action_start()
+            return
+        self._fill()
 
     def _fill(self) -> None:
         if not self.is_current or self.exercise is None:  # under play, or not loaded yet
@@ -255,6 +261,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.post_message(self.Rendered(
             "situation", self._markdown(situation_markdown(exercise, self.settings),
                                         width), width))
+        if get_current_worker().is_cancelled:  # the briefing was left: build no world for it
+            return
         try:
             text = schema_markdown(exercise, read_schema(exercise))
         except Exception as exc:
@@ -277,6 +285,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         if self.exercise is None:  # started as soon as it is loaded
             self.start_asked = True
             return
+        if any(w.node is self and w.group == "briefing" and not w.is_finished
+               for w in self.workers):  # still rendering: stop (it renders again on return)
+            self.workers.cancel_group(self, "briefing")
+            self.rendered_width = 0
         app = self._raceday()
         if self.settings.mode == "team":
             app.open_cast(self.exercise)
