@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 from tui_fixtures import DATA, MakeApp, settle, start_play
 
@@ -17,7 +18,7 @@ from raceday.engine import load
 from raceday.exercise.model import Exercise
 from raceday.store.results import TableInfo
 from raceday.tui.app import RacedayApp
-from raceday.tui.briefing_head import read_head
+from raceday.tui.briefing_head import BriefingHead, load_keeping_head, read_head
 from raceday.tui.screens import briefing as briefing_module
 from raceday.tui.screens.briefing import BriefingScreen, PendingExercise, Prerendered
 from raceday.tui.screens.cast import CastScreen
@@ -77,9 +78,35 @@ async def test_a_terminal_too_small_at_start_shows_one_notice_and_then_the_brief
 
 
 def _pending(path: Path) -> PendingExercise:
+    """The exercise at `path` as `raceday play` finds it once its head is kept (loaded once)."""
+    load_keeping_head(path)
     head = read_head(path)
     assert head is not None
     return PendingExercise(path, head)
+
+
+def _play(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[RacedayApp],
+                                                                      list[list[str]]]:
+    """`raceday play ...` run headless: its status, its app, and the briefing as drawn first
+    and once every worker is done (then the app exits)."""
+    ran: list[RacedayApp] = []
+    shown: list[list[str]] = []
+
+    def headless(app: RacedayApp) -> int:
+        ran.append(app)
+
+        async def look(pilot: Pilot[object]) -> None:
+            await pilot.pause()
+            shown.append(_shown(app))
+            await settle(pilot)
+            shown.append(_shown(app))
+            app.exit(0)
+
+        result = app.run(headless=True, size=(120, 40), auto_pilot=look)
+        return result if isinstance(result, int) else 0
+
+    monkeypatch.setattr(app_module, "run_app", headless)
+    return cli.main(["play", *argv]), ran, shown
 
 
 def _shown(app: RacedayApp) -> list[str]:
@@ -148,17 +175,71 @@ async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_i
             assert isinstance(app.screen, PlayScreen)
 
 
+def test_a_cold_cache_loads_first_and_the_next_start_draws_the_kept_head_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first start (nothing kept) loads the exercise before the briefing opens, as it
+    always did, and keeps its head; the second draws that head before loading."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    folder = DATA / "mini-dns"
+    assert read_head(folder) is None
+    status, ran, cold = _play([str(folder)], monkeypatch)
+    assert status == 0 and ran[0].pending is None
+    assert cold[0][0] == cold[1][0] and "Roles" in cold[1][1] and "endpoint" in cold[1][2]
+    head = BriefingHead.of(load.load_exercise(folder))
+    assert read_head(folder) == head
+    status, ran, warm = _play([str(folder)], monkeypatch)
+    assert status == 0 and ran[0].pending == PendingExercise(folder, head)
+    assert warm[0][0] == cold[1][0]  # the bar: title, the clock's start and zone
+    assert warm[1] == cold[1]
+    assert ran[0].exercise is not None and ran[0].exercise.id == "mini-dns"
+
+
+def test_a_damaged_cache_is_a_miss_and_play_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    _pending(DATA / "mini-dns")
+    for kept in (cache / "briefing-heads").iterdir():
+        kept.write_text('{"title": "An old t')
+    status, ran, shown = _play([str(DATA / "mini-dns")], monkeypatch)
+    assert status == 0 and ran[0].pending is None
+    assert "Mini DNS race" in shown[0][0] and "Roles" in shown[1][1]
+    assert read_head(DATA / "mini-dns") is not None  # kept again
+
+
 def test_a_broken_exercise_still_gives_its_one_line_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Its first frame reads (title, summary, clock), so the screen opens; the load after it
-    finds the problem: the screen closes and the CLI says what and where, exit 2."""
+    """An edited exercise.yaml is a miss: loaded before the screen opens, its problem is one
+    line, exit 2, and no screen opened."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "mini-dns"
     shutil.copytree(DATA / "mini-dns", folder)
+    _pending(folder)
     yaml_file = folder / "exercise.yaml"
     yaml_file.write_text(yaml_file.read_text().replace("level: beginner\n",
                                                        "level: beginner\nbogus_key: 1\n"))
-    assert read_head(folder) is not None
+    status, ran, _ = _play([str(folder)], monkeypatch)
+    assert status == 2 and ran == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{yaml_file}:6" in err and 'unknown key "bogus_key"' in err
+
+
+def test_a_problem_found_after_a_kept_first_frame_still_gives_its_one_line_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """exercise.yaml as it was (its head kept, so the screen opens) but its world.sql broken:
+    the load after the first frame finds it; the screen closes and the CLI says what and
+    where, exit 2."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "mini-dns"
+    shutil.copytree(DATA / "mini-dns", folder)
+    _pending(folder)
+    world = folder / "world.sql"
+    lines = world.read_text().count("\n")
+    with world.open("a") as out:
+        out.write("CREATE TABLE broken (\n")
     ran: list[RacedayApp] = []
 
     def headless(app: RacedayApp) -> int:
@@ -170,8 +251,8 @@ def test_a_broken_exercise_still_gives_its_one_line_error(
     assert cli.main(["play", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{yaml_file}:6" in err and 'unknown key "bogus_key"' in err
-    assert len(ran) == 1 and ran[0].exercise is None
+    assert f"{world}:{lines + 1}" in err
+    assert len(ran) == 1 and ran[0].pending is not None and ran[0].exercise is None
 
 
 async def test_a_briefing_left_while_it_rendered_shows_all_of_it_on_return(

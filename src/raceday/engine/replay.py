@@ -36,6 +36,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from raceday.cache import cache_folder
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
@@ -421,13 +422,8 @@ def _code_digest() -> str:
 def _cache_file(key: str) -> Path | None:
     """Where a normal night's good writes are kept: $RACEDAY_CACHE_DIR, else the user's cache
     folder; None when RACEDAY_CACHE_DIR is empty (no cache on disk)."""
-    root = os.environ.get("RACEDAY_CACHE_DIR")
-    if root == "":
-        return None
-    if root is None:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        root = str(Path(base) / "raceday")
-    return Path(root) / "normal-nights" / f"{key}.json"
+    folder = cache_folder()
+    return folder / "normal-nights" / f"{key}.json" if folder is not None else None
 
 
 def _read_good(path: Path) -> list[RunKey] | None:

@@ -15,20 +15,21 @@ if TYPE_CHECKING:
 class _Loading:
     """The exercise loaded (its world built and its SQL compiled) in a thread while the main
     one imports the TUI: SQLite lets go of the interpreter while it builds, so the two
-    overlap, and the first screen comes sooner. Problems are raised where `result` is asked."""
+    overlap, and the first screen comes sooner. Its head is kept for the next start (see
+    briefing_head). Problems are raised where `result` is asked."""
 
-    def __init__(self, name: str) -> None:
-        self._name = name
+    def __init__(self, path: Path) -> None:
+        self._path = path
         self._exercise: Exercise | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._load, name="raceday-load", daemon=True)
         self._thread.start()
 
     def _load(self) -> None:
-        from raceday.commands import load_named_exercise
+        from raceday.tui.briefing_head import load_keeping_head
 
         try:
-            self._exercise = load_named_exercise(self._name)
+            self._exercise = load_keeping_head(self._path)
         except BaseException as exc:  # raised again in the main thread
             self._error = exc
 
@@ -52,9 +53,9 @@ def launch(
     """Open the launcher (no exercise) or the exercise's briefing; returns the exit status.
 
     A bad exercise raises the loader's `ExerciseError`, so the CLI prints `file:line`
-    problems and exits 2: an unknown id or a first frame that cannot be read before the
-    screen opens; anything else found by the load the briefing runs after its first frame,
-    once the screen is closed again.
+    problems and exits 2: an unknown id, or a problem of an exercise whose first frame is not
+    kept, before the screen opens (it is loaded first); a problem found by the load the
+    briefing runs after a kept first frame, once the screen is closed again.
     """
     pending = None
     loading = None
@@ -64,8 +65,8 @@ def launch(
 
         path = resolve_exercise(exercise)
         head = read_head(path)
-        if head is None:  # loaded first, as it always was
-            loading = _Loading(exercise)
+        if head is None:  # not kept (or not as it is now): loaded first, as it always was
+            loading = _Loading(path)
         else:
             from raceday.tui.screens.briefing import PendingExercise
 

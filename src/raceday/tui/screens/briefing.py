@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from raceday.tui.briefing_head import BriefingHead
+from raceday.tui.briefing_head import BriefingHead, load_keeping_head
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -219,12 +219,12 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def _load(self) -> None:
         """Load the pending exercise (YAML, checks, its world built and its SQL compiled) off
         the event loop, once the first frame is drawn."""
-        from raceday.engine.load import load_exercise
         from raceday.errors import ExerciseError
 
         assert self.pending is not None
         try:
-            self.post_message(self.Loaded(load_exercise(self.pending.path)))
+            self.post_message(self.Loaded(load_keeping_head(self.pending.path,
+                                                            self.pending.head)))
         except ExerciseError as exc:
             self.post_message(self.Loaded(None, exc))
 
@@ -237,7 +237,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         exercise = self.exercise = message.exercise
         self._raceday().exercise = exercise
         head = BriefingHead.of(exercise)
-        if head != self.head:  # a form the first frame's reader reads otherwise than YAML
+        if head != self.head:  # the file edited since its head was read (kept afresh)
             self.head = head
             self.query_one("#briefing-bar", Static).update(self._bar(head))
             self.query_one("#situation", Static).update(self._title(head))
