@@ -56,17 +56,18 @@ async def playing(make_app: MakeApp, exercise: Exercise, **options: Any
         assert isinstance(play, PlayScreen)
         session = play.runner.session if play.runner else None
         assert isinstance(session, Session)
+        store = session.store
+        assert isinstance(store, PostgresStore)
         try:
             yield pilot, play, session
         finally:
-            session.store.drop()
+            store.drop()
 
 
 async def test_harden_on_postgresql_marks_nothing_edited_until_saved(
         make_app: MakeApp, pg_world: str) -> None:
     lab = load_named_exercise(str(LAB))
     async with playing(make_app, lab) as (pilot, _, session):
-        assert isinstance(session.store, PostgresStore)
         varied = [s.id for s in session.exercise.statements
                   if s.sql != next(o.sql for o in lab.statements if o.id == s.id)]
         assert varied, "the lab's PostgreSQL variant changes some statements"
