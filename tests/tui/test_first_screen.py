@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -16,7 +17,6 @@ import raceday.tui.app as app_module
 from raceday import cli
 from raceday.engine import load
 from raceday.exercise.model import Exercise
-from raceday.store.results import TableInfo
 from raceday.tui.app import RacedayApp
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head, read_head
 from raceday.tui.screens import briefing as briefing_module
@@ -121,58 +121,55 @@ def _shown(app: RacedayApp) -> list[str]:
     return lines
 
 
+def held(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> threading.Event:
+    """`module.name` made to wait (in its worker) until the returned gate is set."""
+    gate = threading.Event()
+    real = getattr(module, name)
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, slow)
+    return gate
+
+
 async def test_play_id_draws_the_briefing_at_once_and_then_the_whole_exercise(
-        make_app: MakeApp, mini: Exercise) -> None:
+        make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
     loaded = make_app(mini)
     async with loaded.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         expected = _shown(loaded)
     app = make_app(None)
     app.pending = _pending(DATA / "mini-dns")
-    gate = threading.Event()
-    real = load.load_exercise
-
-    def slow_load(path: Path, **kwargs: bool) -> Exercise:
-        gate.wait(10)
-        return real(path, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load, "load_exercise", slow_load)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            first = _shown(app)
-            assert first[0] == expected[0]  # the bar: title, the clock's start and zone
-            assert first[1] == "Mini DNS race\n\nA stale plan and a clean-up empty one " \
-                               "endpoint's answer."
-            assert app.exercise is None and not first[2]
-            gate.set()
-            await settle(pilot)
-            assert _shown(app) == expected  # briefing.md, the roles, the world's tables
-            assert app.exercise is not None and app.exercise.id == "mini-dns"
+    gate = held(monkeypatch, load, "load_exercise")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        first = _shown(app)
+        assert first[0] == expected[0]  # the bar: title, the clock's start and zone
+        assert first[1] == "Mini DNS race\n\nA stale plan and a clean-up empty one " \
+                           "endpoint's answer."
+        assert app.exercise is None and not first[2]
+        gate.set()
+        await settle(pilot)
+        assert _shown(app) == expected  # briefing.md, the roles, the world's tables
+        assert app.exercise is not None and app.exercise.id == "mini-dns"
     assert "Roles" in expected[1] and "endpoint" in expected[2]
 
 
 async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_is(
-        make_app: MakeApp) -> None:
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(None)
     app.pending = _pending(DATA / "mini-dns")
-    gate = threading.Event()
-    real = load.load_exercise
-
-    def slow_load(path: Path, **kwargs: bool) -> Exercise:
-        gate.wait(10)
-        return real(path, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load, "load_exercise", slow_load)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.press("enter")
-            await pilot.pause()
-            assert isinstance(app.screen, BriefingScreen)
-            gate.set()
-            await settle(pilot)
-            assert isinstance(app.screen, PlayScreen)
+    gate = held(monkeypatch, load, "load_exercise")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BriefingScreen)
+        gate.set()
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen)
 
 
 def test_a_cold_cache_loads_first_and_the_next_start_draws_the_kept_head_at_once(
@@ -259,14 +256,7 @@ async def test_a_briefing_left_while_it_rendered_shows_all_of_it_on_return(
         make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
     """Enter before the world's tables were read (team mode: to the cast screen), then back:
     the briefing is whole again."""
-    gate = threading.Event()
-    real = briefing_module.read_schema
-
-    def slow_schema(exercise: Exercise) -> list[TableInfo]:
-        gate.wait(10)
-        return real(exercise)
-
-    monkeypatch.setattr(briefing_module, "read_schema", slow_schema)
+    gate = held(monkeypatch, briefing_module, "read_schema")
     app = make_app(mini, mode="team")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
