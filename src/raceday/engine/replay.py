@@ -24,7 +24,6 @@ import atexit
 import hashlib
 import json
 import logging
-import os
 import shutil
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from raceday.cache import cache_folder
+from raceday.cache import cache_folder, write_atomically
 from raceday.engine.clock import Pace
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
@@ -435,13 +434,8 @@ def _read_good(path: Path) -> list[RunKey] | None:
 
 
 def _write_good(path: Path, good: list[RunKey]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.name}.{os.getpid()}.part")
-        part.write_text(json.dumps({"good": good}), encoding="utf-8")
-        os.replace(part, path)
-    except OSError:
-        pass  # no cache: the next replay plays the night again
+    # not written (a full disk, a read-only home): the next replay plays the night again
+    write_atomically(path, json.dumps({"good": good}))
 
 
 def _copy_world(built: Path, path: Path) -> None:
