@@ -249,9 +249,9 @@ def ctrl_r(runs: int, scratch: Path) -> list[Row]:
                 time.sleep(READ_FIRST)
             for _ in range(1 if instant else 3):
                 at = tmux.keys("C-r")
-                times.append(tmux.until(lambda s: "Replay   step 1/" in s, at))
+                times.append(tmux.until(lambda s: "The replay begins" in s, at))
                 time.sleep(0.3)
-                tmux.until(lambda s: "F5 run" in s and "Replay   step" not in s,
+                tmux.until(lambda s: "F5 run" in s and "The replay begins" not in s,
                            tmux.keys("Escape"))
                 time.sleep(0.3)
         finally:

@@ -3,6 +3,7 @@ replay walk reads it) until the next replay or the end of the session."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,11 @@ def test_prepare_keeps_the_normal_night_and_changes_no_replay(
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
     monkeypatch.setattr(replay, "_good_known", {})  # nights known in this process: none
+    monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     exercise = load_exercise(FLAGSHIP)
     unprepared = open_session(exercise, ("responder",), tmp_path / "a").replay()
     monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     for night in list((cache / "normal-nights").iterdir()):
         night.unlink()
     session = open_session(exercise, ("responder",), tmp_path / "b")

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from raceday.cache import cache_folder, write_atomically
-from raceday.engine.clock import Pace
+from raceday.engine.aside import Aside
+from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
 from raceday.store.protocol import Store
@@ -96,6 +97,7 @@ def _describe_shift(exercise: Exercise, shift: ShiftSpec) -> str:
 
 Probe = tuple[int, str, str, str]
 E = TypeVar("E", bound=ev.Event)
+T = TypeVar("T")
 
 
 class _UnwrittenLog(EventLog):
@@ -306,24 +308,31 @@ def _good_runs(original: Session) -> list[RunKey]:
             if before[key][1].outcome != "failed" and before[key][1].changed]
 
 
-def _blocked(good: list[RunKey], team: Session) -> tuple[BlockedWrite, ...]:
+Outcomes = dict[RunKey, str | None]
+"""Each run of a normal night on the team's world: None when it changed rows, else what it
+did instead (why a good write would not have taken)."""
+
+
+def _outcomes(team: Session) -> Outcomes:
+    return {key: None if now.outcome != "failed" and now.changed else describe_run(statements)
+            for key, (statements, now) in _runs_by_key(team).items()}
+
+
+def _blocked(good: list[RunKey], outcomes: Outcomes,
+             time_of: Callable[[int], str]) -> tuple[BlockedWrite, ...]:
     """Runs that changed rows on the original world (`good`) and changed none (or failed) on
     the team's.
 
     Whole runs are compared, not statements: the team may have edited a statement into
     several (mark, then purge), and a run that still changed what it should is not blocked.
     """
-    after = _runs_by_key(team)
     blocked = []
     for key in good:
-        if key not in after:
-            blocked.append(BlockedWrite(task=key[0], at=team.time_of(key[1]),
+        if key not in outcomes:
+            blocked.append(BlockedWrite(task=key[0], at=time_of(key[1]),
                                         outcome="no statement ran"))
-            continue
-        statements, now = after[key]
-        if now.outcome == "failed" or not now.changed:
-            blocked.append(BlockedWrite(task=key[0], at=team.time_of(key[1]),
-                                        outcome=describe_run(statements)))
+        elif (outcome := outcomes[key]) is not None:
+            blocked.append(BlockedWrite(task=key[0], at=time_of(key[1]), outcome=outcome))
     return tuple(blocked)
 
 
@@ -346,18 +355,117 @@ def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
     return tuple(merged)
 
 
-def _normal_nights(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
-                   team_world: Path, folder: Path, until: int, renumber: str,
-                   probes: tuple[Probe, ...] = ()) -> tuple[tuple[BlockedWrite, ...],
-                                                             tuple[ev.MonitorCheck, ...]]:
-    """The normal night on the original world and on the team's (`team_world`, built as the
-    race's is, with the same `renumber`): the good writes refused, and the team's alerts run
-    again on the team's normal night at their minutes."""
-    good = _good_writes(kind, exercise, folder, until, renumber)
+TeamNight = tuple[Outcomes, tuple[ev.MonitorCheck, ...]]
+Nights = tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]
+_nights_known: OrderedDict[str, Nights] = OrderedDict()
+"""The normal nights' answers already worked out in this process (a child's included)."""
+
+
+def _team_night(kind: type[Session], team_exercise: Exercise, team_world: Path, folder: Path,
+                until: int, probes: tuple[Probe, ...]) -> TeamNight:
+    """The normal night on the team's world (`team_world`, built as the race's is): how each
+    run went, and the team's alerts run again at their minutes."""
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
                  max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
     remove_world(team_world)  # never read again
-    return _blocked(good, team), tuple(team.probe_results)
+    return _outcomes(team), tuple(team.probe_results)
+
+
+def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
+           started: list[Aside[Any]]) -> Callable[[], T]:
+    """`play(scratch)`, started now in a forked child (`Aside`) when the world is `small`,
+    while the caller plays the race; else played here when the answer is asked for. The
+    scratch folder is the play's alone, and is gone afterwards either way: a child that fails
+    half-way leaves nothing the same call made here would trip on."""
+
+    def run() -> T:
+        scratch.mkdir()
+        try:
+            return play(scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def clear() -> None:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    if not small:
+        return run
+    aside = Aside(run, before_here=clear)
+    started.append(aside)
+
+    def answer() -> T:
+        started.remove(aside)
+        return aside.result()
+
+    return answer
+
+
+def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, until: int,
+                       renumber: str, small: bool, started: list[Aside[Any]],
+                       ) -> Callable[[], list[RunKey]]:
+    """`_good_writes`, from this process's memory or the cache folder at once, else played
+    aside (`_aside`) while the race plays."""
+    known = _good_cached(kind, exercise, until, renumber)
+    if known is not None:
+        return lambda: known
+
+    def play(scratch: Path) -> list[RunKey]:
+        return _good_writes(kind, exercise, scratch, until, renumber)
+
+    get = _aside(play, folder / f"original-night{renumber.strip() and '-shifted'}", small,
+                 started)
+
+    def answer() -> list[RunKey]:
+        good = get()
+        _good_known[_good_key(kind, exercise, until, renumber)] = good  # a child's, kept here
+        return good
+
+    return answer
+
+
+def _normal_nights_aside(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                         team_world: Path, folder: Path, until: int, renumber: str,
+                         probes: tuple[Probe, ...], small: bool, started: list[Aside[Any]],
+                         ) -> Callable[[], Nights]:
+    """The normal night on the original world and on the team's (`team_world`, built as the
+    race's is, with the same `renumber`), each played aside (`_aside`) while the race plays:
+    the good writes refused, and the team's alerts run again on the team's normal night at
+    their minutes. The same nights asked for again (the same exercise, statements and world:
+    ctrl+r twice) are not played again."""
+    key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
+                      _exercise_digest(team_exercise), _file_digest(team_world), until,
+                      renumber, probes])
+    known = _nights_known.get(key)
+    if known is not None:
+        remove_world(team_world)
+        return lambda: known
+    goods = _good_writes_aside(kind, exercise, folder, until, renumber, small, started)
+
+    def play(scratch: Path) -> TeamNight:
+        world = scratch / "normal-team.db"  # a copy: the team's world stays as it was
+        shutil.copyfile(team_world, world)
+        return _team_night(kind, team_exercise, world, scratch, until, probes)
+
+    night = _aside(play, folder / "normal-nights", small, started) if small else (
+        lambda: _team_night(kind, team_exercise, team_world, folder, until, probes))
+    start = team_exercise.clock.start
+
+    def answer() -> Nights:
+        good = goods()
+        outcomes, checks = night()
+        remove_world(team_world)
+        nights = (_blocked(good, outcomes, lambda minute: clock_time(start, minute)), checks)
+        _nights_known[key] = nights
+        while len(_nights_known) > _MEMO_SIZE:
+            _nights_known.popitem(last=False)
+        return nights
+
+    return answer
+
+
+def _world_bytes(world: Path) -> int:
+    wal = world.with_name(world.name + "-wal")
+    return world.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
 _good_known: dict[str, list[RunKey]] = {}
@@ -368,28 +476,43 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
     """The good writes of the normal night on the original world: it is the same every time
     for the same exercise, seed and code, so it is played once and kept (in this process, and
     in raceday's cache folder, named by a digest of all three)."""
-    normal = _without_delayed(exercise)
-    key = _normal_night_key(kind, normal, until, renumber, "sqlite")
-    if key in _good_known:
-        return _good_known[key]
+    good = _good_cached(kind, exercise, until, renumber)
+    if good is not None:
+        return good
+    pristine = folder / "normal-pristine.db"
+    WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+    if renumber.strip():
+        original_world = folder / "normal-original.db"
+        build_replay_world(pristine, exercise.world_sql, original_world, renumber)
+    else:
+        original_world = pristine
+    original = _play(kind, _without_delayed(exercise), original_world,
+                     folder / "normal-original", until, judge_world=False)
+    good = _good_runs(original)
+    for world in (pristine, original_world):  # never read again
+        remove_world(world)
+    key = _good_key(kind, exercise, until, renumber)
     cached = _cache_file(key)
-    good = _read_good(cached) if cached is not None else None
-    if good is None:
-        pristine = folder / "normal-pristine.db"
-        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
-        if renumber.strip():
-            original_world = folder / "normal-original.db"
-            build_replay_world(pristine, exercise.world_sql, original_world, renumber)
-        else:
-            original_world = pristine
-        original = _play(kind, normal, original_world, folder / "normal-original", until,
-                         judge_world=False)
-        good = _good_runs(original)
-        for world in (pristine, original_world):  # never read again
-            remove_world(world)
-        if cached is not None:
-            _write_good(cached, good)
+    if cached is not None:
+        _write_good(cached, good)
     _good_known[key] = good
+    return good
+
+
+def _good_key(kind: type[Session], exercise: Exercise, until: int, renumber: str) -> str:
+    return _normal_night_key(kind, _without_delayed(exercise), until, renumber, "sqlite")
+
+
+def _good_cached(kind: type[Session], exercise: Exercise, until: int,
+                 renumber: str) -> list[RunKey] | None:
+    """The good writes already known in this process or kept in the cache folder, or None."""
+    key = _good_key(kind, exercise, until, renumber)
+    good = _good_known.get(key)
+    if good is None:
+        cached = _cache_file(key)
+        good = _read_good(cached) if cached is not None else None
+        if good is not None:
+            _good_known[key] = good
     return good
 
 
@@ -497,46 +620,59 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
     race_world = folder / "race.db"
     warnings = build_replay_world(live, exercise.world_sql, race_world)
     delayed = bool(exercise.replay and exercise.replay.delayed)
-    if delayed:  # the team's normal night starts from the same world: built once, copied
-        _copy_world(race_world, folder / "normal-team.db")
     kind = type(session)  # the replay plays sessions of the kind it was given
-    race = _play(kind, team_exercise, race_world, folder / "race", until)
-    _keep_race(folder / "race", race.events)
-    steps = _step_replays(exercise, race)
-    fault = race.facts.fault_started
-    fault_at = race.time_of(fault) if fault is not None else None
-    warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
-                    f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+    started: list[Aside[Any]] = []  # children whose answer is not asked for yet
+    small = _world_bytes(race_world) <= _PREPARE_BYTES  # its nights played aside
+    try:
+        nights: Callable[[], Nights] | None = None
+        if delayed:  # the team's normal night starts from the same world: built once, copied
+            _copy_world(race_world, folder / "normal-team.db")
+            nights = _normal_nights_aside(kind, exercise, team_exercise,
+                                          folder / "normal-team.db", folder, until, "", probes,
+                                          small, started)
+        race = _play(kind, team_exercise, race_world, folder / "race", until)
+        _keep_race(folder / "race", race.events)
+        steps = _step_replays(exercise, race)
+        fault = race.facts.fault_started
+        fault_at = race.time_of(fault) if fault is not None else None
+        warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
+                        f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
-    blocked: tuple[BlockedWrite, ...] = ()
-    checks: tuple[ev.MonitorCheck, ...] = ()
-    if delayed:
-        blocked, checks = _normal_nights(kind, exercise, team_exercise, folder / "normal-team.db",
-                                         folder, until, "", probes)
-    shift = exercise.replay.shifted if exercise.replay else None
-    # Nothing prevented in tonight's race: the shifted race can only agree (a step is
-    # prevented only when prevented in both), so it is not played.
-    if shift is not None and any(s.status == "prevented" for s in steps):
-        what = _describe_shift(exercise, shift)
-        other = folder / "shifted"
-        other.mkdir()
-        shifted_world = other / "race.db"
-        build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
-        if delayed:
-            _copy_world(shifted_world, other / "normal-team.db")
-        shifted_exercise = _shift(exercise, shift)
-        shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race", until,
-                        transcript=False)  # nobody reads it: its steps are merged below
-        remove_world(shifted_world)
-        steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
-        if fault_at is None and shifted.facts.fault_started is not None:
-            fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-        if delayed:
-            seen = {b.task for b in blocked}
-            more, _ = _normal_nights(kind, shifted_exercise, _shift(team_exercise, shift),
-                                     other / "normal-team.db", other, until, shift.seed)
-            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
-                             for b in more if b.task not in seen)
+        blocked: tuple[BlockedWrite, ...] = ()
+        checks: tuple[ev.MonitorCheck, ...] = ()
+        if nights is not None:
+            blocked, checks = nights()
+        shift = exercise.replay.shifted if exercise.replay else None
+        # Nothing prevented in tonight's race: the shifted race can only agree (a step is
+        # prevented only when prevented in both), so it is not played.
+        if shift is not None and any(s.status == "prevented" for s in steps):
+            what = _describe_shift(exercise, shift)
+            other = folder / "shifted"
+            other.mkdir()
+            shifted_world = other / "race.db"
+            build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
+            shifted_exercise = _shift(exercise, shift)
+            more_nights: Callable[[], Nights] | None = None
+            if delayed:
+                _copy_world(shifted_world, other / "normal-team.db")
+                more_nights = _normal_nights_aside(kind, shifted_exercise,
+                                                   _shift(team_exercise, shift),
+                                                   other / "normal-team.db", other, until,
+                                                   shift.seed, (), small, started)
+            shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race",
+                            until, transcript=False)  # nobody reads it: merged below
+            remove_world(shifted_world)
+            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+            if fault_at is None and shifted.facts.fault_started is not None:
+                fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+            if more_nights is not None:
+                seen = {b.task for b in blocked}
+                more, _ = more_nights()
+                blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                                 for b in more if b.task not in seen)
+    finally:
+        for aside in started:  # the replay failed before it asked for these answers
+            aside.discard()
     remove_world(live)
     if not keep_world:
         remove_world(race_world)
@@ -669,7 +805,8 @@ def _normal_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Ex
 
     def compared() -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
         night = team.result()
-        return _blocked(good.result(), night), tuple(night.probe_results)
+        return (_blocked(good.result(), _outcomes(night), night.time_of),
+                tuple(night.probe_results))
 
     return compared
 

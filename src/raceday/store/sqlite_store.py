@@ -133,6 +133,10 @@ class _RoleConnection:
     last prepared (emptied whenever the cache is expired)."""
 
 
+LOCK_WAIT_S = 1.0
+"""How long a statement waits for SQLite's write lock, as long as PostgreSQL's lock timeout.
+The engine runs one statement at a time, so a lock a role holds is only let go by a later
+call: the wait is for someone outside the session (a facilitator's sqlite3 shell)."""
 ROLE_CACHED_STATEMENTS = 128
 """Prepared statements kept per role connection (Python's LRU cache)."""
 _MAX_VERDICTS = 512
@@ -199,7 +203,7 @@ class WorldStore:
         try:
             _harden(self._app)
             if not durable:
-                self._app.execute("PRAGMA synchronous=OFF")
+                _unhurried(self._app)
             limit_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
@@ -557,7 +561,7 @@ class WorldStore:
         try:
             _harden(conn)
             if not self._durable:
-                conn.execute("PRAGMA synchronous=OFF")
+                _unhurried(conn)
             limit_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
@@ -903,7 +907,7 @@ def _connect(path: Path, *, mode: str, cached_statements: int = 128) -> sqlite3.
         uri,
         uri=True,
         isolation_level=None,
-        timeout=5.0,
+        timeout=LOCK_WAIT_S,
         check_same_thread=False,
         cached_statements=cached_statements,
     )
@@ -921,6 +925,16 @@ def _harden(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA recursive_triggers=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")  # no temp files, anywhere
+
+
+def _unhurried(conn: sqlite3.Connection) -> None:
+    """A replay's world: thrown away once read, so never synced; and played by one thread,
+    every role on a connection of this store, so a lock one role holds cannot be let go
+    while another waits for it, and nobody else opens the file. Waiting (`LOCK_WAIT_S`)
+    could only end in the same "database is locked": it fails at once (a team that never
+    commits made the final replay wait 5 s a write, over two minutes in all)."""
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("PRAGMA busy_timeout=0")
 
 
 def _is_full(exc: BaseException) -> bool:

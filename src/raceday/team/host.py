@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from raceday.engine import aside
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.headless import open_session
 from raceday.engine.session import Session, SessionError
@@ -111,6 +112,7 @@ class Host:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
+        aside.set_enabled(False)  # a host's other threads use SQLite: its replays fork no child
         for spec in seats:
             if spec.role not in exercise.role_ids:
                 raise SessionError(f"unknown role {spec.role!r} for seat {spec.name!r}; roles "

@@ -1,0 +1,116 @@
+"""The replay's normal nights, played in a forked child while the race plays here, say what
+they say when played here: with the child, without it, and when the child dies half-way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from raceday.engine import aside, replay
+from raceday.engine.headless import open_session
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+from raceday.transcript.events import Replay
+
+FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+HERE = os.getpid()
+FORKS = hasattr(os, "fork") and aside._cores() >= 2
+
+
+@pytest.fixture(autouse=True)
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On, whatever an earlier test in this process did (a team host switches it off)."""
+    monkeypatch.setattr(aside, "_enabled", [True])
+
+
+def _guarded_replay(folder: Path) -> Replay:
+    """replay-guarded.yaml up to its replay: guards that block a step and a good write, so
+    both races and all four normal nights play."""
+    from raceday.engine.headless import play_step
+    exercise = load_exercise(FLAGSHIP)
+    script = load_script(FLAGSHIP / "scripts" / "replay-guarded.yaml", exercise)
+    session = open_session(exercise, script.roles, folder)
+    for step in script.steps:
+        if step.action == "replay":
+            break
+        play_step(session, step, "test")
+    # and one guard too many: it blocks the normal night's good writes too
+    [result] = session.execute("responder", "CREATE TRIGGER frozen BEFORE DELETE ON plan "
+                                            "BEGIN SELECT RAISE(ABORT, 'frozen'); END")
+    assert result.ok, result.error
+    event = session.replay()
+    assert event.result is not None
+    return event
+
+
+@pytest.fixture
+def nothing_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No night already played in this process, none cached on disk."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", "")
+    for memo in ("_played", "_good_known", "_nights_known"):
+        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+
+
+@pytest.mark.skipif(not FORKS, reason="needs os.fork and two cores")
+def test_a_child_or_none_the_replay_says_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nothing_known: None) -> None:
+    played_here: list[str] = []
+    real = replay._play
+
+    def counted(kind, exercise, world, folder, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if os.getpid() == HERE:
+            played_here.append(folder.name)
+        return real(kind, exercise, world, folder, *args, **kwargs)
+
+    monkeypatch.setattr(replay, "_play", counted)
+    forked = _guarded_replay(tmp_path / "forked")
+    assert played_here == ["race", "race"]  # the four normal nights were played in children
+    assert forked.result is not None and forked.result.blocked_good_writes  # and said something
+    assert any(s.status == "prevented" for s in forked.result.steps)  # the shifted race too
+    monkeypatch.setattr(aside, "_enabled", [False])
+    for memo in ("_played", "_good_known", "_nights_known"):
+        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    played_here.clear()
+    here = _guarded_replay(tmp_path / "here")
+    assert sorted(played_here) == ["normal-original"] * 2 + ["normal-team"] * 2 + ["race"] * 2
+    assert here.result == forked.result
+    assert not list(tmp_path.rglob("normal-nights")) + list(tmp_path.rglob("original-night*"))
+
+
+@pytest.mark.skipif(not FORKS, reason="needs os.fork and two cores")
+def test_a_child_that_dies_mid_night_changes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nothing_known: None) -> None:
+    monkeypatch.setattr(aside, "_enabled", [False])
+    expected = _guarded_replay(tmp_path / "here")
+    monkeypatch.setattr(aside, "_enabled", [True])
+    for memo in ("_played", "_good_known", "_nights_known"):
+        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    real = replay._play_on
+
+    def dying(*args, **kwargs):  # type: ignore[no-untyped-def]
+        session = real(*args, **kwargs)
+        if os.getpid() != HERE:
+            os._exit(9)  # the child dies after playing a night, its world half-used
+        return session
+
+    monkeypatch.setattr(replay, "_play_on", dying)
+    got = _guarded_replay(tmp_path / "died")
+    assert got.result == expected.result
+    assert not list(tmp_path.rglob("normal-nights")) + list(tmp_path.rglob("original-night*"))
+
+
+def test_the_same_nights_asked_again_are_not_played_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nothing_known: None) -> None:
+    """ctrl+r twice on an unchanged world: the second answer is the first, at once."""
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    first = session.replay()
+    calls: list[int] = []
+    monkeypatch.setattr(replay, "_team_night",
+                        lambda *a, **k: calls.append(1) or ({}, ()))  # type: ignore[func-returns-value]
+    second = session.replay()
+    assert calls == []
+    assert first.result is not None and second.result is not None
+    assert first.result.blocked_good_writes == second.result.blocked_good_writes
+    assert first.result.monitor_checks == second.result.monitor_checks
