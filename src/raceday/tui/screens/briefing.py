@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from raceday.inert import inert
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
 
 if TYPE_CHECKING:
@@ -196,8 +197,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         yield Footer()
 
     @staticmethod
-    def _bar(head: BriefingHead) -> str:
-        return f" Briefing · {head.title} · {head.start} {head.zone}   Enter starts"
+    def _bar(head: BriefingHead) -> Text:
+        """The bar as typed: a title is the author's text, never markup (`[red]` is shown)."""
+        return Text(f" Briefing · {inert(head.title, one_line=True)} · {head.start} "
+                    f"{inert(head.zone, one_line=True)}   Enter starts")
 
     @staticmethod
     def _title(head: BriefingHead) -> Text:
