@@ -274,3 +274,42 @@ async def test_a_briefing_left_while_it_rendered_shows_all_of_it_on_return(
         shown = _shown(app)
         assert "Roles" in shown[1] and "The world's tables" in shown[2]
         assert "endpoint" in shown[2]
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["loaded-first", "loaded-after-the-frame"])
+def test_a_bug_in_the_load_ends_as_the_clis_internal_error_whichever_load_met_it(
+        kept: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A load that raises something other than an exercise's problem (a bug): the app closes
+    (no crash panel left waiting for a key) and the CLI says `internal error` in its one line,
+    exit 1, as it does when the load runs before the screen opens."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    folder = DATA / "mini-dns"
+    if kept:
+        _pending(folder)
+
+    def broken(*args: Any, **kwargs: Any) -> Exercise:
+        raise RuntimeError("a bug in the loader")
+
+    monkeypatch.setattr(load, "load_exercise", broken)
+    ran: list[RacedayApp] = []
+    screens: list[list[str]] = []
+
+    def headless(app: RacedayApp) -> int:
+        ran.append(app)
+
+        async def look(pilot: Pilot[object]) -> None:
+            await settle(pilot)  # the load, and what it posted
+            screens.append([type(s).__name__ for s in app.screen_stack])
+            app.exit(0)  # the app did not close itself: the test's way out
+
+        result = app.run(headless=True, size=(120, 40), auto_pilot=look)
+        return result if isinstance(result, int) else 0
+
+    monkeypatch.setattr(app_module, "run_app", headless)
+    assert cli.main(["play", str(folder)]) == 1
+    assert len(ran) == int(kept)  # loaded first: no screen opened at all
+    assert not any("CrashScreen" in stack for stack in screens)
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "raceday: internal error: RuntimeError('a bug in the loader')"
+    assert "Traceback" in err[0]  # kept for a report, as for any internal error

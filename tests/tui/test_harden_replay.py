@@ -205,6 +205,36 @@ async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercis
         assert app.screen is end
 
 
+async def test_the_replay_bar_counts_the_steps_the_intro_promises(make_app: MakeApp,
+                                                                 flagship: Exercise) -> None:
+    """The intro says "N steps to the verdict": the bar counts those N (step 1/N to N/N),
+    and names the two pages that are not steps, the intro and the verdict."""
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        replay = await replay_walk(pilot)
+        walk = replay.walk
+        assert walk is not None and walk.error is None
+
+        def bar() -> str:
+            return text_of(replay.query_one("#replay-bar", Static))
+
+        intro = text_of(replay.query_one("#replay-detail", Static))
+        steps = len(walk.steps) - 2  # the intro and the verdict are pages, not steps
+        assert f"{steps} steps to the verdict" in intro
+        assert bar().startswith(" Replay   intro · ")
+        seen = []
+        for _ in range(steps):
+            await pilot.press("n")
+            seen.append(bar().split(" · ")[0].removeprefix(" Replay   "))
+        assert seen == [f"step {n}/{steps}" for n in range(1, steps + 1)]
+        await pilot.press("n")
+        assert replay.step is not None and replay.step.kind == "verdict"
+        assert bar().startswith(" Replay   verdict · ")
+        await pilot.press("home")
+        assert bar().startswith(" Replay   intro · ")
+
+
 async def test_ctrl_r_again_shows_the_new_replay_not_the_last_one(make_app: MakeApp,
                                                                   flagship: Exercise) -> None:
     """The replay screen is kept between presses: what it showed last must not stay."""
@@ -228,7 +258,7 @@ async def test_ctrl_r_again_shows_the_new_replay_not_the_last_one(make_app: Make
         assert walk is not None and "stale-apply" in walk.prevented
         assert again.index == 0 and "The replay begins" in text_of(again.query_one(
             "#replay-detail", Static))
-        assert "step 1/" in text_of(again.query_one("#replay-bar", Static))
+        assert "Replay   intro · " in text_of(again.query_one("#replay-bar", Static))
         await pilot.press("end")
         detail = text_of(again.query_one("#replay-detail", Static))
         assert "guards 40/40" in detail and "guards 0/40" not in detail

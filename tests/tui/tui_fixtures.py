@@ -7,7 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from raceday.tui.app import RacedayApp
 
@@ -54,3 +56,10 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool],
         if loop.time() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.01)
+
+
+def drawn(widget: Widget) -> str:
+    """What `widget` draws on the terminal, line by line (trailing blanks dropped): the
+    text a player reads, after any markup was (or was not) obeyed."""
+    lines = widget.render_lines(Region(0, 0, *widget.outer_size))
+    return "\n".join(line.text.rstrip() for line in lines).rstrip()

@@ -21,7 +21,6 @@ from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
 
 if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclasses)
-    from raceday.errors import ExerciseError
     from raceday.exercise.model import Exercise
     from raceday.tui.screens.briefing import PendingExercise
 
@@ -76,7 +75,7 @@ class RacedayApp(InertNotifications):
         self.resume = resume  # a session folder to go on with at once (`raceday resume`)
         self.exercise = exercise
         self.pending = pending  # `raceday play ID`: the briefing loads it after its first frame
-        self.load_error: ExerciseError | None = None  # why the pending one does not load
+        self.load_error: Exception | None = None  # why the pending one does not load
         self.settings = settings or Settings()
         self.wall = wall
         self.live_ticks = live_ticks

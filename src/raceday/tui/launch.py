@@ -55,7 +55,9 @@ def launch(
     A bad exercise raises the loader's `ExerciseError`, so the CLI prints `file:line`
     problems and exits 2: an unknown id, or a problem of an exercise whose first frame is not
     kept, before the screen opens (it is loaded first); a problem found by the load the
-    briefing runs after a kept first frame, once the screen is closed again.
+    briefing runs after a kept first frame, once the screen is closed again. Any other error
+    of a load (a bug) is raised the same ways, so the CLI's one "internal error" line and
+    exit 1 read the same whichever load met it.
     """
     pending = None
     loading = None

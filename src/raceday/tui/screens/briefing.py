@@ -17,12 +17,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from raceday.inert import inert
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from raceday.errors import ExerciseError
     from raceday.exercise.model import Exercise
     from raceday.store.results import TableInfo
     from raceday.tui.app import RacedayApp, Settings
@@ -168,10 +168,11 @@ Read the situation, the roles and what is scored, then press **Enter** to start
 
     @dataclass
     class Loaded(Message):
-        """The pending exercise loaded (in a worker), or why it does not load."""
+        """The pending exercise loaded (in a worker), or why it does not load: a problem of
+        the exercise, or a bug (any other exception, which the CLI reports as internal)."""
 
         exercise: Exercise | None
-        error: ExerciseError | None = None
+        error: Exception | None = None
 
     def __init__(self, exercise: Exercise | PendingExercise, settings: Settings) -> None:
         super().__init__()
@@ -196,8 +197,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         yield Footer()
 
     @staticmethod
-    def _bar(head: BriefingHead) -> str:
-        return f" Briefing · {head.title} · {head.start} {head.zone}   Enter starts"
+    def _bar(head: BriefingHead) -> Text:
+        """The bar as typed: a title is the author's text, never markup (`[red]` is shown)."""
+        return Text(f" Briefing · {inert(head.title, one_line=True)} · {head.start} "
+                    f"{inert(head.zone, one_line=True)}   Enter starts")
 
     @staticmethod
     def _title(head: BriefingHead) -> Text:
@@ -218,21 +221,27 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     @work(thread=True, exclusive=True, exit_on_error=False, group="briefing-load")
     def _load(self) -> None:
         """Load the pending exercise (YAML, checks, its world built and its SQL compiled) off
-        the event loop, once the first frame is drawn."""
-        from raceday.errors import ExerciseError
+        the event loop, once the first frame is drawn.
 
+        Any exception, not only the exercise's problems, ends the app and is raised again by
+        `launch`: the CLI then says it as it does for a load before the screen opens (a bug
+        is its one "internal error" line, exit 1). Left to the worker, a bug was lost: a
+        screen's worker's state change does not bubble to the app's backstop, so the
+        briefing waited for a load that never came and Enter did nothing."""
         assert self.pending is not None
         try:
             self.post_message(self.Loaded(load_keeping_head(self.pending.path,
                                                             self.pending.head)))
-        except ExerciseError as exc:
+        except Exception as exc:
             self.post_message(self.Loaded(None, exc))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         if message.exercise is None:  # raised by `launch` once the screen is gone: one line
+            from raceday.errors import ExerciseError
+
             self._raceday().load_error = message.error
-            self.app.exit(2)
+            self.app.exit(2 if isinstance(message.error, ExerciseError) else 1)
             return
         exercise = self.exercise = message.exercise
         self._raceday().exercise = exercise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from raceday.exercise.model import Exercise
+from raceday.inert import inert
 
 if TYPE_CHECKING:
     from raceday.tui.app import RacedayApp
@@ -36,12 +38,13 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
         self.exercise = exercise
 
     def compose(self) -> ComposeResult:
-        yield Static(f" Cast · {self.exercise.title}   who plays which role? "
-                     "(empty: the automation plays it)", id="cast-bar")
+        title = inert(self.exercise.title, one_line=True)  # the author's text, not markup
+        yield Static(Text(f" Cast · {title}   who plays which role? "
+                          "(empty: the automation plays it)"), id="cast-bar")
         with VerticalScroll(id="cast-list"):
             for role in self.exercise.roles:
                 with Horizontal(classes="cast-row"):
-                    yield Label(f"{role.id}", classes="cast-role")
+                    yield Label(Text(role.id), classes="cast-role")
                     yield Input(
                         placeholder=f"{role.name}: automation" if role.automated
                         else f"{role.name}: nobody yet",

@@ -29,9 +29,11 @@ class CrashScreen(ModalScreen[None]):
         where = (f"The traceback is also in {self.log_file}." if self.log_file is not None
                  else "No session log was open, so only this panel has the traceback.")
         with Vertical(classes="dialog dialog-help", id="crash"):
-            yield Static(f"Something went wrong: {self.what}", classes="dialog-title")
+            yield Static(f"Something went wrong: {self.what}", classes="dialog-title",
+                         markup=False)
             yield Static(Text(self.error), classes="dialog-text", id="crash-error")
-            yield Static(f"raceday carries on where it can. {where}", classes="dialog-note",
+            yield Static(Text(f"raceday carries on where it can. {where}"),  # a path, as typed
+                         classes="dialog-note",
                          id="crash-log")
             with VerticalScroll(id="crash-trace"):
                 yield Static(Text(self.trace.rstrip(), style="dim"))

@@ -1,10 +1,14 @@
-"""Small modal dialogs: confirm, choose one, save a monitor, send an inject, edit SQL."""
+"""Small modal dialogs: confirm, choose one, save a monitor, send an inject, edit SQL.
+
+Their questions, titles, notes and options carry exercise text (findings, hints, titles)
+and error messages: each is shown as it is, never read as Rich markup."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,7 +36,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.question, classes="dialog-text")
+            yield Static(self.question, classes="dialog-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes, id="yes", variant="primary")
                 yield Button(self.no, id="no")
@@ -63,10 +67,10 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.note:
-                yield Static(self.note, classes="dialog-note")
-            yield OptionList(*[Option(label, id=key) for key, label in self.options],
+                yield Static(self.note, classes="dialog-note", markup=False)
+            yield OptionList(*[Option(Text(label), id=key) for key, label in self.options],
                              id="choices")
 
     def on_mount(self) -> None:
@@ -105,7 +109,8 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-wide"):
-            yield Label(f"Save a monitor (as {self.role})", classes="dialog-title")
+            yield Label(f"Save a monitor (as {self.role})", classes="dialog-title",
+                        markup=False)
             yield Static("A monitor runs every simulated minute and alerts when it returns "
                          "rows. Write it to return the rows that are wrong.",
                          classes="dialog-note")
@@ -282,8 +287,8 @@ class SqlDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-wide"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield Static(self.note, classes="dialog-note")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
+            yield Static(self.note, classes="dialog-note", markup=False)
             yield SqlEditor(self.sql, id="dialog-sql")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save  ^s", id="save", variant="primary")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from textual.widgets import Footer, Static
 
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
+from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.verdicts import Detection, Recovery, Score
 from raceday.transcript.wording import fault_sentence
@@ -141,8 +143,8 @@ whether to go back to the launcher or quit.
         self.next_act: Exercise | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(f" The end · d: the debrief · transcript: {_short_path(self.folder)}",
-                     id="end-bar")
+        yield Static(Text(f" The end · d: the debrief · transcript: "
+                          f"{_short_path(self.folder)}"), id="end-bar")
         with VerticalScroll(id="end-scroll"):
             yield Static(RichMarkdown(end_markdown(self.exercise, self.score, self.folder,
                                                    self.events)), id="end-text")
@@ -166,9 +168,10 @@ whether to go back to the launcher or quit.
     def _next_act_found(self, message: NextActFound) -> None:
         self.next_act = message.exercise
         if message.exercise is not None:
-            self.query_one("#end-bar", Static).update(
-                f" The end · d: the debrief · n: the next act, {message.exercise.title} · "
-                f"transcript: {_short_path(self.folder)}")
+            self.query_one("#end-bar", Static).update(Text(  # a title and a path: as typed
+                f" The end · d: the debrief · n: the next act, "
+                f"{inert(message.exercise.title, one_line=True)} · "
+                f"transcript: {_short_path(self.folder)}"))
 
     def action_next_act(self) -> None:
         """n: the launcher, with the exercise that plays the rest of the night highlighted."""

@@ -68,7 +68,8 @@ class StatementCard(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", classes="harden-head")
         if self.statement.description:
-            yield Static(_flat(self.statement.description), classes="harden-note")
+            yield Static(Text(_flat(self.statement.description)),  # the author's, as typed
+                         classes="harden-note")
         yield SqlEditor(self.current, id=f"sql-{self.index}")
         yield Static("", classes="harden-status")
 

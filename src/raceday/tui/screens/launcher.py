@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from raceday.engine.clock import Pace
+from raceday.inert import inert
 
 if TYPE_CHECKING:
     from raceday.engine.resume import Unfinished
@@ -201,8 +202,11 @@ class LauncherScreen(Screen[None]):
             roles = ", ".join(entry.roles)
             if len(roles) > ROLES_WIDTH:
                 roles = f"{len(entry.roles)} roles"
+            # the level and role ids as Text: a DataTable reads a str cell as markup, and a
+            # broken exercise's are whatever its file says
             table.add_row(title, *scores, f"{entry.length} min" if entry.length else "",
-                          entry.level, roles, key=entry.id)
+                          Text(inert(entry.level, one_line=True)),
+                          Text(inert(roles, one_line=True)), key=entry.id)
 
     @on(Found)
     def _found(self, message: Found) -> None:
@@ -233,8 +237,6 @@ class LauncherScreen(Screen[None]):
 
     @on(FoundUnfinished)
     def _found_unfinished(self, message: FoundUnfinished) -> None:
-        from raceday.inert import inert
-
         self.unfinished = list(message.sessions)
         table = self.query_one("#unfinished", DataTable)
         table.clear(columns=True)

@@ -535,7 +535,7 @@ class PlayScreen(Screen[None]):
             title += f" · {self.seat.player}"
         if len(self.seats) > 1:
             title += f"  ({self.active + 1}/{len(self.seats)}, F2 passes the keyboard)"
-        editor.border_title = title
+        editor.border_title = Text(title)  # a player's name is shown as typed, not markup
         editor.border_subtitle = "F5 run · F6 run all · tab completes"
         self._show_header()
         self._show_tasks()
@@ -643,7 +643,7 @@ class PlayScreen(Screen[None]):
     def _choices(self, message: SqlEditor.CompletionChoices) -> None:
         shown = "  ".join(message.choices[:8])
         more = f"  (+{len(message.choices) - 8})" if len(message.choices) > 8 else ""
-        self.editor.border_subtitle = shown + more
+        self.editor.border_subtitle = Text(shown + more)  # names of the world, not markup
 
     SIDE_TABS = ("tab-tasks", "tab-schema", "tab-monitors")
 

@@ -265,6 +265,17 @@ def _step_label(step: WalkStep) -> Text:
     return Text.assemble((f"{mark} ", style), (f"{when:<5} ", "dim"), (title, style))
 
 
+def _page_words(walk: ReplayWalk, index: int) -> str:
+    """Where the bar says the reader is: "intro", "step 3/24" or "verdict". The intro and
+    the verdict are pages, not steps, so the count agrees with the intro's "24 steps to the
+    verdict"."""
+    kind = walk.steps[index].kind
+    if kind in ("intro", "verdict"):
+        return kind
+    steps = [i for i, s in enumerate(walk.steps) if s.kind not in ("intro", "verdict")]
+    return f"step {steps.index(index) + 1}/{len(steps)}"
+
+
 class ReplayScreen(Screen[None]):
     HELP = REPLAY_HELP
     BINDINGS = [
@@ -368,7 +379,7 @@ class ReplayScreen(Screen[None]):
         self.query_one("#replay-detail-scroll").scroll_home(animate=False)
         bar = Text()
         bar.append(" Replay ", style="bold reverse")
-        bar.append(f"  step {self.index + 1}/{len(walk.steps)}")
+        bar.append(f"  {_page_words(walk, self.index)}")
         if step.time:
             bar.append(f" · {step.time}")
         bar.append(f" · prevented {len(walk.prevented)}/{len(walk.verdicts)}"

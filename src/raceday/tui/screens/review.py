@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Markdown, Static
 
 from raceday.errors import TranscriptError
+from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import (
     Debrief,
@@ -230,7 +231,8 @@ class ReviewApp(InertNotifications):
         for i in self.rows:
             event = self.events[i]
             style = _STYLE.get(type(event), "" if notable(event) else "dim")
-            table.add_row(str(event.seq), event.sim_time, Text(line_of(event), style=style))
+            table.add_row(Text(str(event.seq)), Text(inert(event.sim_time, one_line=True)),
+                          Text(line_of(event), style=style))
 
     def action_toggle_all(self) -> None:
         """a: every event, or only what matters (the event in hand stays in hand)."""

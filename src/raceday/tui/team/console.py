@@ -67,7 +67,7 @@ class NoteDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog dialog-wide"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Input(placeholder="Enter saves it", id="note-text")
 
     def on_mount(self) -> None:

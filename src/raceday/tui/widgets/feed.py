@@ -51,7 +51,7 @@ def _row(event: ev.Event, body: Text) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(width=5, style="dim")
     grid.add_column(ratio=1)
-    grid.add_row(event.sim_time, body)
+    grid.add_row(Text(event.sim_time), body)
     return grid
 
 

@@ -136,16 +136,16 @@ def render_world(world: WorldView, alarms: Alarms) -> Group:
         grid.add_column()
         grid.add_column(justify="right")
         for table, count in world.counts:
-            grid.add_row(inert(table, one_line=True), f"{count:,}")
+            grid.add_row(Text(inert(table, one_line=True)), f"{count:,}")
         parts.append(grid)
     for label, columns, rows in world.tables:
         parts.append(Text(("\n" if parts else "") + inert(label, one_line=True),
                           style="bold underline"))
         small = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
         for column in columns:
-            small.add_column(inert(column, one_line=True))
-        for row in rows:
-            small.add_row(*(inert(v, one_line=True) for v in row))
+            small.add_column(Text(inert(column, one_line=True)))
+        for row in rows:  # Text: a str cell is read as markup, and these are the world's data
+            small.add_row(*(Text(inert(v, one_line=True)) for v in row))
         parts.append(small)
     if world.charts:
         from raceday.tui.widgets.chart import render_chart
