@@ -38,8 +38,8 @@ def test_two_replays_keep_one_world_and_the_end_keeps_none(tmp_path: Path) -> No
 
 def test_prepare_keeps_the_normal_night_and_changes_no_replay(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the TUI does once a session is open: the original world's normal night is in the
-    cache folder before any replay, the replay says the same, and the session's folder holds
+    """What the TUI does once a session is open: the original world's normal nights are in
+    the cache folder before any replay, the replay says the same, and the session's folder holds
     nothing of it."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
@@ -53,7 +53,7 @@ def test_prepare_keeps_the_normal_night_and_changes_no_replay(
         night.unlink()
     session = open_session(exercise, ("responder",), tmp_path / "b")
     replay.prepare(session)
-    assert len(list((cache / "normal-nights").iterdir())) == 1
+    assert len(list((cache / "normal-nights").iterdir())) == 2  # tonight's, the shifted race's
     assert not (session.folder / "replay").exists()
     prepared = session.replay()
     assert prepared.result is not None and unprepared.result is not None

@@ -568,11 +568,10 @@ def _copy_world(built: Path, path: Path) -> None:
 
 def prepare(session: Session) -> None:
     """Do ahead what every replay of `session` needs whatever the team does: raceday's code
-    digest, and the good writes of the normal night of the original world, read from the
-    cache folder or played now. The TUI asks for it once the session is open, while the
-    players read the screen, so the first ctrl+r does not wait for it. (The shifted race's
-    is left to the replay that needs it: only a guard that prevents a step calls for it, and
-    a job here would hold up a ctrl+r pressed at once; and nothing is done for a large world,
+    digest, and the good writes of the normal nights of the original world (tonight's, and
+    the shifted race's when there is one), read from the cache folder or played now, side by
+    side (`_aside`). The TUI asks for it once the session is open, while the players read the
+    screen, so the first ctrl+r does not wait for it. (Nothing is done for a large world,
     whose normal night would hold up the players' first statements.) Never fails: whatever
     goes wrong here, the replay meets again and reports."""
     exercise = session.exercise
@@ -580,17 +579,25 @@ def prepare(session: Session) -> None:
     if exercise.replay is None or not exercise.replay.delayed \
             or not isinstance(store, WorldStore):
         return
+    started: list[Aside[Any]] = []
     try:
-        wal = store.path.with_name(store.path.name + "-wal")
-        if store.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0) \
-                > _PREPARE_BYTES:
+        if _world_bytes(store.path) > _PREPARE_BYTES:
             return
         until = (exercise.replay.until if exercise.replay.until is not None
                  else session.end_minute)
+        shift = exercise.replay.shifted
+        wanted = [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
+                                     if shift is not None else [])
         with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
-            _good_writes(type(session), exercise, Path(scratch), until, "")
+            goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
+                                        True, started) for normal, renumber in wanted]
+            for good in goods:
+                good()
     except Exception:  # the replay plays it itself, and says what fails
         _log.info("the replay's normal night could not be prepared", exc_info=True)
+    finally:
+        for aside in started:
+            aside.discard()
 
 
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
