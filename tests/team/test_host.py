@@ -182,17 +182,24 @@ def test_payload_is_plain_json(host: Host) -> None:
     assert row is not None and json.loads(row.payload) == {"role": "responder", "sql": "SELECT 1"}
 
 
+@pytest.mark.parametrize("started_ignoring_ctrl_c", [False, True])
 def test_raceday_host_headless_prints_how_to_join_and_scores_on_ctrl_c(
-        flagship: Exercise, tmp_path: Path) -> None:
+        flagship: Exercise, tmp_path: Path, started_ignoring_ctrl_c: bool) -> None:
+    """Also when started as a shell starts `raceday host --headless &` (SIGINT ignored): the
+    host says Ctrl-C ends the night, and a turns-paced night has no other end."""
     import signal
     import subprocess
     import sys
     import time
 
+    def ignoring() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     process = subprocess.Popen(
         [sys.executable, "-m", "raceday", "host", "dynamodb-dns-race", "--headless",
          "--seats", "enactor-a,responder", "--pace", "turns", "--transcripts",
-         str(tmp_path / "t")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         str(tmp_path / "t")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ignoring if started_ignoring_ctrl_c else None)
     assert process.stdout is not None
     lines = [process.stdout.readline() for _ in range(6)]
     join = [line.split() for line in lines if "raceday join" in line]

@@ -4,6 +4,7 @@ facilitator who runs the clock from the command line (Ctrl-C ends the session)."
 from __future__ import annotations
 
 import shlex
+import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,7 @@ def join_text(host: Host, group: Path | None = None) -> str:
 def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = True,
           ) -> ev.ScoreEvent:
     """Run a started host until `stop` is set or the night is over; then end and score."""
+    _hear_ctrl_c()
     session = host.need()
     session.subscribe(lambda event: _tell(event, say))
     try:
@@ -61,6 +63,14 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     return score
 
 
+def _hear_ctrl_c() -> None:
+    """Ctrl-C (SIGINT) ends the session and scores it, as the host says: also when the host
+    was started with SIGINT ignored, as a shell does for `raceday host --headless &` (the
+    host would otherwise never end a turns-paced night)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def group_join_text(teams: Teams) -> str:
     """Where the group is, and each team's join commands (tokens are per team)."""
     lines = [f"{len(teams.hosts)} teams playing {teams.exercise.title} on one clock",
@@ -74,6 +84,7 @@ def group_join_text(teams: Teams) -> str:
 
 def serve_teams(teams: Teams, say: Say, stop: threading.Event) -> dict[str, ev.ScoreEvent]:
     """Run a started group until `stop` or every team's night is over; end and score all."""
+    _hear_ctrl_c()
     for name, host in teams.hosts.items():
         host.need().subscribe(_teller(say, f"[{name}] "))
     try:
