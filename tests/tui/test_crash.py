@@ -91,3 +91,23 @@ async def test_a_failing_worker_is_caught_by_the_backstop(make_app: MakeApp, min
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PlayScreen)
+
+
+async def test_a_bug_in_a_screens_worker_shows_the_crash_panel(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A screen's worker's state does not bubble to the app: the launcher's list of exercises
+    failing with a bug left an empty table and said nothing."""
+    from raceday.engine import load
+
+    def broken_find(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug while finding exercises")
+
+    monkeypatch.setattr(load, "find_exercises", broken_find)
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, CrashScreen))
+        await settle(pilot)
+        crash = app.screen
+        assert isinstance(crash, CrashScreen)
+        assert "a bug while finding exercises" in text_of(crash.query_one("#crash-error", Static))
+        assert "ZeroDivisionError" in crash.trace

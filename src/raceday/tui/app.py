@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -184,16 +185,23 @@ class RacedayApp(InertNotifications):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (the runner catches session errors; this is the backstop)."""
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            from raceday.tui.screens.crash import show_crash
+        report_failed_worker(self, event)
 
-            error = event.worker.error
-            name = event.worker.name or "a background task"
-            _log.error("worker %s failed", name, exc_info=error)
-            trace = "".join(traceback.format_exception(error))
-            lines = str(error).strip().splitlines()
-            show_crash(self, name, lines[0] if lines else type(error).__name__, trace,
-                       current_log())
+
+def report_failed_worker(app: App[Any], event: Worker.StateChanged) -> None:
+    """Show a worker's unexpected error in the crash panel. A screen's workers report here
+    themselves (`on_worker_state_changed`): Textual does not bubble their state to the app,
+    and a worker that raised would otherwise fail without a word."""
+    if event.state is WorkerState.ERROR and event.worker.error is not None:
+        from raceday.tui.screens.crash import show_crash
+
+        error = event.worker.error
+        name = event.worker.name or "a background task"
+        _log.error("worker %s failed", name, exc_info=error)
+        trace = "".join(traceback.format_exception(error))
+        lines = str(error).strip().splitlines()
+        show_crash(app, name, lines[0] if lines else type(error).__name__, trace,
+                   current_log())
 
 
 def run_app(app: RacedayApp) -> int:

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import Worker
 
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
@@ -153,6 +154,13 @@ whether to go back to the launcher or quit.
     def on_mount(self) -> None:
         self.query_one("#end-scroll").focus()
         self._find_next_act()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """This screen's workers' unexpected errors go to the app's crash panel (a screen's
+        worker state does not bubble to the app)."""
+        from raceday.tui.app import report_failed_worker
+
+        report_failed_worker(self.app, event)
 
     @work(thread=True, exit_on_error=False, group="next-act")
     def _find_next_act(self) -> None:

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker
 
 from raceday.engine.clock import Pace
 from raceday.inert import inert
@@ -126,6 +127,13 @@ class LauncherScreen(Screen[None]):
         if self.scores:
             table.add_column(Text("your scores"))
         table.add_columns(Text("length"), Text("level"), Text("roles"))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """This screen's workers' unexpected errors go to the app's crash panel (a screen's
+        worker state does not bubble to the app)."""
+        from raceday.tui.app import report_failed_worker
+
+        report_failed_worker(self.app, event)
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
