@@ -52,7 +52,7 @@ def can_fork() -> bool:
 
 
 class Aside(Generic[T]):
-    """The answer of `call(*args)`, worked out in a child when one could be forked."""
+    """The answer of `call()`, worked out in a child when one could be forked."""
 
     def __init__(self, call: Callable[[], T], *, before_here: Callable[[], None] | None = None
                  ) -> None:

@@ -378,15 +378,15 @@ def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
     scratch folder is the play's alone, and is gone afterwards either way: a child that fails
     half-way leaves nothing the same call made here would trip on."""
 
+    def clear() -> None:
+        shutil.rmtree(scratch, ignore_errors=True)
+
     def run() -> T:
         scratch.mkdir()
         try:
             return play(scratch)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-    def clear() -> None:
-        shutil.rmtree(scratch, ignore_errors=True)
+            clear()
 
     if not small:
         return run

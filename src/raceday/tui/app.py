@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from raceday.engine.clock import Pace, speed_for
-from raceday.transcript.logfile import current_log
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
 
@@ -25,7 +21,6 @@ if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclass
     from raceday.exercise.model import Exercise
     from raceday.tui.screens.briefing import PendingExercise
 
-_log = logging.getLogger(__name__)
 
 MIN_SIZE = (80, 24)
 MODES = ("solo", "team", "onboarding")
@@ -185,23 +180,9 @@ class RacedayApp(InertNotifications):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (the runner catches session errors; this is the backstop)."""
+        from raceday.tui.screens.crash import report_failed_worker
+
         report_failed_worker(self, event)
-
-
-def report_failed_worker(app: App[Any], event: Worker.StateChanged) -> None:
-    """Show a worker's unexpected error in the crash panel. A screen's workers report here
-    themselves (`on_worker_state_changed`): Textual does not bubble their state to the app,
-    and a worker that raised would otherwise fail without a word."""
-    if event.state is WorkerState.ERROR and event.worker.error is not None:
-        from raceday.tui.screens.crash import show_crash
-
-        error = event.worker.error
-        name = event.worker.name or "a background task"
-        _log.error("worker %s failed", name, exc_info=error)
-        trace = "".join(traceback.format_exception(error))
-        lines = str(error).strip().splitlines()
-        show_crash(app, name, lines[0] if lines else type(error).__name__, trace,
-                   current_log())
 
 
 def run_app(app: RacedayApp) -> int:

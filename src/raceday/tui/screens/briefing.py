@@ -13,12 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker, get_current_worker
+from textual.worker import get_current_worker
 
 from raceday.inert import inert
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
+from raceday.tui.screens.crash import WorkingScreen
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -144,7 +144,7 @@ class PendingExercise:
     head: BriefingHead
 
 
-class BriefingScreen(Screen[None]):
+class BriefingScreen(WorkingScreen):
     HELP = """\
 # The briefing
 
@@ -217,13 +217,6 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def on_screen_resume(self) -> None:  # back from the cast screen: left half-rendered?
         if self.exercise is not None and not self.rendered_width:
             self.call_after_refresh(self._fill)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """This screen's workers' unexpected errors go to the app's crash panel (a screen's
-        worker state does not bubble to the app)."""
-        from raceday.tui.app import report_failed_worker
-
-        report_failed_worker(self.app, event)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="briefing-load")
     def _load(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -9,8 +11,13 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
+from textual.worker import Worker, WorkerState
+
+from raceday.transcript.logfile import current_log
+
+_log = logging.getLogger(__name__)
 
 
 class CrashScreen(ModalScreen[None]):
@@ -57,3 +64,24 @@ def show_crash(app: App[Any], what: str, error: str, trace: str, log: Path | Non
         app.notify(error, title=f"{what} failed too", severity="error", timeout=10)
         return
     app.push_screen(CrashScreen(what, error, trace, log))
+
+
+def report_failed_worker(app: App[Any], event: Worker.StateChanged) -> None:
+    """A worker that raised (the runner catches session errors; this is the backstop): its
+    error in the crash panel, and in the session's log."""
+    if event.state is WorkerState.ERROR and event.worker.error is not None:
+        error = event.worker.error
+        name = event.worker.name or "a background task"
+        _log.error("worker %s failed", name, exc_info=error)
+        trace = "".join(traceback.format_exception(error))
+        lines = str(error).strip().splitlines()
+        show_crash(app, name, lines[0] if lines else type(error).__name__, trace,
+                   current_log())
+
+
+class WorkingScreen(Screen[None]):
+    """A screen with workers of its own: Textual does not bubble their state to the app, so
+    one that raised would fail without a word; this screen reports it (`report_failed_worker`)."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_failed_worker(self.app, event)

@@ -14,9 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker
 
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
@@ -24,6 +22,7 @@ from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.verdicts import Detection, Recovery, Score
 from raceday.transcript.wording import fault_sentence
+from raceday.tui.screens.crash import WorkingScreen
 
 
 def _duration(minutes: int | None) -> str:
@@ -106,7 +105,7 @@ def _short_path(folder: Path) -> str:
         return str(folder)
 
 
-class EndScreen(Screen[None]):
+class EndScreen(WorkingScreen):
     HELP = """\
 # The end
 
@@ -154,13 +153,6 @@ whether to go back to the launcher or quit.
     def on_mount(self) -> None:
         self.query_one("#end-scroll").focus()
         self._find_next_act()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """This screen's workers' unexpected errors go to the app's crash panel (a screen's
-        worker state does not bubble to the app)."""
-        from raceday.tui.app import report_failed_worker
-
-        report_failed_worker(self.app, event)
 
     @work(thread=True, exit_on_error=False, group="next-act")
     def _find_next_act(self) -> None:

@@ -10,12 +10,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
-from textual.worker import Worker
 
 from raceday.engine.clock import Pace
 from raceday.inert import inert
+from raceday.tui.screens.crash import WorkingScreen
 
 if TYPE_CHECKING:
     from raceday.engine.resume import Unfinished
@@ -37,7 +36,7 @@ PACE_WORDS = {
 }
 
 
-class LauncherScreen(Screen[None]):
+class LauncherScreen(WorkingScreen):
     HELP = """\
 # Choose an exercise
 
@@ -127,13 +126,6 @@ class LauncherScreen(Screen[None]):
         if self.scores:
             table.add_column(Text("your scores"))
         table.add_columns(Text("length"), Text("level"), Text("roles"))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """This screen's workers' unexpected errors go to the app's crash panel (a screen's
-        worker state does not bubble to the app)."""
-        from raceday.tui.app import report_failed_worker
-
-        report_failed_worker(self.app, event)
 
     @work(thread=True, exit_on_error=False, group="launcher")
     def _find(self) -> None:
