@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from raceday.inert import inert
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
 from raceday.tui.screens.crash import WorkingScreen
+from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -194,7 +195,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             # and the whole text rendered in a worker, never on the event loop) replaces it
             yield Static(self._title(self.head), id="situation")
             yield Static("", id="schema")
-        yield Footer()
+        yield SteadyFooter()
 
     @staticmethod
     def _bar(head: BriefingHead) -> Text:

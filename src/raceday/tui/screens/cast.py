@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from raceday.exercise.model import Exercise
 from raceday.inert import inert
+from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from raceday.tui.app import RacedayApp
@@ -52,7 +53,7 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
                         classes="cast-name",
                     )
             yield Button("Start  ^s", id="start", variant="primary")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         first = self.query(Input).first()

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
@@ -23,6 +23,7 @@ from raceday.transcript import events as ev
 from raceday.transcript.verdicts import Detection, Recovery, Score
 from raceday.transcript.wording import fault_sentence
 from raceday.tui.screens.crash import WorkingScreen
+from raceday.tui.widgets.footer import SteadyFooter
 
 
 def _duration(minutes: int | None) -> str:
@@ -148,7 +149,7 @@ whether to go back to the launcher or quit.
         with VerticalScroll(id="end-scroll"):
             yield Static(RichMarkdown(end_markdown(self.exercise, self.score, self.folder,
                                                    self.events)), id="end-text")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#end-scroll").focus()

@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
 from raceday.tui.commands import PlayCommands
 from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from raceday.engine.session import Session
@@ -151,7 +152,7 @@ class HardenScreen(Screen[None]):
                                      self.current.get(statement.id, statement.sql))
                 self.cards.append(card)
                 yield card
-        yield Footer()
+        yield SteadyFooter()
 
     def _bar(self) -> Text:
         edited = sum(1 for s in self.exercise.statements

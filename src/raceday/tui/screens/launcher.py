@@ -10,11 +10,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from raceday.engine.clock import Pace
 from raceday.inert import inert
 from raceday.tui.screens.crash import WorkingScreen
+from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from raceday.engine.resume import Unfinished
@@ -107,7 +108,7 @@ class LauncherScreen(WorkingScreen):
         yield Static("Looking for exercises…", id="exercise-detail")
         yield Static("", id="launcher-settings")
         yield DataTable(id="unfinished", cursor_type="row")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._add_columns()

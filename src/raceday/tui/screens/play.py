@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
@@ -59,6 +59,7 @@ from raceday.tui.screens.dialogs import (
 from raceday.tui.screens.help import PLAY_HELP
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.schema import SchemaTree
 from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
@@ -186,7 +187,7 @@ class PlayScreen(Screen[None]):
                         yield SchemaTree(id="schema")
                     with TabPane("Monitors", id="tab-monitors"), VerticalScroll():
                         yield Static("No monitors yet: F7 saves one.", id="monitors")
-        yield Footer(compact=True, show_command_palette=False)  # 80 columns: keys first
+        yield SteadyFooter(compact=True, show_command_palette=False)  # 80 columns: keys first
 
     @property
     def seat(self) -> Seat:

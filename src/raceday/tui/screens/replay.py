@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from raceday.engine.replaywalk import ReplayWalk, Run, WalkStep, outcome_words
 from raceday.engine.snapshot import ANSWERS_SHOWN
 from raceday.transcript import events as ev
 from raceday.transcript.wording import describe_statement
+from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import EMPTY, OK, Alarms, render_world
 
 REPLAY_HELP = """\
@@ -308,7 +309,7 @@ class ReplayScreen(Screen[None]):
                 yield Static("", id="replay-detail")
             with VerticalScroll(id="replay-world-scroll"):
                 yield Static("", id="replay-world")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self._layout_for(self.app.size.width)

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Markdown, Static
+from textual.widgets import DataTable, Markdown, Static
 
 from raceday.errors import TranscriptError
 from raceday.inert import inert
@@ -31,6 +31,7 @@ from raceday.transcript.debrief import (
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
 from raceday.tui.notify import InertNotifications
+from raceday.tui.widgets.footer import SteadyFooter
 
 _STYLE: dict[type[ev.Event], str] = {
     ev.Fault: "bold white on red", ev.Alert: "bold black on yellow", ev.Detected: "bold green",
@@ -159,7 +160,7 @@ class DebriefScreen(Screen[None]):
                      id="debrief-bar")
         with VerticalScroll(id="review-debrief"):
             yield Markdown(render_markdown(self.debrief))
-        yield Footer()
+        yield SteadyFooter()
 
 
 class ReviewApp(InertNotifications):
@@ -219,7 +220,7 @@ class ReviewApp(InertNotifications):
             with VerticalScroll(id="review-side"):
                 yield Static(id="review-detail")
                 yield Static(id="review-world")
-        yield Footer()
+        yield SteadyFooter()
 
     def _rows(self) -> list[int]:
         rows = [i for i, e in enumerate(self.events) if self.everything or matters(e)]

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
@@ -38,6 +38,7 @@ from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
 from raceday.tui.team.seat_runner import HostClock
 from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 FOLLOW_SECONDS = 0.05
@@ -189,7 +190,7 @@ class ConsoleScreen(Screen[None]):
                 yield WorldPanel(id="console-world")
                 yield Static("", id="console-verdicts")
                 yield Static(self._answer_key(), id="console-key")
-        yield Footer(compact=True, show_command_palette=False)
+        yield SteadyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#console-seats", Static).border_title = "Seats"

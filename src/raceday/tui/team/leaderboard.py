@@ -14,13 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from raceday.inert import inert
 from raceday.team.group import GroupInfo
 from raceday.team.leaderboard import Standing, leaderboard_lines, standings
 from raceday.tui.notify import InertNotifications
+from raceday.tui.widgets.footer import SteadyFooter
 
 REFRESH_SECONDS = 1.0
 
@@ -49,7 +50,7 @@ class LeaderboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="leaderboard-header")
         yield Static("", id="leaderboard-table")
-        yield Footer(compact=True, show_command_palette=False)
+        yield SteadyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#leaderboard-table", Static).border_title = "Leaderboard"

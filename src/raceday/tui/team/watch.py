@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from raceday.engine.snapshot import Snapshot
@@ -26,6 +26,7 @@ from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.team.seat_runner import HIDDEN, HostClock
 from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 FOLLOW_SECONDS = 0.05
@@ -62,7 +63,7 @@ class WatchScreen(Screen[None]):
             with Vertical(id="watch-right"):
                 yield EventFeed(judge=False, id="watch-feed")
                 yield Static("", id="watch-declarations")
-        yield Footer(compact=True, show_command_palette=False)
+        yield SteadyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#watch-feed", EventFeed).border_title = "What happens"

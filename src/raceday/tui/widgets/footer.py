@@ -1,0 +1,39 @@
+"""The key footer, built again only when the keys it shows change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+def shown_keys(screen: Screen[Any]) -> tuple[Any, ...]:
+    """What a footer on `screen` shows: each active binding's key, words and state."""
+    return tuple(
+        (key, binding.action, binding.description, binding.show, enabled, tooltip,
+         binding.group, binding.key_display)
+        for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items())
+
+
+class SteadyFooter(Footer):
+    """Textual's Footer, recomposed only when what it shows has changed.
+
+    Footer rebuilds every key (a widget each, each restyled) whenever the screen says its
+    bindings may have changed: twice on each switch to a screen and again on focus moves,
+    ~20 ms a time here. That time is taken from the thread a worker (the replay's) waits on
+    for the GIL, and a screen's keys seldom change."""
+
+    _composed: tuple[Any, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self._composed = shown_keys(self.screen)
+        yield from super().compose()
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        if (self._bindings_ready and self._composed is not None and screen is self.screen
+                and shown_keys(screen) == self._composed):
+            return  # the same keys: the footer already shows them
+        super().bindings_changed(screen)
