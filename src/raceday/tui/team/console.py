@@ -222,8 +222,15 @@ class ConsoleScreen(Screen[None]):
 
     # -- what the host says ------------------------------------------------------------
 
+    def _taken_down(self) -> bool:
+        """The follower's messages may still arrive while the screen is being removed (a
+        group's console switching teams): its panels are gone first, so nothing is shown."""
+        return self._pruning or not self.is_attached
+
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
+        if self._taken_down():
+            return
         event = message.event
         self.verdicts.note(event)
         if isinstance(event, ev.SeatJoined):
@@ -248,6 +255,8 @@ class ConsoleScreen(Screen[None]):
 
     @on(Refreshed)
     def _refreshed(self, message: Refreshed) -> None:
+        if self._taken_down():
+            return
         if message.snapshot.ended and self.snapshot is not None:
             return  # an ended session has no world to read: keep the last look at it
         self.snapshot = message.snapshot
@@ -255,6 +264,8 @@ class ConsoleScreen(Screen[None]):
 
     @on(HostClock)
     def _clock(self, message: HostClock) -> None:
+        if self._taken_down():
+            return
         if message.clock != self.clock:
             self.clock = message.clock
             self._show_header()
