@@ -10,11 +10,14 @@ from textual.widgets import Footer
 
 
 def shown_keys(screen: Screen[Any]) -> tuple[Any, ...]:
-    """What a footer on `screen` shows: each active binding's key, words and state."""
+    """What a footer on `screen` shows: each shown binding's key, words and state (a focus
+    move that only changes hidden bindings, an editor's, shows the same keys)."""
+    palette = screen.app.COMMAND_PALETTE_BINDING
     return tuple(
-        (key, binding.action, binding.description, binding.show, enabled, tooltip,
-         binding.group, binding.key_display)
-        for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items())
+        (key, binding.action, binding.description, enabled, tooltip, binding.group,
+         binding.key_display)
+        for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items()
+        if binding.show or key == palette)
 
 
 class SteadyFooter(Footer):
