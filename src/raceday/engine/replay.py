@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from raceday.cache import cache_folder, write_atomically
+from raceday.engine import collector
 from raceday.engine.aside import Aside
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import step_statuses
@@ -583,21 +584,27 @@ def prepare(session: Session) -> None:
     try:
         if _world_bytes(store.path) > _PREPARE_BYTES:
             return
-        until = (exercise.replay.until if exercise.replay.until is not None
-                 else session.end_minute)
-        shift = exercise.replay.shifted
-        wanted = [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
-                                     if shift is not None else [])
-        with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
-            goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
-                                        True, started) for normal, renumber in wanted]
-            for good in goods:
-                good()
+        with collector.paused():
+            _prepare(session, exercise, started)
     except Exception:  # the replay plays it itself, and says what fails
         _log.info("the replay's normal night could not be prepared", exc_info=True)
     finally:
         for aside in started:
             aside.discard()
+
+
+def _prepare(session: Session, exercise: Exercise, started: list[Aside[Any]]) -> None:
+    replay = exercise.replay
+    assert replay is not None
+    until = replay.until if replay.until is not None else session.end_minute
+    shift = replay.shifted
+    wanted = [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
+                                 if shift is not None else [])
+    with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
+        goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
+                                    True, started) for normal, renumber in wanted]
+        for good in goods:
+            good()
 
 
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
@@ -608,8 +615,14 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
     its diagnoses, run again on the team's normal night at the same minutes (the result's
     `monitor_checks`). Only the race's world is kept (for the replay walk), and only until
     the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
-    if _on_postgres(session):
-        return replay_race_postgres(session, probes, keep_world=keep_world)
+    with collector.paused():
+        if _on_postgres(session):
+            return replay_race_postgres(session, probes, keep_world=keep_world)
+        return _replay_race_sqlite(session, probes, keep_world=keep_world)
+
+
+def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
+                        keep_world: bool) -> ReplayResult:
     exercise = session.exercise
     root = session.folder / "replay"
     remove_earlier_worlds(root)
