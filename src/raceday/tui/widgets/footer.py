@@ -29,14 +29,21 @@ class SteadyFooter(Footer):
     for the GIL, and a screen's keys seldom change."""
 
     _composed: tuple[Any, ...] | None = None
+    _pending = False  # a rebuild is asked for and not done yet: it will read the keys then
 
     def compose(self) -> ComposeResult:
+        self._pending = False
         if self._bindings_ready:
             self._composed = shown_keys(self.screen)
         yield from super().compose()
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
-        if (self._bindings_ready and self._composed is not None and screen is self.screen
-                and shown_keys(screen) == self._composed):
-            return  # the same keys: the footer already shows them
-        super().bindings_changed(screen)
+        """As Footer's, but no rebuild for the keys already shown, nor a second one while
+        one is waiting (a screen switch says its bindings changed twice in a row)."""
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        if self._pending or shown_keys(screen) == self._composed:
+            return
+        self._pending = True
+        self.call_after_refresh(self.recompose)
