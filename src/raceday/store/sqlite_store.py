@@ -121,6 +121,14 @@ class WorldUnavailable(StoreError, MachineError):
         super().__init__(message, "machine")
 
 
+LOCK_WAIT_S = 1.0
+"""How long a statement waits for SQLite's write lock, as long as PostgreSQL's lock timeout.
+The engine runs one statement at a time, so a lock a role holds is only let go by a later
+call: the wait is for someone outside the session (a facilitator's sqlite3 shell). While
+another role of the session holds a transaction open, the lock is likely its: a statement
+then does not wait at all (`_mind_own_locks`)."""
+
+
 @dataclass
 class _RoleConnection:
     conn: sqlite3.Connection
@@ -131,12 +139,10 @@ class _RoleConnection:
     verdicts: dict[str, StatementContext] = field(default_factory=dict)
     """What the authorizer recorded when each statement text in the statement cache was
     last prepared (emptied whenever the cache is expired)."""
+    wait_ms: int = int(LOCK_WAIT_S * 1000)
+    """The connection's busy timeout now (`_mind_own_locks`)."""
 
 
-LOCK_WAIT_S = 1.0
-"""How long a statement waits for SQLite's write lock, as long as PostgreSQL's lock timeout.
-The engine runs one statement at a time, so a lock a role holds is only let go by a later
-call: the wait is for someone outside the session (a facilitator's sqlite3 shell)."""
 ROLE_CACHED_STATEMENTS = 128
 """Prepared statements kept per role connection (Python's LRU cache)."""
 _MAX_VERDICTS = 512
@@ -303,6 +309,7 @@ class WorldStore:
         with self._lock:
             self._begin_call()
             handle = self._role(role)
+            self._mind_own_locks(handle)
             refusal = _check_text(sql)
             if refusal is not None:
                 return [refusal]
@@ -343,6 +350,7 @@ class WorldStore:
             if handle.held is not None:
                 return StatementResult(sql=sql, error_kind="error",
                                        error=f"{role} already holds a transaction ({handle.held})")
+            self._mind_own_locks(handle)
             return self._end_or_begin(handle, sql, mode)
 
     def commit(self, role: str) -> StatementResult:
@@ -363,6 +371,7 @@ class WorldStore:
             handle = self._role(role)
             if handle.held is None:
                 return StatementResult(sql=word, error_kind="error", error=f"{role} holds no transaction")
+            self._mind_own_locks(handle)
             return self._end_or_begin(handle, word, None)
 
     def _end_or_begin(self, handle: _RoleConnection, sql: str, mode: str | None) -> StatementResult:
@@ -395,6 +404,7 @@ class WorldStore:
                 return [StatementResult(sql=statements[0] if statements else "", error_kind="error",
                                         error=f"{role} holds a transaction: commit or roll it "
                                               "back first")]
+            self._mind_own_locks(handle)
             self._sync_names()
             results: list[StatementResult] = []
             schema_touched = False
@@ -542,6 +552,21 @@ class WorldStore:
         if self._cancelled or _clock() >= self._deadline:
             return 1
         return 0
+
+    def _mind_own_locks(self, handle: _RoleConnection) -> None:
+        """Wait for SQLite's lock (`LOCK_WAIT_S`) only when no other role of this session
+        holds a transaction open. If one does, the lock is most likely its, and it can only
+        be let go by a later call of this session, after this one: waiting could only end in
+        the same "database is locked", a second later (in the isolation lab, every write of
+        the automation while a player held a transaction)."""
+        if not self._durable:
+            return  # a replay's world never waits (`_unhurried`)
+        own = any(other is not handle and other.conn.in_transaction
+                  for other in self._role_conns.values())
+        wait = 0 if own else int(LOCK_WAIT_S * 1000)
+        if handle.wait_ms != wait:
+            self._internal(handle, f"PRAGMA busy_timeout = {wait}")
+            handle.wait_ms = wait
 
     def _role(self, role_id: str) -> _RoleConnection:
         handle = self._role_conns.get(role_id)

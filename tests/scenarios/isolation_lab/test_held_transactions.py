@@ -4,6 +4,9 @@ connection of the role's own; SQLite shows its one writer at a time."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from lab import EXERCISE
 
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
-from raceday.store.sqlite_store import WorldStore
+from raceday.store.sqlite_store import LOCK_WAIT_S, WorldStore
 from raceday.store.transactions import Control, NotControl, transaction_control
 from raceday.transcript import events as ev
 
@@ -69,10 +72,39 @@ def test_sqlite_refuses_a_write_whose_read_is_out_of_date(lab: WorldStore) -> No
 
 def test_sqlite_has_one_writer_at_a_time(lab: WorldStore) -> None:
     assert lab.begin("enactor-b", "immediate").ok
-    second = lab.begin("enactor-a", "immediate")  # waits SQLite's busy timeout, then gives up
+    second = lab.begin("enactor-a", "immediate")  # at once: enactor-b holds the lock
     assert not second.ok and second.error_kind == "timeout" and lab.holds("enactor-a") is None
     assert lab.rollback("enactor-b").ok
     assert lab.begin("enactor-a", "immediate").ok and lab.commit("enactor-a").ok
+
+
+def test_a_lock_only_the_session_can_let_go_is_not_waited_for(lab: WorldStore) -> None:
+    """Another role of the session holds the write lock: only a later call can end it, so
+    the write is refused at once instead of after LOCK_WAIT_S (a frozen screen)."""
+    assert lab.begin("enactor-a").ok
+    assert lab.execute("enactor-a", WRITE, {"plan": 5})[0].ok
+    blocked = lab.execute("enactor-b", WRITE, {"plan": 4})[0]
+    assert not blocked.ok and "database is locked" in (blocked.error or "")
+    assert blocked.elapsed_ms < LOCK_WAIT_S * 1000 / 2, "it waited for its own session's lock"
+    assert lab.commit("enactor-a").ok
+    assert lab.execute("enactor-b", WRITE, {"plan": 4})[0].ok
+
+
+def test_a_lock_held_outside_the_session_is_still_waited_for(lab: WorldStore) -> None:
+    """A facilitator's sqlite3 shell holding the lock a moment: the write waits and goes
+    through (after the session's own lock came and went, too)."""
+    assert lab.begin("enactor-a").ok and lab.execute("enactor-a", WRITE, {"plan": 5})[0].ok
+    assert not lab.execute("enactor-b", WRITE, {"plan": 4})[0].ok  # its own: at once
+    assert lab.commit("enactor-a").ok
+    shell = sqlite3.connect(lab.path, isolation_level=None, check_same_thread=False)
+    shell.execute("BEGIN IMMEDIATE")
+    threading.Timer(0.2, shell.rollback).start()
+    try:
+        result = lab.execute("enactor-b", WRITE, {"plan": 6})[0]
+    finally:
+        time.sleep(0.25)
+        shell.close()
+    assert result.ok, result.error
 
 
 def test_sqlite_names_the_isolation_levels_it_does_not_have(lab: WorldStore) -> None:
