@@ -86,7 +86,9 @@ CREATE TABLE dwfm_work (
 );
 CREATE INDEX dwfm_work_host ON dwfm_work (host, id);
 CREATE INDEX dwfm_work_droplet ON dwfm_work (droplet);
-CREATE INDEX dwfm_work_taken ON dwfm_work (taken_at);
+-- (taken_at, host): the waiting items of each host, counted and walked without the table
+-- (DWFM's serve step reads them every minute; with host, its cost follows what is taken).
+CREATE INDEX dwfm_work_taken ON dwfm_work (taken_at, host);
 CREATE INDEX dwfm_work_queued ON dwfm_work (queued_at);
 
 -- A droplet is marked queued while a lease attempt for it is in a queue.
