@@ -59,6 +59,9 @@ def open_session(
     except BaseException:
         store.close()
         raise
+    from raceday.engine.replay import prepare_ahead  # the replay's module, only once open
+
+    prepare_ahead(session)  # every replay needs the original nights: started now, aside
     return session
 
 

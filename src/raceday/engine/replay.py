@@ -13,7 +13,8 @@ guard.
 
 The normal night on the original world depends on nothing the team does, so which of its
 runs are good writes is kept (in the process, and on disk beside other caches: see
-`_good_writes`) per exercise, seed and code; the normal nights write no transcript of their own
+`_good_writes`) per exercise, seed and code, and started in forked children as soon as a
+session opens (`prepare_ahead`); the normal nights write no transcript of their own
 (only their runs are compared); and a night played again on the same world with the same
 statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
 """
@@ -28,7 +29,7 @@ import shutil
 import sys
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from raceday.cache import cache_folder, write_atomically
 from raceday.engine import collector
-from raceday.engine.aside import Aside
+from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import step_statuses
 from raceday.exercise.model import Exercise, ShiftSpec, Statement
@@ -56,24 +57,54 @@ if TYPE_CHECKING:  # the session calls the replay: at run time this module never
     from raceday.store.postgres.store import PostgresStore
 
 
+_DERIVED_KEPT = 32
+_derivations: OrderedDict[tuple[str, int, Hashable], tuple[Exercise, Exercise]] = OrderedDict()
+
+
+def _derived(how: str, exercise: Exercise, change: Hashable,
+             make: Callable[[], Exercise]) -> Exercise:
+    """The same derived exercise (the same object) for the same exercise and change, replay
+    after replay: its digest (`_exercise_digest`, kept by identity) is then worked out once,
+    not from its whole repr each time."""
+    key = (how, id(exercise), change)
+    seen = _derivations.get(key)
+    if seen is not None and seen[0] is exercise:  # the ref keeps the id the same exercise's
+        _derivations.move_to_end(key)
+        return seen[1]
+    made = make()
+    _derivations[key] = (exercise, made)
+    while len(_derivations) > _DERIVED_KEPT:
+        _derivations.popitem(last=False)
+    return made
+
+
 def _with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
-    statements = tuple(
-        Statement(s.id, s.role, sql.get(s.id, s.sql), s.description, s.line)
-        for s in exercise.statements
-    )
-    return replace(exercise, statements=statements)
+    def make() -> Exercise:
+        statements = tuple(
+            Statement(s.id, s.role, sql.get(s.id, s.sql), s.description, s.line)
+            for s in exercise.statements
+        )
+        return replace(exercise, statements=statements)
+
+    return _derived("statements", exercise, tuple(sorted(sql.items())), make)
 
 
 def _without_delayed(exercise: Exercise) -> Exercise:
     """The normal night: no delayed worker's tasks, and the normal night's own tasks run."""
     if exercise.replay is None:
         return exercise
-    delayed = set(exercise.replay.delayed)
-    return replace(exercise, tasks=tuple(t for t in exercise.tasks if t.id not in delayed),
-                   replay=replace(exercise.replay, normal=()))
+    replay = exercise.replay
+    delayed = set(replay.delayed)
+    return _derived("normal", exercise, None, lambda: replace(
+        exercise, tasks=tuple(t for t in exercise.tasks if t.id not in delayed),
+        replay=replace(replay, normal=())))
 
 
 def _shift(exercise: Exercise, shift: ShiftSpec) -> Exercise:
+    return _derived("shift", exercise, shift, lambda: _shifted(exercise, shift))
+
+
+def _shifted(exercise: Exercise, shift: ShiftSpec) -> Exercise:
     """The same night on another clock, with the named tasks falling due later."""
     moved = timedelta(minutes=shift.clock)
     clock = replace(exercise.clock, start=exercise.clock.start + moved,
@@ -413,12 +444,16 @@ def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, un
     def play(scratch: Path) -> list[RunKey]:
         return _good_writes(kind, exercise, scratch, until, renumber)
 
-    get = _aside(play, folder / f"original-night{renumber.strip() and '-shifted'}", small,
-                 started)
+    key = _good_key(kind, exercise, until, renumber)
+    get = _ahead.pop(key, None) or _aside(
+        play, folder / f"original-night{renumber.strip() and '-shifted'}", small, started)
 
     def answer() -> list[RunKey]:
         good = get()
-        _good_known[_good_key(kind, exercise, until, renumber)] = good  # a child's, kept here
+        _good_known[key] = good  # a child's, kept here
+        cached = _cache_file(key)
+        if cached is not None and not cached.exists():  # started ahead for another folder
+            _write_good(cached, good)
         return good
 
     return answer
@@ -567,6 +602,92 @@ def _copy_world(built: Path, path: Path) -> None:
     shutil.copyfile(built, path)
 
 
+_ahead: dict[str, Callable[[], list[RunKey]]] = {}
+"""Good writes of the original world's normal nights being played in forked children since a
+session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`) that needs
+one takes that child's answer instead of playing the night again."""
+_ahead_started: list[Aside[Any]] = []
+_ahead_folders: list[Path] = []
+
+
+def _wanted(exercise: Exercise) -> list[tuple[Exercise, str]]:
+    """The original nights every replay needs: tonight's, and the shifted race's (with its
+    seed) when the exercise has one."""
+    assert exercise.replay is not None
+    shift = exercise.replay.shifted
+    return [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
+                               if shift is not None else [])
+
+
+def _until(session: Session) -> int:
+    replay = session.exercise.replay
+    return replay.until if replay is not None and replay.until is not None \
+        else session.end_minute
+
+
+def _preparable(session: Session) -> bool:
+    """A replay of this session plays the original world's normal nights, and they are small
+    enough to be played ahead of it (a large world's would hold up the players)."""
+    exercise, store = session.exercise, session.store
+    return (exercise.replay is not None and bool(exercise.replay.delayed)
+            and isinstance(store, WorldStore) and _world_bytes(store.path) <= _PREPARE_BYTES)
+
+
+def prepare_ahead(session: Session) -> None:
+    """Start what `prepare` does in forked children and return at once: a headless run's
+    script plays meanwhile, as the TUI's players read the screen, and its replay (the final
+    one, at least) takes the answers over. Nothing is started when no child can be forked
+    (the replay plays the nights when it needs them), or when the answers are known. Never
+    fails: whatever goes wrong here, the replay meets again and reports."""
+    if not can_fork():
+        return
+    try:
+        if not _preparable(session):
+            return
+        kind, until = type(session), _until(session)
+        with collector.paused():  # the children play with the collector held off
+            for normal, renumber in _wanted(session.exercise):
+                key = _good_key(kind, normal, until, renumber)
+                if key in _ahead or _good_cached(kind, normal, until, renumber) is not None:
+                    continue
+                folder = Path(tempfile.mkdtemp(prefix="raceday-prepare-"))
+                _ahead_folders.append(folder)
+
+                def play(scratch: Path, normal: Exercise = normal, renumber: str = renumber,
+                         ) -> list[RunKey]:
+                    return _good_writes(kind, normal, scratch, until, renumber)
+
+                get = _aside(play, folder / "night", True, _ahead_started)
+
+                def answer(get: Callable[[], list[RunKey]] = get, folder: Path = folder,
+                           ) -> list[RunKey]:
+                    try:
+                        return get()
+                    finally:
+                        shutil.rmtree(folder, ignore_errors=True)
+                        if folder in _ahead_folders:
+                            _ahead_folders.remove(folder)
+
+                _ahead[key] = answer
+    except Exception:  # the replay plays it itself, and says what fails
+        _log.info("the replay's normal nights could not be started ahead", exc_info=True)
+
+
+def discard_ahead() -> None:
+    """Stop the children `prepare_ahead` started whose answers nobody took, and remove their
+    folders (at exit; and between tests, each of which starts from nothing)."""
+    _ahead.clear()
+    for aside in list(_ahead_started):
+        aside.discard()
+    _ahead_started.clear()
+    for folder in _ahead_folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    _ahead_folders.clear()
+
+
+atexit.register(discard_ahead)
+
+
 def prepare(session: Session) -> None:
     """Do ahead what every replay of `session` needs whatever the team does: raceday's code
     digest, and the good writes of the normal nights of the original world (tonight's, and
@@ -575,17 +696,12 @@ def prepare(session: Session) -> None:
     screen, so the first ctrl+r does not wait for it. (Nothing is done for a large world,
     whose normal night would hold up the players' first statements.) Never fails: whatever
     goes wrong here, the replay meets again and reports."""
-    exercise = session.exercise
-    store = session.store
-    if exercise.replay is None or not exercise.replay.delayed \
-            or not isinstance(store, WorldStore):
-        return
     started: list[Aside[Any]] = []
     try:
-        if _world_bytes(store.path) > _PREPARE_BYTES:
+        if not _preparable(session):
             return
         with collector.paused():
-            _prepare(session, exercise, started)
+            _prepare(session, started)
     except Exception:  # the replay plays it itself, and says what fails
         _log.info("the replay's normal night could not be prepared", exc_info=True)
     finally:
@@ -593,16 +709,12 @@ def prepare(session: Session) -> None:
             aside.discard()
 
 
-def _prepare(session: Session, exercise: Exercise, started: list[Aside[Any]]) -> None:
-    replay = exercise.replay
-    assert replay is not None
-    until = replay.until if replay.until is not None else session.end_minute
-    shift = replay.shifted
-    wanted = [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
-                                 if shift is not None else [])
+def _prepare(session: Session, started: list[Aside[Any]]) -> None:
+    until = _until(session)
     with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
         goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
-                                    True, started) for normal, renumber in wanted]
+                                    True, started)
+                 for normal, renumber in _wanted(session.exercise)]
         for good in goods:
             good()
 

@@ -1,0 +1,89 @@
+"""A session opened headless starts the replay's original nights in forked children at once
+(`prepare_ahead`): its first replay takes their answers instead of playing them again."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+
+from raceday.engine import aside, replay
+from raceday.engine.headless import open_session
+from raceday.engine.load import load_exercise
+
+FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+
+needs_fork = pytest.mark.skipif(not aside.can_fork(), reason="no second core to fork onto")
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing known of the original nights, in this process or on disk."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay, "_nights_known", OrderedDict())
+    replay.discard_ahead()
+    return cache
+
+
+def _not_here(*args: object, **kwargs: object) -> list[replay.RunKey]:
+    raise AssertionError("an original night was played in this process")
+
+
+@needs_fork
+def test_the_replay_takes_the_nights_started_when_the_session_opened(
+        fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = load_exercise(FLAGSHIP)
+    session = open_session(exercise, ("responder",), tmp_path / "ahead")
+    monkeypatch.setattr(replay, "_good_writes", _not_here)  # the children were forked before
+    session.execute("responder", "CREATE TRIGGER keep_plans BEFORE DELETE ON plan "
+                                 "BEGIN SELECT RAISE(ABORT, 'plan kept'); END")
+    ahead = session.replay().result
+    assert ahead is not None
+    assert len(list((fresh / "normal-nights").iterdir())) == 2  # tonight's, the shifted race's
+    monkeypatch.undo()
+
+    # the same replay with every night played in this process says the same
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "other-cache"))
+    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay, "_nights_known", OrderedDict())
+    monkeypatch.setattr(replay, "_played", OrderedDict())
+    aside.set_enabled(False)
+    try:
+        here = open_session(exercise, ("responder",), tmp_path / "here")
+        assert not replay._ahead  # no child, nothing started
+        here.execute("responder", "CREATE TRIGGER keep_plans BEFORE DELETE ON plan "
+                                  "BEGIN SELECT RAISE(ABORT, 'plan kept'); END")
+        played = here.replay().result
+    finally:
+        aside.set_enabled(True)
+    assert played is not None
+    assert [(s.id, s.status, s.outcome) for s in played.steps] == \
+        [(s.id, s.status, s.outcome) for s in ahead.steps]
+    assert played.blocked_good_writes == ahead.blocked_good_writes
+    assert any(s.status == "prevented" for s in ahead.steps)  # the guard did something
+
+
+@needs_fork
+def test_nights_nobody_asked_for_are_stopped_and_leave_nothing(
+        fresh: Path, tmp_path: Path) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("raceday-prepare-*"))
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    assert len(replay._ahead) == 2
+    started = set(Path(tempfile.gettempdir()).glob("raceday-prepare-*")) - before
+    assert len(started) == 2
+    replay.discard_ahead()
+    assert not replay._ahead
+    assert not any(folder.exists() for folder in started)
+    result = session.replay().result  # played here, as without the children
+    assert result is not None and result.steps
+
+
+def test_a_large_world_starts_nothing_ahead(fresh: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
+    open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    assert not replay._ahead
