@@ -437,15 +437,16 @@ def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, un
                        ) -> Callable[[], list[RunKey]]:
     """`_good_writes`, from this process's memory or the cache folder at once, else played
     aside (`_aside`) while the race plays."""
-    known = _good_cached(kind, exercise, until, renumber)
+    key = _good_key(kind, exercise, until, renumber)
+    ahead = _ahead.pop(key, None)  # taken first: its child is collected, not left to exit
+    known = _good_cached(kind, exercise, until, renumber) if ahead is None else None
     if known is not None:
         return lambda: known
 
     def play(scratch: Path) -> list[RunKey]:
         return _good_writes(kind, exercise, scratch, until, renumber)
 
-    key = _good_key(kind, exercise, until, renumber)
-    get = _ahead.pop(key, None) or _aside(
+    get = ahead or _aside(
         play, folder / f"original-night{renumber.strip() and '-shifted'}", small, started)
 
     def answer() -> list[RunKey]:
@@ -770,11 +771,9 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                         f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
-        blocked: tuple[BlockedWrite, ...] = ()
-        checks: tuple[ev.MonitorCheck, ...] = ()
-        if nights is not None:
-            blocked, checks = nights()
         shift = exercise.replay.shifted if exercise.replay else None
+        more_nights: Callable[[], Nights] | None = None
+        what = ""
         # Nothing prevented in tonight's race: the shifted race can only agree (a step is
         # prevented only when prevented in both), so it is not played.
         if shift is not None and any(s.status == "prevented" for s in steps):
@@ -784,7 +783,6 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
             shifted_world = other / "race.db"
             build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
             shifted_exercise = _shift(exercise, shift)
-            more_nights: Callable[[], Nights] | None = None
             if delayed:
                 _copy_world(shifted_world, other / "normal-team.db")
                 more_nights = _normal_nights_aside(kind, shifted_exercise,
@@ -797,11 +795,17 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
             steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
             if fault_at is None and shifted.facts.fault_started is not None:
                 fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-            if more_nights is not None:
-                seen = {b.task for b in blocked}
-                more, _ = more_nights()
-                blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
-                                 for b in more if b.task not in seen)
+
+        # the normal nights' answers last: their children played beside both races
+        blocked: tuple[BlockedWrite, ...] = ()
+        checks: tuple[ev.MonitorCheck, ...] = ()
+        if nights is not None:
+            blocked, checks = nights()
+        if more_nights is not None:
+            seen = {b.task for b in blocked}
+            more, _ = more_nights()
+            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                             for b in more if b.task not in seen)
     finally:
         for aside in started:  # the replay failed before it asked for these answers
             aside.discard()
