@@ -242,8 +242,8 @@ def ctrl_r(runs: int, scratch: Path) -> list[Row]:
         times = []
         try:
             tmux.until(lambda s: "Briefing ·" in s, began)
-            # the play screen shows "F5 run" before its session is open, and a ctrl+r before
-            # then is refused ("not open yet") and lost: wait for what the opened session shows
+            # the play screen shows "F5 run" before its session is open (a ctrl+r then is
+            # kept and done once it opens): the press timed is one made after the opening
             tmux.until(lambda s: OPENED in s, tmux.keys("Enter"))
             if not instant:
                 time.sleep(READ_FIRST)

@@ -77,6 +77,8 @@ SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
 _WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
                      r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
+EARLY_KEYS_KEPT = 4
+"""Keys pressed while the session opens that are done once it is open (more are dropped)."""
 SKIP_CONFIRM_SECONDS = 8.0
 """ctrl+n pressed again within this many seconds skips past the player's due tasks."""
 RUNNING_AFTER = 0.15
@@ -162,6 +164,7 @@ class PlayScreen(Screen[None]):
         self.replaying: ReplayScreen | None = None
         self._replay_screen: ReplayScreen | None = None  # kept between ctrl+r presses
         self._replays_asked = self._replays_done = 0
+        self._asked_early: list[Callable[[], None]] = []  # keys pressed while it opened
         self._shown: dict[str, object] = {}
         """What each panel shows now: an unchanged panel is not redrawn (a redraw costs a
         frame's worth of rendering when a 1,000-row result is about to appear)."""
@@ -276,6 +279,9 @@ class PlayScreen(Screen[None]):
             if self.raceday.live_ticks:
                 self._ticker = self.set_interval(TICK_SECONDS, self.tick)
         self._show_header()
+        early, self._asked_early = self._asked_early, []
+        for again in early:  # in the order they were pressed
+            again()
 
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
@@ -566,14 +572,22 @@ class PlayScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------------------
 
-    def _ready(self) -> PlayRunner | None:
+    def _ready(self, again: Callable[[], None] | None = None) -> PlayRunner | None:
+        """The runner, once the session is open. A key pressed while it opens (the play
+        screen shows ~0.15 s before its world is built) is kept, `again`, and done once it
+        is open, as the briefing keeps an early Enter: never lost to a warning."""
+        opening = self.runner is not None and self.runner.session is None
+        if opening and again is not None and not self.ending and not self.stopped:
+            if len(self._asked_early) < EARLY_KEYS_KEPT:
+                self._asked_early.append(again)
+            return None
         if self.runner is None or self.runner.session is None or self.ending:
             self.notify("The session is not open yet.", severity="warning")
             return None
         return self.runner
 
     def action_run(self, everything: bool = False) -> None:
-        runner = self._ready()
+        runner = self._ready(partial(self.action_run, everything))
         if runner is None:
             return
         sql = self.editor.submission(everything=everything)
@@ -682,7 +696,7 @@ class PlayScreen(Screen[None]):
                         if shown < 2 else "No more grids that way.", timeout=3)
 
     def action_monitor(self) -> None:
-        if self._ready() is None:
+        if self._ready(self.action_monitor) is None:
             return
         role = self.role
         sql = self.editor.submission()
@@ -694,7 +708,7 @@ class PlayScreen(Screen[None]):
         self.app.push_screen(MonitorDialog(sql, role), save)
 
     def action_declare(self) -> None:
-        if self._ready() is None:
+        if self._ready(self.action_declare) is None:
             return
         role = self.role
         # alphabetical, so the menu's order says nothing about which findings are true
@@ -719,7 +733,7 @@ class PlayScreen(Screen[None]):
     def action_hint(self) -> None:
         """F9: choose which hint to reveal, each with its cost, before anything is shown
         (the ones about this role's tasks due now first)."""
-        if self._ready() is None:
+        if self._ready(self.action_hint) is None:
             return
         left = [h for h in self.exercise.hints if h.id not in self.revealed]
         if not left:
@@ -751,7 +765,7 @@ class PlayScreen(Screen[None]):
         """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
         a role played here falls due; never past the tasks this player has due now (press
         it again to skip them anyway)."""
-        if self._ready() is None:
+        if self._ready(self.action_next) is None:
             return
         mine = self.my_outstanding()
         now = self.raceday.wall()
@@ -841,7 +855,7 @@ class PlayScreen(Screen[None]):
 
     def action_facilitate(self) -> None:
         """ctrl+f: the facilitator's menu (injects, the clock), on the players' screen."""
-        if self._ready() is None:
+        if self._ready(self.action_facilitate) is None:
             return
         options = [("inject", "Send an inject (to one role or the team, now or at a time)")]
         if self.settings.pace is Pace.LIVE:
@@ -861,7 +875,7 @@ class PlayScreen(Screen[None]):
         self.app.push_screen(ChoiceDialog("Facilitator", options), chosen)
 
     def action_inject(self) -> None:
-        if self._ready() is None:
+        if self._ready(self.action_inject) is None:
             return
 
         def send(request: InjectRequest | None) -> None:
@@ -893,7 +907,7 @@ class PlayScreen(Screen[None]):
 
     def action_note(self) -> None:
         """ctrl+o: an observer's note, stamped with the clock, into the transcript."""
-        if self._ready() is None:
+        if self._ready(self.action_note) is None:
             return
         clock = self.snapshot.clock_face if self.snapshot else ""
 
@@ -916,7 +930,7 @@ class PlayScreen(Screen[None]):
 
     def action_harden(self) -> None:
         """F4: every automation statement in its own editor (saving goes through us)."""
-        if self._ready() is None or self.snapshot is None:
+        if self._ready(self.action_harden) is None or self.snapshot is None:
             return
         if not self.exercise.statements:
             self.notify("This exercise gives the automation no statements to edit.")
@@ -936,7 +950,7 @@ class PlayScreen(Screen[None]):
 
     def action_replay(self) -> None:
         """ctrl+r: replay the race against the team's database, then walk through it."""
-        runner = self._ready()
+        runner = self._ready(self.action_replay)
         if runner is None:
             return
         if self.replaying is not None:
