@@ -54,6 +54,7 @@ async def test_f5_and_ctrl_n_pressed_while_the_session_opens_are_done_once_open(
                          and screen.runner.session is not None, timeout=20)
         await settle(pilot)
         session = screen.runner.session
+        assert session is not None
         played = [e for e in session.events if isinstance(e, ev.Statement) and not e.automated]
         assert [s.sql.strip() for s in played] == [screen.editor.text.strip()]
         assert session.minute > 1  # ctrl+n ran the clock on, after the statement
