@@ -160,7 +160,8 @@ def measure(count: int, tabs: int, width: int, height: int, play: bool) -> None:
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="bench-serve-"))
     command = [sys.executable, "-m", "raceday", "serve", "--port", str(port),
-               "--transcripts", str(folder / "transcripts")]
+               "--transcripts", str(folder / "transcripts"),
+               "--max-sessions", "0"]  # every session asked for: no limit here
     server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     _SERVER[:] = [server.pid]

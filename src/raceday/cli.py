@@ -152,6 +152,9 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                        "or RACEDAY_TOKENS=T1,T2,...)")
     serve.add_argument("--team", default=None, help="with --join: the team, when the host "
                        "runs several")
+    serve.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                       help="browsers playing at once (default 40; 0: no limit); one more "
+                       "is told the server is full")
 
 
 def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -444,8 +447,11 @@ def _serve(args: argparse.Namespace) -> int:
         join = Join(args.join, tuple(tokens), args.team)
     elif args.tokens or args.team:
         raise InputError(["--token and --team go with --join SESSION"])
+    if args.max_sessions is not None and args.max_sessions < 0:
+        raise InputError([f"--max-sessions {args.max_sessions}: give 0 (no limit) or more"])
     return serve(args.exercise, host=args.host, port=args.port, public_url=args.public_url,
-                 transcripts=args.transcripts, join=join)
+                 transcripts=args.transcripts, join=join,
+                 **({} if args.max_sessions is None else {"max_sessions": args.max_sessions}))
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from aiohttp import web
     from textual_serve.app_service import AppService
 
+MAX_SESSIONS = 40
+"""Browsers served at once unless `--max-sessions` says otherwise (0: no limit): each is a
+Python process of 55-70 MB (README), so a room of 40 is under 3 GB, and a page reloaded in a
+loop, or a link posted too widely, cannot start processes until the machine runs out."""
 SEATS_VARIABLE = "RACEDAY_WEB_SEATS"  # the seat pool's JSON, for web/seat.py in each browser's process
 MISSING = ("`raceday serve` needs textual-serve, which is not installed: "
            "pip install 'raceday[web]'")
@@ -50,6 +54,12 @@ def play_command(exercise: str | None, transcripts: Path) -> list[str]:
 def seat_command() -> list[str]:
     """What each browser runs to take a seat: the pool is in the environment, not on `ps`."""
     return [sys.executable, "-m", "raceday.web.seat"]
+
+
+def full_words(limit: int) -> str:
+    """What a browser turned away reads, in its terminal, before its page says it ended."""
+    return (f"raceday serve is full: {limit} browser{'s are' if limit != 1 else ' is'} "
+            "playing (the server's --max-sessions). Reload this page once one has closed.")
 
 
 def check_port(host: str, port: int) -> None:
@@ -77,9 +87,11 @@ def _port_problem(host: str, port: int, exc: OSError) -> str:
 
 def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
           public_url: str | None = None, transcripts: Path = Path("transcripts"),
-          join: Join | None = None) -> int:
-    """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner."""
+          join: Join | None = None, max_sessions: int = MAX_SESSIONS) -> int:
+    """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner.
+    At most `max_sessions` browsers play at once (0: no limit); one more is told so."""
     try:
+        from aiohttp import web as aiohttp_web
         from textual_serve import server as textual_serve
         from textual_serve.app_service import AppService
     except ImportError:
@@ -112,10 +124,35 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
             # Ctrl-C with browsers open: asyncio's word that it reaped their processes late.
             logging.getLogger("asyncio").setLevel(logging.ERROR)
 
+        playing = 0  # browsers whose websocket is being served now
+
         async def on_startup(self, app: web.Application) -> None:
+            limit = f"at most {max_sessions} at once" if max_sessions else "no limit"
             self.console.print(f"raceday serve: {what} for each browser at {self.public_url} "
-                               "(Ctrl-C stops)", highlight=False, markup=False,
+                               f"({limit}; Ctrl-C stops)", highlight=False, markup=False,
                                soft_wrap=True)
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            if max_sessions and self.playing >= max_sessions:
+                return await self.turn_away(request)
+            self.playing += 1
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                self.playing -= 1
+
+        async def turn_away(self, request: web.Request) -> web.WebSocketResponse:
+            """One browser too many: no process; its terminal says why, and stays open (the
+            page would cover a closed one with "Session ended.") until the browser goes."""
+            websocket = aiohttp_web.WebSocketResponse(heartbeat=15)
+            await websocket.prepare(request)
+            await websocket.send_bytes(f"\r\n {full_words(max_sessions)}\r\n".encode())
+            self.console.print(f"raceday serve: a browser was turned away: {max_sessions} "
+                               "playing already (--max-sessions)", highlight=False,
+                               markup=False, soft_wrap=True)
+            async for _ in websocket:  # keys and resizes: nothing to play them on
+                pass
+            return websocket
 
     server = RacedayServer(shlex.join(command), host=host, port=port, title="raceday",
                            public_url=public_url)
