@@ -165,6 +165,7 @@ class PlayScreen(Screen[None]):
         self._replay_screen: ReplayScreen | None = None  # kept between ctrl+r presses
         self._replays_asked = self._replays_done = 0
         self._asked_early: list[Callable[[], None]] = []  # keys pressed while it opened
+        self._open_failed = False  # it never will: keys say so again (a seat's host gone)
         self._shown: dict[str, object] = {}
         """What each panel shows now: an unchanged panel is not redrawn (a redraw costs a
         frame's worth of rendering when a 1,000-row result is about to appear)."""
@@ -396,6 +397,9 @@ class PlayScreen(Screen[None]):
 
     @on(JobFailed)
     def _failed(self, message: JobFailed) -> None:
+        if message.action == "open":  # the keys kept for it are not done: the error says why
+            self._open_failed = True
+            self._asked_early.clear()
         if message.action == "run" and self._running_note is not None:
             self._running_note.stop()
             self._running_note = None
@@ -576,7 +580,8 @@ class PlayScreen(Screen[None]):
         """The runner, once the session is open. A key pressed while it opens (the play
         screen shows ~0.15 s before its world is built) is kept, `again`, and done once it
         is open, as the briefing keeps an early Enter: never lost to a warning."""
-        opening = self.runner is not None and self.runner.session is None
+        opening = (self.runner is not None and self.runner.session is None
+                   and not self._open_failed)
         if opening and again is not None and not self.ending and not self.stopped:
             if len(self._asked_early) < EARLY_KEYS_KEPT:
                 self._asked_early.append(again)
