@@ -39,6 +39,8 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
         fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exercise = load_exercise(FLAGSHIP)
     session = open_session(exercise, ("responder",), tmp_path / "ahead")
+    scratch = list(replay._ahead_folders)
+    assert len(scratch) == 2
     monkeypatch.setattr(replay, "_good_writes", _not_here)  # the children were forked before
     session.execute("responder", "CREATE TRIGGER keep_plans BEFORE DELETE ON plan "
                                  "BEGIN SELECT RAISE(ABORT, 'plan kept'); END")
@@ -50,6 +52,8 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
     assert ahead is not None
     assert len(list(nights.iterdir())) == 2  # tonight's, the shifted race's
     assert not replay._ahead  # both taken, their children collected
+    assert not replay._ahead_folders
+    assert not any(folder.exists() for folder in scratch)  # each child removed its own
     monkeypatch.undo()
 
     # the same replay with every night played in this process says the same
@@ -76,11 +80,11 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
 @needs_fork
 def test_nights_nobody_asked_for_are_stopped_and_leave_nothing(
         fresh: Path, tmp_path: Path) -> None:
-    before = set(Path(tempfile.gettempdir()).glob("raceday-prepare-*"))
     session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
     assert len(replay._ahead) == 2
-    started = set(Path(tempfile.gettempdir()).glob("raceday-prepare-*")) - before
+    started = list(replay._ahead_folders)  # each child's scratch folder, made by the child
     assert len(started) == 2
+    assert all(f.parent == Path(tempfile.gettempdir()) for f in started)
     replay.discard_ahead()
     assert not replay._ahead
     assert not any(folder.exists() for folder in started)

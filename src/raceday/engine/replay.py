@@ -25,6 +25,7 @@ import atexit
 import hashlib
 import json
 import logging
+import secrets
 import shutil
 import sys
 import tempfile
@@ -414,7 +415,7 @@ def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
         shutil.rmtree(scratch, ignore_errors=True)
 
     def run() -> T:
-        scratch.mkdir()
+        scratch.mkdir(mode=0o700)  # the nights' worlds: this user's only
         try:
             return play(scratch)
         finally:
@@ -609,6 +610,7 @@ session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`
 one takes that child's answer instead of playing the night again."""
 _ahead_started: list[Aside[Any]] = []
 _ahead_folders: list[Path] = []
+"""The scratch folders of the children not taken yet (a child stopped half-way leaves its)."""
 
 
 def _wanted(exercise: Exercise) -> list[tuple[Exercise, str]]:
@@ -651,23 +653,21 @@ def prepare_ahead(session: Session) -> None:
                 key = _good_key(kind, normal, until, renumber)
                 if key in _ahead or _good_cached(kind, normal, until, renumber) is not None:
                     continue
-                folder = Path(tempfile.mkdtemp(prefix="raceday-prepare-"))
+                # made and removed by the child (`_aside`): a parent killed at once leaves none
+                folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
                 _ahead_folders.append(folder)
 
                 def play(scratch: Path, normal: Exercise = normal, renumber: str = renumber,
                          ) -> list[RunKey]:
                     return _good_writes(kind, normal, scratch, until, renumber)
 
-                get = _aside(play, folder / "night", True, _ahead_started)
+                get = _aside(play, folder, True, _ahead_started)
 
                 def answer(get: Callable[[], list[RunKey]] = get, folder: Path = folder,
                            ) -> list[RunKey]:
-                    try:
-                        return get()
-                    finally:
-                        shutil.rmtree(folder, ignore_errors=True)
-                        if folder in _ahead_folders:
-                            _ahead_folders.remove(folder)
+                    if folder in _ahead_folders:
+                        _ahead_folders.remove(folder)
+                    return get()
 
                 _ahead[key] = answer
     except Exception:  # the replay plays it itself, and says what fails
