@@ -4,7 +4,9 @@ to the child: it fails, dies or cannot be forked, and the call is made here inst
 from __future__ import annotations
 
 import os
+import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +84,24 @@ def test_switched_off_the_call_is_made_here(monkeypatch: pytest.MonkeyPatch) -> 
     started = Aside(where)
     assert not started.forked
     assert started.result() == ("answer", HERE)
+
+
+def test_a_child_finishes_its_call_when_the_terminal_closes(tmp_path: Path) -> None:
+    """SIGHUP (a terminal closed, sent to the whole group) does not stop a child half-way:
+    it finishes, so it removes its scratch folder and keeps what it worked out."""
+    inside = tmp_path / "inside"
+
+    def call() -> tuple[str, int]:
+        inside.touch()
+        time.sleep(0.5)
+        return where()
+
+    started = Aside(call)
+    assert started._pid is not None
+    deadline = time.monotonic() + 30
+    while not inside.exists():  # the child is inside its call
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.kill(started._pid, signal.SIGHUP)
+    text, pid = started.result()
+    assert text == "answer" and pid != HERE  # the child's answer, not one made here

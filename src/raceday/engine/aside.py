@@ -135,12 +135,16 @@ class Aside(Generic[T]):
 
 def _quiet_signals() -> None:
     """In the child: a signal it gets (a terminal resized) must not wake the parent's event
-    loop through the wake-up descriptor they share, nor run the parent's handlers here."""
+    loop through the wake-up descriptor they share, nor run the parent's handlers here. A
+    terminal closed (SIGHUP, to the whole group) lets it finish its night and remove its
+    scratch folder: a fraction of a second, and nothing is left in the temp folder."""
     try:
         signal.set_wakeup_fd(-1)
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
     except ValueError:  # not the main thread: nothing was set up here
         return
-    for name in ("SIGWINCH", "SIGTSTP", "SIGCONT", "SIGTERM", "SIGHUP"):
+    for name in ("SIGWINCH", "SIGTSTP", "SIGCONT", "SIGTERM"):
         number = getattr(signal, name, None)
         if number is not None:
             signal.signal(number, signal.SIG_DFL)
