@@ -432,7 +432,7 @@ def _serve(args: argparse.Namespace) -> int:
     """`raceday serve`: textual-serve, imported by web/serve.py only (an extra: `[web]`)."""
     import os
 
-    from raceday.web.serve import Join, serve
+    from raceday.web.serve import MAX_SESSIONS, Join, serve
 
     join = None
     if args.join is not None:
@@ -451,7 +451,7 @@ def _serve(args: argparse.Namespace) -> int:
         raise InputError([f"--max-sessions {args.max_sessions}: give 0 (no limit) or more"])
     return serve(args.exercise, host=args.host, port=args.port, public_url=args.public_url,
                  transcripts=args.transcripts, join=join,
-                 **({} if args.max_sessions is None else {"max_sessions": args.max_sessions}))
+                 max_sessions=MAX_SESSIONS if args.max_sessions is None else args.max_sessions)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:

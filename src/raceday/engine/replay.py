@@ -440,7 +440,7 @@ def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, un
     aside (`_aside`) while the race plays."""
     key = _good_key(kind, exercise, until, renumber)
     ahead = _ahead.pop(key, None)  # taken first: its child is collected, not left to exit
-    known = _good_cached(kind, exercise, until, renumber) if ahead is None else None
+    known = _good_cached(key) if ahead is None else None
     if known is not None:
         return lambda: known
 
@@ -514,7 +514,8 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
     """The good writes of the normal night on the original world: it is the same every time
     for the same exercise, seed and code, so it is played once and kept (in this process, and
     in raceday's cache folder, named by a digest of all three)."""
-    good = _good_cached(kind, exercise, until, renumber)
+    key = _good_key(kind, exercise, until, renumber)
+    good = _good_cached(key)
     if good is not None:
         return good
     pristine = folder / "normal-pristine.db"
@@ -529,7 +530,6 @@ def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: i
     good = _good_runs(original)
     for world in (pristine, original_world):  # never read again
         remove_world(world)
-    key = _good_key(kind, exercise, until, renumber)
     cached = _cache_file(key)
     if cached is not None:
         _write_good(cached, good)
@@ -541,10 +541,9 @@ def _good_key(kind: type[Session], exercise: Exercise, until: int, renumber: str
     return _normal_night_key(kind, _without_delayed(exercise), until, renumber, "sqlite")
 
 
-def _good_cached(kind: type[Session], exercise: Exercise, until: int,
-                 renumber: str) -> list[RunKey] | None:
-    """The good writes already known in this process or kept in the cache folder, or None."""
-    key = _good_key(kind, exercise, until, renumber)
+def _good_cached(key: str) -> list[RunKey] | None:
+    """The good writes named `key` (`_good_key`) already known in this process or kept in the
+    cache folder, or None."""
     good = _good_known.get(key)
     if good is None:
         cached = _cache_file(key)
@@ -651,7 +650,7 @@ def prepare_ahead(session: Session) -> None:
         with collector.paused():  # the children play with the collector held off
             for normal, renumber in _wanted(session.exercise):
                 key = _good_key(kind, normal, until, renumber)
-                if key in _ahead or _good_cached(kind, normal, until, renumber) is not None:
+                if key in _ahead or _good_cached(key) is not None:
                     continue
                 # made and removed by the child (`_aside`): a parent killed at once leaves none
                 folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
@@ -746,8 +745,7 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
     folder.mkdir(parents=True)
     live = folder / "team-now.db"
     session.store.backup_to(live)
-    until = (exercise.replay.until if exercise.replay and exercise.replay.until is not None
-             else session.end_minute)
+    until = _until(session)
     team_exercise = _with_statements(exercise, session.statement_sql)
 
     race_world = folder / "race.db"
@@ -961,8 +959,7 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
         n += 1
     folder = root / str(n)
     folder.mkdir(parents=True)
-    until = (exercise.replay.until if exercise.replay and exercise.replay.until is not None
-             else session.end_minute)
+    until = _until(session)
     team_exercise = _with_statements(exercise, session.statement_sql)
     made: list[PostgresStore] = []
     race_world: PostgresStore | None = None

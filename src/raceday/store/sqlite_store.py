@@ -127,6 +127,7 @@ The engine runs one statement at a time, so a lock a role holds is only let go b
 call: the wait is for someone outside the session (a facilitator's sqlite3 shell). While
 another role of the session holds a transaction open, the lock is likely its: a statement
 then does not wait at all (`_mind_own_locks`)."""
+_LOCK_WAIT_MS = int(LOCK_WAIT_S * 1000)  # as SQLite's busy_timeout takes it
 
 
 @dataclass
@@ -139,7 +140,7 @@ class _RoleConnection:
     verdicts: dict[str, StatementContext] = field(default_factory=dict)
     """What the authorizer recorded when each statement text in the statement cache was
     last prepared (emptied whenever the cache is expired)."""
-    wait_ms: int = int(LOCK_WAIT_S * 1000)
+    wait_ms: int = _LOCK_WAIT_MS
     """The connection's busy timeout now (`_mind_own_locks`)."""
 
 
@@ -563,7 +564,7 @@ class WorldStore:
             return  # a replay's world never waits (`_unhurried`)
         own = any(other is not handle and other.conn.in_transaction
                   for other in self._role_conns.values())
-        wait = 0 if own else int(LOCK_WAIT_S * 1000)
+        wait = 0 if own else _LOCK_WAIT_MS
         if handle.wait_ms != wait:
             self._internal(handle, f"PRAGMA busy_timeout = {wait}")
             handle.wait_ms = wait

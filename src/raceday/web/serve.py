@@ -57,7 +57,7 @@ def seat_command() -> list[str]:
 
 
 def full_words(limit: int) -> str:
-    """What a browser turned away reads, in its terminal, before its page says it ended."""
+    """What a browser turned away reads in its terminal (its page stays open on it)."""
     return (f"raceday serve is full: {limit} browser{'s are' if limit != 1 else ' is'} "
             "playing (the server's --max-sessions). Reload this page once one has closed.")
 
