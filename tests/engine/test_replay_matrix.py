@@ -215,7 +215,7 @@ MATRIX: dict[str, Expect] = {
     "conditional-all": Expect({}, None, 40),
     # The trigger refuses 140 over 148 at 23:48 and at every retry: nothing downstream. But
     # it refuses the normal night's planned rollback too (23:20): no guard points.
-    "forward-only": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    "forward-only": Expect({}, None, 30, ("planned-rollback-fips", "23:20")),
     # The same with the one-flip rollback allowed: everything stopped, nothing good refused.
     "forward-but-rollback": Expect({}, None, 40),
     # A took its token at 23:31; B and C took newer ones at every pick since, so A's write at
@@ -229,29 +229,29 @@ MATRIX: dict[str, Expect] = {
     # It refuses the 23:48 clean-up, but once C and B have moved the endpoint on, plan 140 is
     # deleted (23:52) and nothing stops A's retry at 00:12 pointing the endpoint at it: the
     # outage comes 24 minutes late. Only a replay that runs past the retry shows it.
-    "plan-in-use": Expect(RETRY_0012, "00:12", 0),
+    "plan-in-use": Expect(RETRY_0012, "00:12", 8),
     # The clean-up only marks plan 140 (23:48), so the answer stays; 00:12's retry serves it
     # again (it still exists). The purge removes it at 00:18, and the 00:42 retry points the
     # endpoint at a deleted plan: the same outage, an hour late.
-    "soft-delete": Expect(RETRY_0042, "00:42", 0),
+    "soft-delete": Expect(RETRY_0042, "00:42", 19),
     # Refusing an empty answer when the pointer moves changes nothing at 23:48: plan 140 has
     # its records when A points at it; the answer empties when the clean-up deletes them.
     "no-empty-answer": Expect(AS_THAT_NIGHT, "23:48", 0),
     # Refusing to delete a served plan's records (the cascade) refuses the 23:48 clean-up, like
     # plan-in-use, and is defeated by the 00:12 retry the same way.
-    "records-in-use": Expect(RETRY_0012, "00:12", 0),
+    "records-in-use": Expect(RETRY_0012, "00:12", 8),
     # A's write would make the rollback (148) newer than the plan (140): refused at 23:48.
-    "rollback-older": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    "rollback-older": Expect({}, None, 30, ("planned-rollback-fips", "23:20")),
     # Stale write, delete and empty answer happen at 23:48 as that night; but C's apply at
     # 23:50 keeps no rollback to the deleted plan and goes through: the endpoint answers
     # again two minutes later. Only the wedge is prevented.
-    "rollback-tolerant": Expect({s: AS_THAT_NIGHT[s] for s in STEPS[:3]}, "23:48", 10),
+    "rollback-tolerant": Expect({s: AS_THAT_NIGHT[s] for s in STEPS[:3]}, "23:48", 27),
     # Combinations.
     # The reference pair (scripts/guarded.yaml): the trigger alone already stops everything.
-    "forward-only+plan-in-use": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    "forward-only+plan-in-use": Expect({}, None, 30, ("planned-rollback-fips", "23:20")),
     "forward-but-rollback+plan-in-use": Expect({}, None, 40),
     "fk-restrict+conditional-a": Expect({}, None, 40),
-    "soft-delete+forward-only": Expect({}, None, 0, ("planned-rollback-fips", "23:20")),
+    "soft-delete+forward-only": Expect({}, None, 30, ("planned-rollback-fips", "23:20")),
     # Two partial guards that cover each other: the delete trigger holds the 23:48 clean-up,
     # and the empty-answer trigger refuses A's 00:12 retry at the deleted plan 140.
     "plan-in-use+no-empty-answer": Expect(ONLY_STALE, None, 30),
@@ -407,7 +407,7 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(
                      "planned-rollback-regional"}
     assert len(blocked) > 20  # every run of the night, not one
     reasons = "\n".join(got.guards["reasons"])
-    assert "on the normal night your guards or edits refused" in reasons
+    assert "so they stop the service doing its job" in reasons
     assert got.guards["points"] == 0
     assert "a guard also blocks the good path" in reasons
 
@@ -614,6 +614,8 @@ LU_OWN = {"version": "stale-retry", "check": "blank-address", "foreign-key": "in
 # lost update at 09:03, except where a guard changes that: the version check and the fence
 # make the 09:03 save change 0 rows (version 1 against 2; no token taken yet, :token is
 # NULL), and the first fault is then the clean-up deleting db-2 (09:16) or the 09:14 retry.
+LU_POINTS = {"version": 9, "check": 0, "foreign-key": 10, "fence": 7, "unique": 10,
+             "forward": 0}
 LU_FAULT = {"none": "09:03", "version": "09:16", "check": "09:03", "foreign-key": "09:03",
             "fence": "09:14", "unique": "09:03", "forward": "09:03"}
 
@@ -659,7 +661,9 @@ def test_each_lost_update_guard_stops_its_own_mistake_and_no_other(
     assert replay.fault_at == LU_FAULT[guard]
     assert replay.blocked_good_writes == () and replay.warnings == ()
     assert got.guards["prevented"] == [own]
-    assert got.guards["points"] == 5
+    # by harm kept away (issue 27): a guard that stops its own step but not the harm it
+    # leads to earns only the harm minutes it spared
+    assert got.guards["points"] == LU_POINTS[guard]
     assert all(p["ok"] for p in got.guards["good_path"])
 
 

@@ -101,6 +101,19 @@ def test_injects(exercise: Exercise) -> None:
     assert pager.to == ("operator",)
     assert pager.source == "exercise-assumption"
     assert pager.text == "The value went 100, 400, 150."
+    assert (pager.on_fault, pager.after, pager.timed) == ("", 0, True)
+
+
+def test_an_inject_may_follow_a_fault_instead_of_a_time(tmp_path: Path) -> None:
+    folder = tmp_path / "minimal"
+    shutil.copytree(MINIMAL, folder)
+    yaml_path = folder / "exercise.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text.replace('    at: "00:12"\n',
+                                      '    on_fault: lost-update\n    after: "2m"\n'),
+                         encoding="utf-8")
+    pager = next(i for i in load_exercise(folder).injects if i.id == "pager")
+    assert (pager.at, pager.on_fault, pager.after, pager.timed) == (None, "lost-update", 2, False)
 
 
 def test_invariants_milestones_findings_hints(exercise: Exercise) -> None:

@@ -589,3 +589,54 @@ def test_a_panel_count_that_prepares_loads(broken: Broken) -> None:
     broken.replace("debrief:\n", PANEL.format(show="answers", count=count) + "\ndebrief:\n")
     exercise = load_exercise(broken.folder.relative_to(broken.root))
     assert [(i.id, i.count) for i in exercise.panel] == [("values", count)]
+
+
+# -- injects that follow the world (on_fault) ------------------------------------------------
+
+
+def test_an_inject_with_both_a_time_and_a_fault_is_one_error(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', '    at: "00:12"\n    on_fault: lost-update\n')
+    assert problems(broken) == [
+        broken.at("    on_fault: lost-update", 'inject "pager": give "at" (a time) or "on_fault" '
+                  "(an invariant whose fault brings it), not both")
+    ]
+
+
+def test_an_inject_on_an_unknown_invariant_names_the_invariants(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', '    on_fault: lost-updat\n    after: "2m"\n')
+    assert problems(broken) == [
+        broken.at("    on_fault: lost-updat", 'inject "pager": invariant "lost-updat" is not '
+                  "defined (invariants: lost-update)")
+    ]
+
+
+def test_an_inject_with_neither_a_time_nor_a_fault(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', "")
+    assert problems(broken) == [
+        broken.at("  - id: pager", 'inject "pager" needs "at" (a time) or "on_fault" (an '
+                  "invariant whose fault brings it)")
+    ]
+
+
+def test_after_belongs_to_an_inject_that_follows_a_fault(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', '    at: "00:12"\n    after: "2m"\n')
+    assert problems(broken) == [
+        broken.at('    after: "2m"', 'inject "pager": "after" is the delay once the fault of '
+                  '"on_fault" begins; a timed inject has no "after"')
+    ]
+
+
+def test_after_is_a_duration(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', '    on_fault: lost-update\n    after: soon\n')
+    assert problems(broken) == [
+        broken.at("    after: soon", 'inject "pager": "after" must be a duration like "10m", '
+                  '"2h", "1h30m" or a number of minutes, not the text "soon"')
+    ]
+
+
+def test_a_reveal_is_history_and_keeps_its_time(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n    kind: alarm\n', "    on_fault: lost-update\n    kind: reveal\n")
+    assert problems(broken) == [
+        broken.at("    on_fault: lost-update", "inject \"pager\": a reveal tells that night's "
+                  'history, whatever the team does: it arrives at a time ("at"), not "on_fault"')
+    ]

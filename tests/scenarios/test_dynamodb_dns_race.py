@@ -84,6 +84,69 @@ def test_the_injects_arrive_at_the_nights_times(tmp_path: Path) -> None:
     assert len(alarms) >= 6  # the one that points at the cause is one of many
 
 
+# -- what players are told follows the world --------------------------------------------------
+
+# Each alarm and message that reports the empty answer, with its time as that night (the
+# fault began at 23:48). Enactor A's lock retries (23:40) come before any fault: timed.
+FAULT_INJECTS = {
+    "alarm-redshift": "23:48", "alarm-dwfm": "23:48", "alarm-ddb-errors": "23:48",
+    "alarm-flood": "23:49", "alarm-traffic": "23:49", "alarm-tls": "23:50",
+    "alarm-dns-canary": "23:50", "alarm-storage": "23:50", "other-teams-2351": "23:51",
+    "other-teams-0020": "00:20",
+}
+
+
+def test_the_alarms_of_the_empty_answer_follow_that_fault() -> None:
+    exercise = load_exercise(EXERCISE)
+    following = {i.id for i in exercise.injects if i.on_fault}
+    assert following == set(FAULT_INJECTS)
+    assert all(i.on_fault == "empty-answer" for i in exercise.injects if i.on_fault)
+    timed = {i.id: i for i in exercise.injects if i.at is not None}
+    assert "enactor-a-lock-retries" in timed
+    # reveals and the Health Dashboard's posts are history, told whatever the team does
+    history = [i for i in exercise.injects if i.kind.value in ("reveal", "status")]
+    assert history and all(i.at is not None for i in history)
+    assert all(i.title.startswith(("That night", "Later")) for i in history)
+
+
+def test_as_it_happened_the_alarms_arrive_at_that_nights_times(tmp_path: Path) -> None:
+    _, events = play("as-it-happened", tmp_path)
+    seen = {e.id: e.sim_time for e in kinds(events, ev.Inject)}
+    assert {i: seen.get(i) for i in FAULT_INJECTS} == FAULT_INJECTS
+    fault = kinds(events, ev.Fault)[0]
+    first = min(e.seq for e in kinds(events, ev.Inject) if e.id in FAULT_INJECTS)
+    assert fault.sim_time == "23:48" and first == fault.seq + 1  # told right after it began
+    assert seen["enactor-a-lock-retries"] == "23:40"
+
+
+def test_a_night_without_the_fault_hears_none_of_its_alarms(tmp_path: Path) -> None:
+    result, events = play("guarded", tmp_path)
+    assert result["fault"]["occurred"] is False
+    seen = {e.id for e in kinds(events, ev.Inject)}
+    assert not seen & set(FAULT_INJECTS)
+    assert not [e for e in kinds(events, ev.Inject) if "dns-canary" in e.title]
+    # what does not report the fault is still told: the lock retries, the night's history
+    assert {"enactor-a-lock-retries", "health-dashboard-0011", "reveal-dns-restored"} <= seen
+
+
+def test_a_fault_the_team_causes_early_brings_its_alarms_early(tmp_path: Path) -> None:
+    exercise = load_exercise(EXERCISE)
+    path = Path(__file__).parent / "alarms" / "empty-answer-at-2321.yaml"
+    _, result = run_script(exercise, load_script(path, exercise), tmp_path)
+    events = read_events(Path(result["session"])).events
+    fault = kinds(events, ev.Fault)[0]
+    assert (fault.sim_time, fault.invariant) == ("23:21", "empty-answer")
+    seen = {e.id: e.sim_time for e in kinds(events, ev.Inject)}
+    moved = {i: seen.get(i) for i in FAULT_INJECTS}
+    assert moved == {
+        "alarm-redshift": "23:21", "alarm-dwfm": "23:21", "alarm-ddb-errors": "23:21",
+        "alarm-flood": "23:22", "alarm-traffic": "23:22", "alarm-tls": "23:23",
+        "alarm-dns-canary": "23:23", "alarm-storage": "23:23", "other-teams-2351": "23:24",
+        "other-teams-0020": "23:53",
+    }
+    assert len([e for e in kinds(events, ev.Inject) if e.id in FAULT_INJECTS]) == 10  # once
+
+
 # -- the race as the automation plays it -----------------------------------------------------
 
 

@@ -44,7 +44,6 @@ CHEATS = [
     ("drop-automation", 0, 10, "table automation is gone"),
     ("noop-enactor-a", 0, 10, "enactor-a-on-time"),
     ("ban-enactor-a", 0, 10, "enactor-a-on-time"),
-    ("newest-only", 0, 10, "planned-rollback"),
     ("time-bomb-trigger", 0, 10, "enactor-a-on-time at 23:48"),
     ("hold-enactor-a-idle", 0, 10, "players' hands, not a guard"),
     ("hold-enactor-a-leave-early", 0, 10, "never surfaced"),
@@ -55,9 +54,8 @@ CHEATS = [
     ("flapping-monitor", 0, 10, "noise, not detection"),
     ("lub-drop-config", 0, 10, "table config is gone"),
     ("lub-noop-save", 0, 10, "b-save-on-time"),
-    ("never-plan-140", 0, 10, "in the shifted race"),
-    ("backwards-in-window", 0, 10, "in the shifted race"),
-    ("rollback-exempt-by-time", 0, 10, "on the normal night of the shifted race"),
+    ("never-plan-140", 0, 10, "in the variant night"),
+    ("backwards-in-window", 0, 10, "in the variant night"),
     ("timed-monitor-plan", 0, 10, "not because of the fault"),
     ("timed-monitor-clock", 0, 10, "not because of the fault"),
     ("from-memory", 0, 10, "a diagnosis from memory is not a diagnosis"),
@@ -93,11 +91,21 @@ def test_lost_update_basics_is_not_set_against_the_aws_night(tmp_path: Path) -> 
     assert "that night" not in reasons(result)
 
 
+def test_rollbacks_let_through_by_their_times_are_refused_on_the_variant_night(
+        tmp_path: Path) -> None:
+    """Exempting the planned rollbacks by tonight's times refuses them on the variant night:
+    a deduction for each, with its reason (issue 27), not the whole score."""
+    result, _ = play(PLAYS / "rollback-exempt-by-time.yaml", tmp_path)
+    assert "on the normal night of the variant night" in reasons(result)
+    assert result["guards"]["points"] == 40 - result["guards"]["collateral"] < 40
+
+
 def test_a_guard_keyed_on_tonight_earns_nothing_in_the_shifted_race(tmp_path: Path) -> None:
     result, _ = play(PLAYS / "never-plan-140.yaml", tmp_path)
     steps = {s["id"]: s for s in result["guards"]["steps"]}
     assert steps["stale-apply"]["status"] == "happened"
     assert "tonight's race: prevented" in steps["stale-apply"]["detail"]
+    assert "the variant night (the clock from" in steps["stale-apply"]["detail"]
     assert result["guards"]["points"] == 0
 
 
@@ -118,16 +126,19 @@ def test_a_diagnosis_from_memory_counts_only_after_a_look(tmp_path: Path) -> Non
     assert [d.verdict for d in declared] == ["unseen"]
 
 
-def test_a_guard_that_refuses_a_good_write_earns_nothing(tmp_path: Path) -> None:
+def test_a_guard_that_refuses_good_writes_pays_for_each(tmp_path: Path) -> None:
+    """Refusing the normal night's two planned rollbacks is collateral: a deduction with its
+    reason for each (issue 27), not the whole score."""
     result, events = play(PLAYS / "newest-only.yaml", tmp_path)
-    assert result["guards"]["points"] == 0
-    # the steps the replay saw prevented are still said, and earn nothing; the replay's own
-    # figure agrees with the score (no line contradicts another)
-    assert result["guards"]["prevented"] == [s["id"] for s in result["guards"]["steps"]]
-    final = [e for e in of_kind(events, ev.Replay) if e.final][-1]
-    assert final.guards is not None and final.guards.points == 0
     blocked = result["guards"]["blocked_good_writes"]
     assert any(b["task"].startswith("planned-rollback") for b in blocked)
+    assert result["guards"]["collateral"] == 5 * len(blocked)
+    assert result["guards"]["points"] == 40 - 5 * len(blocked)
+    assert "collateral: a good write of the normal night was refused: planned-rollback" \
+        in reasons(result)
+    # the replay's own figure agrees with the score (no line contradicts another)
+    final = [e for e in of_kind(events, ev.Replay) if e.final][-1]
+    assert final.guards is not None and final.guards.points == result["guards"]["points"]
 
 
 def test_an_edit_with_an_unbound_parameter_is_refused_at_once(tmp_path: Path) -> None:

@@ -97,6 +97,21 @@ def test_left_alone_the_fleet_collapses_and_never_recovers(plays: dict[str, Play
     assert "congestive-collapse" in play.section("guards")["happened"]
 
 
+def test_the_alarms_follow_the_faults_of_each_night(plays: dict[str, Play]) -> None:
+    """Leases are lost at 02:25 in every night, so its alarms keep their times; the NLB and
+    Network Manager alarms come when a night loses its network or NLB capacity, if ever."""
+    for name, play in plays.items():
+        heard = {e.id: e.sim_time for e in of_kind(play.events, ev.Inject)}
+        began: dict[str, str] = {}
+        for fault in of_kind(play.events, ev.Fault):
+            began.setdefault(fault.invariant, fault.sim_time)
+        assert (heard["launch-errors"], heard["dwfm-queues"]) == ("02:35", "02:50"), name
+        assert heard.get("netmgr-latency") == began.get("no-network"), name
+        assert heard.get("nlb-errors") == began.get("capacity-below-floor"), name
+        assert heard["dashboard-nlb"] == "08:43", name  # history: told whatever happens
+    assert "nlb-errors" not in {e.id for e in of_kind(plays["nothing"].events, ev.Inject)}
+
+
 def test_restarting_without_a_throttle_relapses_into_collapse(plays: dict[str, Play]) -> None:
     play = plays["restart-without-throttle"]
     restart = play.minute("04:14")

@@ -214,6 +214,13 @@ async def test_declare_a_finding(make_app: MakeApp, flagship: Exercise) -> None:
         # judged against the world at that moment: nothing is wrong yet
         assert declared.verdict in {"wrong", "false_alarm"}
         assert not events_of(screen, ev.Detected)
+        # and the toast says so at once, with why
+        toasts = [(str(n.message), n.title, n.severity) for n in app._notifications]
+        said = [t for t in toasts if t[0].startswith(f"Declared: {declared.text}")]
+        assert said, toasts
+        message, title, severity = said[-1]
+        assert "It does not count" in message and declared.why in message
+        assert title == "Declared: it does not count now" and severity == "warning"
 
 
 async def test_pause_and_resume_the_live_clock(make_app: MakeApp, flagship: Exercise) -> None:

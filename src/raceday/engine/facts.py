@@ -77,15 +77,15 @@ class Facts:
     # correct findings declared with their evidence present (each once), and false alarms
     confirmed: list[tuple[int, str]] = field(default_factory=list)
     false_alarms: list[tuple[int, str]] = field(default_factory=list)
-    # correct findings declared while their evidence was there, but before the team had read
-    # the tables it lives in (from memory): (minute, finding, the tables not read)
-    unseen: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
+    # correct findings declared while their evidence was there, but before anything the team
+    # had looked at since the fault began could show it: (minute, finding, why, in words)
+    unseen: list[tuple[int, str, str]] = field(default_factory=list)
     # confirmed findings the final replay took back: every query that looked where the
     # evidence lives showed the same on the normal night (minute, finding, the last such query)
     blind: list[tuple[int, str, str]] = field(default_factory=list)
     # the first fault began with a player's own statement (role, statement), when it did
     caused_by: tuple[str, str] | None = None
-    # monitor alerts that matched while the fault was present, and monitors that returned
+    # monitor alerts while the fault was present (whatever they select), and monitors that returned
     # rows while the world was healthy (name -> first such minute): noise
     monitor_alerts: list[tuple[int, str]] = field(default_factory=list)
     noisy_monitors: dict[str, int] = field(default_factory=dict)

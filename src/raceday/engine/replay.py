@@ -49,6 +49,7 @@ from raceday.store.sqlite_store import WorldStore
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult, StepReplay
 from raceday.transcript.log import EventLog
+from raceday.transcript.verdicts import HarmNight
 from raceday.transcript.wording import describe_run
 
 _log = logging.getLogger(__name__)
@@ -119,13 +120,20 @@ def _shifted(exercise: Exercise, shift: ShiftSpec) -> Exercise:
     return replace(exercise, clock=clock, tasks=tasks)
 
 
-def _describe_shift(exercise: Exercise, shift: ShiftSpec) -> str:
+def _describe_shift(exercise: Exercise, shift: ShiftSpec, *, reveal: bool = True) -> str:
+    """The variant night in words: its numbers only once they can no longer be played to
+    (the final replay); before that, what kind of night it is."""
+    drawn = exercise.replay is not None and exercise.replay.shifted is not None \
+        and exercise.replay.shifted.drawn
+    if drawn and not reveal:
+        return "a variant night drawn for this session (its numbers are shown at the end)"
     start = (exercise.clock.start + timedelta(minutes=shift.clock)).strftime("%H:%M")
     parts = [f"the clock from {start}"]
     if shift.seed.strip():
         parts.append("the plans renumbered")
     parts += [f"{task} {minutes} min later" for task, minutes in shift.later]
-    return f"the shifted race ({', '.join(parts)})"
+    name = "the variant night" if drawn else "the shifted race"
+    return f"{name} ({', '.join(parts)})"
 
 
 Probe = tuple[int, str, str, str]
@@ -200,7 +208,7 @@ def _file_digest(path: Path) -> str:
 
 def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, until: int,
           *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
-          transcript: bool = True) -> Session:
+          transcript: bool = True, track_harms: bool = False) -> Session:
     """Play the timeline with every role automated, to `until`, and close it.
 
     `judge_world` False: a normal night, where only the runs' outcomes are compared, so the
@@ -210,7 +218,8 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     is given back, and its final world and transcript copied here."""
     transcript = transcript and judge_world
     key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise),
-                      _file_digest(world), until, judge_world, probes, transcript])
+                      _file_digest(world), until, judge_world, probes, transcript,
+                      track_harms])
     seen = _played.get(key)
     if seen is not None and seen[1].is_dir() and (
             seen[2] is not None or seen[1].with_name(seen[1].name + ".db").exists()):
@@ -225,7 +234,7 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
     folder.mkdir(parents=True)
     session = _play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
                        folder, until, judge_world=judge_world, probes=probes,
-                       transcript=transcript)
+                       transcript=transcript, track_harms=track_harms)
     if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
         small = world.stat().st_size <= _IMAGE_BYTES and not world.with_name(
             world.name + "-wal").exists()
@@ -237,7 +246,7 @@ def _play(kind: type[Session], exercise: Exercise, world: Path, folder: Path, un
 
 def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path, until: int,
              *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
-             transcript: bool = True) -> Session:
+             transcript: bool = True, track_harms: bool = False) -> Session:
     """Play the timeline on an open world (`folder` exists), to `until`, and close it; the
     replay's log is a throw-away, so it is not synced to disk (nor written at all without
     `judge_world` or `transcript`)."""
@@ -245,6 +254,7 @@ def _play_on(kind: type[Session], exercise: Exercise, store: Store, folder: Path
         else _UnwrittenLog(folder)
     session = kind(exercise, store, log, (), Pace.TURNS)
     session.judge_world = judge_world
+    session.track_harms = track_harms
     session.probes = list(probes)
     session.start()
     session.advance_to(until)
@@ -316,6 +326,59 @@ def _step_replays(exercise: Exercise, race: Session) -> tuple[StepReplay, ...]:
     return tuple(steps)
 
 
+def _harms_of(exercise: Exercise, race: Session, until: int) -> dict[str, tuple[int, int | None]]:
+    """Each harm's minutes in a played race night, and when it first began."""
+    return {i.id: (race.harm_clock.minutes(i.id, until), race.harm_clock.first(i.id))
+            for i in exercise.invariants}
+
+
+_baselines: dict[str, dict[str, tuple[int, int | None]]] = {}
+
+
+def _baseline(kind: type[Session], exercise: Exercise, until: int, renumber: str
+              ) -> dict[str, tuple[int, int | None]]:
+    """The harms of the race on the exercise's own world with its own statements: what the
+    customers saw with no guard at all. The same every time for the same exercise and seed,
+    so it is played once per process."""
+    key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise), until,
+                      renumber])
+    known = _baselines.get(key)
+    if known is not None:
+        return known
+    with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
+        pristine = Path(scratch) / "pristine.db"
+        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        world = Path(scratch) / "race.db"
+        build_replay_world(pristine, exercise.world_sql, world, renumber)
+        race = _play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
+                        _scratch_folder(Path(scratch) / "race"), until, transcript=False)
+        known = _harms_of(exercise, race, until)
+    _baselines[key] = known
+    if len(_baselines) > 32:
+        _baselines.pop(next(iter(_baselines)))
+    return known
+
+
+def _scratch_folder(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    return folder
+
+
+def _harm_nights(exercise: Exercise, race: Session, baseline: dict[str, tuple[int, int | None]],
+                 until: int, night: str) -> tuple[HarmNight, ...]:
+    """Each harm of one race night beside the same night on the exercise's own world."""
+    mine = _harms_of(exercise, race, until)
+    return tuple(
+        HarmNight(harm=harm, night=night, minutes=minutes,
+                  baseline=baseline.get(harm, (0, None))[0],
+                  first_at=race.time_of(first) if first is not None else None)
+        for harm, (minutes, first) in mine.items())
+
+
+def _kept_some_away(nights: tuple[HarmNight, ...]) -> bool:
+    return any(n.minutes < n.baseline for n in nights)
+
+
 RunKey = tuple[str, int, int]  # task, minute, attempt
 
 
@@ -372,8 +435,15 @@ def _blocked(good: list[RunKey], outcomes: Outcomes,
 _RANK = {"prevented": 0, "not reached": 1, "happened": 2}
 
 
+def _hidden(harms: tuple[HarmNight, ...], reveal: bool) -> tuple[HarmNight, ...]:
+    """Before the end, a variant night's times are not shown: they would tell its clock."""
+    if reveal:
+        return harms
+    return tuple(replace(h, first_at=None) if h.night != "tonight's race" else h for h in harms)
+
+
 def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
-                 what: str) -> tuple[StepReplay, ...]:
+                 what: str, reveal: bool = True) -> tuple[StepReplay, ...]:
     """Each step as the worse of the two races saw it: prevented only when prevented in both."""
     other = {s.id: s for s in shifted}
     merged = []
@@ -384,24 +454,41 @@ def _merge_steps(steps: tuple[StepReplay, ...], shifted: tuple[StepReplay, ...],
             continue
         tonight = (f" (tonight's race: {step.status}"
                    f"{' at ' + step.at if step.at else ''})")
+        if not reveal:  # its time and outcome could tell the variant's numbers
+            seen = replace(seen, at=None, outcome="", next=None, faults_after=())
         merged.append(replace(seen, outcome=f"in {what}{tonight}: {seen.outcome}".rstrip(": ")))
     return tuple(merged)
 
 
-TeamNight = tuple[Outcomes, tuple[ev.MonitorCheck, ...]]
-Nights = tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]
+NormalHarms = tuple[HarmNight, ...]
+TeamNight = tuple[Outcomes, tuple[ev.MonitorCheck, ...], NormalHarms]
+Nights = tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...], NormalHarms]
+
+
+def _normal_harms(team: Session, until: int, night: str) -> NormalHarms:
+    """The customers' harms (outage invariants) the team's world showed on a normal night:
+    the exercise's own normal night has none, so each is the guards' doing."""
+    found = []
+    for invariant in team.exercise.invariants:
+        minutes = team.harm_clock.minutes(invariant.id, until)
+        first = team.harm_clock.first(invariant.id)
+        if invariant.outage and minutes:
+            found.append(HarmNight(harm=invariant.id, night=night, minutes=minutes,
+                                   first_at=team.time_of(first) if first is not None else None))
+    return tuple(found)
 _nights_known: OrderedDict[str, Nights] = OrderedDict()
 """The normal nights' answers already worked out in this process (a child's included)."""
 
 
 def _team_night(kind: type[Session], team_exercise: Exercise, team_world: Path, folder: Path,
-                until: int, probes: tuple[Probe, ...]) -> TeamNight:
+                until: int, probes: tuple[Probe, ...], night: str) -> TeamNight:
     """The normal night on the team's world (`team_world`, built as the race's is): how each
     run went, and the team's alerts run again at their minutes."""
     team = _play(kind, _without_delayed(team_exercise), team_world, folder / "normal-team",
-                 max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes)
+                 max([until, *(p[0] for p in probes)]), judge_world=False, probes=probes,
+                 track_harms=True)
     remove_world(team_world)  # never read again
-    return _outcomes(team), tuple(team.probe_results)
+    return _outcomes(team), tuple(team.probe_results), _normal_harms(team, until, night)
 
 
 def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
@@ -482,17 +569,19 @@ def _normal_nights_aside(kind: type[Session], exercise: Exercise, team_exercise:
     def play(scratch: Path) -> TeamNight:
         world = scratch / "normal-team.db"  # a copy: the team's world stays as it was
         shutil.copyfile(team_world, world)
-        return _team_night(kind, team_exercise, world, scratch, until, probes)
+        return _team_night(kind, team_exercise, world, scratch, until, probes, which)
 
+    which = "the variant's normal night" if renumber.strip() else "the normal night"
     night = _aside(play, folder / "normal-nights", small, started) if small else (
-        lambda: _team_night(kind, team_exercise, team_world, folder, until, probes))
+        lambda: _team_night(kind, team_exercise, team_world, folder, until, probes, which))
     start = team_exercise.clock.start
 
     def answer() -> Nights:
         good = goods()
-        outcomes, checks = night()
+        outcomes, checks, harmed = night()
         remove_world(team_world)
-        nights = (_blocked(good, outcomes, lambda minute: clock_time(start, minute)), checks)
+        nights = (_blocked(good, outcomes, lambda minute: clock_time(start, minute)), checks,
+                  harmed)
         _nights_known[key] = nights
         while len(_nights_known) > _MEMO_SIZE:
             _nights_known.popitem(last=False)
@@ -612,11 +701,10 @@ _ahead_folders: list[Path] = []
 """The scratch folders of the children not taken yet (a child stopped half-way leaves its)."""
 
 
-def _wanted(exercise: Exercise) -> list[tuple[Exercise, str]]:
-    """The original nights every replay needs: tonight's, and the shifted race's (with its
-    seed) when the exercise has one."""
-    assert exercise.replay is not None
-    shift = exercise.replay.shifted
+def _wanted(session: Session) -> list[tuple[Exercise, str]]:
+    """The original nights every replay needs: tonight's, and the variant's (with its seed)
+    when the exercise has one."""
+    exercise, shift = session.exercise, session.variant
     return [(exercise, "")] + ([(_shift(exercise, shift), shift.seed)]
                                if shift is not None else [])
 
@@ -648,7 +736,7 @@ def prepare_ahead(session: Session) -> None:
             return
         kind, until = type(session), _until(session)
         with collector.paused():  # the children play with the collector held off
-            for normal, renumber in _wanted(session.exercise):
+            for normal, renumber in _wanted(session):
                 key = _good_key(kind, normal, until, renumber)
                 if key in _ahead or _good_cached(key) is not None:
                     continue
@@ -714,13 +802,13 @@ def _prepare(session: Session, started: list[Aside[Any]]) -> None:
     with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
         goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
                                     True, started)
-                 for normal, renumber in _wanted(session.exercise)]
+                 for normal, renumber in _wanted(session)]
         for good in goods:
             good()
 
 
 def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
-                keep_world: bool = True) -> ReplayResult:
+                keep_world: bool = True, reveal: bool = False) -> ReplayResult:
     """Replay the race on a copy of the team's world; the live world is not touched.
 
     `probes` (minute, name, role, sql): the team's alerts on the fault and the looks behind
@@ -729,12 +817,12 @@ def replay_race(session: Session, probes: tuple[Probe, ...] = (), *,
     the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
     with collector.paused():
         if _on_postgres(session):
-            return replay_race_postgres(session, probes, keep_world=keep_world)
-        return _replay_race_sqlite(session, probes, keep_world=keep_world)
+            return replay_race_postgres(session, probes, keep_world=keep_world, reveal=reveal)
+        return _replay_race_sqlite(session, probes, keep_world=keep_world, reveal=reveal)
 
 
 def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
-                        keep_world: bool) -> ReplayResult:
+                        keep_world: bool, reveal: bool) -> ReplayResult:
     exercise = session.exercise
     root = session.folder / "replay"
     remove_earlier_worlds(root)
@@ -764,18 +852,21 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
         race = _play(kind, team_exercise, race_world, folder / "race", until)
         _keep_race(folder / "race", race.events)
         steps = _step_replays(exercise, race)
+        harms = _harm_nights(exercise, race, _baseline(kind, exercise, until, ""), until,
+                             "tonight's race")
         fault = race.facts.fault_started
         fault_at = race.time_of(fault) if fault is not None else None
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                         f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
-        shift = exercise.replay.shifted if exercise.replay else None
+        shift = session.variant
         more_nights: Callable[[], Nights] | None = None
         what = ""
-        # Nothing prevented in tonight's race: the shifted race can only agree (a step is
-        # prevented only when prevented in both), so it is not played.
-        if shift is not None and any(s.status == "prevented" for s in steps):
-            what = _describe_shift(exercise, shift)
+        # Nothing prevented or kept away in tonight's race: the variant can only agree (the
+        # worse of the two nights counts), so it is not played.
+        if shift is not None and (any(s.status == "prevented" for s in steps)
+                                  or _kept_some_away(harms)):
+            what = _describe_shift(exercise, shift, reveal=reveal)
             other = folder / "shifted"
             other.mkdir()
             shifted_world = other / "race.db"
@@ -790,18 +881,24 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
             shifted = _play(kind, _shift(team_exercise, shift), shifted_world, other / "race",
                             until, transcript=False)  # nobody reads it: merged below
             remove_world(shifted_world)
-            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what, reveal)
+            harms += _harm_nights(shifted_exercise, shifted,
+                                  _baseline(kind, shifted_exercise, until, shift.seed), until,
+                                  "the variant night")
             if fault_at is None and shifted.facts.fault_started is not None:
-                fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+                fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+                            if reveal else f"in {what}")
 
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()
         checks: tuple[ev.MonitorCheck, ...] = ()
+        normal_harms: NormalHarms = ()
         if nights is not None:
-            blocked, checks = nights()
+            blocked, checks, normal_harms = nights()
         if more_nights is not None:
             seen = {b.task for b in blocked}
-            more, _ = more_nights()
+            more, _, more_harms = more_nights()
+            normal_harms += _hidden(more_harms, reveal)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
     finally:
@@ -817,6 +914,8 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
         warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
         monitor_checks=checks,
+        harms=_hidden(harms, reveal),
+        normal_harms=normal_harms,
     )
 
 
@@ -890,11 +989,11 @@ def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
 
 
 def _played_pg(kind: type[Session], exercise: Exercise, world: PostgresStore, folder: Path,
-               until: int, *, judge_world: bool = True,
-               probes: tuple[Probe, ...] = ()) -> Session:
+               until: int, *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+               track_harms: bool = False) -> Session:
     folder.mkdir(parents=True)
     return _play_on(kind, exercise, world, folder, until, judge_world=judge_world,
-                    probes=probes)
+                    probes=probes, track_harms=track_harms)
 
 
 def _good_writes_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, folder: Path,
@@ -928,25 +1027,47 @@ def _normal_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Ex
                       live: PostgresStore, folder: Path, until: int, renumber: str,
                       made: list[PostgresStore], pool: ThreadPoolExecutor,
                       probes: tuple[Probe, ...] = (),
-                      ) -> Callable[[], tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]]:
+                      ) -> Callable[[], Nights]:
     """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
     for the good writes refused and the probes' results, once both nights are over."""
     good = pool.submit(_good_writes_pg, kind, exercise, live, folder, until, renumber, made)
     world, _ = _fork(live, made, exercise.world_sql, renumber)
     team = pool.submit(_played_pg, kind, _without_delayed(team_exercise), world,
                        folder / "normal-team", max([until, *(p[0] for p in probes)]),
-                       judge_world=False, probes=probes)
+                       judge_world=False, probes=probes, track_harms=True)
+    which = "the variant's normal night" if renumber.strip() else "the normal night"
 
-    def compared() -> tuple[tuple[BlockedWrite, ...], tuple[ev.MonitorCheck, ...]]:
+    def compared() -> Nights:
         night = team.result()
         return (_blocked(good.result(), _outcomes(night), night.time_of),
-                tuple(night.probe_results))
+                tuple(night.probe_results), _normal_harms(night, until, which))
 
     return compared
 
 
+def _baseline_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, folder: Path,
+                 until: int, renumber: str, made: list[PostgresStore],
+                 ) -> dict[str, tuple[int, int | None]]:
+    """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own."""
+    from raceday.store.postgres.store import PostgresStore
+
+    key = json.dumps(["postgresql", kind.__module__, kind.__qualname__,
+                      _exercise_digest(exercise), until, renumber])
+    known = _baselines.get(key)
+    if known is not None:
+        return known
+    pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                    row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+    made.append(pristine)
+    world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+        else pristine
+    race = _played_pg(kind, exercise, world, folder, until)
+    known = _baselines[key] = _harms_of(exercise, race, until)
+    return known
+
+
 def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
-                         keep_world: bool = True) -> ReplayResult:
+                         keep_world: bool = True, reveal: bool = False) -> ReplayResult:
     """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
     schema forked from the session's on the same server, all dropped when played (the
     race's kept for the walk when `keep_world`, until the next replay)."""
@@ -974,16 +1095,20 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
         delayed = bool(exercise.replay and exercise.replay.delayed)
         normal = _normal_nights_pg(kind, exercise, team_exercise, live, folder, until, "", made,
                                    pool, probes) if delayed else None
+        baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
+                               "", made)
         race = racing.result()
         steps = _step_replays(exercise, race)
+        harms = _harm_nights(exercise, race, baseline.result(), until, "tonight's race")
         fault = race.facts.fault_started
         fault_at = race.time_of(fault) if fault is not None else None
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
                         f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
-        shift = exercise.replay.shifted if exercise.replay else None
+        shift = session.variant
         shifted_normal = None
-        if shift is not None and any(s.status == "prevented" for s in steps):
-            what = _describe_shift(exercise, shift)
+        if shift is not None and (any(s.status == "prevented" for s in steps)
+                                  or _kept_some_away(harms)):
+            what = _describe_shift(exercise, shift, reveal=reveal)
             other = folder / "shifted"
             other.mkdir()
             shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
@@ -994,14 +1119,20 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
                 shifted_normal = _normal_nights_pg(kind, shifted_exercise,
                                                    _shift(team_exercise, shift), live, other,
                                                    until, shift.seed, made, pool)
+            shifted_baseline = _baseline_pg(kind, shifted_exercise, live,
+                                            other / "baseline", until, shift.seed, made)
             shifted = shifting.result()
-            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what)
+            steps = _merge_steps(steps, _step_replays(shifted_exercise, shifted), what, reveal)
+            harms += _harm_nights(shifted_exercise, shifted, shifted_baseline, until,
+                                  "the variant night")
             if fault_at is None and shifted.facts.fault_started is not None:
-                fault_at = f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-        blocked, checks = normal() if normal is not None else ((), ())
+                fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+                            if reveal else f"in {what}")
+        blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
         if shifted_normal is not None:
             seen = {b.task for b in blocked}
-            more, _ = shifted_normal()
+            more, _, more_harms = shifted_normal()
+            normal_harms += _hidden(more_harms, reveal)
             blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
                              for b in more if b.task not in seen)
         played = True
@@ -1019,4 +1150,6 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
         warnings=tuple(dict.fromkeys(warnings)),
         folder=str(folder.relative_to(session.folder)),
         monitor_checks=checks,
+        harms=_hidden(harms, reveal),
+        normal_harms=normal_harms,
     )

@@ -351,7 +351,7 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Hint):
         session.reveal_hint(event.id)
     elif isinstance(event, ev.Wait):
-        session.wait(_minute_at(session, event.until, event.minute))
+        session.wait(None if event.next_inject else _minute_at(session, event.until, event.minute))
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):

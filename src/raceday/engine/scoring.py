@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from raceday.engine.facts import Facts
 from raceday.exercise.model import Exercise
+from raceday.judge.guards import collateral_cost, grade_harms, harm_cost, stops_the_service
 from raceday.transcript import verdicts as vd
 from raceday.transcript.events import ReplayGuards, ReplayResult, StepReplay
 from raceday.transcript.verdicts import HAPPENED, NOT_REACHED, PREVENTED, Score
@@ -29,21 +30,33 @@ def _curve(minutes: int, full: int, zero: int, points: int) -> int:
     return round(points * (zero - minutes) / (zero - full))
 
 
-def _prevented_outright(facts: Facts) -> bool | None:
+def _stops_the_service(ex: Exercise, facts: Facts) -> bool:
+    """The team's guards refuse good writes: with harms, only when they cost as much as the
+    guards are worth (an outage of their own); with race steps, any refusal."""
+    rubric = ex.scoring.guards
+    refused = len(facts.replay.blocked_good_writes) if facts.replay else 0
+    failed = [(path_id, ok) for path_id, _t, ok, _w in facts.good_path if not ok]
+    if rubric is None or not rubric.harms:
+        return bool(refused or failed)
+    penalties = {g.id: g.penalty for g in rubric.good_path}
+    harmed = facts.replay.normal_harms if facts.replay else ()
+    return stops_the_service(rubric, refused, sum(penalties.get(i, 0) for i, _ in failed),
+                             harmed)
+
+
+def _prevented_outright(ex: Exercise, facts: Facts) -> bool | None:
     """No fault tonight: did the database stop it (the final replay saw no fault)? None when
     there was no replay to ask."""
     if facts.replay is None:
         return None
-    blocked = bool(facts.replay.blocked_good_writes) or any(
-        not ok for _id, _t, ok, _w in facts.good_path)
-    return facts.replay.fault_at is None and not blocked
+    return facts.replay.fault_at is None and not _stops_the_service(ex, facts)
 
 
 def _fault_outcome(ex: Exercise, facts: Facts) -> str:
     """What became of the fault: it occurred, or why there was none (see `verdicts`)."""
     if facts.fault_started is not None:
         return vd.OCCURRED
-    outright = _prevented_outright(facts)
+    outright = _prevented_outright(ex, facts)
     if outright is False and facts.replay is not None and facts.replay.fault_at is None:
         return vd.BLOCKED_GOOD_WRITES
     if outright is False:
@@ -115,11 +128,10 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
         else:
             reasons.append("detection: time to diagnosis: no correct finding was declared "
                            "while its evidence was there")
-        for minute, finding, unread in facts.unseen[:1]:
-            reasons.append(f"detection: '{finding}' declared at {time_of(minute)} before any "
-                           f"query of yours had read {' or '.join(unread)} since the fault began: "
-                           "a diagnosis from memory is not a diagnosis (it counts once you have "
-                           "looked)")
+        for minute, finding, why in facts.unseen[:1]:
+            reasons.append(f"detection: '{finding}' declared at {time_of(minute)} did not count: "
+                           f"nothing the team had looked at showed it yet ({why}); a declaration "
+                           "counts once it is made again after a look that shows it")
         for minute, finding, sql in facts.blind[:1]:
             reasons.append(f"detection: '{finding}' declared at {time_of(minute)} counts for "
                            f"nothing: the query it rests on ({_short_sql(sql)}) showed the same "
@@ -192,13 +204,85 @@ def step_worth(ex: Exercise) -> dict[str, int]:
 
 def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
     """The guards points a replay earns on its own (before the end's good-path probes): as
-    in the score, a guard that refuses a good write of the normal night earns nothing."""
+    in the score, each good write of the normal night it refuses costs its collateral (with
+    race steps, any refusal costs everything)."""
     rubric = ex.scoring.guards
     maximum = rubric.points if rubric else 0
+    if rubric is not None and rubric.harms:
+        graded = grade_harms(rubric, replay.harms, _harm_titles(ex))
+        refused, harmed = len(replay.blocked_good_writes), replay.normal_harms
+        cost = graded.earned if stops_the_service(rubric, refused, 0, harmed) else min(
+            graded.earned, collateral_cost(rubric, refused, 0, harmed))
+        return ReplayGuards(points=graded.earned - cost, max=maximum, penalty=cost,
+                            worth={v.id: v.points for v in graded.verdicts})
     worth = step_worth(ex)
     earned = min(sum(worth.get(s.id, 0) for s in replay.steps if s.status == PREVENTED), maximum)
     penalty = earned if replay.blocked_good_writes else 0
     return ReplayGuards(points=earned - penalty, max=maximum, penalty=penalty, worth=worth)
+
+
+def _lower(text: str) -> str:
+    """A title inside a sentence: its first letter small ("An endpoint" -> "an endpoint")."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _harm_titles(ex: Exercise) -> dict[str, str]:
+    return {i.id: i.fault for i in ex.invariants}
+
+
+def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...],
+                    lead: list[str]) -> vd.Guards:
+    """Guards by the harm they kept away in the final replay's nights; the race steps are
+    the story the debrief tells, and earn nothing of their own."""
+    rubric = ex.scoring.guards
+    assert rubric is not None
+    replay = facts.replay
+    reasons = list(lead)
+    graded = grade_harms(rubric, replay.harms if replay else (), _harm_titles(ex))
+    total = graded.earned if replay is not None else 0
+    if replay is not None:
+        reasons.extend(graded.reasons)
+    blocked = replay.blocked_good_writes if replay else ()
+    failed = [(t, why, next((g.penalty for g in rubric.good_path if g.id == i), 0))
+              for i, t, ok, why in facts.good_path if not ok]
+    harmed = replay.normal_harms if replay else ()
+    titles = _harm_titles(ex)
+    cost = collateral_cost(rubric, len(blocked), sum(p for _t, _w, p in failed), harmed)
+    if stops_the_service(rubric, len(blocked), sum(p for _t, _w, p in failed), harmed):
+        writes = "; ".join(f"{b.task} at {b.at} ({b.outcome})" for b in blocked[:3])
+        more = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
+        what = [f"{plural(len(blocked), 'good write')} of the normal night ({writes}{more})"] \
+            if blocked else []
+        what += [f"a guard also blocks the good path: {t} ({why})" for t, why, _p in failed]
+        what += [f"{_lower(titles.get(h.harm, h.harm))} for {plural(h.minutes, 'minute')} "
+                 f"on {h.night}" for h in harmed]
+        reasons.append(f"guards -{total}: your guards or edits caused {'; '.join(what)}: "
+                       f"they cost {cost} of the {rubric.points} guard points, so they stop the "
+                       "service doing its job, an outage of their own; they earn nothing")
+        cost = total
+    elif cost:
+        cost = min(cost, total)
+        for b in blocked:
+            reasons.append(f"guards -{rubric.collateral}: collateral: a good write of the "
+                           f"normal night was refused: {b.task} at {b.at} ({b.outcome})")
+        for t, why, penalty in failed:
+            reasons.append(f"guards -{penalty}: collateral: a guard also blocks the good path: "
+                           f"{t} ({why})")
+        for h in harmed:
+            when = f" from {h.first_at}" if h.first_at else ""
+            reasons.append(f"guards -{harm_cost(rubric, h.minutes)}: collateral: on {h.night} "
+                           f"(no fault of its own) your world showed "
+                           f"{_lower(titles.get(h.harm, h.harm))}{when} for "
+                           f"{plural(h.minutes, 'minute')}")
+    good = tuple(vd.GoodPath(id=path_id, title=title, ok=ok, why=why)
+                 for path_id, title, ok, why in facts.good_path)
+    return vd.Guards(
+        points=total - cost, max=rubric.points, harms=graded.verdicts, collateral=cost,
+        prevented=tuple(s.id for s in steps if s.status == PREVENTED),
+        happened=tuple(s.id for s in steps if s.status == HAPPENED),
+        steps=steps, good_path=good,
+        judged_by=vd.BY_REPLAY if replay is not None else vd.BY_NONE,
+        blocked_good_writes=tuple(blocked), reasons=tuple(reasons))
 
 
 def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
@@ -260,6 +344,10 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
                            f"{tonight}")
         else:
             reasons.append(f"guards +0/{worth}: {name} was never reached in the replay")
+    if rubric.harms:
+        lead = [r for r in reasons[:1] if not r.startswith("guards +")]
+        story = tuple(replace(v, points=0) for v in verdicts)
+        return _guards_by_harm(ex, facts, story, lead)
     total = min(total, rubric.points)
     blocked = facts.replay.blocked_good_writes if facts.replay else ()
     if blocked:

@@ -20,9 +20,27 @@ from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
+from raceday.engine.looks import (
+    CHANCE,
+    UNSTEADY,
+    chance,
+    declared_why,
+    short_sql,
+    tables_words,
+)
 from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import MachineError, RacedayError
-from raceday.exercise.model import Exercise, Inject, InjectKind, Policy, Task
+from raceday.exercise.model import (
+    Exercise,
+    Inject,
+    InjectKind,
+    Invariant,
+    Policy,
+    ShiftSpec,
+    Task,
+)
+from raceday.judge.harms import HarmClock, History
+from raceday.judge.variant import draw, session_seed
 from raceday.store import end_world
 from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
@@ -126,8 +144,16 @@ class Session:
         self.statement_sql = {s.id: s.sql for s in exercise.statements}
         self.memory: dict[str, dict[str, Any]] = {r.id: {} for r in exercise.roles}
         self.facts = Facts()
+        self.variant_seed = session_seed()  # in memory only: no file predicts the variant
+        shift = exercise.replay.shifted if exercise.replay is not None else None
+        self.variant: ShiftSpec | None = draw(shift, self.variant_seed) if shift else None
+        self.harm_clock = HarmClock()  # when each harm was present, for the judge
+        self._history = History()  # what went_back harms compare with: raceday's memory only
         self._listeners: list[Listener] = []
         self._agenda: list[_Due] = []
+        self._on_fault: dict[str, list[Inject]] = {}  # invariant -> injects its fault brings
+        self._onsets: dict[str, int] = {}  # invariant -> how many times its fault has begun
+        self.injects_heard = 0  # injects sent so far (a wait for the next one stops at it)
         self._stopped_tasks: set[str] = set()
         self._violated: set[str] = set()
         self._ever_violated: set[str] = set()
@@ -146,6 +172,9 @@ class Session:
         self._truth_view_sql: dict[str, str | None] = {}  # each truth view's SQL as built
         self.team_left_at: int | None = None
         self.judge_world = True
+        self.track_harms = False
+        """A normal night that does not judge the world still keeps the customers' harms
+        (`harm_clock`, outage invariants only): a guard that causes one there costs."""
         self.probes: list[tuple[int, str, str, str]] = []
         """(minute, name, role, sql): monitors to run at the end of that minute (a replay's
         normal night runs the team's alerts again, to see if they were caused by the fault)."""
@@ -153,6 +182,8 @@ class Session:
         self.alert_sql: list[tuple[int, str, str, str]] = []
         self._team_reads: dict[str, int] = {}  # table -> event count when the team last read it
         self._looks: list[_Look] = []  # the team's reads of the world, in order
+        self._rechecked: dict[str, str] = {}  # a look's SQL -> the answer asked again, the same
+        self._fault_writes: set[str] = set()  # tables the automation wrote since a fault began
         # each confirmed finding with the looks it rests on: (minute, finding, probe names)
         self._declared_looks: list[tuple[int, str, tuple[_Look, ...]]] = []
         self.look_sql: list[tuple[int, str, str, str]] = []  # probes for those looks
@@ -220,7 +251,10 @@ class Session:
 
     def _build_agenda(self) -> None:
         for inject in self.exercise.injects:
-            self._schedule(inject.at, _INJECT, inject)
+            if inject.at is not None:
+                self._schedule(inject.at, _INJECT, inject)
+            else:  # it follows the world: scheduled when its fault first begins
+                self._on_fault.setdefault(inject.on_fault, []).append(inject)
         normal_only = set(self.exercise.replay.normal) if self.exercise.replay else set()
         for task in self.exercise.tasks:
             if task.id in normal_only:
@@ -249,7 +283,7 @@ class Session:
             event_timeline=tuple(
                 ev.Reveal(at=self.time_of(i.at), title=i.title, source=i.source or "",
                           phase=i.phase or None, event_at=i.event_at or None)
-                for i in ex.injects if i.kind.value == "reveal"
+                for i in ex.injects if i.kind.value == "reveal" and i.at is not None
             ),
             event_figures={
                 "detection_minutes": d.event_minutes if (d := ex.scoring.detection) else None,
@@ -279,12 +313,19 @@ class Session:
                 self._emit(ev.TimelineEnd(note="the exercise's timeline has run out"))
 
     def wait(self, until: int | None = None) -> None:
-        """Run to a time, or (None) to the next inject anyone will see, or the end."""
-        if until is None:
-            later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
-            until = min(later) if later else self.end_minute
-        self._emit(ev.Wait(until=self.time_of(min(until, self.end_minute))))
-        self.advance_to(until)
+        """Run to a time, or (None) to the next inject anyone will see, or the end. An inject
+        a fault brings has no time until the fault begins: waiting for the next inject stops
+        at the first that arrives, one brought by a fault on the way included."""
+        if until is not None:
+            self._emit(ev.Wait(until=self.time_of(min(until, self.end_minute))))
+            self.advance_to(until)
+            return
+        bound = self.next_inject_minute()
+        bound = self.end_minute if bound is None else min(bound, self.end_minute)
+        self._emit(ev.Wait(until=self.time_of(bound), next_inject=True))
+        heard = self.injects_heard
+        while self.minute < bound and not self.ended and self.injects_heard == heard:
+            self.advance_to(self.minute + 1)
 
     def next_inject_minute(self) -> int | None:
         later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
@@ -298,17 +339,43 @@ class Session:
         while self._agenda and self._agenda[0].minute <= minute:
             due = heapq.heappop(self._agenda)
             if due.phase == _INJECT:
-                inject = due.item
-                self._emit(ev.Inject(
-                    id=inject.id,
-                    inject_kind=inject.kind.value,
-                    title=inject.title,
-                    text=inject.text,
-                    to=tuple(inject.to),
-                    source=inject.source,
-                ))
+                if not due.item.on_fault:
+                    self._send(due.item)
+                elif self._still(due.item, due.attempt):
+                    self._on_fault[due.item.on_fault].remove(due.item)
+                    self._send(due.item)
             else:
                 self._due_task(due.item, due.attempt)
+
+    def _send(self, inject: Inject) -> None:
+        self.injects_heard += 1
+        self._emit(ev.Inject(
+            id=inject.id,
+            inject_kind=inject.kind.value,
+            title=inject.title,
+            text=inject.text,
+            to=tuple(inject.to),
+            source=inject.source,
+        ))
+
+    def _fault_began(self, invariant: str) -> None:
+        """The injects an invariant's fault brings, each once a session: now, or as long
+        after as it says, if this spell of the fault lasts that long (an alarm reports the
+        world as it is: one whose fault has cleared by its time waits for the next spell)."""
+        onset = self._onsets[invariant] = self._onsets.get(invariant, 0) + 1
+        waiting = self._on_fault.get(invariant, [])
+        for inject in list(waiting):
+            if inject.after <= 0:
+                waiting.remove(inject)
+                self._send(inject)
+            else:  # the spell it belongs to rides in the agenda's `attempt`
+                self._schedule(self.minute + inject.after, _INJECT, inject, onset)
+
+    def _still(self, inject: Inject, onset: int) -> bool:
+        """Is the spell of the fault that scheduled `inject` still on, and the inject unsent?"""
+        fault = inject.on_fault
+        return (fault in self._violated and self._onsets.get(fault) == onset
+                and inject in self._on_fault.get(fault, ()))
 
     # -- player actions --------------------------------------------------------------------
 
@@ -355,9 +422,11 @@ class Session:
     def _submitted(self, role: str, results: Sequence[StatementResult]) -> None:
         if not results:
             return
-        for result in results:
+        for i, result in enumerate(results):
             self._record_statement(role, result, automated=False)
-            self._note_reads(result, role)
+            # asked again at once only while nothing after it in the submission wrote
+            self._note_reads(result, role, recheck=not any(
+                r.writes or r.schema_changed for r in results[i + 1:]))
         wrote = next((r for r in results if r.ok and (r.writes or r.schema_changed)), None)
         self._acting = (role, wrote.sql) if wrote is not None else None
         try:
@@ -459,27 +528,32 @@ class Session:
             ))
         self._check_world(if_changed=True)
         credited = {f for _, f in self.facts.confirmed}
+        look: _Look | None = None
+        unshown = ""
         if not finding.correct:
             verdict = "wrong"
         elif finding.id in credited:
             verdict = "repeat"
         elif not self._evidence_present(finding.evidence):
             verdict = "false_alarm"
-        elif unread := self._evidence_unread(finding.evidence):
-            verdict = "unseen"
-            self.facts.unseen.append((self.minute, finding.id, unread))
         else:
-            verdict = "confirmed"
+            look, unshown = self._shown_by(finding.evidence)
+            verdict = "unseen" if unshown else "confirmed"
+            if unshown:
+                self.facts.unseen.append((self.minute, finding.id, unshown))
         event = self._emit(ev.Declaration(
             role=role, finding=finding.id, text=finding.text, correct=finding.correct,
-            verdict=verdict,
+            verdict=verdict, why=declared_why(
+                verdict, f"{self.time_of(look.minute)} ({short_sql(look.sql)})" if look else "",
+                unshown, d.wrong_finding_cost if (d := self.exercise.scoring.detection) else 0,
+                replayed=self.exercise.replay is not None),
         ))
         self.facts.declarations.append((self.minute, finding.id, finding.correct))
         if verdict == "confirmed":
             self.facts.confirmed.append((self.minute, finding.id))
             self._remember_looks(finding.id, finding.evidence)
             self._detect(f"declared '{finding.text}'")
-        elif verdict == "repeat" and not self._evidence_unread(finding.evidence):
+        elif verdict == "repeat" and not self._shown_by(finding.evidence)[1]:
             # a later look may be the real one, should the first be taken back at the end
             self._remember_looks(finding.id, finding.evidence)
         elif verdict == "false_alarm":
@@ -497,26 +571,73 @@ class Session:
         return any(s.step.id == evidence and s.happened_at is not None
                    for s in self.facts.race_steps(self.exercise))
 
-    def _note_reads(self, result: StatementResult, role: str, *, monitor: str | None = None) -> None:
+    def _note_reads(self, result: StatementResult, role: str, *, monitor: str | None = None,
+                    recheck: bool = True) -> None:
         """Remember when the team last read each table (a query of theirs, or a monitor),
-        and what the read showed (a monitor shows something only when it returns rows)."""
+        and what the read showed (a monitor shows something only when it returns rows).
+        A look whose answer comes from chance or the clock shows nothing (`_blind`)."""
         if result.ok:
             for table in result.reads:
                 self._team_reads[table] = len(self.events)
             shown = result.rows or not monitor
             if result.reads and shown and not self.exercise.role(role).automated:
+                digest = _digest(result.columns, result.rows)
                 self._looks.append(_Look(n=len(self._looks) + 1, since=len(self.events),
                                          minute=self.minute, role=role, sql=result.sql,
                                          tables=frozenset(result.reads), monitor=monitor,
-                                         digest=_digest(result.columns, result.rows)))
+                                         digest=digest,
+                                         blind=self._blind(role, result.sql, digest, recheck)))
+
+    def _blind(self, role: str, sql: str, digest: str, recheck: bool) -> str:
+        """Why a look cannot show the fault, whatever the world holds ("" when it may): it
+        calls random() or reads the clock, or it answers differently when run again at once
+        on the same world (read-only, rolled back; a random() hidden in a view). Not run
+        again when nothing could tell (a held transaction, a later write in the same
+        submission) or when the same answer to the same query was checked before."""
+        if chance(sql):
+            return CHANCE
+        if not recheck or not _reads_only(sql) or self._rechecked.get(sql) == digest:
+            return ""
+        again = self.store.probe(role, [sql])
+        if len(again) != 1 or not again[0].ok:
+            return ""  # it cannot be asked again now (a held transaction): the replay judges it
+        if _digest(again[0].columns, again[0].rows) != digest:
+            return UNSTEADY
+        self._rechecked[sql] = digest
+        return ""
+
+    def _shown_by(self, evidence: str | None) -> tuple[_Look | None, str]:
+        """The team's latest look since the fault began that can show the evidence (it read
+        a table the evidence lives in or the automation wrote since, and its answer follows
+        the world), or None and why not, in words for the player. Where the evidence lives
+        cannot be told (no `truth` tables, or its check reads none): no look is asked for."""
+        if not self._evidence_tables(evidence):
+            return None, ""
+        since, began = self._fault_since(evidence)
+        tables = self._seen_in(evidence)
+        tried = [k for k in self._looks if k.since >= since and k.tables & tables
+                 and k.monitor not in self.facts.noisy_monitors]
+        good = [k for k in tried if not k.blind]
+        if good:
+            return good[-1], ""
+        if tried:
+            last = tried[-1]
+            return None, (f"your look at {self.time_of(last.minute)} "
+                          f"({short_sql(last.sql)}) cannot show it: {last.blind}")
+        where = (f"{tables_words(tables)} (directly or through a view)" if tables
+                 else "the world")
+        return None, (f"no query or monitor of yours read {where} between the fault ({began}) "
+                      "and this declaration: a diagnosis from memory is not a diagnosis")
 
     def _remember_looks(self, finding: str, evidence: str | None) -> None:
-        """The team's last different reads of where the evidence lives, since it appeared: the
-        final replay runs them on the normal night, and a diagnosis whose every look shows
-        the same there was not seen in the world (a query that cannot show the fault)."""
-        since = self._evidence_since(evidence)
-        tables = {t.lower() for t in self._evidence_tables(evidence)}
-        latest = {k.sql: k for k in self._looks if k.since >= since and k.tables & tables}
+        """The team's last different reads of where the evidence lives, since the fault began:
+        the final replay runs them on the normal night, and a diagnosis whose every look shows
+        the same there was not seen in the world (a query that cannot show the fault). A look
+        that cannot show anything (chance, the clock) is not one of them."""
+        since, _began = self._fault_since(evidence)
+        tables = self._seen_in(evidence) if self._evidence_tables(evidence) else set()
+        latest = {k.sql: k for k in self._looks
+                  if k.since >= since and k.tables & tables and not k.blind}
         looks = tuple(sorted(latest.values(), key=lambda k: k.n))[-5:]
         if not tables or not looks:
             return
@@ -543,15 +664,21 @@ class Session:
         return next((s.happened_seq or 0 for s in self.facts.race_steps(self.exercise)
                      if s.step.id == evidence and s.happened_at is not None), 0)
 
-    def _evidence_unread(self, evidence: str | None) -> tuple[str, ...]:
-        """The evidence's tables when the team has read none of them since the evidence
-        appeared (else nothing): a diagnosis is confirmed only when the team looked where it
-        lives (a query of theirs or a monitor), not when it is declared from memory."""
+    def _fault_since(self, evidence: str | None) -> tuple[int, str]:
+        """The event count, and the clock's time, from which a look can show the evidence:
+        when the night's first fault began, or when the evidence appeared if that was earlier
+        (a look before the fault shows nothing of it; one after may, whichever step of the
+        story the finding names: the final replay judges what it showed)."""
         since = self._evidence_since(evidence)
-        tables = self._evidence_tables(evidence)
-        if any(self._team_reads.get(t.lower(), -1) >= since for t in tables):
-            return ()
-        return tables
+        if self._violated_since:
+            since = min(since, *self._violated_since.values())
+        began = self.events[since].sim_time if since < len(self.events) else self.clock_face
+        return since, began
+
+    def _seen_in(self, evidence: str | None) -> set[str]:
+        """The tables (lower case) where the evidence can be seen: those its check reads, and
+        those the automation wrote since the fault began (a job's own log of what it did)."""
+        return {t.lower() for t in self._evidence_tables(evidence)} | self._fault_writes
 
     def bound_parameters(self, role: str) -> tuple[str, ...]:
         """The named parameters the automation binds for `role`'s statements."""
@@ -686,7 +813,7 @@ class Session:
             self.facts.replay = None  # guard points come from this replay alone
         try:
             result = replay_race(self, tuple(self.alert_sql + self.look_sql) if final else (),
-                                 keep_world=not final)
+                                 keep_world=not final, reveal=final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
             from raceday.store.replay_world import remove_earlier_worlds  # sqlite3: only here
 
@@ -971,14 +1098,23 @@ class Session:
             self._unnamed_writes += 1
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
+        if result.ok and automated and self._violated_since:
+            self._fault_writes.update(t.lower() for t in result.writes)
 
     def _check_world(self, *, if_changed: bool = False) -> None:
         """Check the truth, invariants and milestones. They take no parameters, so their
         answers can only change when the world does; `if_changed` skips the check when nothing
         was written."""
-        if not self.judge_world or (if_changed and self._checked_at == self._world_changes):
+        if not (self.judge_world or self.track_harms) or (
+                if_changed and self._checked_at == self._world_changes):
             return
         self._checked_at = self._world_changes
+        if not self.judge_world:
+            for invariant in self.exercise.invariants:
+                if invariant.outage:
+                    self.harm_clock.observe(invariant.id, self.minute,
+                                            bool(self._harm_rows(invariant)))
+            return
         truth = self.exercise.truth
         if truth is not None:
             problems = self._truth_problems()
@@ -986,8 +1122,10 @@ class Session:
                                 if problems else "The world is broken",
                                 [[p] for p in problems])
         for invariant in self.exercise.invariants:
-            rows = self._check_rows(invariant.sql, fail_closed=True)
-            self._set_violation(invariant.id, invariant.fault, rows)
+            rows = self._harm_rows(invariant)
+            self.harm_clock.observe(invariant.id, self.minute, bool(rows))
+            if invariant.outage:
+                self._set_violation(invariant.id, invariant.fault, rows)
         for milestone in self.exercise.milestones:
             if milestone.id in self.facts.milestones:
                 continue
@@ -995,6 +1133,18 @@ class Session:
             if rows:
                 self.facts.milestones[milestone.id] = self.minute
                 self._emit(ev.Milestone(id=milestone.id, label=milestone.label))
+
+    def _harm_rows(self, invariant: Invariant) -> list[Any]:
+        """The rows that show the invariant's harm now; a `went_back` harm compares each
+        key's value with the highest raceday has seen it have tonight."""
+        if not invariant.went_back:
+            return self._check_rows(invariant.sql, fail_closed=True)
+        failed = len(self._broken_checks)
+        rows = self._check_rows(invariant.went_back, fail_closed=True)
+        if len(self._broken_checks) != failed or (
+                rows and len(rows[0]) == 1 and invariant.went_back in self._broken_checks):
+            return rows  # the check could not run: the harm reads as present (fail closed)
+        return self._history.went_back(invariant.id, rows)
 
     def _set_violation(self, ident: str, fault: str, rows: Sequence[Any]) -> None:
         if rows and ident not in self._violated:
@@ -1017,6 +1167,8 @@ class Session:
             self._faults[ident] = fault
             self._emit(ev.Fault(invariant=ident, fault=fault, relapse=relapse, rows=_short(rows),
                                 objects=objects))
+            if self._on_fault:
+                self._fault_began(ident)
         elif not rows and ident in self._violated:
             self._violated.discard(ident)
             self._emit(ev.InvariantClear(invariant=ident, fault=fault))
@@ -1215,15 +1367,15 @@ class Session:
             self.facts.noisy_monitors[monitor.name] = self.minute
         if result.rows and monitor.name not in self._alerting:
             self._alerting.add(monitor.name)
-            match = self.exercise.scoring.detection.match if self.exercise.scoring.detection else ""
-            matched = not match or any(
-                str(cell) == match for row in result.rows for cell in row
-            )
             noise = monitor.name in self.facts.noisy_monitors
+            # An alert on the fault counts whatever it selects (`matched`): the final replay
+            # keeps it only if the normal night, with no fault, gives no rows at that minute
+            # (`_judge_alerts`); rows while the world was healthy made it noise already.
+            matched = not noise and not self.healthy
             self._emit(ev.Alert(name=monitor.name, role=monitor.role, columns=tuple(result.columns),
                                 rows=_short(result.rows), count=len(result.rows), matched=matched,
                                 noise=noise))
-            if matched and not noise and not self.healthy:
+            if matched:
                 self.facts.monitor_alerts.append((self.minute, monitor.name))
                 self.alert_sql.append((self.minute, monitor.name, monitor.role, monitor.sql))
                 self._detect(f"monitor '{monitor.name}' alerted")
@@ -1399,6 +1551,7 @@ class _Look:
     tables: frozenset[str]
     digest: str
     monitor: str | None = None  # the monitor whose run it was, if one
+    blind: str = ""  # why it cannot show the fault whatever the world holds ("" when it may)
 
     @property
     def name(self) -> str:

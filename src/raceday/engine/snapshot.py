@@ -148,7 +148,7 @@ def read_world(session: Session, plan: WorldPlan) -> WorldView:
     start = session.exercise.clock.start
     marks = []
     for inject in session.exercise.injects:
-        if inject.kind.value != "reveal":
+        if inject.kind.value != "reveal" or inject.at is None:
             continue
         try:
             minute = parse_time(inject.event_at, start) if inject.event_at else inject.at

@@ -95,7 +95,7 @@ def _shown(path: Path) -> str:
 
 def _unseen_faults(exercise: Exercise, faults: Sequence[ev.Fault],
                    where: str) -> list[tuple[int, str]]:
-    """Faults the score cannot see: never scored, never credited, or not matched."""
+    """Faults the score cannot see: never scored or never credited."""
     out: list[tuple[int, str]] = []
     detection, recovery = exercise.scoring.detection, exercise.scoring.recovery
     evidence = {f.evidence for f in exercise.findings if f.correct}
@@ -111,11 +111,4 @@ def _unseen_faults(exercise: Exercise, faults: Sequence[ev.Fault],
         elif (detection is None or inv.id != detection.invariant) and inv.id not in evidence:
             out.append((inv.line, f"{head}: not the fault detection times and no correct "
                                   f"finding names it as evidence: surfacing it earns nothing"))
-    if detection is not None and detection.match:
-        rows = [row for f in faults if f.invariant == detection.invariant for row in f.rows]
-        if rows and not any(str(cell) == detection.match for row in rows for cell in row):
-            line = next((i.line for i in exercise.invariants if i.id == detection.invariant), 1)
-            out.append((line, f'{where}:{line}: warning: invariant "{detection.invariant}": '
-                              f'detection.match "{detection.match}" is in none of its rows, '
-                              f"so a monitor returning the broken rows does not count"))
     return out

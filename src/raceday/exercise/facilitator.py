@@ -49,8 +49,27 @@ def _inject_row(exercise: Exercise, inject: Inject, order: int) -> _Row:
     if inject.source:
         purpose += f" [source: {inject.source}]"
     what = inject.title + (f": {inject.text}" if inject.text else "")
-    return _Row(inject.at, order, inject.kind.value, ", ".join(inject.to) or "everyone",
-                _cell(what), purpose)
+    return _Row(inject.at if inject.at is not None else inject.after, order, inject.kind.value,
+                ", ".join(inject.to) or "everyone", _cell(what), purpose)
+
+
+def _fault_rows(exercise: Exercise) -> list[str]:
+    """The injects that follow the world: each arrives once its invariant's fault first
+    begins (and never if it never does), whenever that is."""
+    rows = [(_inject_row(exercise, i, n), i) for n, i in enumerate(exercise.injects)
+            if i.at is None]
+    rows.sort(key=lambda pair: (pair[1].on_fault, pair[1].after, pair[0].order))
+    if not rows:
+        return []
+    out = ["", "### Injects that follow the world", "",
+           "These have no time: each arrives when the fault it follows first begins (plus "
+           "its delay), and never if the team keeps that fault away. As the automation plays "
+           "the night, they come with the fault.", "",
+           "| when | kind | to | what | what it is for |", "|---|---|---|---|---|"]
+    for row, inject in rows:
+        when = f"fault `{inject.on_fault}` begins" + (f" +{inject.after} min" if inject.after else "")
+        out.append(f"| {when} | {row.kind} | {row.who} | {row.what} | {_cell(row.purpose)} |")
+    return out
 
 
 def _task_rows(exercise: Exercise, task: Task, order: int, steps: dict[str, list[str]]) -> _Row:
@@ -97,13 +116,14 @@ def facilitator_markdown(exercise: Exercise) -> str:
     guards = ex.scoring.guards
     for step in guards.steps if guards else ():
         steps.setdefault(step.task, []).append(step.id)
-    rows = [_inject_row(ex, i, n) for n, i in enumerate(ex.injects)]
+    rows = [_inject_row(ex, i, n) for n, i in enumerate(ex.injects) if i.at is not None]
     rows += [_task_rows(ex, t, 1000 + n, steps) for n, t in enumerate(ex.tasks)]
     out += ["## Timeline (injects and tasks)", "",
             "| time | kind | to | what | what it is for |", "|---|---|---|---|---|"]
     for row in sorted(rows, key=lambda r: (r.minute, r.order)):
         out.append(f"| {_face(ex, row.minute)} | {row.kind} | {row.who} | {row.what} | "
                    f"{_cell(row.purpose)} |")
+    out += _fault_rows(ex)
     out += ["", "## Answer key", "", "### Findings (F8)", ""]
     for finding in ex.findings:
         mark = "right" if finding.correct else "WRONG (costs points)"

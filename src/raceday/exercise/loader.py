@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
 from raceday.exercise.model import (
+    HARM_GRADES,
     PANEL_SHOWS,
     Clock,
     DebriefContent,
@@ -31,6 +32,7 @@ from raceday.exercise.model import (
     Finding,
     GoodPath,
     GuardsRubric,
+    HarmWorth,
     Hint,
     Inject,
     InjectKind,
@@ -107,8 +109,9 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "retry": (("every",), ("until", "limit")),
-    "inject": (("id", "at", "title"), ("text", "kind", "to", "source", "phase", "event_at")),
-    "invariant": (("id", "fault"), ("when", "sql")),
+    "inject": (("id", "title"),
+               ("at", "on_fault", "after", "text", "kind", "to", "source", "phase", "event_at")),
+    "invariant": (("id", "fault"), ("when", "sql", "went_back", "outage")),
     "milestone": (("id", "label"), ("when", "sql")),
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),
     "truth": (("tables",), ("views",)),
@@ -117,12 +120,13 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hint": (("id", "text"), ("task", "cost", "shown")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted")),
-    "shifted": (("start",), ("later", "seed")),
+    "shifted": (("start",), ("later", "seed", "renumber")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
     ),
-    "guards": ((), ("points", "steps", "good_path")),
+    "guards": ((), ("points", "steps", "good_path", "harms", "collateral")),
+    "harm": (("invariant", "points"), ("grade",)),
     "race_step": (("id", "task"), ("when", "happened", "title", "points", "after")),
     "good_path": (("id", "title", "role", "sql", "penalty"), ()),
     "recovery": ((), ("points", "items", "event_minutes")),
@@ -337,7 +341,7 @@ class _Reader:
                              f'"{new}"')
             elif old in found:
                 self.move(found[old].line, what, f"`{old}` moved to `{new}`")
-            elif new not in found:
+            elif new not in found and not (kind == "invariant" and "went_back" in found):
                 self.problem(node.line, f'{what} is missing required key "{new}"')
         return found
 
@@ -600,12 +604,7 @@ class _Reader:
             self.inject(f, i, line) for f, i, line in self.items(top, "injects", "inject", "injects")
         )
         invariants = tuple(
-            Invariant(
-                id=i,
-                fault=self.text(f, "fault", f'invariant "{i}"', empty=False),
-                sql=self.sql_text(f, self.spelled(f, "invariant", "when"), f'invariant "{i}"'),
-                line=line,
-            )
+            self.invariant(f, i, line)
             for f, i, line in self.items(top, "invariants", "invariant", "invariants")
         )
         milestones = tuple(
@@ -868,13 +867,35 @@ class _Reader:
         return Retry(every=every, until=until, limit=limit)
 
     def inject(self, m: dict[str, Located], ident: str, line: int) -> Inject:
+        """An inject arrives at a time (`at`) or follows the world (`on_fault`: the id of
+        the invariant whose fault brings it, `after` a duration once that fault begins)."""
         what = f'inject "{ident}"'
+        at = (self.clock_time(m, "at", what) or 0) if "at" in m else None
+        on_fault = self.ref(m, "on_fault", what, "invariant") or ""
+        after = self.duration(m, "after", what) or 0
+        if "at" in m and "on_fault" in m:
+            self.problem(m["on_fault"].line, f'{what}: give "at" (a time) or "on_fault" (an '
+                         f"invariant whose fault brings it), not both")
+        elif "at" not in m and "on_fault" not in m:
+            self.problem(line, f'{what} needs "at" (a time) or "on_fault" (an invariant whose '
+                         f"fault brings it)")
+            at = 0
+        if "after" in m and "on_fault" not in m:
+            self.problem(m["after"].line, f'{what}: "after" is the delay once the fault of '
+                         f'"on_fault" begins; a timed inject has no "after"')
+        kind = self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE)
+        if kind is InjectKind.REVEAL and "on_fault" in m and "at" not in m:
+            self.problem(m["on_fault"].line, f"{what}: a reveal tells that night's history, "
+                         f'whatever the team does: it arrives at a time ("at"), not "on_fault"')
+            at = 0
         return Inject(
             id=ident,
-            at=self.clock_time(m, "at", what) or 0,
+            at=at,
+            on_fault=on_fault if at is None else "",
+            after=after,
             title=self.text(m, "title", what, empty=False),
             text=self.text(m, "text", what),
-            kind=self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE),
+            kind=kind,
             to=self.refs_list(m, "to", what, "role"),
             source=self.cite(m, "source", what),
             phase=self.cite(m, "phase", what),
@@ -938,6 +959,43 @@ class _Reader:
         return PanelItem(id=ident, label=label, sql=sql, show=show,
                          onboarding=self.boolean(m, "onboarding", what), count=count)
 
+    def invariant(self, f: dict[str, Located], ident: str, line: int) -> Invariant:
+        what = f'invariant "{ident}"'
+        went_back = self.sql_text(f, "went_back", what) if "went_back" in f else ""
+        key = self.spelled(f, "invariant", "when")
+        if went_back and key in f:
+            self.problem(f[key].line, f'{what}: give "when" or "went_back", not both')
+        return Invariant(
+            id=ident,
+            fault=self.text(f, "fault", what, empty=False),
+            sql="" if went_back else self.sql_text(f, key, what),
+            line=line,
+            went_back=went_back,
+            outage=self.boolean(f, "outage", what, default=True),
+        )
+
+    def _range(self, node: Located, what: str, read: Callable[[Located], int | None],
+               *, stepped: bool = False) -> tuple[int, ...] | None:
+        """A [least, most] pair (drawn from for each session), each read by `read`; with
+        `stepped`, an optional third value: the step between the values drawn."""
+        sizes = (2, 3) if stepped else (2,)
+        if not isinstance(node.value, list) or len(node.value) not in sizes:
+            form = "[least, most] or [least, most, step]" if stepped else "[least, most]"
+            self.problem(node.line, f"{what} must be one value or a range {form}, not "
+                         f"{_describe(node)}")
+            return None
+        values = [read(item) for item in node.value]
+        if any(v is None for v in values):
+            return None
+        bounds = tuple(v for v in values if v is not None)
+        if bounds[1] < bounds[0]:
+            self.problem(node.line, f"{what}: the range [least, most] runs backwards")
+            return None
+        if len(bounds) == 3 and bounds[2] <= 0:
+            self.problem(node.line, f"{what}: the step must be more than 0")
+            return None
+        return bounds
+
     def shifted(self, replay: dict[str, Located]) -> ShiftSpec | None:
         node = replay.get("shifted")
         if node is None:
@@ -945,23 +1003,56 @@ class _Reader:
         m = self.fields(node, "shifted", "replay: shifted")
         if m is None or "start" not in m:
             return None
-        start = self._hhmm(m["start"], "start", "replay: shifted")
-        if start is None or self.start is None:
+        what = "replay: shifted"
+        if self.start is None:
             return None
-        moved = parse_hhmm(start) - (self.start.hour * 60 + self.start.minute)
+        origin = self.start.hour * 60 + self.start.minute
+
+        def moved(node: Located) -> int | None:
+            start = self._hhmm(node, "start", what)
+            return parse_hhmm(start) - origin if start is not None else None
+
+        span = self._range(m["start"], f'{what}: "start"', moved) \
+            if isinstance(m["start"].value, list) else None
+        clock_range = (span[0], span[1]) if span is not None else None
+        clock = clock_range[0] if clock_range else moved(m["start"])
+        if clock is None:
+            return None
         later: list[tuple[str, int]] = []
+        later_range: list[tuple[str, int, int, int]] = []
         node_later = m.get("later")
         if node_later is not None:
             if not isinstance(node_later.value, dict):
-                self.problem(node_later.line, 'replay: shifted: "later" must map task ids to '
+                self.problem(node_later.line, f'{what}: "later" must map task ids to '
                              f"durations, not {_describe(node_later)}")
             else:
                 for task_id, item in node_later.value.items():
-                    minutes = self.duration({task_id: item}, task_id, "replay: shifted: later")
+                    self.refs.append(_Ref(item.line, f"{what}: later", "task", task_id))
+                    if isinstance(item.value, list):
+                        def lateness(n: Located, t: str = task_id) -> int | None:
+                            return self.duration({t: n}, t, f"{what}: later")
+
+                        span = self._range(item, f"{what}: later: {task_id}", lateness,
+                                           stepped=True)
+                        if span is not None:
+                            later.append((task_id, span[0]))
+                            step = span[2] if len(span) == 3 else 1
+                            later_range.append((task_id, span[0], span[1], step))
+                        continue
+                    minutes = self.duration({task_id: item}, task_id, f"{what}: later")
                     if minutes is not None:
                         later.append((task_id, minutes))
-                        self.refs.append(_Ref(item.line, "replay: shifted: later", "task", task_id))
-        return ShiftSpec(clock=moved, later=tuple(later), seed=self.text(m, "seed", "replay: shifted"))
+        renumber = None
+        if "renumber" in m:
+            pair = self._range(m["renumber"], f'{what}: "renumber"',
+                               lambda n: self.integer({"renumber": n}, "renumber", what))
+            renumber = (pair[0], pair[1]) if pair is not None else None
+        seed = self.text(m, "seed", what)
+        if ":offset" in seed and renumber is None:
+            self.problem(m["seed"].line, f'{what}: "seed" uses :offset but no "renumber" range '
+                         "says what to draw it from")
+        return ShiftSpec(clock=clock, later=tuple(later), seed=seed, clock_range=clock_range,
+                         later_range=tuple(later_range), renumber=renumber)
 
     def truth(self, top: dict[str, Located]) -> Truth | None:
         node = top.get("truth")
@@ -1024,7 +1115,38 @@ class _Reader:
         good_path = tuple(
             self.good_path(f, i) for f, i, _l in self.items(m, "good_path", "good_path", f"{what}.good_path")
         )
-        return GuardsRubric(points=points, steps=steps, good_path=good_path)
+        harms = self.harms(m, what)
+        if harms:
+            if any(step.points for step in steps):
+                self.problem(m["harms"].line, f"{what}: with \"harms\" the race steps tell the "
+                             "story and earn nothing: give the points to the harms")
+            points = self.integer(m, "points", what, default=sum(h.points for h in harms))
+            if "points" in m and sum(h.points for h in harms) != points:
+                self.problem(m["points"].line, f'{what}: "points" is {points} but the harms\' '
+                             f"points add up to {sum(h.points for h in harms)}")
+        return GuardsRubric(points=points, steps=steps, good_path=good_path, harms=harms,
+                            collateral=self.integer(m, "collateral", what, default=5))
+
+    def harms(self, m: dict[str, Located], what: str) -> tuple[HarmWorth, ...]:
+        node = m.get("harms")
+        if node is None:
+            return ()
+        if not isinstance(node.value, list) or not node.value:
+            self.problem(node.line, f'{what}: "harms" must be a list of harms, not '
+                         f"{_describe(node)}")
+            return ()
+        harms: list[HarmWorth] = []
+        for index, item in enumerate(node.value, start=1):
+            where = f"{what}.harms item {index}"
+            f = self.fields(item, "harm", where)
+            if f is None:
+                continue
+            harms.append(HarmWorth(
+                invariant=self.ref(f, "invariant", where, "invariant") or "",
+                points=self.integer(f, "points", where),
+                grade=self.choice(f, "grade", where, HARM_GRADES, "minutes"),
+                line=item.line))
+        return tuple(harms)
 
     def race_step(self, m: dict[str, Located], ident: str, line: int = 0) -> RaceStep:
         what = f'race step "{ident}"'

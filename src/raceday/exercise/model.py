@@ -132,7 +132,12 @@ class Task(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Inject(Value):
-    """Something the players see at a time: an alarm, a message, a status post, a reveal.
+    """Something the players see: an alarm, a message, a status post, a reveal.
+
+    It arrives at a time (`at`, minutes since the clock's start) or follows the world
+    (`on_fault`: an invariant's id; it arrives `after` minutes once that invariant's fault
+    first begins, if the fault is still present then, and never if it never begins). Exactly
+    one of the two is set.
 
     A reveal may say which moment of the real night it is (`phase`: first-symptom, detection,
     automation-stopped, repair, restore) and, when it tells of a time other than its own,
@@ -140,7 +145,7 @@ class Inject(Value):
     """
 
     id: str
-    at: int
+    at: int | None
     title: str
     text: str = ""
     kind: InjectKind = InjectKind.MESSAGE
@@ -149,16 +154,31 @@ class Inject(Value):
     phase: str = ""
     event_at: str = ""
     line: int = 0
+    on_fault: str = ""
+    after: int = 0
+
+    @property
+    def timed(self) -> bool:
+        """It arrives at a fixed time, whatever the world does."""
+        return self.at is not None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Invariant(Value):
-    """A query that must return no rows; rows mean the named fault is present."""
+    """A query that must return no rows; rows mean the named fault is present.
+
+    `went_back` instead names a harm that needs history: a query giving (key, value) rows,
+    and the fault is present while any key's value is below the highest it has had this
+    night. raceday keeps that history itself, where no role can read or write it.
+    `outage` False: a harm the guards are judged on that is not the customers' outage (no
+    fault event, no detection or recovery rests on it)."""
 
     id: str
     fault: str
     sql: str
     line: int = 0
+    went_back: str = ""
+    outage: bool = True
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -237,10 +257,33 @@ class DetectionRubric(Value):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class HarmWorth(Value):
+    """What keeping one harm away is worth in the replayed races.
+
+    `grade` "minutes": the share of the harm's minutes avoided, against the same race on the
+    exercise's own world; "any": all or nothing, earned only when the harm never occurs."""
+
+    invariant: str
+    points: int
+    grade: str = "minutes"
+    line: int = 0
+
+
+HARM_GRADES = ("minutes", "any")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class GuardsRubric(Value):
+    """Guards are judged by the harm they keep away (`harms`) when the exercise lists its
+    harms; else by the race steps they prevent (`steps`, the older rubric). Each good write
+    of the normal night a guard refuses costs `collateral`; refusing more than the guards
+    could earn is an outage of its own."""
+
     points: int
     steps: tuple[RaceStep, ...] = ()
     good_path: tuple[GoodPath, ...] = ()
+    harms: tuple[HarmWorth, ...] = ()
+    collateral: int = 5
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -279,7 +322,20 @@ class ShiftSpec(Value):
     later: tuple[tuple[str, int], ...] = ()
     """Tasks that fall due this many minutes later in the shifted night."""
     seed: str = ""
-    """Trusted SQL run on the seed world (foreign keys off) before the team's schema."""
+    """Trusted SQL run on the seed world (foreign keys off) before the team's schema; its
+    `:offset` is the renumbering drawn for the session."""
+    clock_range: tuple[int, int] | None = None
+    """When given, the clock's move is drawn from this range for each session."""
+    later_range: tuple[tuple[str, int, int, int], ...] = ()
+    """Tasks whose lateness is drawn for each session: (task, least, most, step) minutes.
+    Tasks given the same range move together (one worker's delay, drawn once)."""
+    renumber: tuple[int, int] | None = None
+    """The range `:offset` is drawn from for each session (the seed's renumbering)."""
+
+    @property
+    def drawn(self) -> bool:
+        return (self.clock_range is not None or bool(self.later_range)
+                or self.renumber is not None)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

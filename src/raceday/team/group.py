@@ -200,11 +200,18 @@ class Teams:
                 host.advance_to(minute)
 
     def skip(self) -> None:
-        """Every team's clock to the next inject any team has (the same exercise: the same)."""
+        """Every team's clock to the next inject any team hears: the next timed one, or
+        sooner one a fault brings on the way (teams' worlds differ, so may their alarms)."""
         sessions = [h.need() for h in self.hosts.values() if not h.ended]
+        if not sessions:
+            return
         upcoming = [m for s in sessions if (m := s.next_inject_minute()) is not None]
         target = min(upcoming) if upcoming else max(s.end_minute for s in sessions)
-        self.advance_to(target)
+        heard = [s.injects_heard for s in sessions]
+        minute = min(s.minute for s in sessions)
+        while minute < target and heard == [s.injects_heard for s in sessions]:
+            minute += 1
+            self.advance_to(minute)
 
     def end(self, reason: str = "ended by the facilitator") -> dict[str, ev.ScoreEvent]:
         return {name: (h.end(reason) if not h.ended else _score_of(h.need()))

@@ -167,6 +167,9 @@ class SessionResumed(Event):
 class Wait(Event):
     kind: ClassVar[str] = "wait"
     until: str
+    next_inject: bool = False
+    """A wait for the next inject: it ends at the first one that arrives, which is sooner
+    than `until` when a fault begins on the way and brings one."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -422,6 +425,7 @@ class Declaration(Event):
     text: str
     correct: bool
     verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
+    why: str = ""  # what the player is told at once: does it count, and if not, why
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -546,6 +550,11 @@ class ReplayResult(Value):
     folder: str = ""
     monitor_checks: tuple[MonitorCheck, ...] = ()
     """The final replay only: each alert on the fault, run on the normal night."""
+    harms: tuple[vd.HarmNight, ...] = ()
+    """Each harm in each replayed race night, beside the same night on the exercise's world."""
+    normal_harms: tuple[vd.HarmNight, ...] = ()
+    """The customers' harms the team's world caused on the normal nights (the exercise's own
+    have none): collateral of the guards."""
 
     @property
     def prevented(self) -> tuple[str, ...]:

@@ -100,6 +100,8 @@ def _describe(event: ev.Event) -> str:
     if isinstance(e, ev.Hint):
         return f"hint revealed (-{e.cost}): {e.text}"
     if isinstance(e, ev.Wait):
+        if e.next_inject:
+            return f"waiting for the next inject (until {e.until} at the latest)"
         return f"waiting until {e.until}"
     if isinstance(e, ev.TimelineEnd):
         return "the exercise's timeline has run out"

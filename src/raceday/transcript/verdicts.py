@@ -118,9 +118,38 @@ class BlockedWrite(Value):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class HarmNight(Value):
+    """One harm in one replayed night: the minutes it was present with the team's world and
+    edits (`minutes`), and in the same night on the exercise's own world (`baseline`)."""
+
+    harm: str
+    night: str = ""  # which night, in words ("tonight's race", "a variant night")
+    minutes: int = 0
+    baseline: int = 0
+    first_at: str | None = None  # when it began with the team's world
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class HarmVerdict(Value):
+    """What keeping one harm away earned: on the night where the team's world did worst."""
+
+    id: str
+    title: str = ""
+    points: int = 0
+    max: int = 0
+    grade: str = "minutes"  # minutes | any
+    minutes: int = 0
+    baseline: int = 0
+    night: str = ""
+    first_at: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Guards(Value):
     points: int
     max: int
+    harms: tuple[HarmVerdict, ...] = ()  # what the guards earned, harm by harm
+    collateral: int = 0  # points the refused good writes cost
     prevented: tuple[str, ...] = ()  # the steps credited as prevented
     happened: tuple[str, ...] = ()
     steps: tuple[StepVerdict, ...] = ()

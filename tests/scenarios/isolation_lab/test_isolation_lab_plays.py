@@ -120,3 +120,12 @@ def test_each_reference_play_scores_what_it_says_on_sqlite(play: Play, path: Pat
     assert said is not None, f"{path.name} does not say what it scores"
     _, result = play(path)
     assert result["total"] == int(said.group(1))
+
+
+def test_the_page_follows_the_stale_write(play: Play) -> None:
+    session, _ = play("as-it-happened")
+    fault = next(e for e in session.events if isinstance(e, ev.Fault))
+    page = next(e for e in session.events if isinstance(e, ev.Inject) and e.id == "page")
+    assert (fault.sim_time, page.sim_time) == ("23:44", "23:45")
+    assert page.inject_kind == "alarm"
+    assert next(i for i in session.exercise.injects if i.id == "page").on_fault == "lost-update"

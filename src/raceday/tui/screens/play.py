@@ -362,7 +362,12 @@ class PlayScreen(Screen[None]):
             return
         said = _action_words(event)
         if said is not None:
-            self.notify(said, timeout=15 if isinstance(event, ev.Hint) else 6)
+            if isinstance(event, ev.Declaration) and event.verdict != "confirmed" and event.why:
+                self.notify(said, title="Declared: it does not count now", severity="warning",
+                            timeout=12)
+            else:
+                self.notify(said, timeout=15 if isinstance(event, ev.Hint | ev.Declaration)
+                            else 6)
 
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
@@ -1091,8 +1096,8 @@ def _action_words(event: ev.Event) -> str | None:
     """What a toast says when a player's action is done (None: the feed says enough)."""
     if isinstance(event, ev.MonitorSaved):
         return f"Monitor '{event.name}' saved: it runs every minute."
-    if isinstance(event, ev.Declaration):
-        return f"Declared: {event.text}"
+    if isinstance(event, ev.Declaration):  # and at once whether it counts, and why not
+        return f"Declared: {event.text}\n{event.why}" if event.why else f"Declared: {event.text}"
     if isinstance(event, ev.Hint):
         return f"Hint (-{event.cost} points): {event.text}"
     if isinstance(event, ev.Inject):

@@ -1,0 +1,72 @@
+"""Harms as raceday measures them: when each was present, night by night.
+
+A harm is one of the exercise's invariants: trusted SQL over base tables, checked after every
+write and every simulated minute. A `went_back` harm needs history (a value lower than the
+highest it has had tonight): `History` keeps it in raceday's memory, where no role of the
+world can read or write it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class History:
+    """The highest value each key has had tonight, per harm."""
+
+    highest: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def went_back(self, harm: str, rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
+        """The rows (key, value, highest before) whose value is below the highest that key
+        has had; then remember the new highs. Rows with no value (NULL) are not compared."""
+        back: list[tuple[Any, ...]] = []
+        for row in rows:
+            if len(row) < 2 or row[1] is None:
+                continue
+            key, value = (harm, str(row[0])), row[1]
+            before = self.highest.get(key)
+            try:
+                lower = before is not None and value < before
+                higher = before is None or value > before
+            except TypeError:  # a value of another type than before: compared as text
+                lower = before is not None and str(value) < str(before)
+                higher = before is None or str(value) > str(before)
+            if lower:
+                back.append((row[0], value, before))
+            if higher:
+                self.highest[key] = value
+        return back
+
+
+@dataclass
+class HarmClock:
+    """The stretches each harm was present ([start, end or None]), in simulated minutes."""
+
+    stretches: dict[str, list[list[int | None]]] = field(default_factory=dict)
+
+    def observe(self, harm: str, minute: int, present: bool) -> None:
+        runs = self.stretches.setdefault(harm, [])
+        open_now = bool(runs) and runs[-1][1] is None
+        if present and not open_now:
+            runs.append([minute, None])
+        elif not present and open_now:
+            runs[-1][1] = minute
+
+    def minutes(self, harm: str, until: int) -> int:
+        """Minutes the harm was present up to `until` (a harm that began and cleared in the
+        same minute counts one: the customers saw it)."""
+        total = 0
+        for start, end in self.stretches.get(harm, []):
+            assert start is not None
+            if start >= until:
+                continue
+            stop = min(end if end is not None else until, until)
+            total += max(stop - start, 1)
+        return total
+
+    def first(self, harm: str) -> int | None:
+        runs = self.stretches.get(harm)
+        return runs[0][0] if runs else None

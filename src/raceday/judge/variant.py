@@ -1,0 +1,49 @@
+"""The variant night: tonight's race on other numbers, drawn for each session.
+
+The exercise file gives ranges (where the clock starts, how late the delayed worker is, how
+far the seed is renumbered); the numbers are drawn when a session opens, from a seed kept in
+the session's memory, so nothing on the players' disk predicts them. RACEDAY_SEED fixes the
+seed (tests, and a facilitator who wants two runs of a play to be the same).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import secrets
+
+from raceday.exercise.model import ShiftSpec
+
+SEED_VARIABLE = "RACEDAY_SEED"
+_OFFSET = re.compile(r"(?<![:\w]):offset\b")
+
+
+def session_seed() -> int:
+    """RACEDAY_SEED when it is set (a whole number), else a fresh random seed."""
+    given = os.environ.get(SEED_VARIABLE, "").strip()
+    if given:
+        try:
+            return int(given)
+        except ValueError:
+            pass  # not a number: a seed of its own, the same for the same text
+        return int.from_bytes(given.encode("utf-8")[:8].ljust(8, b"\0"), "big")
+    return secrets.randbits(63)
+
+
+def draw(shift: ShiftSpec, seed: int) -> ShiftSpec:
+    """The variant night's numbers for `seed`: fixed values stay, ranges are drawn."""
+    if not shift.drawn:
+        return shift
+    rng = random.Random(seed)
+    clock = rng.randint(*shift.clock_range) if shift.clock_range is not None else shift.clock
+    later = dict(shift.later)
+    drawn: dict[tuple[int, int, int], int] = {}  # tasks given the same range move together
+    for task, least, most, step in shift.later_range:
+        span = (least, most, step)
+        if span not in drawn:
+            drawn[span] = least + step * rng.randint(0, (most - least) // step)
+        later[task] = drawn[span]
+    offset = rng.randint(*shift.renumber) if shift.renumber is not None else 0
+    return ShiftSpec(clock=clock, later=tuple(later.items()),
+                     seed=_OFFSET.sub(str(offset), shift.seed))

@@ -1,0 +1,188 @@
+"""The judge by harm (issue 27): guards earn what they keep away from the customers, measured
+by raceday on every replayed night, never a pattern a team can bend.
+
+Each play of the issue's table is played headless (the plays are beside this file, in
+`judge/`) with the range its guards must score and the reason they must give; each right
+answer is set against the same play without it. The variant night is drawn from the session
+seed (tests/conftest.py fixes RACEDAY_SEED), so runs are repeatable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from raceday.engine.headless import run_script
+from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
+from raceday.judge.variant import draw
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYS = Path(__file__).resolve().parent / "judge"
+FLAGSHIP = ROOT / "exercises" / "dynamodb-dns-race"
+
+
+def play(name: str, transcripts: Path, exercise: Path = FLAGSHIP) -> dict[str, Any]:
+    path = PLAYS / f"{name}.yaml" if (PLAYS / f"{name}.yaml").exists() else Path(name)
+    ex = load_exercise(exercise)
+    _, result = run_script(ex, load_script(path, ex), transcripts)
+    return result
+
+
+def reasons(result: dict[str, Any]) -> str:
+    return "\n".join(result["reasons"])
+
+
+def harm(result: dict[str, Any], harm_id: str) -> dict[str, Any]:
+    return next(h for h in result["guards"]["harms"] if h["id"] == harm_id)
+
+
+# (play, lowest guards, highest guards, words the reasons must contain)
+FLAGSHIP_PLAYS = [
+    # exploits of the old patterns: no more than what they kept from the customers
+    ("number-keyed-trigger", 0, 0, "in the variant night"),
+    ("rollback-null-trigger", 0, 0, "on the normal night"),
+    ("rollback-pointer-edit", 30, 30, "it still happened from 23:48"),
+    # right answers in forms no script used before
+    ("version-check-edit", 40, 40, "kept away all night in both replayed nights"),
+    ("foreign-key-only", 30, 30, "kept away all night in both replayed nights"),
+    ("never-empty-whole", 30, 30, "kept away all night in both replayed nights"),
+    ("never-empty-delete", 5, 12, "present 63 minutes from 00:12"),
+    ("forward-only-strict", 30, 30, "collateral: a good write of the normal night was refused"),
+]
+
+
+@pytest.mark.parametrize(("name", "low", "high", "words"), FLAGSHIP_PLAYS,
+                         ids=[p[0] for p in FLAGSHIP_PLAYS])
+def test_guards_earn_the_harm_they_keep_away(name: str, low: int, high: int, words: str,
+                                             tmp_path: Path) -> None:
+    result = play(name, tmp_path)
+    assert low <= result["guards"]["points"] <= high, reasons(result)
+    assert words in reasons(result), reasons(result)
+    # the race steps are the story: they earn nothing of their own
+    assert all(step["points"] == 0 for step in result["guards"]["steps"])
+
+
+def test_the_stale_plan_is_a_harm_raceday_keeps_history_for(tmp_path: Path) -> None:
+    """Bending the rollback pointer hides the old "active < rollback" pattern; raceday's own
+    memory of the highest plan the endpoint served still sees Enactor A go back."""
+    result = play("rollback-pointer-edit", tmp_path)
+    stale = harm(result, "stale-plan")
+    assert stale["points"] == 0 and stale["minutes"] > 0
+    assert harm(result, "empty-answer")["points"] == 30
+
+
+def test_a_never_empty_guard_earns_more_than_the_same_response_without_it(
+        tmp_path: Path) -> None:
+    guarded = play("never-empty-delete", tmp_path)
+    bare = play("never-empty-responds-no-guard", tmp_path)
+    assert guarded["guards"]["points"] > bare["guards"]["points"] == 0
+    assert guarded["total"] > bare["total"]
+
+
+def test_blocked_planned_rollbacks_are_a_deduction_not_a_zero(tmp_path: Path) -> None:
+    result = play("forward-only-strict", tmp_path)
+    assert result["guards"]["collateral"] == 10
+    assert len(result["guards"]["blocked_good_writes"]) == 2
+    # detection and recovery are not taken away for a guard that costs two good writes
+    assert result["detection"]["points"] == result["detection"]["max"]
+    assert result["recovery"]["points"] == result["recovery"]["max"]
+    assert result["fault"]["outcome"] == "prevented"
+
+
+def test_a_guard_that_breaks_the_normal_night_earns_nothing(tmp_path: Path) -> None:
+    """Nulling the rollback pointer un-wedges the race, and empties the FIPS endpoint at its
+    planned rollback on the normal night: an outage of its own."""
+    result = play("rollback-null-trigger", tmp_path)
+    assert harm(result, "empty-answer")["points"] > 0  # what the race alone would have said
+    assert result["guards"]["points"] == 0
+    assert "stop the service doing its job" in reasons(result)
+
+
+def test_the_variant_is_drawn_for_the_session_and_no_file_says_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = load_exercise(FLAGSHIP)
+    assert ex.replay is not None and ex.replay.shifted is not None
+    shift = ex.replay.shifted
+    drawn = {draw(shift, seed).seed for seed in range(20)}
+    assert len(drawn) > 10  # the renumbering differs from session to session
+    offsets = {draw(shift, seed).clock for seed in range(20)}
+    assert len(offsets) > 5
+    # nothing in the exercise's folder names a drawn renumbering
+    text = "\n".join(p.read_text(encoding="utf-8") for p in FLAGSHIP.rglob("*")
+                     if p.is_file() and p.suffix in (".yaml", ".sql", ".md"))
+    seed_sql = draw(shift, 2021).seed
+    offset = seed_sql.split("id + ")[1].split(";")[0]
+    assert f"+ {offset}" not in text and str(int(offset) + 140) not in text
+
+
+def test_two_runs_with_the_same_seed_are_the_same(tmp_path: Path) -> None:
+    first = play("never-empty-delete", tmp_path / "one")
+    second = play("never-empty-delete", tmp_path / "two")
+    assert first["guards"] == second["guards"]
+    assert first["total"] == second["total"]
+
+
+def test_the_variant_is_not_shown_before_the_end() -> None:
+    """A replay asked for during play names no number of the variant night; the final one,
+    once nothing can be played to it any more, does."""
+    from raceday.engine.replay import _describe_shift
+
+    ex = load_exercise(FLAGSHIP)
+    assert ex.replay is not None and ex.replay.shifted is not None
+    variant = draw(ex.replay.shifted, 2021)
+    during = _describe_shift(ex, variant, reveal=False)
+    after = _describe_shift(ex, variant, reveal=True)
+    assert "shown at the end" in during and ":" not in during.replace("at the end", "")
+    assert "the variant night (the clock from" in after and "renumbered" in after
+
+
+OTHER_EXERCISES = [
+    # lost-update-basics: no-op edits of statements the normal morning never runs
+    ("lost-update-basics", "tests/scenarios/honest/lub-noop-everything.yaml", 0, 0),
+    ("lost-update-basics", "tests/scenarios/honest/lub-noop-save.yaml", 0, 0),
+    ("lost-update-basics", "exercises/lost-update-basics/scripts/solo-complete.yaml", 30, 30),
+    # isolation-lab: stopping Enactor B is not a guard
+    ("isolation-lab", "exercises/isolation-lab/scripts/cheat-stop-enactor-b.yaml", 0, 0),
+    ("isolation-lab", "exercises/isolation-lab/scripts/version-column.yaml", 20, 20),
+    # recovery-under-load: throttling by queue depth keeps most of the collapse away
+    ("recovery-under-load", "exercises/recovery-under-load/scripts/nothing.yaml", 0, 0),
+    ("recovery-under-load", "exercises/recovery-under-load/scripts/throttle-by-queue.yaml",
+     25, 40),
+]
+
+
+@pytest.mark.parametrize(("exercise", "script", "low", "high"), OTHER_EXERCISES,
+                         ids=[f"{e}-{Path(s).stem}" for e, s, _l, _h in OTHER_EXERCISES])
+def test_every_bundled_exercise_is_judged_by_harm(exercise: str, script: str, low: int,
+                                                  high: int, tmp_path: Path) -> None:
+    result = play(str(ROOT / script), tmp_path, ROOT / "exercises" / exercise)
+    assert low <= result["guards"]["points"] <= high, reasons(result)
+    assert result["guards"]["harms"], "judged by harm, harm by harm"
+
+
+def test_the_isolation_lab_log_is_not_the_judge(tmp_path: Path) -> None:
+    """An edit of Enactor A's log statement so it never writes 'applied' hid the lost update
+    from the old invariant (which read the log); raceday's own history of the endpoint still
+    sees the endpoint go back."""
+    script = tmp_path / "hide-the-log.yaml"
+    script.write_text("""exercise: isolation-lab
+roles: [operator]
+steps:
+  - as: operator
+    edit:
+      statement: a-log
+      sql: |-
+        INSERT INTO enactor_run (at, role, plan_id, outcome)
+        SELECT :now_hhmm, 'enactor-a', :plan, 'kept the newer active plan'
+        WHERE NOT EXISTS (SELECT 1 FROM enactor_run r
+                          WHERE r.role = 'enactor-a' AND r.plan_id = :plan)
+  - wait: "00:08"
+""", encoding="utf-8")
+    result = play(str(script), tmp_path, ROOT / "exercises" / "isolation-lab")
+    assert result["fault"]["occurred"], reasons(result)
+    assert result["guards"]["points"] == 0, reasons(result)
+    assert result["recovery"]["points"] < result["recovery"]["max"], reasons(result)
+    # left for later (issue 27's closing note): the lab's tasks still read the log
