@@ -79,6 +79,21 @@ def test_an_inject_whose_fault_has_cleared_by_its_time_is_not_sent(
     assert heard(session) == [("opening", "00:00"), ("alarm", "00:05")]
 
 
+def test_an_inject_not_sent_waits_for_a_spell_of_the_fault_that_lasts(
+        make_session: MakeSession) -> None:
+    session = make_session(fault_exercise())
+    change_limit(session)
+    session.advance_to(5)
+    session.execute("operator", "UPDATE automation SET enabled = 0")
+    session.execute("operator", "UPDATE config SET value = 20, version = 3 WHERE key = 'limit'")
+    session.advance_to(12)
+    session.execute("operator", "UPDATE config SET value = 10 WHERE key = 'limit'")  # 00:12
+    session.advance_to(session.end_minute)
+    faults = [e.sim_time for e in session.events if isinstance(e, ev.Fault)]
+    assert faults == ["00:05", "00:12"]
+    assert heard(session) == [("opening", "00:00"), ("alarm", "00:05"), ("complaint", "00:15")]
+
+
 def test_a_relapse_brings_no_second_round(make_session: MakeSession) -> None:
     session = make_session(fault_exercise())
     change_limit(session)

@@ -62,9 +62,9 @@ def _fault_rows(exercise: Exercise) -> list[str]:
     if not rows:
         return []
     out = ["", "### Injects that follow the world", "",
-           "These have no time: each arrives when the fault it follows first begins (plus "
-           "its delay), and never if the team keeps that fault away. As the automation plays "
-           "the night, they come with the fault.", "",
+           "These have no time: each arrives once, when the fault it follows begins (plus "
+           "its delay, if that spell of the fault lasts so long), and never if the team keeps "
+           "that fault away. As the automation plays the night, they come with the fault.", "",
            "| when | kind | to | what | what it is for |", "|---|---|---|---|---|"]
     for row, inject in rows:
         when = f"fault `{inject.on_fault}` begins" + (f" +{inject.after} min" if inject.after else "")

@@ -135,8 +135,8 @@ class Inject(Value):
     """Something the players see: an alarm, a message, a status post, a reveal.
 
     It arrives at a time (`at`, minutes since the clock's start) or follows the world
-    (`on_fault`: an invariant's id; it arrives `after` minutes once that invariant's fault
-    first begins, if the fault is still present then, and never if it never begins). Exactly
+    (`on_fault`: an invariant's id; it arrives once, `after` minutes into the first spell of
+    that invariant's fault that lasts so long, and never if the fault never begins). Exactly
     one of the two is set.
 
     A reveal may say which moment of the real night it is (`phase`: first-symptom, detection,
