@@ -10,7 +10,9 @@ from pathlib import Path
 
 from engine_fixtures import tiny_exercise
 
+from raceday.engine.headless import play_step
 from raceday.engine.resume import resume_session
+from raceday.engine.script import Step, When
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise, Inject, InjectKind
 from raceday.transcript import events as ev
@@ -140,3 +142,12 @@ def test_a_session_cut_after_such_a_wait_resumes_to_the_same_transcript(
     again = [e for e in read_events(folder).events if not isinstance(e, ev.SessionResumed)]
     assert [(e.kind, e.sim_time) for e in again][:cut] == \
         [(e.kind, e.sim_time) for e in session.events][:cut]
+
+
+def test_a_script_step_at_next_stops_at_a_faults_inject(make_session: MakeSession) -> None:
+    session = make_session(fault_exercise())
+    change_limit(session)
+    play_step(session, Step(1, "sql", "operator", When("next"), sql="SELECT 1"), "play.yaml:1")
+    mine = [e for e in session.events if isinstance(e, ev.Statement) and not e.automated]
+    assert mine[-1].sim_time == "00:05"  # at the alarm, not at the end of the night
+    assert not any(isinstance(e, ev.Wait) for e in session.events)

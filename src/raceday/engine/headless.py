@@ -80,7 +80,9 @@ def minute_of(when: When, session: Session, where: str) -> int:
 
 
 def play_step(session: Session, step: Step, where: str) -> None:
-    if step.at is not None:
+    if step.at is not None and step.at.text == "next":
+        session.run_to_next_inject()  # a fault's inject on the way stops it too
+    elif step.at is not None:
         session.advance_to(minute_of(step.at, session, where))
     if step.action == "wait":
         assert step.until is not None

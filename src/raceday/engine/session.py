@@ -320,9 +320,19 @@ class Session:
             self._emit(ev.Wait(until=self.time_of(min(until, self.end_minute))))
             self.advance_to(until)
             return
-        bound = self.next_inject_minute()
-        bound = self.end_minute if bound is None else min(bound, self.end_minute)
+        bound = self._next_inject_bound()
         self._emit(ev.Wait(until=self.time_of(bound), next_inject=True))
+        self.run_to_next_inject(bound)
+
+    def _next_inject_bound(self) -> int:
+        upcoming = self.next_inject_minute()
+        return self.end_minute if upcoming is None else min(upcoming, self.end_minute)
+
+    def run_to_next_inject(self, bound: int | None = None) -> None:
+        """Let the clock run to the next inject anyone will see: the next timed one, or
+        sooner the first a fault brings on the way (or to the end). Records nothing itself:
+        `wait` records the wait."""
+        bound = self._next_inject_bound() if bound is None else bound
         heard = self.injects_heard
         while self.minute < bound and not self.ended and self.injects_heard == heard:
             self.advance_to(self.minute + 1)

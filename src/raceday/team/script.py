@@ -66,7 +66,14 @@ class TeamPlay:
 
     def play(self, step: Step, where: str) -> None:
         host = self.host
-        if step.at is not None:
+        if step.at is not None and step.at.text == "next":
+
+            def to_next(s: Session) -> None:  # a fault's inject on the way stops it too
+                s.run_to_next_inject()
+                host.advance_to(s.minute)  # the live clock follows
+
+            self.facilitate(to_next)
+        elif step.at is not None:
             at = step.at
             self.facilitate(lambda s: host.advance_to(minute_of(at, s, where)))
         if step.action == "wait":
