@@ -24,9 +24,11 @@ from raceday.engine.replay import kept_race_world, race_night
 from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
+from raceday.judge.guards import grade_harms
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
+from raceday.transcript.verdicts import HarmNight, HarmVerdict
 
 _QUIET_MIN = 3
 """A quiet stretch with fewer runs than this, between two steps, gets no step of its own."""
@@ -104,6 +106,10 @@ class ReplayWalk:
     folder: str = ""
     edits: tuple[str, ...] = ()
     error: str | None = None
+    harms: tuple[HarmVerdict, ...] = ()
+    """What the guards kept from the customers, harm by harm (exercises that list harms: the
+    points are these, and the race steps are the story)."""
+    normal_harms: tuple[HarmNight, ...] = ()
 
     @property
     def prevented(self) -> tuple[str, ...]:
@@ -325,7 +331,17 @@ def build_walk(exercise: Exercise, event: ev.Replay, events: Sequence[ev.Event],
         steps=tuple(steps), verdicts=verdicts, blocked=result.blocked_good_writes,
         warnings=result.warnings, endpoints=endpoints, final_world=final_world,
         points=guards.points, max_points=guards.max, penalty=guards.penalty,
-        folder=result.folder, edits=edits)
+        folder=result.folder, edits=edits, harms=_harms(exercise, result),
+        normal_harms=result.normal_harms)
+
+
+def _harms(exercise: Exercise, result: ev.ReplayResult) -> tuple[HarmVerdict, ...]:
+    """The harm verdicts of this replay, as the score grades them (one computation)."""
+    rubric = exercise.scoring.guards
+    if rubric is None or not rubric.harms:
+        return ()
+    titles = {i.id: i.fault for i in exercise.invariants}
+    return grade_harms(rubric, result.harms, titles).verdicts
 
 
 def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,

@@ -148,6 +148,7 @@ class Session:
         shift = exercise.replay.shifted if exercise.replay is not None else None
         self.variant: ShiftSpec | None = draw(shift, self.variant_seed) if shift else None
         self.harm_clock = HarmClock()  # when each harm was present, for the judge
+        self._gone: set[str] = set()  # `again` milestones seen gone since the fault began
         self._history = History()  # what went_back harms compare with: raceday's memory only
         self._listeners: list[Listener] = []
         self._agenda: list[_Due] = []
@@ -1139,7 +1140,13 @@ class Session:
         for milestone in self.exercise.milestones:
             if milestone.id in self.facts.milestones:
                 continue
+            if milestone.again and self.facts.fault_started is None:
+                continue  # it can only come back once the fault has begun
             rows = self._check_rows(milestone.sql)
+            if milestone.again and milestone.id not in self._gone:
+                if not rows:
+                    self._gone.add(milestone.id)  # gone since the fault: now it can come back
+                continue
             if rows:
                 self.facts.milestones[milestone.id] = self.minute
                 self._emit(ev.Milestone(id=milestone.id, label=milestone.label))

@@ -112,7 +112,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "inject": (("id", "title"),
                ("at", "on_fault", "after", "text", "kind", "to", "source", "phase", "event_at")),
     "invariant": (("id", "fault"), ("when", "sql", "went_back", "outage")),
-    "milestone": (("id", "label"), ("when", "sql")),
+    "milestone": (("id", "label"), ("when", "sql", "again")),
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),
     "truth": (("tables",), ("views",)),
     "truth_view": (("id", "sql"), ()),
@@ -613,6 +613,7 @@ class _Reader:
                 label=self.text(f, "label", f'milestone "{i}"', empty=False),
                 sql=self.sql_text(f, self.spelled(f, "milestone", "when"), f'milestone "{i}"'),
                 line=line,
+                again=self.boolean(f, "again", f'milestone "{i}"'),
             )
             for f, i, line in self.items(top, "milestones", "milestone", "milestones")
         )

@@ -183,12 +183,16 @@ class Invariant(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Milestone(Value):
-    """A condition the engine watches; the first time its query returns rows is recorded."""
+    """A condition the engine watches; the first time its query returns rows is recorded.
+
+    `again`: only once the fault has begun, and only after the query has returned no rows
+    since then (the customers' view coming back, whoever wrote the row)."""
 
     id: str
     label: str
     sql: str
     line: int = 0
+    again: bool = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)

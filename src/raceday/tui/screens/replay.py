@@ -178,15 +178,35 @@ def verdict(walk: ReplayWalk) -> RenderableType:
         row.append(v.id, style="bold")
         if v.at:
             row.append(f"  at {v.at}")
-        earned = v.worth if v.status == "prevented" else 0
-        row.append(f"  +{earned}/{v.worth}", style="green" if earned else "dim")
+        if not walk.harms:  # race steps earn points only in exercises that list no harms
+            earned = v.worth if v.status == "prevented" else 0
+            row.append(f"  +{earned}/{v.worth}", style="green" if earned else "dim")
         row.append(f"\n{v.title}\n", style="dim")
         row.append(v.outcome + (f"; then {v.next}" if v.next else "") + "\n")
         grid.add_row(Text(label, style=style), row)
     parts.append(grid)
+    if walk.harms:
+        parts.append(Text("\nWhat your guards kept from the customers (this is what scores):",
+                          style="bold"))
+        for h in walk.harms:
+            line = Text(f"  +{h.points}/{h.max} ", style="green" if h.points else "dim")
+            line.append(h.title, style="bold")
+            if h.baseline and h.minutes == 0:
+                line.append(f": kept away ({h.baseline} min without your guards)")
+            elif h.baseline:
+                since = f" from {h.first_at}" if h.first_at else ""
+                line.append(f": {h.minutes} of {h.baseline} min{since} in {h.night}")
+            else:
+                line.append(": the race never causes it on the exercise's own world")
+            parts.append(line)
+        for n in walk.normal_harms:
+            since = f" from {n.first_at}" if n.first_at else ""
+            parts.append(Text(f"  ✗ on {n.night} your world showed {n.harm}{since} for "
+                              f"{n.minutes} min (collateral)", style="red"))
     if walk.blocked:
-        parts.append(Text("\nGood writes your guards blocked on the normal night "
-                          "(penalised: a guard that stops the good path is an outage too):",
+        why = ("each costs collateral; refusing as much as the guards are worth earns nothing"
+               if walk.harms else "penalised: a guard that stops the good path is an outage too")
+        parts.append(Text(f"\nGood writes your guards blocked on the normal night ({why}):",
                           style="bold red"))
         for b in walk.blocked:
             parts.append(Text(f"  ✗ {b.task} at {b.at}: {b.outcome}", style="red"))
@@ -197,10 +217,16 @@ def verdict(walk: ReplayWalk) -> RenderableType:
         parts.append(Text(f"⚠ {warning}", style="yellow"))
     score = Text("\nScore: ", style="bold")
     score.append(f"guards {walk.points}/{walk.max_points} from this replay", style="bold")
-    prevented = sum(v.worth for v in walk.verdicts if v.status == "prevented")
-    score.append(f"  ({prevented} for the race steps prevented")
-    if walk.penalty:
-        score.append(f", −{walk.penalty} for the blocked good writes", style="red")
+    if walk.harms:
+        kept = sum(h.points for h in walk.harms)
+        score.append(f"  ({kept} for the harm kept away")
+        if walk.penalty:
+            score.append(f", −{walk.penalty} collateral", style="red")
+    else:
+        prevented = sum(v.worth for v in walk.verdicts if v.status == "prevented")
+        score.append(f"  ({prevented} for the race steps prevented")
+        if walk.penalty:
+            score.append(f", −{walk.penalty} for the blocked good writes", style="red")
     score.append("). The session's score uses the latest replay; the good path is tried "
                  "once more when the session ends.", style="dim")
     parts.append(score)
