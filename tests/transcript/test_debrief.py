@@ -83,7 +83,8 @@ def test_every_checklist_item_says_what_the_team_did_or_that_it_was_not_seen() -
         "never-states": "not done",
         "least-power-cleanup": "not done",
         "recovery-under-load": "partly done",
-        "removal-limits": "partly done",
+        # the kill switch is a note, never a limit on what one run may remove (issue 27)
+        "removal-limits": "not done",
     }
     recovery = next(i for i in d.checklist if i.id == "recovery-under-load")
     assert any("undone at 00:12" in line for line in recovery.did_not)
@@ -92,6 +93,9 @@ def test_every_checklist_item_says_what_the_team_did_or_that_it_was_not_seen() -
     # every item that is not done becomes the exercise's corrective action, owner and due blank
     actions = d.after_action.actions
     assert len(actions) == 5 and all(a.owner == "" and a.due == "" for a in actions)
+    removal = next(i for i in d.checklist if i.id == "removal-limits")
+    assert not any("kill switch" in line for line in removal.did)
+    assert "not a limit on what one run may remove" in removal.note
     assert actions[0].action.startswith("Make every late write state the version")
 
 

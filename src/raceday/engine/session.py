@@ -1639,7 +1639,7 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
         "checklist_title": content.checklist_title or None,
         "checklist": tuple(ev.PracticeInfo(id=p.id, title=p.title, text=p.text, action=p.action,
                                            judge=p.judge.value, steps=p.steps,
-                                           statements=p.statements)
+                                           statements=p.statements, harms=p.harms)
                            for p in content.checklist),
     }
 

@@ -138,7 +138,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "shared_debrief": ((), ("night", "sources", "phases", "checklist")),
     "phase": (("id", "label", "team"), ("milestone",)),
     "checklist": (("practices",), ("title",)),
-    "practice": (("id", "title", "text"), ("action", "judge", "steps", "statements")),
+    "practice": (("id", "title", "text"), ("action", "judge", "steps", "statements", "harms")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
 
@@ -1379,6 +1379,7 @@ class _Reader:
             judge=self.enum(m, "judge", what, Judge, Judge.GUARDS),
             steps=self.refs_list(m, "steps", what, "race_step"),
             statements=self.refs_list(m, "statements", what, "statement"),
+            harms=self.refs_list(m, "harms", what, "invariant"),
         )
 
     def check_cited(self, content: DebriefContent) -> None:

@@ -470,6 +470,9 @@ class Practice(Value):
     judge: Judge = Judge.GUARDS
     steps: tuple[str, ...] = ()
     statements: tuple[str, ...] = ()
+    harms: tuple[str, ...] = ()
+    """The harms (invariants) whose guard verdicts are this practice's evidence: it is done
+    exactly when the guards earned points for keeping one of them away."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -100,6 +100,7 @@ class PracticeInfo(Value):
     judge: str = "guards"
     steps: tuple[str, ...] = ()
     statements: tuple[str, ...] = ()
+    harms: tuple[str, ...] = ()  # the guards' harm verdicts that are its evidence
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

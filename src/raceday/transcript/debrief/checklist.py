@@ -36,7 +36,12 @@ def status(did: Sequence[str], did_not: Sequence[str]) -> str:
 def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
     items = []
     for practice in r.start.checklist:
-        did, did_not, notes = _steps(r, guards, practice.steps)
+        if practice.harms:  # the judge's verdicts decide; the race steps are the story
+            did, did_not, notes = _harms(r, practice.harms)
+            story = _steps(r, guards, practice.steps)
+            notes += [f"The race: {line}." for line in story[0] + story[1]]
+        else:
+            did, did_not, notes = _steps(r, guards, practice.steps)
         if practice.judge == "row-counts":
             more = _row_counts(r, practice.statements)
         elif practice.judge == "recovery":
@@ -72,6 +77,30 @@ def _steps(r: Reading, guards: Guards, ids: Sequence[str]) -> Evidence:
         elif step.live != "happened" and step.evidence and not r.stopped_before(step.id):
             notes.append(f"{capital(name)} did not happen, but nothing of the team's was seen "
                          f"stopping it: {step.evidence}.")
+    return did, did_not, notes
+
+
+def _harms(r: Reading, harms: Sequence[str]) -> Evidence:
+    """What the score credited for keeping the practice's harms away: exactly its verdicts."""
+    did: list[str] = []
+    did_not: list[str] = []
+    notes: list[str] = []
+    verdicts = {h.id: h for h in (r.score.guards.harms
+                                  if r.score is not None and r.score.guards else ())}
+    for harm in harms:
+        v = verdicts.get(harm)
+        if v is None:
+            continue
+        if v.points:
+            how = ("kept away in every replayed night" if v.minutes == 0
+                   else f"{v.minutes} of {v.baseline} minutes left in {v.night}")
+            did.append(f"your guards kept '{v.title}' from the customers: {how} "
+                       f"(guards +{v.points}/{v.max})")
+        elif v.baseline:
+            did_not.append(f"the replay showed '{v.title}' still reaching the customers "
+                           f"({v.minutes} of {v.baseline} minutes in {v.night})")
+    if not verdicts:
+        notes.append("No final replay judged the guards, so nothing here can be credited.")
     return did, did_not, notes
 
 
@@ -154,7 +183,12 @@ def _recovery(r: Reading, guards: Guards) -> Evidence:
                 running = r.stop is None or r.stop.event.minute > first.minute
                 how = (" with the automation still running" if running
                        else " after stopping the automation")
-            did.append(f"the team's write at {r.time(before)} restored the world{how}")
+            if how == " after stopping the automation":
+                notes.append(f"The team's write at {r.time(before)} restored the world after "
+                             "stopping the automation: a recovery, but not one rehearsed with "
+                             "the automation and the load still running.")
+            else:
+                did.append(f"the team's write at {r.time(before)} restored the world{how}")
         else:
             notes.append(f"The world was restored at {r.time(first)}, but not by a write of "
                          "the team's.")
@@ -162,15 +196,13 @@ def _recovery(r: Reading, guards: Guards) -> Evidence:
         did_not.append("the world was not restored by the end of the session" if r.complete
                        else f"the world had not been restored by {r.last_time}")
     stop, repair = r.stop, r.repair
+    # Stopping the automation is a good order for a repair (the score's recovery says so), but
+    # it takes the load away: it is never this practice's evidence.
     if stop is not None and repair is not None:
-        if stop.event.minute <= repair.event.minute:
-            did.append(f"the automation was stopped ({r.time(stop.event)}) before the hand "
-                       f"repair ({r.time(repair.event)})")
-        else:
-            did_not.append(f"the hand repair ({r.time(repair.event)}) came before the automation "
-                           f"was stopped ({r.time(stop.event)})")
-    elif repair is not None and r.phase_of("stopped") is not None:
-        did_not.append("the automation was never stopped around the hand repair")
+        order = ("before" if stop.event.minute <= repair.event.minute else "after")
+        notes.append(f"The automation was stopped ({r.time(stop.event)}) {order} the hand "
+                     f"repair ({r.time(repair.event)}); stopping it takes the load away, so it "
+                     "is not a rehearsal under load.")
     for time in r.relapse_times:
         did_not.append(f"the repair was undone at {time}: the fault came back")
     return did, did_not, notes
@@ -180,7 +212,9 @@ def _removal_limits(r: Reading, statements: Sequence[str]) -> Evidence:
     did: list[str] = []
     notes: list[str] = []
     if r.stop is not None:
-        did.append(f"the kill switch was used: {r.stop.label} at {r.time(r.stop.event)}")
+        notes.append(f"The kill switch was used ({r.stop.label} at {r.time(r.stop.event)}); "
+                     "a kill switch stops everything, it is not a limit on what one run may "
+                     "remove.")
     removals = [e for e in of_kind(r.events, ev.Statement)
                 if e.automated and e.ok and e.statement in statements]
     total = sum(e.rowcount or 0 for e in removals)
