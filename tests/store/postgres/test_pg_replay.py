@@ -46,8 +46,8 @@ def _score(name: str, script: Path, tmp_path: Path, db: str | None) -> tuple[Pat
 # reasons must hold)
 CHEATS = [
     ("dynamodb-dns-race", "drop-endpoint", "table endpoint is gone"),
-    ("dynamodb-dns-race", "never-plan-140", "in the shifted race"),
-    ("dynamodb-dns-race", "ban-enactor-a", "refused 67 good writes"),
+    ("dynamodb-dns-race", "never-plan-140", "in the variant night"),
+    ("dynamodb-dns-race", "ban-enactor-a", "so they stop the service doing its job"),
     ("lost-update-basics", "lub-noop-save", "b-save-on-time"),
 ]
 
