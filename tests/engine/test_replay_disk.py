@@ -68,3 +68,28 @@ def test_prepare_does_nothing_ahead_for_a_large_world(
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
     replay.prepare(open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path))
     assert not (cache / "normal-nights").exists()
+
+
+def test_the_unguarded_race_is_kept_in_the_cache_folder_and_read_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race on the exercise's own world (what the guards are set against) is the same for
+    the same exercise, seed and code: played once, kept in the cache folder, and a later
+    process reads it instead of playing it again."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(replay, "_baselines", {})
+    exercise = load_exercise(FLAGSHIP)
+    session = open_session(exercise, ("responder",), tmp_path / "t")
+    replay.discard_ahead()  # played here, not by a child started when the session opened
+    result = session.replay()
+    assert result.result is not None
+    tonight = {h.harm: h for h in result.result.harms if h.night == "tonight's race"}
+    assert tonight["empty-answer"].baseline == 87  # 23:48 to 01:15 with no guard
+    key = replay._baseline_key(type(session), exercise, replay._until(session), "")
+    kept = replay._cache_file(key)
+    assert kept is not None and kept.exists()
+    monkeypatch.setattr(replay, "_baselines", {})  # a new process: only the disk knows
+    played: list[str] = []
+    monkeypatch.setattr(replay, "_play_on", lambda *a, **k: played.append("night"))
+    assert replay._baseline(type(session), exercise, replay._until(session), "")[
+        "empty-answer"][0] == 87
+    assert played == []

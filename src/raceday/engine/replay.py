@@ -335,14 +335,41 @@ def _harms_of(exercise: Exercise, race: Session, until: int) -> dict[str, tuple[
 _baselines: dict[str, dict[str, tuple[int, int | None]]] = {}
 
 
-def _baseline(kind: type[Session], exercise: Exercise, until: int, renumber: str
-              ) -> dict[str, tuple[int, int | None]]:
-    """The harms of the race on the exercise's own world with its own statements: what the
-    customers saw with no guard at all. The same every time for the same exercise and seed,
-    so it is played once per process."""
-    key = json.dumps([kind.__module__, kind.__qualname__, _exercise_digest(exercise), until,
-                      renumber])
+Harms = dict[str, tuple[int, int | None]]
+
+
+def _baseline_key(kind: type[Session], exercise: Exercise, until: int, renumber: str) -> str:
+    return hashlib.sha256(json.dumps(["baseline", "sqlite", kind.__module__, kind.__qualname__,
+                                      _code_digest(), _exercise_digest(exercise), until,
+                                      renumber]).encode()).hexdigest()
+
+
+def _baseline_cached(key: str) -> Harms | None:
+    """A baseline known in this process or kept in the cache folder (beside the normal
+    nights' good writes), or None."""
     known = _baselines.get(key)
+    if known is not None:
+        return known
+    cached = _cache_file(key)
+    if cached is None:
+        return None
+    try:
+        data: Any = json.loads(cached.read_text(encoding="utf-8"))
+        known = {str(h): (int(m), None if f is None else int(f))
+                 for h, (m, f) in data["harms"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: played again
+    _baselines[key] = known
+    return known
+
+
+def _baseline(kind: type[Session], exercise: Exercise, until: int, renumber: str) -> Harms:
+    """The harms of the race on the exercise's own world with its own statements: what the
+    customers saw with no guard at all. The same every time for the same exercise, seed and
+    code, so it is played once and kept (in this process and in the cache folder); a
+    session's own variant is played ahead in a child when the session opens."""
+    key = _baseline_key(kind, exercise, until, renumber)
+    known = _baseline_cached(key)
     if known is not None:
         return known
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
@@ -356,6 +383,9 @@ def _baseline(kind: type[Session], exercise: Exercise, until: int, renumber: str
     _baselines[key] = known
     if len(_baselines) > 32:
         _baselines.pop(next(iter(_baselines)))
+    cached = _cache_file(key)
+    if cached is not None:  # not written (a full disk): played again next time
+        write_atomically(cached, json.dumps({"harms": known}))
     return known
 
 
@@ -736,6 +766,7 @@ def prepare_ahead(session: Session) -> None:
             return
         kind, until = type(session), _until(session)
         with collector.paused():  # the children play with the collector held off
+            _baselines_ahead(kind, session, until)
             for normal, renumber in _wanted(session):
                 key = _good_key(kind, normal, until, renumber)
                 if key in _ahead or _good_cached(key) is not None:
@@ -759,6 +790,23 @@ def prepare_ahead(session: Session) -> None:
                 _ahead[key] = answer
     except Exception:  # the replay plays it itself, and says what fails
         _log.info("the replay's normal nights could not be started ahead", exc_info=True)
+
+
+def _baselines_ahead(kind: type[Session], session: Session, until: int) -> None:
+    """The race on the exercise's own world (tonight's and the session's variant), played in
+    one child that leaves its answers in the cache folder: the final replay finds them
+    there, or plays them itself if the child is not done."""
+    missing = [(e, r) for e, r in _wanted(session)
+               if _baseline_cached(_baseline_key(kind, e, until, r)) is None]
+    if not missing or cache_folder() is None:
+        return
+
+    def play() -> bool:
+        for ex, renumber in missing:
+            _baseline(kind, ex, until, renumber)
+        return True
+
+    _ahead_started.append(Aside(play))
 
 
 def discard_ahead() -> None:
