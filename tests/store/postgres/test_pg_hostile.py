@@ -137,7 +137,10 @@ def test_a_runaway_statement_stops_at_the_time_limit(pg_store: PostgresStore, sq
     started = time.perf_counter()
     result = one(pg_store, "responder", sql)
     assert result.error_kind == "timeout"
-    assert time.perf_counter() - started < 1.5
+    # stopped by the limit, not run to its end (pg_sleep(60), an endless loop): how fast the
+    # server answers the cancel is a benchmark's question, not this test's (a bound of 1.5 s
+    # failed on a busy server while the limit itself held)
+    assert time.perf_counter() - started < 10
     assert one(pg_store, "responder", "SELECT 1").ok
 
 
