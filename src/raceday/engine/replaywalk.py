@@ -24,7 +24,7 @@ from raceday.engine.replay import kept_race_world, race_night
 from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
-from raceday.judge.guards import grade_harms
+from raceday.judge.guards import grade_harms, harm_titles
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -340,8 +340,7 @@ def _harms(exercise: Exercise, result: ev.ReplayResult) -> tuple[HarmVerdict, ..
     rubric = exercise.scoring.guards
     if rubric is None or not rubric.harms:
         return ()
-    titles = {i.id: i.fault for i in exercise.invariants}
-    return grade_harms(rubric, result.harms, titles).verdicts
+    return grade_harms(rubric, result.harms, harm_titles(exercise)).verdicts
 
 
 def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,

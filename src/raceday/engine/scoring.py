@@ -11,7 +11,13 @@ from dataclasses import replace
 
 from raceday.engine.facts import Facts
 from raceday.exercise.model import Exercise
-from raceday.judge.guards import collateral_cost, grade_harms, harm_cost, stops_the_service
+from raceday.judge.guards import (
+    collateral_cost,
+    grade_harms,
+    harm_cost,
+    harm_titles,
+    stops_the_service,
+)
 from raceday.transcript import verdicts as vd
 from raceday.transcript.events import ReplayGuards, ReplayResult, StepReplay
 from raceday.transcript.verdicts import HAPPENED, NOT_REACHED, PREVENTED, Score
@@ -209,7 +215,7 @@ def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
     rubric = ex.scoring.guards
     maximum = rubric.points if rubric else 0
     if rubric is not None and rubric.harms:
-        graded = grade_harms(rubric, replay.harms, _harm_titles(ex))
+        graded = grade_harms(rubric, replay.harms, harm_titles(ex))
         refused, harmed = len(replay.blocked_good_writes), replay.normal_harms
         cost = graded.earned if stops_the_service(rubric, refused, 0, harmed) else min(
             graded.earned, collateral_cost(rubric, refused, 0, harmed))
@@ -226,10 +232,6 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
-def _harm_titles(ex: Exercise) -> dict[str, str]:
-    return {i.id: i.fault for i in ex.invariants}
-
-
 def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...],
                     lead: list[str]) -> vd.Guards:
     """Guards by the harm they kept away in the final replay's nights; the race steps are
@@ -238,7 +240,7 @@ def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...
     assert rubric is not None
     replay = facts.replay
     reasons = list(lead)
-    graded = grade_harms(rubric, replay.harms if replay else (), _harm_titles(ex))
+    graded = grade_harms(rubric, replay.harms if replay else (), harm_titles(ex))
     total = graded.earned if replay is not None else 0
     if replay is not None:
         reasons.extend(graded.reasons)
@@ -246,7 +248,7 @@ def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...
     failed = [(t, why, next((g.penalty for g in rubric.good_path if g.id == i), 0))
               for i, t, ok, why in facts.good_path if not ok]
     harmed = replay.normal_harms if replay else ()
-    titles = _harm_titles(ex)
+    titles = harm_titles(ex)
     cost = collateral_cost(rubric, len(blocked), sum(p for _t, _w, p in failed), harmed)
     if stops_the_service(rubric, len(blocked), sum(p for _t, _w, p in failed), harmed):
         writes = "; ".join(f"{b.task} at {b.at} ({b.outcome})" for b in blocked[:3])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from raceday.exercise.model import GuardsRubric, HarmWorth
+from raceday.exercise.model import Exercise, GuardsRubric, HarmWorth
 from raceday.transcript.verdicts import HarmNight, HarmVerdict
 from raceday.transcript.wording import plural
 
@@ -28,6 +28,11 @@ class HarmGrades:
     @property
     def earned(self) -> int:
         return sum(v.points for v in self.verdicts)
+
+
+def harm_titles(exercise: Exercise) -> dict[str, str]:
+    """Each harm's words for a reason: its invariant's fault."""
+    return {i.id: i.fault for i in exercise.invariants}
 
 
 def _share(worth: HarmWorth, night: HarmNight) -> float:
