@@ -75,3 +75,24 @@ def test_new_refuses_a_bad_id_and_an_existing_folder(
     code, _, err = run(capsys, "new", "../escape", "--into", str(made.parent))
     assert code == 2 and "exercise id" in err
     assert not (made.parent.parent / "escape").exists()
+
+
+def test_its_guards_are_judged_by_the_harm_they_keep_away(
+        capsys: pytest.CaptureFixture[str], made: Path, tmp_path: Path) -> None:
+    """The scaffold teaches the judge by harm: the reference play's trigger earns the minutes
+    it kept checkout on in the replayed morning; freezing the flag table keeps it on too but
+    refuses the normal morning's good sync, which costs as much as the guards are worth."""
+    reference = play(capsys, made, made / "scripts" / "reference.yaml", tmp_path / "ref")
+    guards = reference["guards"]
+    assert isinstance(guards, dict) and (guards["points"], guards["max"]) == (20, 20)
+    freeze = tmp_path / "freeze.yaml"
+    freeze.write_text("""exercise: checkout-flag
+roles: [oncall]
+steps:
+  - as: oncall
+    sql: CREATE TRIGGER frozen BEFORE UPDATE ON flag BEGIN SELECT RAISE(ABORT, 'frozen'); END
+  - wait: "10:40"
+""", encoding="utf-8")
+    frozen = play(capsys, made, freeze, tmp_path / "freeze")
+    assert isinstance(frozen["guards"], dict) and frozen["guards"]["points"] == 0
+    assert any("sync-flags-good at 10:15" in r for r in frozen["reasons"])  # type: ignore[attr-defined]

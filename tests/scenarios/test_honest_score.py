@@ -97,7 +97,8 @@ def test_rollbacks_let_through_by_their_times_are_refused_on_the_variant_night(
     a deduction for each, with its reason (issue 27), not the whole score."""
     result, _ = play(PLAYS / "rollback-exempt-by-time.yaml", tmp_path)
     assert "on the normal night of the variant night" in reasons(result)
-    assert result["guards"]["points"] == 40 - result["guards"]["collateral"] < 40
+    # the race's harms (30) less what the refused rollbacks cost; no practice-night guard
+    assert result["guards"]["points"] == 30 - result["guards"]["collateral"] < 30
 
 
 def test_a_guard_keyed_on_tonight_earns_nothing_in_the_shifted_race(tmp_path: Path) -> None:
@@ -133,7 +134,7 @@ def test_a_guard_that_refuses_good_writes_pays_for_each(tmp_path: Path) -> None:
     blocked = result["guards"]["blocked_good_writes"]
     assert any(b["task"].startswith("planned-rollback") for b in blocked)
     assert result["guards"]["collateral"] == 5 * len(blocked)
-    assert result["guards"]["points"] == 40 - 5 * len(blocked)
+    assert result["guards"]["points"] == 30 - 5 * len(blocked)  # the race's 30, less each
     assert "collateral: a good write of the normal night was refused: planned-rollback" \
         in reasons(result)
     # the replay's own figure agrees with the score (no line contradicts another)
@@ -151,7 +152,7 @@ def test_an_edit_with_an_unbound_parameter_is_refused_at_once(tmp_path: Path) ->
 
 def test_the_version_equality_check_can_be_written(tmp_path: Path) -> None:
     result, _ = play(PLAYS / "version-column.yaml", tmp_path)
-    assert result["guards"]["points"] == 40
+    assert result["guards"]["points"] == 30  # the race's harms; the practice nights need more
     assert result["guards"]["blocked_good_writes"] == []
 
 

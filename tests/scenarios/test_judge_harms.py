@@ -36,7 +36,9 @@ def reasons(result: dict[str, Any]) -> str:
 
 
 def harm(result: dict[str, Any], harm_id: str) -> dict[str, Any]:
-    return next(h for h in result["guards"]["harms"] if h["id"] == harm_id)
+    """The harm's verdict on the race nights (not on a practice night)."""
+    return next(h for h in result["guards"]["harms"]
+                if h["id"] == harm_id and not h.get("practice"))
 
 
 # (play, lowest guards, highest guards, words the reasons must contain)
@@ -44,13 +46,13 @@ FLAGSHIP_PLAYS = [
     # exploits of the old patterns: no more than what they kept from the customers
     ("number-keyed-trigger", 0, 0, "in the variant night"),
     ("rollback-null-trigger", 0, 0, "on the normal night"),
-    ("rollback-pointer-edit", 30, 30, "it still happened from 23:48"),
+    ("rollback-pointer-edit", 20, 20, "it still happened from 23:48"),
     # right answers in forms no script used before
-    ("version-check-edit", 40, 40, "kept away all night in both replayed nights"),
-    ("foreign-key-only", 30, 30, "kept away all night in both replayed nights"),
+    ("version-check-edit", 30, 30, "kept away all night in both replayed nights"),
+    ("foreign-key-only", 25, 25, "kept away all night in both replayed nights"),
     ("never-empty-whole", 30, 30, "kept away all night in both replayed nights"),
-    ("never-empty-delete", 5, 12, "present 63 minutes from 00:12"),
-    ("forward-only-strict", 30, 30, "collateral: a good write of the normal night was refused"),
+    ("never-empty-delete", 3, 8, "present 63 minutes from 00:12"),
+    ("forward-only-strict", 20, 20, "collateral: a good write of the normal night was refused"),
 ]
 
 
@@ -71,7 +73,7 @@ def test_the_stale_plan_is_a_harm_raceday_keeps_history_for(tmp_path: Path) -> N
     result = play("rollback-pointer-edit", tmp_path)
     stale = harm(result, "stale-plan")
     assert stale["points"] == 0 and stale["minutes"] > 0
-    assert harm(result, "empty-answer")["points"] == 30
+    assert harm(result, "empty-answer")["points"] == 20
 
 
 def test_a_never_empty_guard_earns_more_than_the_same_response_without_it(

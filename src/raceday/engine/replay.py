@@ -42,7 +42,14 @@ from raceday.engine import collector
 from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.facts import step_statuses
-from raceday.exercise.model import Exercise, ShiftSpec, Statement
+from raceday.exercise.model import (
+    Exercise,
+    PracticeChange,
+    PracticeNight,
+    ShiftSpec,
+    Statement,
+)
+from raceday.judge.guards import practice_words
 from raceday.store.protocol import Store
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
@@ -395,14 +402,49 @@ def _scratch_folder(folder: Path) -> Path:
 
 
 def _harm_nights(exercise: Exercise, race: Session, baseline: dict[str, tuple[int, int | None]],
-                 until: int, night: str) -> tuple[HarmNight, ...]:
+                 until: int, night: str, practice: str = "") -> tuple[HarmNight, ...]:
     """Each harm of one race night beside the same night on the exercise's own world."""
     mine = _harms_of(exercise, race, until)
     return tuple(
         HarmNight(harm=harm, night=night, minutes=minutes,
                   baseline=baseline.get(harm, (0, None))[0],
-                  first_at=race.time_of(first) if first is not None else None)
+                  first_at=race.time_of(first) if first is not None else None,
+                  practice=practice)
         for harm, (minutes, first) in mine.items())
+
+
+def _practiced(exercise: Exercise, night: PracticeNight) -> Exercise:
+    """A practice night: the normal night (no delayed worker) with the night's changes in
+    the runs they name; the statements stay the team's."""
+    def make() -> Exercise:
+        normal = _without_delayed(exercise)
+        changes: dict[str, list[PracticeChange]] = {}
+        for change in night.changes:
+            changes.setdefault(change.task, []).append(change)
+        return replace(normal, tasks=tuple(
+            replace(t, changes=tuple(changes[t.id])) if t.id in changes else t
+            for t in normal.tasks))
+
+    return _derived("practice", exercise, night.id, make)
+
+
+def _practice_nights_sqlite(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                            live: Path, folder: Path, until: int) -> tuple[HarmNight, ...]:
+    """Each practice night on a world built from the team's as the race's is, beside the
+    same night on the exercise's own world."""
+    found: list[HarmNight] = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
+        where = folder / f"practice-{night.id}"
+        where.mkdir()
+        world = where / "race.db"
+        build_replay_world(live, exercise.world_sql, world)
+        played = _play(kind, _practiced(team_exercise, night), world, where / "race", until,
+                       transcript=False)
+        remove_world(world)
+        own = _practiced(exercise, night)
+        found += _harm_nights(own, played, _baseline(kind, own, until, ""), until,
+                              practice_words(night.title), practice=night.id)
+    return tuple(found)
 
 
 def _kept_some_away(nights: tuple[HarmNight, ...]) -> bool:
@@ -937,6 +979,8 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
 
+        harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until)
+
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()
         checks: tuple[ev.MonitorCheck, ...] = ()
@@ -1114,6 +1158,29 @@ def _baseline_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, f
     return known
 
 
+def _practice_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
+                        live: PostgresStore, folder: Path, until: int,
+                        made: list[PostgresStore], pool: ThreadPoolExecutor,
+                        ) -> tuple[HarmNight, ...]:
+    """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
+    team's, the nights played in `pool`."""
+    playing = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
+        where = folder / f"practice-{night.id}"
+        world, _ = _fork(live, made, exercise.world_sql)
+        own = _practiced(exercise, night)
+        playing.append((night, own,
+                        pool.submit(_played_pg, kind, _practiced(team_exercise, night), world,
+                                    where / "race", until),
+                        pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
+                                    "", made)))
+    found: list[HarmNight] = []
+    for night, own, played, baseline in playing:
+        found += _harm_nights(own, played.result(), baseline.result(), until,
+                              practice_words(night.title), practice=night.id)
+    return tuple(found)
+
+
 def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
                          keep_world: bool = True, reveal: bool = False) -> ReplayResult:
     """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
@@ -1176,6 +1243,8 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
             if fault_at is None and shifted.facts.fault_started is not None:
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
+        harms += _practice_nights_pg(kind, exercise, team_exercise, live, folder, until, made,
+                                     pool)
         blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
         if shifted_normal is not None:
             seen = {b.task for b in blocked}

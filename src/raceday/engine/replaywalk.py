@@ -24,7 +24,7 @@ from raceday.engine.replay import kept_race_world, race_night
 from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
-from raceday.judge.guards import grade_harms, harm_titles
+from raceday.judge.guards import grade_harms, harm_titles, practice_titles
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -340,7 +340,8 @@ def _harms(exercise: Exercise, result: ev.ReplayResult) -> tuple[HarmVerdict, ..
     rubric = exercise.scoring.guards
     if rubric is None or not rubric.harms:
         return ()
-    return grade_harms(rubric, result.harms, harm_titles(exercise)).verdicts
+    return grade_harms(rubric, result.harms, harm_titles(exercise),
+                       practice_titles(exercise)).verdicts
 
 
 def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,

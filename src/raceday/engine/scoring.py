@@ -16,6 +16,7 @@ from raceday.judge.guards import (
     grade_harms,
     harm_cost,
     harm_titles,
+    practice_titles,
     stops_the_service,
 )
 from raceday.transcript import verdicts as vd
@@ -215,12 +216,12 @@ def replay_guards(ex: Exercise, replay: ReplayResult) -> ReplayGuards:
     rubric = ex.scoring.guards
     maximum = rubric.points if rubric else 0
     if rubric is not None and rubric.harms:
-        graded = grade_harms(rubric, replay.harms, harm_titles(ex))
+        graded = grade_harms(rubric, replay.harms, harm_titles(ex), practice_titles(ex))
         refused, harmed = len(replay.blocked_good_writes), replay.normal_harms
         cost = graded.earned if stops_the_service(rubric, refused, 0, harmed) else min(
             graded.earned, collateral_cost(rubric, refused, 0, harmed))
         return ReplayGuards(points=graded.earned - cost, max=maximum, penalty=cost,
-                            worth={v.id: v.points for v in graded.verdicts})
+                            worth={v.key: v.points for v in graded.verdicts})
     worth = step_worth(ex)
     earned = min(sum(worth.get(s.id, 0) for s in replay.steps if s.status == PREVENTED), maximum)
     penalty = earned if replay.blocked_good_writes else 0
@@ -240,7 +241,8 @@ def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...
     assert rubric is not None
     replay = facts.replay
     reasons = list(lead)
-    graded = grade_harms(rubric, replay.harms if replay else (), harm_titles(ex))
+    graded = grade_harms(rubric, replay.harms if replay else (), harm_titles(ex),
+                         practice_titles(ex))
     total = graded.earned if replay is not None else 0
     if replay is not None:
         reasons.extend(graded.reasons)
@@ -397,6 +399,14 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
     if facts.fault_started is None:
         points, why = _no_fault_reason("recovery", rubric.points, ex, facts, time_of)
         return replace(verdict, points=points, reasons=(why,))
+    forged = _forged(rubric.forged, facts)
+    if forged is not None and (held is None or held > forged[0]):
+        minute, role, tables = forged
+        return replace(verdict, points=0, reasons=(
+            f"recovery +0/{rubric.points}: {role} wrote {', '.join(tables)} by hand at "
+            f"{time_of(minute)}, before the world was restored for good: that is the state the "
+            "recovery measures, which only the service itself can bring back, so what it "
+            "showed after that write was forged, not recovered",))
     reasons: list[str] = []
     total = 0
     for item in rubric.items:
@@ -416,6 +426,17 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
         reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
     return replace(verdict, points=min(total, rubric.points), reasons=tuple(reasons))
+
+
+def _forged(tables: tuple[str, ...], facts: Facts) -> tuple[int, str, tuple[str, ...]] | None:
+    """The first player write to a table only the service may bring back, after the fault
+    began: (minute, role, those tables)."""
+    start = facts.fault_started or 0
+    for minute, role, wrote in facts.player_writes:
+        hit = tuple(t for t in wrote if t.lower() in tables)
+        if hit and minute >= start:
+            return minute, role, hit
+    return None
 
 
 def _outage_item(points: int, full: int, outage: int, facts: Facts, event: int | None,

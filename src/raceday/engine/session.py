@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
+from raceday.engine.directives import ON_ZERO_ROWS, directive_problem, stops_on_zero_rows
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.looks import (
     CHANCE,
@@ -732,6 +733,10 @@ class Session:
                 role=role, action="edit", statement=statement_id,
                 error=f"the automation does not bind {names}; {runs_as}'s "
                       f"statements can use {', '.join(f':{n}' for n in bound)}"))
+        problem = directive_problem(sql)
+        if problem is not None:
+            return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
+                                         error=problem))
         try:
             control = transaction_control(sql)
         except NotControl as exc:
@@ -817,9 +822,11 @@ class Session:
         scores is the `final` replay `end` runs on the database as the night left it."""
         from raceday.engine.replay import replay_race  # replay builds sessions of its own
 
-        if not self.facts.race_steps(self.exercise):
+        rubric = self.exercise.scoring.guards
+        if not self.facts.race_steps(self.exercise) and not (rubric and rubric.harms
+                                                             and self.exercise.replay):
             return self._emit(ev.Replay(available=False, final=final,
-                                        note="this exercise defines no race steps to replay"))
+                                        note="this exercise defines no race to replay"))
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
@@ -925,10 +932,15 @@ class Session:
         last_rowcount: int | None = None
         remembered: set[str] = set()
         refused: str | None = None  # why a held transaction was refused (shown with the run)
+        change = task.change_at(self.minute)  # a practice night's fault in this run
+        bound = dict(change.bind) if change is not None else None
         for statement_id in task.statements:
+            if change is not None and statement_id in change.skip:
+                continue
             sql = self.statement_sql[statement_id]
             in_transaction = self.store.holds(role) is not None or _controls(sql)
-            results = self._automation_execute(role, sql)
+            results = self._automation_execute(role, sql, bound)
+            lost = False  # a write of this statement changed no rows, and it says to stop then
             for result in results:
                 if in_transaction and not result.ok and refused is None:
                     refused = result.error
@@ -940,12 +952,21 @@ class Session:
                     writes += 1
                     zero_writes += 0 if result.rowcount else 1
                     changed += result.rowcount or 0
+                    lost = lost or (result.ok and not result.rowcount
+                                    and stops_on_zero_rows(sql))
                 if not result.ok:
                     failed = True
                 if result.writes or result.schema_changed or (
                         result.ok and _commits(result.sql)):  # a held transaction's writes show now
                     self._check_world()
             if failed:
+                break
+            if lost:  # the statement's own rule: a lost conditional write ends the run
+                if self.store.holds(role) is not None:
+                    self._record_statement(role, self.store.rollback(role), automated=True,
+                                           task=task.id, statement=statement_id)
+                refused = (f"stopped: {statement_id} changed 0 rows, and its SQL says "
+                           f"'-- {ON_ZERO_ROWS}: stop'")
                 break
         for step in self._steps_of(task) if self.judge_world else ():
             sql = step.step.happened
@@ -971,7 +992,8 @@ class Session:
             return False
         return control is not None and control.word == "begin"
 
-    def _automation_execute(self, role: str, sql: str) -> list[StatementResult]:
+    def _automation_execute(self, role: str, sql: str,
+                            bound: Mapping[str, Any] | None = None) -> list[StatementResult]:
         """An automation statement through the store: BEGIN/COMMIT/ROLLBACK hold or end the
         role's transaction (store.transactions), anything else runs as players' SQL does."""
         try:
@@ -980,7 +1002,7 @@ class Session:
             return [StatementResult(sql=sql.strip(), error=str(exc), error_kind="syntax")]
         if control is None:
             held = self.store.holds(role) is not None
-            results = self.store.execute(role, sql, self._params(role, sql))
+            results = self.store.execute(role, sql, self._params(role, sql, bound))
             if held and self.store.holds(role) is None:  # an error rolled it back
                 self._txn_lost[role] = self.minute
             return results
@@ -1639,7 +1661,8 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
         "checklist_title": content.checklist_title or None,
         "checklist": tuple(ev.PracticeInfo(id=p.id, title=p.title, text=p.text, action=p.action,
                                            judge=p.judge.value, steps=p.steps,
-                                           statements=p.statements, harms=p.harms)
+                                           statements=p.statements, harms=p.harms,
+                                           nights=p.nights)
                            for p in content.checklist),
     }
 

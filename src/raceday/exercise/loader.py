@@ -44,6 +44,8 @@ from raceday.exercise.model import (
     PhaseTeam,
     Policy,
     Practice,
+    PracticeChange,
+    PracticeNight,
     RaceStep,
     RecoveryItem,
     RecoveryRubric,
@@ -119,17 +121,19 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "panel_item": (("id", "label", "sql"), ("show", "onboarding", "count")),
     "hint": (("id", "text"), ("task", "cost", "shown")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
-    "replay": ((), ("until", "delayed", "normal", "shifted")),
+    "replay": ((), ("until", "delayed", "normal", "shifted", "practice")),
+    "practice_night": (("id", "title", "changes"), ()),
+    "practice_change": (("task", "at"), ("bind", "skip")),
     "shifted": (("start",), ("later", "seed", "renumber")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
     ),
     "guards": ((), ("points", "steps", "good_path", "harms", "collateral")),
-    "harm": (("invariant", "points"), ("grade",)),
+    "harm": (("invariant", "points"), ("grade", "night")),
     "race_step": (("id", "task"), ("when", "happened", "title", "points", "after")),
     "good_path": (("id", "title", "role", "sql", "penalty"), ()),
-    "recovery": ((), ("points", "items", "event_minutes")),
+    "recovery": ((), ("points", "items", "event_minutes", "forged")),
     "recovery_item": (
         ("id", "title", "points"),
         ("milestone", "before", "healthy_at_end", "no_relapse", "outage", "full_within"),
@@ -138,7 +142,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "shared_debrief": ((), ("night", "sources", "phases", "checklist")),
     "phase": (("id", "label", "team"), ("milestone",)),
     "checklist": (("practices",), ("title",)),
-    "practice": (("id", "title", "text"), ("action", "judge", "steps", "statements", "harms")),
+    "practice": (("id", "title", "text"),
+                 ("action", "judge", "steps", "statements", "harms", "nights")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
 
@@ -299,6 +304,8 @@ class _Reader:
         self.problems: list[str] = []
         self.moved: list[tuple[int, str]] = []
         self.refs: list[_Ref] = []
+        self.practice_nights: dict[str, int] = {}
+        self.night_refs: list[tuple[int, str, str]] = []  # (line, what, practice night id)
         self.sql: list[_Sql] = []
         self.ids: dict[str, dict[str, int]] = {kind: {} for kind in _PLURAL}
         self.remembered: dict[str, set[str]] = {}
@@ -939,7 +946,48 @@ class _Reader:
             delayed=self.refs_list(m, "delayed", "replay", "task"),
             normal=self.refs_list(m, "normal", "replay", "task"),
             shifted=self.shifted(m),
+            practice=tuple(self.practice_night(f, i, line) for f, i, line
+                           in self.items(m, "practice", "practice_night", "replay: practice")),
         )
+
+    def practice_night(self, m: dict[str, Located], ident: str, line: int) -> PracticeNight:
+        what = f'practice night "{ident}"'
+        node = m.get("changes")
+        changes: list[PracticeChange] = []
+        if node is not None and (not isinstance(node.value, list) or not node.value):
+            self.problem(node.line, f'{what}: "changes" must be a list of changes, not '
+                         f"{_describe(node)}")
+        elif node is not None:
+            for index, item in enumerate(node.value, start=1):
+                where = f"{what}: changes item {index}"
+                f = self.fields(item, "practice_change", where)
+                if f is None:
+                    continue
+                task = self.ref(f, "task", where, "task") or ""
+                at = self.clock_time(f, "at", where)
+                bind: list[tuple[str, int | float | str]] = []
+                bound = f.get("bind")
+                if bound is not None and not isinstance(bound.value, dict):
+                    self.problem(bound.line, f'{where}: "bind" must map names to values, not '
+                                 f"{_describe(bound)}")
+                elif bound is not None:
+                    for name, value in bound.value.items():
+                        if isinstance(value.value, bool) or not isinstance(
+                                value.value, (int, float, str)):
+                            self.problem(value.line, f'{where}: bind "{name}" must be a number '
+                                         f"or text, not {_describe(value)}")
+                        else:
+                            bind.append((str(name), value.value))
+                skip = self.refs_list(f, "skip", where, "statement")
+                if not bind and not skip:
+                    self.problem(item.line, f'{where}: give "bind" or "skip": a change that '
+                                 "changes nothing tests nothing")
+                changes.append(PracticeChange(task=task, at=at or 0, bind=tuple(bind),
+                                              skip=skip, line=item.line))
+        if ident:
+            self.practice_nights[ident] = line
+        return PracticeNight(id=ident, title=self.text(m, "title", what, empty=False),
+                             changes=tuple(changes), line=line)
 
     def panel(self, top: dict[str, Located]) -> tuple[PanelItem, ...]:
         return tuple(self.panel_item(f, i)
@@ -1142,10 +1190,14 @@ class _Reader:
             f = self.fields(item, "harm", where)
             if f is None:
                 continue
+            night = self.text(f, "night", where)
+            if night:
+                self.night_refs.append((f["night"].line, where, night))
             harms.append(HarmWorth(
                 invariant=self.ref(f, "invariant", where, "invariant") or "",
                 points=self.integer(f, "points", where),
                 grade=self.choice(f, "grade", where, HARM_GRADES, "minutes"),
+                night=night,
                 line=item.line))
         return tuple(harms)
 
@@ -1210,7 +1262,8 @@ class _Reader:
                 f"{sum(item.points for item in items)}",
             )
         return RecoveryRubric(
-            points=points, items=items, event_minutes=self.duration(m, "event_minutes", what)
+            points=points, items=items, event_minutes=self.duration(m, "event_minutes", what),
+            forged=tuple(t.lower() for t in self.texts(m, "forged", what)),
         )
 
     def recovery_item(self, m: dict[str, Located], ident: str, line: int) -> RecoveryItem:
@@ -1380,7 +1433,16 @@ class _Reader:
             steps=self.refs_list(m, "steps", what, "race_step"),
             statements=self.refs_list(m, "statements", what, "statement"),
             harms=self.refs_list(m, "harms", what, "invariant"),
+            nights=self.nights_list(m, "nights", what),
         )
+
+    def nights_list(self, m: dict[str, Located], key: str, what: str) -> tuple[str, ...]:
+        values = self.texts(m, key, what)
+        node = m.get(key)
+        if node is not None and isinstance(node.value, list):
+            self.night_refs.extend((item.line, what, item.value) for item in node.value
+                                   if isinstance(item.value, str) and item.value)
+        return values
 
     def check_cited(self, content: DebriefContent) -> None:
         """Each inject's source is one the exercise declares (when it declares any), and each
@@ -1399,6 +1461,10 @@ class _Reader:
     # -- across the file ---------------------------------------------------------------
 
     def check_refs(self) -> None:
+        for line, what, night in self.night_refs:
+            if night not in self.practice_nights:
+                self.problem(line, f'{what}: practice night "{night}" is not defined'
+                             f"{_known(self.practice_nights, 'practice nights')}")
         for ref in self.refs:
             defined = self.ids[ref.kind]
             if ref.target not in defined:

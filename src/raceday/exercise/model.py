@@ -121,6 +121,11 @@ class Task(Value):
     job that merely did nothing, proves nothing)."""
     points: int = 0
     line: int = 0
+    changes: tuple[PracticeChange, ...] = ()
+    """Set only on a practice night's copy of the exercise: what goes wrong in which run."""
+
+    def change_at(self, minute: int) -> PracticeChange | None:
+        return next((c for c in self.changes if c.at == minute), None)
 
     def times(self) -> list[int]:
         """Every minute this task falls due (once, or every N minutes until T)."""
@@ -270,6 +275,9 @@ class HarmWorth(Value):
     invariant: str
     points: int
     grade: str = "minutes"
+    night: str = ""
+    """A practice night's id: the harm is judged on that night alone. Empty: on the race
+    nights (tonight's and the variant)."""
     line: int = 0
 
 
@@ -313,6 +321,9 @@ class RecoveryRubric(Value):
     points: int
     items: tuple[RecoveryItem, ...] = ()
     event_minutes: int | None = None
+    forged: tuple[str, ...] = ()
+    """Tables only the service itself may bring back (DWFM's leases): a player's write to one
+    forges the state the recovery measures, so nothing it shows after that write counts."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -343,6 +354,33 @@ class ShiftSpec(Value):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class PracticeChange(Value):
+    """What goes wrong in one run of a task on a practice night.
+
+    `bind` gives the run's statements other values than the role remembered (a clean-up told
+    to keep nothing); `skip` names statements the run leaves out (a plan written without its
+    records). The statements themselves stay the team's, edits included: the night tests the
+    guards the team wrote, not a script of the exercise's."""
+
+    task: str
+    at: int
+    bind: tuple[tuple[str, int | float | str], ...] = ()
+    skip: tuple[str, ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PracticeNight(Value):
+    """A night of the final replay that tests one practice: the normal night (no delayed
+    worker) with `changes`, played on the team's world and on the exercise's own."""
+
+    id: str
+    title: str
+    changes: tuple[PracticeChange, ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ReplaySpec(Value):
     """How the race is replayed against the team's database.
 
@@ -358,6 +396,12 @@ class ReplaySpec(Value):
     shifted: ShiftSpec | None = None
     """A second race (and normal night) on other numbers: a step counts as prevented only
     when it is prevented in both races, and a good write must take on both normal nights."""
+    practice: tuple[PracticeNight, ...] = ()
+    """Nights that put one practice to the test: the normal night with one thing gone wrong
+    in it (`PracticeNight.changes`), judged by the harms the rubric lists for that night."""
+
+    def practice_night(self, night_id: str) -> PracticeNight | None:
+        return next((n for n in self.practice if n.id == night_id), None)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -473,6 +517,9 @@ class Practice(Value):
     harms: tuple[str, ...] = ()
     """The harms (invariants) whose guard verdicts are this practice's evidence: it is done
     exactly when the guards earned points for keeping one of them away."""
+    nights: tuple[str, ...] = ()
+    """Practice nights whose guard verdicts are this practice's evidence, as `harms` are for
+    the race nights."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -11,7 +11,7 @@ earn is an outage of its own, and then the guards earn nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from raceday.exercise.model import Exercise, GuardsRubric, HarmWorth
 from raceday.transcript.verdicts import HarmNight, HarmVerdict
@@ -35,6 +35,17 @@ def harm_titles(exercise: Exercise) -> dict[str, str]:
     return {i.id: i.fault for i in exercise.invariants}
 
 
+def practice_titles(exercise: Exercise) -> dict[str, str]:
+    """Each practice night's words: "on the practice night: <its title>"."""
+    nights = exercise.replay.practice if exercise.replay is not None else ()
+    return {n.id: f"on the practice night: {n.title}" for n in nights}
+
+
+def practice_words(title: str) -> str:
+    """A practice night as a reason names it ("the practice night '…'")."""
+    return f"the practice night '{title}'"
+
+
 def _share(worth: HarmWorth, night: HarmNight) -> float:
     """The share of the harm this night's team world kept away (0 to 1)."""
     if worth.grade == "any":
@@ -45,17 +56,24 @@ def _share(worth: HarmWorth, night: HarmNight) -> float:
 
 
 def grade_harms(rubric: GuardsRubric, nights: Sequence[HarmNight],
-                titles: Mapping[str, str]) -> HarmGrades:
-    """Each harm the rubric lists, graded on the worst of the replayed nights."""
+                titles: Mapping[str, str],
+                practice_titles: Mapping[str, str] | None = None) -> HarmGrades:
+    """Each harm the rubric lists, graded on the worst of the replayed race nights, or on its
+    practice night alone."""
+    practice_titles = practice_titles or {}
     verdicts: list[HarmVerdict] = []
     reasons: list[str] = []
     for worth in rubric.harms:
         title = titles.get(worth.invariant, worth.invariant)
-        seen = [n for n in nights if n.harm == worth.invariant and n.baseline > 0]
+        seen = [n for n in nights if n.harm == worth.invariant and n.baseline > 0
+                and n.practice == worth.night]
+        if worth.night:
+            title = f"{title} ({practice_titles.get(worth.night, worth.night)})"
         if not seen:
             verdicts.append(HarmVerdict(id=worth.invariant, title=title, max=worth.points,
-                                        grade=worth.grade))
-            reasons.append(f"guards +0/{worth.points}: {title}: the replayed race never "
+                                        grade=worth.grade, practice=worth.night))
+            what = "the practice night" if worth.night else "the replayed race"
+            reasons.append(f"guards +0/{worth.points}: {title}: {what} never "
                            "causes it on the exercise's own world, so keeping it away "
                            "cannot be told from luck")
             continue
@@ -65,25 +83,27 @@ def grade_harms(rubric: GuardsRubric, nights: Sequence[HarmNight],
         verdicts.append(HarmVerdict(
             id=worth.invariant, title=title, points=points, max=worth.points,
             grade=worth.grade, minutes=worst.minutes, baseline=worst.baseline,
-            night=worst.night, first_at=worst.first_at))
+            night=worst.night, first_at=worst.first_at, practice=worth.night))
+        told = replace(worst, night="") if worth.night else worst  # the title names it
         reasons.append(f"guards +{points}/{worth.points}: {title}: "
-                       + _how(worth, worst, len(seen)))
+                       + _how(worth, told, len(seen)))
     return HarmGrades(verdicts=tuple(verdicts), reasons=tuple(reasons))
 
 
 def _how(worth: HarmWorth, night: HarmNight, nights: int) -> str:
-    where = night.night or "the replayed race"
+    """Why the harm earned what it did; `night.night` empty: the title already names it."""
+    where = f" in {night.night}" if night.night else ""
     over = f" (the worse of {nights} replayed nights)" if nights > 1 else ""
     if night.minutes == 0:
-        where = ("both replayed nights" if nights == 2
-                 else f"all {nights} replayed nights" if nights > 2 else where)
-        return (f"kept away all night in {where}; without your guards it lasted "
+        where = (" in both replayed nights" if nights == 2
+                 else f" in all {nights} replayed nights" if nights > 2 else where)
+        return (f"kept away all night{where}; without your guards it lasted "
                 f"{plural(night.baseline, 'minute')}")
     began = f" from {night.first_at}" if night.first_at else ""
     if worth.grade == "any":
-        return (f"it still happened{began} in {where}{over}: a harm that must never occur "
+        return (f"it still happened{began}{where}{over}: a harm that must never occur "
                 "earns nothing once it does")
-    return (f"present {plural(night.minutes, 'minute')}{began} in {where}{over}, against "
+    return (f"present {plural(night.minutes, 'minute')}{began}{where}{over}, against "
             f"{plural(night.baseline, 'minute')} without your guards")
 
 

@@ -101,6 +101,7 @@ class PracticeInfo(Value):
     steps: tuple[str, ...] = ()
     statements: tuple[str, ...] = ()
     harms: tuple[str, ...] = ()  # the guards' harm verdicts that are its evidence
+    nights: tuple[str, ...] = ()  # practice nights whose harm verdicts are its evidence
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -127,6 +127,7 @@ class HarmNight(Value):
     minutes: int = 0
     baseline: int = 0
     first_at: str | None = None  # when it began with the team's world
+    practice: str = ""  # a practice night's id; empty on the race nights
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -142,6 +143,12 @@ class HarmVerdict(Value):
     baseline: int = 0
     night: str = ""
     first_at: str | None = None
+    practice: str = ""  # judged on this practice night alone; empty: on the race nights
+
+    @property
+    def key(self) -> str:
+        """Unique among a score's verdicts: a harm may be judged on a practice night too."""
+        return f"{self.practice}:{self.id}" if self.practice else self.id
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

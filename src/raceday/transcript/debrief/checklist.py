@@ -21,6 +21,9 @@ from raceday.transcript.log import of_kind
 from raceday.transcript.wording import describe_statement, plural
 
 Evidence = tuple[list[str], list[str], list[str]]  # did, did not, notes
+ON_ZERO_STOP = "on_zero_rows: stop"
+"""What a run's note says when a statement's own rule ended it (engine/directives.py: the
+transcript package does not import the engine)."""
 
 
 def status(did: Sequence[str], did_not: Sequence[str]) -> str:
@@ -36,8 +39,8 @@ def status(did: Sequence[str], did_not: Sequence[str]) -> str:
 def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
     items = []
     for practice in r.start.checklist:
-        if practice.harms:  # the judge's verdicts decide; the race steps are the story
-            did, did_not, notes = _harms(r, practice.harms)
+        if practice.harms or practice.nights:  # the judge's verdicts decide; steps are story
+            did, did_not, notes = _harms(r, practice.harms, practice.nights)
             story = _steps(r, guards, practice.steps)
             notes += [f"The race: {line}." for line in story[0] + story[1]]
         else:
@@ -80,19 +83,22 @@ def _steps(r: Reading, guards: Guards, ids: Sequence[str]) -> Evidence:
     return did, did_not, notes
 
 
-def _harms(r: Reading, harms: Sequence[str]) -> Evidence:
-    """What the score credited for keeping the practice's harms away: exactly its verdicts."""
+def _harms(r: Reading, harms: Sequence[str], nights: Sequence[str] = ()) -> Evidence:
+    """What the score credited for keeping the practice's harms away (on the race nights, and
+    on its practice nights): exactly its verdicts."""
     did: list[str] = []
     did_not: list[str] = []
     notes: list[str] = []
-    verdicts = {h.id: h for h in (r.score.guards.harms
-                                  if r.score is not None and r.score.guards else ())}
-    for harm in harms:
+    all_verdicts = r.score.guards.harms if r.score is not None and r.score.guards else ()
+    verdicts = {h.key: h for h in all_verdicts}
+    wanted = [*harms, *(v.key for v in all_verdicts if v.practice and v.practice in nights)]
+    for harm in wanted:
         v = verdicts.get(harm)
         if v is None:
             continue
         if v.points:
-            how = ("kept away in every replayed night" if v.minutes == 0
+            how = ("kept away on the practice night" if v.minutes == 0 and v.practice
+                   else "kept away in every replayed night" if v.minutes == 0
                    else f"{v.minutes} of {v.baseline} minutes left in {v.night}")
             did.append(f"your guards kept '{v.title}' from the customers: {how} "
                        f"(guards +{v.points}/{v.max})")
@@ -151,6 +157,10 @@ def _row_counts(r: Reading, statements: Sequence[str]) -> Evidence:
         notes.append(f"The team's writes changed 0 rows {plural(len(unread), 'time')} (at "
                      f"{shown}) with no read after; whether anyone read the count is not in the "
                      "transcript.")
+    for run in of_kind(r.events, ev.Automation):
+        if run.outcome == "zero_rows" and run.note and ON_ZERO_STOP in run.note:
+            did.append(f"{run.role}'s {run.task} at {r.time(run)}: {run.note.removeprefix('stopped: ')}"
+                       ", so the run stopped instead of carrying on (the team's edit)")
     carried = []
     for e in events:
         if e.automated and e.statement in statements and e.ok and e.rowcount == 0 and e.writes:

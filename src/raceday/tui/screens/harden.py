@@ -50,6 +50,10 @@ the plan an endpoint serves.
 
 Only a role that may change the schema may edit the automation; the session refuses the
 others, and says so here.
+
+A conditional write that changes no rows lost its race. Put `-- on_zero_rows: stop` on a line
+of its own in that statement, and its run stops there (a held transaction is rolled back)
+instead of carrying on as if it had won.
 """
 
 
