@@ -17,8 +17,8 @@ from raceday.exercise.scaffold import scaffold
 NEW_TO_OLD = [
     # (new spelling in the scaffold, the same thing in the old spelling, the key that moved)
     ("    when: SELECT name, updated_by", "    sql: SELECT name, updated_by", "`sql` moved to `when`"),
-    ("  recovery:                    # 30 + 15 + 15 = 60 points\n",
-     "  recovery:\n    points: 60\n", None),
+    ("  recovery:                    # 20 + 15 + 15 = 50 points\n",
+     "  recovery:\n    points: 50\n", None),
 ]
 EXTRA_NEW = """\
 milestones:
@@ -73,7 +73,7 @@ def test_old_and_new_spellings_load_to_the_same_exercise(tmp_path: Path) -> None
     old = load_exercise(make(tmp_path, "old"))
     assert new.moved == ()
     assert plain(old) == plain(new)
-    assert new.scoring.recovery is not None and new.scoring.recovery.points == 60  # computed
+    assert new.scoring.recovery is not None and new.scoring.recovery.points == 50  # computed
     assert [p.id for p in new.debrief.phases] == ["detection"]
 
 

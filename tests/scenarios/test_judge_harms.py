@@ -186,5 +186,9 @@ steps:
     result = play(str(script), tmp_path, ROOT / "exercises" / "isolation-lab")
     assert result["fault"]["occurred"], reasons(result)
     assert result["guards"]["points"] == 0, reasons(result)
-    assert result["recovery"]["points"] < result["recovery"]["max"], reasons(result)
-    # left for later (issue 27's closing note): the lab's tasks still read the log
+    # the lab's task and the repair's "held" read the log before: 50 for hiding it. The task
+    # now needs the replay to keep the harm away, and "held" is the customers' view.
+    assert result["tasks"]["points"] == 0, reasons(result)
+    assert result["recovery"]["points"] == 0, reasons(result)
+    assert result["total"] == 0, reasons(result)
+    assert "still reaching the customers" in reasons(result)

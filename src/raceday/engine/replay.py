@@ -27,7 +27,6 @@ import json
 import logging
 import secrets
 import shutil
-import sys
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -1026,10 +1025,7 @@ closed, kept for the walk (`kept_race_world`)."""
 
 
 def _on_postgres(session: Session) -> bool:
-    # A session on PostgreSQL imported its store's module to connect: when it is not
-    # imported, the store is not one (and psycopg, 13 ms, is not imported for nothing).
-    module = sys.modules.get("raceday.store.postgres.store")
-    return module is not None and isinstance(session.store, module.PostgresStore)
+    return session.store.backend == "postgresql"
 
 
 def kept_race_world(folder: Path) -> Store | None:

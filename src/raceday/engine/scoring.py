@@ -474,6 +474,8 @@ def _recovery_item(milestone: str | None, before: str | None, healthy: bool, no_
             return False, "never restored"
         if facts.relapses:
             return False, f"the fault came back at {time_of(facts.relapses[0])} after a repair"
+        if milestone is not None and milestone not in facts.milestones:
+            return False, f"the repair held, but '{milestone}' never happened"
         return True, "the repair held"
     if milestone is None:
         return False, "no criterion"

@@ -1512,8 +1512,18 @@ class Session:
             else:
                 status = {st.id: st.status for st in result.steps}
                 missed = [p for p in task.proves if status.get(p) != "prevented"]
+                # judged by harm: the customers' view decides, not a step's pattern over rows
+                # the team's edited statements write
+                harmed = [h for h in result.harms
+                          if not h.practice and h.minutes and h.baseline] \
+                    if self.exercise.scoring.guards and self.exercise.scoring.guards.harms else []
                 if missed:
                     why = f"the replay shows {', '.join(missed)} not prevented"
+                elif harmed:
+                    fault = next((i.fault for i in self.exercise.invariants
+                                  if i.id == harmed[0].harm), harmed[0].harm)
+                    why = (f"the replay shows '{fault}' still reaching the customers "
+                           f"({harmed[0].minutes} minutes in {harmed[0].night})")
             if why is not None:
                 del self.facts.tasks_done[task.id]
                 self.facts.tasks_unproven[task.id] = why

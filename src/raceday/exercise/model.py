@@ -300,7 +300,8 @@ class GuardsRubric(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class RecoveryItem(Value):
-    """A recovery criterion: a milestone reached, optionally before another."""
+    """A recovery criterion: a milestone reached, optionally before another; with
+    `no_relapse`, the repair held (and the milestone, if one is named, was reached)."""
 
     id: str
     title: str

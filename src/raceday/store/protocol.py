@@ -37,6 +37,8 @@ class Store(Protocol):
     """One statement path for players and automation alike."""
 
     row_cap: int
+    backend: str
+    """Which database holds the world: "sqlite" or "postgresql" (what a replay forks)."""
 
     def execute(
         self, role: str, sql: str, params: Mapping[str, Any] | None = None

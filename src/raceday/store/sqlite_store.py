@@ -166,6 +166,8 @@ every SQLite transaction is serializable, and there is one writer at a time."""
 class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
+    backend = "sqlite"
+
     reads_complete = True
     """A result's `reads` and `writes` name every table the statement read and wrote, through
     views, triggers and foreign-key actions (the authorizer sees them all): a session may

@@ -155,6 +155,8 @@ class _Login:
 class PostgresStore:
     """A world schema in PostgreSQL and the roles that play in it. Build with `create`."""
 
+    backend = "postgresql"
+
     def __init__(
         self,
         dsn: str,
