@@ -1499,7 +1499,7 @@ class Session:
         prevented and no good write refused: the job's row in the world says what the job
         did, not why (a no-op edit or a job that did nothing reads the same)."""
         for task in self.exercise.tasks:
-            if not task.proves or task.id not in self.facts.tasks_done:
+            if not (task.proves or task.keeps) or task.id not in self.facts.tasks_done:
                 continue
             result = self.facts.replay
             why = None
@@ -1512,11 +1512,10 @@ class Session:
             else:
                 status = {st.id: st.status for st in result.steps}
                 missed = [p for p in task.proves if status.get(p) != "prevented"]
-                # judged by harm: the customers' view decides, not a step's pattern over rows
-                # the team's edited statements write
-                harmed = [h for h in result.harms
-                          if not h.practice and h.minutes and h.baseline] \
-                    if self.exercise.scoring.guards and self.exercise.scoring.guards.harms else []
+                # the customers' view decides, not a step's pattern over rows the team's
+                # edited statements write
+                harmed = [h for h in result.harms if h.harm in task.keeps
+                          and not h.practice and h.minutes and h.baseline]
                 if missed:
                     why = f"the replay shows {', '.join(missed)} not prevented"
                 elif harmed:

@@ -108,6 +108,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "hint",
             "points",
             "proves",
+            "keeps",
         ),
     ),
     "retry": (("every",), ("until", "limit")),
@@ -845,6 +846,7 @@ class _Reader:
             hint=self._task_hint(m, what, ident),
             points=self.integer(m, "points", what),
             proves=self.refs_list(m, "proves", what, "race_step"),
+            keeps=self.refs_list(m, "keeps", what, "invariant"),
             line=line,
         )
 

@@ -119,6 +119,9 @@ class Task(Value):
     """Race steps the task's guard must stop: its points count only when the final replay
     shows them prevented and no good write of the normal night refused (a no-op edit, or a
     job that merely did nothing, proves nothing)."""
+    keeps: tuple[str, ...] = ()
+    """Harms (invariants) the task's guard must keep from the customers in the final replay's
+    race nights: the customers' view, which no edited statement can pad."""
     points: int = 0
     line: int = 0
     changes: tuple[PracticeChange, ...] = ()
