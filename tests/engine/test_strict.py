@@ -12,14 +12,12 @@ from raceday.engine.load import load_exercise
 from raceday.engine.strict import strict_warnings
 from raceday.exercise.scaffold import scaffold
 
-GUARDS = """\
-  guards:
-    points: 10
-    steps:
+COLLATERAL = "    collateral: 20             # the bot's one good sync refused: as bad as the outage\n"
+STEPS = """\
+    steps:                     # a step the reference play's trigger does not stop
       - id: flag-flipped
         task: sync-flags
-        when: SELECT 1 FROM flag WHERE name = 'checkout' AND enabled = 0
-        points: 10
+        when: SELECT 1 FROM flag WHERE name = 'dark-mode' AND enabled = 1
 """
 
 
@@ -45,7 +43,7 @@ def test_the_scaffold_has_no_warnings(made: Path) -> None:
 
 
 def test_a_race_step_no_play_prevents_is_named_at_its_line(made: Path) -> None:
-    path = edit(made, "scoring:\n", "scoring:\n" + GUARDS)
+    path = edit(made, COLLATERAL, COLLATERAL + STEPS)
     (warning,) = strict_warnings(load_exercise(made))
     assert f"exercise.yaml:{line_of(path, 'id: flag-flipped')}: warning:" in warning
     assert 'race step "flag-flipped": no reference play prevents it' in warning

@@ -32,7 +32,7 @@ def test_unknown_key(broken: Broken) -> None:
             "    colour: red",
             'task "writer-a-read": unknown key "colour" (known keys: id, role, at, title, '
             "statements, every, until, when, skipped, remember, on_zero_rows, on_error, retry, done_when, "
-            "context, hint, points, proves)",
+            "context, hint, points, proves, keeps)",
         )
     ]
 
