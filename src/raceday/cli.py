@@ -45,7 +45,9 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play an exercise in the terminal (the default)")
     play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
-    play.add_argument("--mode", choices=["solo", "team", "onboarding"], default="solo")
+    play.add_argument("--mode", choices=["solo", "team", "onboarding"], default=None,
+                      help="solo (the default), team, or onboarding (guided); the "
+                           "launcher's first run opens the easiest exercise guided")
     play.add_argument("--pace", choices=["turns", "live"], default="turns")
     play.add_argument("--speed", type=float, default=None,
                       help="simulated seconds per real second in the live pace")
@@ -290,7 +292,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
         return launch(
             getattr(args, "exercise", None),
-            mode=getattr(args, "mode", "solo"),
+            mode=getattr(args, "mode", None),
             pace=getattr(args, "pace", "turns"),
             speed=getattr(args, "speed", None),
             length=getattr(args, "length", None),

@@ -179,7 +179,7 @@ async def test_ctrl_q_on_the_end_screen_goes_back_to_the_launcher(
         assert "transcripts/" in str(end.query_one("#end-bar").render())
         text = end_markdown(end.exercise, end.score, end.folder, end.events)
         assert "Transcript saved in" in text
-        await pilot.press("ctrl+q")
+        await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceDialog)
         await pilot.press("enter")  # the first choice: the launcher

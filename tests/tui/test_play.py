@@ -310,6 +310,9 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         assert isinstance(app.screen, EndScreen)
         assert app.screen.score.max == 100
         assert (app.screen.folder / "events.jsonl").exists()
+        await pilot.press("ctrl+q")  # the score screen: one press quits (it is all saved)
+        await pilot.pause()
+        assert app.return_code == 0
 
 
 async def test_help_and_palette(make_app: MakeApp, flagship: Exercise) -> None:
@@ -366,7 +369,8 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         assert isinstance(launcher, LauncherScreen)
         ids = [e.id for e in launcher.entries]
         assert "dynamodb-dns-race" in ids
-        await pilot.press("m")
+        assert app.settings.mode == "onboarding"  # the first run: nothing played yet
+        await pilot.press("m", "m")
         assert app.settings.mode == "team"
         while launcher.entries[launcher.query_one("#exercises", DataTable).cursor_row].id != \
                 "dynamodb-dns-race":

@@ -78,7 +78,11 @@ def load_attempts(root: Path) -> tuple[list[Attempt], list[str]]:
 
 def best_and_last(root: Path) -> dict[str, BestLast]:
     """exercise id -> its best and last score (exercises never played are absent)."""
-    attempts, _ = load_attempts(root)
+    return best_and_last_of(load_attempts(root)[0])
+
+
+def best_and_last_of(attempts: Sequence[Attempt]) -> dict[str, BestLast]:
+    """best_and_last of attempts already read (the launcher also wants their order)."""
     out: dict[str, BestLast] = {}
     for exercise in dict.fromkeys(a.exercise for a in attempts):
         mine = [a for a in attempts if a.exercise == exercise]

@@ -56,7 +56,7 @@ from raceday.tui.screens.dialogs import (
     NoteDialog,
     NoteRequest,
 )
-from raceday.tui.screens.help import PLAY_HELP
+from raceday.tui.screens.help import play_help
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
@@ -101,14 +101,20 @@ class Seat:
 
 
 class PlayScreen(Screen[None]):
-    HELP = PLAY_HELP
     COMMANDS = {PlayCommands}
+
+    def help_text(self) -> str:
+        """F1 in this exercise's own words (its world panel; F2 only with a hot seat)."""
+        return play_help(self.exercise, seats=len(self.seats),
+                         onboarding=self.settings.mode == "onboarding")
 
     BINDINGS = [
         Binding("f1", "app.help", "Help", priority=True),  # first: 80 columns keep it
+        Binding("ctrl+q", "app.quit", "Quit", priority=True),  # and the way out, second
         Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
         Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
-        Binding("f2", "switch_role", "Role", priority=True),
+        # F2 is on the editor's title in a hot seat; alone, pressing it says why it does nothing
+        Binding("f2", "switch_role", "Role", show=False, priority=True),
         Binding("f3", "side", "Panel", priority=True),
         Binding("f4", "harden", "Harden", priority=True),
         Binding("f7", "monitor", "Monitor", priority=True),
@@ -221,6 +227,7 @@ class PlayScreen(Screen[None]):
     def on_mount(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)
         self._show_header()
+        self._offer_example()
         self._show_seat()
         self._show_guide()
         self.results.show_text(Text("Opening the world…", style="dim"))
@@ -597,7 +604,13 @@ class PlayScreen(Screen[None]):
         return self.runner
 
     def action_run(self, everything: bool = False) -> None:
-        runner = self._ready(partial(self.action_run, everything))
+        """F5 is a priority key: it is handled before the keys (or a paste) typed just ahead
+        of it have left the editor's queue. The run waits in that queue behind them, so what
+        is in the editor once they are typed is what runs."""
+        self.editor.call_later(self._run_typed, everything)
+
+    def _run_typed(self, everything: bool = False) -> None:
+        runner = self._ready(partial(self._run_typed, everything))
         if runner is None:
             return
         sql = self.editor.submission(everything=everything)
@@ -626,14 +639,15 @@ class PlayScreen(Screen[None]):
 
     def action_switch_role(self) -> None:
         if len(self.seats) < 2:
-            self.notify(f"Only {self.role} is played by a person here; the automation plays "
-                        "the other roles.", timeout=5)
+            self.notify(f"F2 passes the keyboard in a hot seat. Only {self.role} is played by a "
+                        "person here; the automation plays the other roles.", timeout=5)
             return
         self._save_seat()
         self.active = (self.active + 1) % len(self.seats)
         editor = self.editor
         editor.text = self.seat.text
         editor.cursor_location = self.seat.cursor
+        self._offer_example()
         self._show_seat()
         passed = Text.assemble(("Keyboard passed to ", "dim"), (self.role, "bold cyan"),
                                (f" ({self.seat.player})" if self.seat.player else "", "cyan"))
@@ -643,6 +657,13 @@ class PlayScreen(Screen[None]):
             self.results.clear(passed)
         self.notify(passed.plain, timeout=3)
         editor.focus()
+
+    def _offer_example(self) -> None:
+        """The role's example, untouched, is selected: F5 runs it, typing replaces it (the
+        first keys are never glued to it)."""
+        editor = self.editor
+        if editor.text and editor.text == _example(self.exercise, self.role):
+            editor.select_all()
 
     def _save_seat(self) -> None:
         self.seat.text = self.editor.text
@@ -706,7 +727,10 @@ class PlayScreen(Screen[None]):
                         if shown < 2 else "No more grids that way.", timeout=3)
 
     def action_monitor(self) -> None:
-        if self._ready(self.action_monitor) is None:
+        self.editor.call_later(self._monitor_typed)  # after the keys typed ahead (F5's reason)
+
+    def _monitor_typed(self) -> None:
+        if self._ready(self._monitor_typed) is None:
             return
         role = self.role
         sql = self.editor.submission()
@@ -1075,8 +1099,6 @@ class PlayScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "speed") and self.settings.pace is not Pace.LIVE:
-            return False
-        if action == "switch_role" and len(self.seats) < 2:
             return False
         return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual._tree_sitter import TREE_SITTER
 from textual.binding import Binding
 from textual.message import Message
@@ -79,6 +80,21 @@ class SqlEditor(TextArea, inherit_bindings=False):
             id=id,
         )
         self.tables: dict[str, tuple[str, ...]] = {}
+
+    # -- keys, in the order typed ----------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The editor's own keys (backspace, arrows, ctrl+l, tab...) act here, in turn with
+        the characters around them. Left to bubble, a binding is done only after every key
+        already on its way: a fast typist's backspace or a ctrl+l then lands on later text."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if binding.priority or self.check_action(binding.action, ()) is False:
+                continue
+            event.stop()
+            event.prevent_default()
+            await self.run_action(binding.action)
+            return
+        await super()._on_key(event)
 
     # -- what to run ---------------------------------------------------------------------
 

@@ -1,0 +1,85 @@
+"""Keys and pastes typed faster than the screen draws arrive whole and in order: what is in
+the editor when F5 is handled is what runs (a burst of keys, as a fast typist or a terminal
+replaying buffered input sends them, is posted at once, with no pause between keys)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from tui_fixtures import MakeApp, settle, start_play, wait_until
+
+from raceday.commands import load_named_exercise
+from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
+from raceday.tui.screens.play import PlayScreen
+
+pytestmark = pytest.mark.tui
+
+KEY_NAMES = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", ",": "comma",
+             "*": "asterisk", "'": "apostrophe", "=": "equals_sign", ";": "semicolon"}
+
+
+@pytest.fixture(scope="module")
+def lost_update() -> Exercise:
+    return load_named_exercise(str(Path(__file__).parents[2] / "exercises" / "lost-update-basics"))
+
+
+def burst(app: Any, *keys: str) -> None:
+    """Post every key to the app at once, as the terminal's reader does for buffered input.
+    A key is a name ("f5", "backspace") or a run of characters typed one by one."""
+    for key in keys:
+        if len(key) > 1 and key in ("f5", "f6", "backspace", "ctrl+l", "ctrl+a", "enter"):
+            app.post_message(events.Key(key, None))
+            continue
+        for char in key:
+            app.post_message(events.Key(KEY_NAMES.get(char, char), char))
+
+
+def typed(screen: PlayScreen) -> list[str]:
+    assert screen.runner is not None and screen.runner.session is not None
+    return [e.sql for e in screen.runner.session.events
+            if isinstance(e, ev.Statement) and not e.automated]
+
+
+async def test_the_example_is_selected_so_typing_replaces_it(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    app = make_app(lost_update)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        assert screen.editor.selected_text == screen.editor.text != ""
+        await pilot.press("S", "E", "L")
+        assert screen.editor.text == "SEL"
+
+
+async def test_a_burst_of_keys_then_f5_runs_what_was_typed(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    app = make_app(lost_update)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        burst(app, "SELECT 41 AS answer", "f5",
+              "ctrl+l", "SELECT max(version) FROM confix", "backspace", "g", "f5",
+              "ctrl+l", "SELECT 2 AS two", "f5")
+        await wait_until(pilot, lambda: len(typed(screen)) == 3, timeout=10)
+        await settle(pilot)
+        assert typed(screen) == ["SELECT 41 AS answer", "SELECT max(version) FROM config",
+                                 "SELECT 2 AS two"]
+        assert screen.editor.text == "SELECT 2 AS two"
+
+
+async def test_a_paste_then_f5_runs_the_paste(make_app: MakeApp, lost_update: Exercise) -> None:
+    app = make_app(lost_update)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        app.post_message(events.Paste("SELECT 7 AS seven, 8 AS eight"))
+        burst(app, "f5")
+        await wait_until(pilot, lambda: len(typed(screen)) == 1, timeout=10)
+        assert typed(screen) == ["SELECT 7 AS seven, 8 AS eight"]
