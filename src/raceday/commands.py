@@ -52,12 +52,20 @@ def list_exercises(out: Console) -> int:
 
 
 def check_paths(paths: list[Path], out: Console) -> int:
+    """Load each exercise (its SQL compiled against its world), then play its reference
+    scripts' steps far enough to find SQL naming what the world does not have."""
+    from raceday.engine.refcheck import missing_names
+
     problems: list[str] = []
     for path in paths:
         try:
             exercise = load_exercise(path)
         except ExerciseError as exc:
             problems.extend(exc.problems)
+            continue
+        missing = missing_names(exercise)
+        if missing:
+            problems.extend(missing)
             continue
         out.print(inert(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
                   f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)"), markup=False,

@@ -83,3 +83,16 @@ async def test_a_paste_then_f5_runs_the_paste(make_app: MakeApp, lost_update: Ex
         burst(app, "f5")
         await wait_until(pilot, lambda: len(typed(screen)) == 1, timeout=10)
         assert typed(screen) == ["SELECT 7 AS seven, 8 AS eight"]
+
+
+def test_a_hint_goes_into_the_editor_as_sql_with_its_words_as_comments() -> None:
+    from raceday.tui.screens.play import hint_sql
+
+    assert hint_sql("UPDATE config SET value = 'db-2' WHERE key = 'primary_db';") == \
+        "UPDATE config SET value = 'db-2' WHERE key = 'primary_db';"
+    assert hint_sql("Edit writer-b-save to: UPDATE config SET version = version + 1\n"
+                    "WHERE version = :version  (0 rows changed = the save was stale)") == (
+        "-- Edit writer-b-save to:\nUPDATE config SET version = version + 1 WHERE version = "
+        ":version\n-- 0 rows changed = the save was stale")
+    assert hint_sql("Compare each host's queue depth with what it serves.") == \
+        "-- Compare each host's queue depth with what it serves."

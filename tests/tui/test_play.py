@@ -17,7 +17,7 @@ from raceday.transcript.log import of_kind
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.help import HelpScreen, TooSmallScreen
-from raceday.tui.screens.play import PlayScreen
+from raceday.tui.screens.play import PlayScreen, hint_sql
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.world import WorldPanel, render_world
@@ -290,7 +290,19 @@ async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exe
         await pilot.press("enter")
         await settle(pilot)
         [hint] = events_of(screen, ev.Hint)
-        assert hint.cost > 0 and hint.id == dialog.options[0][0]
+        assert hint.cost > 0 and hint.id == dialog.selected
+        await pilot.press("f9")  # again: the same list in the same places, the one taken greyed
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, ChoiceDialog)
+        assert [k for k, _ in again.options] == [k for k, _ in dialog.options]
+        assert hint.id in again.closed and again.selected != hint.id
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+y")  # the hint taken, into the editor in one key
+        await pilot.pause()
+        taken = next(h for h in flagship.hints if h.id == hint.id)
+        assert screen.editor.text.split()[:2] == hint_sql(taken.text).split()[:2]
 
 
 async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship: Exercise) -> None:

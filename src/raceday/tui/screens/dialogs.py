@@ -58,20 +58,21 @@ class ChoiceDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, options: list[tuple[str, str]], note: str = "",
-                 selected: str | None = None) -> None:
+                 selected: str | None = None, disabled: frozenset[str] = frozenset()) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.options = options
         self.note = note
         self.selected = selected
+        self.closed = disabled  # shown in their place, not chosen: the others keep theirs
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.note:
                 yield Static(self.note, classes="dialog-note", markup=False)
-            yield OptionList(*[Option(Text(label), id=key) for key, label in self.options],
-                             id="choices")
+            yield OptionList(*[Option(Text(label), id=key, disabled=key in self.closed)
+                               for key, label in self.options], id="choices")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -62,7 +62,7 @@ from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.schema import SchemaTree
-from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
+from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks, task_writes
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
@@ -75,12 +75,10 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
-_WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
-                     r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
 EARLY_KEYS_KEPT = 4
 """Keys pressed while the session opens that are done once it is open (more are dropped)."""
-SKIP_CONFIRM_SECONDS = 8.0
-"""ctrl+n pressed again within this many seconds skips past the player's due tasks."""
+SKIP_TOAST_SECONDS = 6.0
+"""ctrl+n says what is still due at most once in this many seconds."""
 RUNNING_AFTER = 0.15
 """Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
 
@@ -126,6 +124,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+g", "speed", "Speed", priority=True),
         Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
         Binding("ctrl+o", "note", "Note", show=False, priority=True),
+        Binding("ctrl+y", "paste_hint", "Paste hint", show=False, priority=True),
         Binding("alt+left", "scroll_results(-8, 0)", "Results left", show=False, priority=True),
         Binding("alt+right", "scroll_results(8, 0)", "Results right", show=False,
                 priority=True),
@@ -154,12 +153,14 @@ class PlayScreen(Screen[None]):
         self.due_count: dict[str, int] = {}  # task -> how often it fell due, not handled
         self.wrote_seq: dict[tuple[str, str], int] = {}  # (role, table) -> latest write seq
         self.revealed: set[str] = set()  # hint ids
+        self.stopped_steps: set[str] = set()  # race steps the newest replay showed prevented
+        self._skip_toast_at = -1e9  # when ctrl+n last said what it skipped (one toast a time)
+        self._newest_hint: str | None = None  # ctrl+y pastes it
         self._tables_of_tasks: dict[str, set[str]] | None = None
         self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
-        self._skip_asked = 0.0
         self.note_author = ""
         self.ending = False
         self._ticker: Timer | None = None
@@ -316,6 +317,7 @@ class PlayScreen(Screen[None]):
                 self.wrote_seq[(event.role, table)] = event.seq
         elif isinstance(event, ev.Hint):
             self.revealed.add(event.id)
+            self._newest_hint = event.id
         if self.guide is not None and self.guide.observe(event):
             self._show_guide()
         if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
@@ -379,6 +381,10 @@ class PlayScreen(Screen[None]):
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
         newest = self._newest_replay()
+        if newest and message.walk.error is None:
+            self.stopped_steps = set(message.walk.prevented)
+            self._show_tasks()
+            self._show_header()
         if self.replaying is not None:
             if newest:
                 self.replaying.show_walk(message.walk)
@@ -489,11 +495,16 @@ class PlayScreen(Screen[None]):
             panel.show(world, self.alarms)
 
     def handled_tasks(self) -> set[str]:
-        """Pending tasks without a `done_when` whose role has since written what the task
-        writes (a table its automation SQL writes), or run anything when the task's SQL
-        only reads: no longer outstanding (the panel drops them; ctrl+n goes past them)."""
+        """Tasks no longer outstanding (the panel ticks them; ctrl+n goes past them): a guard
+        task whose race steps the newest replay showed stopped (checked against the team's
+        world, before the night reaches them), and pending tasks without a `done_when` whose
+        role has since written what the task writes (a table its automation SQL writes), or
+        run anything when the task's SQL only reads. The score decides nothing from this."""
         handled = set()
         for task in self.exercise.tasks:
+            if task.proves and set(task.proves) <= self.stopped_steps:
+                handled.add(task.id)  # the newest replay showed its guard stop its step
+                continue
             due = self.due_seq.get(task.id)
             if due is None or task.done_when:
                 continue
@@ -509,9 +520,7 @@ class PlayScreen(Screen[None]):
         """The tables each task's automation SQL writes."""
         if self._tables_of_tasks is None:
             sql = {s.id: s.sql for s in self.exercise.statements}
-            self._tables_of_tasks = {
-                t.id: {m.lower() for sid in t.statements for m in _WRITES.findall(sql.get(sid, ""))}
-                for t in self.exercise.tasks}
+            self._tables_of_tasks = {t.id: task_writes(t, sql) for t in self.exercise.tasks}
         return self._tables_of_tasks
 
     def my_outstanding(self, role: str | None = None) -> list[PendingView]:
@@ -765,26 +774,31 @@ class PlayScreen(Screen[None]):
         self._act("declare", lambda s: s.declare(role, finding))
 
     def action_hint(self) -> None:
-        """F9: choose which hint to reveal, each with its cost, before anything is shown
-        (the ones about this role's tasks due now first)."""
+        """F9: choose which hint to reveal, each with its cost, before anything is shown.
+        The list is the exercise's, in its order, every time: hints taken or about a task
+        already done stay in their place, greyed, so the same keys reach the same hint."""
         if self._ready(self.action_hint) is None:
             return
-        left = [h for h in self.exercise.hints if h.id not in self.revealed]
-        if not left:
-            self.notify("No hint left to reveal.", timeout=4)
+        done = self.done_tasks | self.handled_tasks()
+        closed = frozenset(h.id for h in self.exercise.hints
+                           if h.id in self.revealed or (h.task is not None and h.task in done))
+        if len(closed) == len(self.exercise.hints):
+            self.notify("No hint left to reveal." if self.exercise.hints else
+                        "This exercise has no hints.", timeout=4)
             return
         titles = {t.id: t.title for t in self.exercise.tasks}
         due_now = [p.task for p in self.my_outstanding()]
-        order = {task: i for i, task in enumerate(due_now)}
-        left.sort(key=lambda h: (order.get(h.task or "", len(order)),
-                                 h.task in self.done_tasks))  # about done tasks: last
         options = []
-        for number, hint in enumerate(left, 1):
-            about = f"about: {titles[hint.task]}" if hint.task in titles else "a general hint"
-            now = "  (due now)" if hint.task in order else ""
-            options.append((hint.id, f"-{hint.cost} point{'s' if hint.cost != 1 else ''} · "
-                                     f"{inert(about)}{now}" if hint.task in titles
-                            else f"-{hint.cost} points · hint {number}"))
+        for hint in self.exercise.hints:
+            about = titles.get(hint.task or "") or hint.id.replace("-", " ").replace("_", " ")
+            cost = f"-{hint.cost} point{'s' if hint.cost != 1 else ''}"
+            state = ("  (taken: ctrl+y puts it in the editor)" if hint.id in self.revealed
+                     else "  (task done)" if hint.id in closed
+                     else "  (due now)" if hint.task in due_now else "")
+            options.append((hint.id, f"{cost} · {inert(about, one_line=True)}{state}"))
+        first = next((h.id for h in self.exercise.hints
+                      if h.id not in closed and h.task in due_now),
+                     next(h.id for h in self.exercise.hints if h.id not in closed))
         role = self.role
 
         def reveal(hint_id: str | None) -> None:
@@ -792,24 +806,37 @@ class PlayScreen(Screen[None]):
                 self._act("hint", lambda s: s.reveal_hint(hint_id, role=role))
 
         self.app.push_screen(ChoiceDialog(
-            "Reveal a hint: each costs the points shown, and the score says so", options,
-            note="Choose one to read it (Esc: none)."), reveal)
+            "Reveal a hint (it costs the points shown)", options,
+            note="Enter reads the one chosen; the score shows what hints cost. Esc: none.",
+            selected=first, disabled=closed), reveal)
+
+    def action_paste_hint(self) -> None:
+        """ctrl+y: the newest hint taken into the editor, its SQL alone when it has some
+        (one edit: ctrl+z takes it out again)."""
+        taken = [h for h in self.exercise.hints if h.id in self.revealed]
+        if not taken:
+            self.notify("No hint taken yet: F9 reveals one.", timeout=4)
+            return
+        newest = self._newest_hint or taken[-1].id
+        hint = next(h for h in taken if h.id == newest)
+        editor = self.editor
+        editor.replace(hint_sql(hint.text), editor.document.start, editor.document.end)
+        editor.select_all()
+        editor.focus()
 
     def action_next(self) -> None:
         """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
-        a role played here falls due; never past the tasks this player has due now (press
-        it again to skip them anyway)."""
+        a role played here falls due: one press, whatever is due. What is still due is said
+        in one toast (not one per press)."""
         if self._ready(self.action_next) is None:
             return
         mine = self.my_outstanding()
         now = self.raceday.wall()
-        if mine and now - self._skip_asked > SKIP_CONFIRM_SECONDS:
-            self._skip_asked = now
-            self.notify(f"{self.role} has {len(mine)} task{'s' if len(mine) > 1 else ''} due: "
-                        f"{mine[0].title}. ctrl+n again skips anyway.",
-                        title="Not skipping yet", severity="warning", timeout=6)
-            return
-        self._skip_asked = 0.0
+        if mine and now - self._skip_toast_at > SKIP_TOAST_SECONDS:
+            self._skip_toast_at = now
+            self.notify(f"Still due for {self.role}: {mine[0].title}"
+                        + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
+                        + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
         until = self._next_stop()
         self._act("wait", lambda s: s.wait(until))
 
@@ -1121,7 +1148,7 @@ def _action_words(event: ev.Event) -> str | None:
     if isinstance(event, ev.Declaration):  # and at once whether it counts, and why not
         return f"Declared: {event.text}\n{event.why}" if event.why else f"Declared: {event.text}"
     if isinstance(event, ev.Hint):
-        return f"Hint (-{event.cost} points): {event.text}"
+        return f"Hint (-{event.cost} points): {event.text}\nctrl+y puts it in the editor."
     if isinstance(event, ev.Inject):
         return f"Inject sent: {event.title}"
     if isinstance(event, ev.Edit):
@@ -1136,3 +1163,20 @@ def _action_words(event: ev.Event) -> str | None:
 def _example(exercise: Exercise, role: str) -> str:
     example = exercise.role(role).example.strip()
     return example + ";" if example and not example.endswith(";") else example
+
+
+_SQL_START = re.compile(r"\b(?:SELECT|UPDATE|INSERT|DELETE|CREATE|ALTER|DROP|WITH|BEGIN|"
+                        r"REPLACE)\b")
+
+
+def hint_sql(text: str) -> str:
+    """A hint for the editor: its SQL from the first SQL keyword, the words before it and a
+    note after it (set off by two spaces and a parenthesis) as SQL comments, so F5 runs only
+    the SQL; a hint without SQL becomes a comment."""
+    body, _, note = text.strip().partition("  (")
+    body = " ".join(body.split())
+    found = _SQL_START.search(body)
+    lead, sql = (body, "") if found is None else (body[:found.start()], body[found.start():])
+    note = note.strip().removesuffix(")").strip()
+    lines = [f"-- {lead.strip()}" if lead.strip() else "", sql, f"-- {note}" if note else ""]
+    return "\n".join(line for line in lines if line)
