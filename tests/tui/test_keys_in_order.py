@@ -96,3 +96,24 @@ def test_a_hint_goes_into_the_editor_as_sql_with_its_words_as_comments() -> None
         ":version\n-- 0 rows changed = the save was stale")
     assert hint_sql("Compare each host's queue depth with what it serves.") == \
         "-- Compare each host's queue depth with what it serves."
+
+
+async def test_no_glyph_is_lost_or_doubled_when_the_terminal_is_resized(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    from tui_fixtures import drawn
+
+    sql = ("SELECT name FROM host WHERE generation < 3 AND address <> '' AND name <> 'db-9' "
+           "AND status <> 'gone' OR generation < 1")
+    app = make_app(lost_update)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        screen.editor.text = sql
+        await pilot.pause()
+        for width in (100, 84, 80, 97, 113, 120, 100):
+            await pilot.resize_terminal(width, 30)
+            await pilot.pause()
+            lines = drawn(screen.editor).splitlines()[1:-1]  # inside the border
+            shown = " ".join(line.strip(" │") for line in lines).split()
+            assert shown == sql.split(), (width, lines)

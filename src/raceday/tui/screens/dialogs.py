@@ -115,7 +115,7 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
             yield Static("A monitor runs every simulated minute and alerts when it returns "
                          "rows. Write it to return the rows that are wrong.",
                          classes="dialog-note")
-            yield Input(placeholder="name, e.g. empty-endpoints", id="monitor-name")
+            yield Input(placeholder="a short name, e.g. wrong-rows", id="monitor-name")
             yield SqlEditor(self.sql, id="monitor-sql")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save  ^s", id="save", variant="primary")

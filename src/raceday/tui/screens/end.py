@@ -187,7 +187,7 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """n is not offered where no exercise plays the rest of the night."""
         if action == "next_act" and self.next_act is None:
-            return None
+            return False
         return True
 
     def request_quit(self) -> None:

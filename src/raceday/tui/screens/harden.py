@@ -37,15 +37,15 @@ HARDEN_HELP = """\
 
 Every statement the automation runs, with the role that runs it and what it is for. Change
 one and the automation runs your SQL from now on, in play and in the replay: a write that
-carries its own check (`AND active_plan_id < :plan`) cannot be stale, a clean-up can spare
-the plan an endpoint serves.
+carries its own check (a WHERE that compares what it read with what is there now) cannot
+be stale, and a clean-up can spare what is still in use.
 
 | key | does |
 |---|---|
 | **ctrl+s** | save the statement you are editing |
 | **ctrl+o** | put back the exercise's original SQL for it |
 | tab / shift+tab | next / previous statement (tab completes a name first) |
-| **ctrl+r** | replay the race against your database |
+| **ctrl+r** | replay the night against your database |
 | **Esc**, F4 | back to play |
 
 Only a role that may change the schema may edit the automation; the session refuses the

@@ -33,6 +33,7 @@ PLAY_HELP = """\
 | **F7** | save a monitor: a query that alerts when it returns rows |
 | **F8** | declare a finding (a wrong one costs points) |
 | **F9** | reveal a hint (costs points; the score says so) |
+| ctrl+y | put the newest hint taken into the editor (its SQL; its words as comments) |
 | ctrl+n | let the clock run to the next inject (turns pace: time moves when you act) |
 | ctrl+t | pause / resume the clock (live pace) |
 | ctrl+g | change the speed (live pace) |

@@ -825,9 +825,9 @@ class PlayScreen(Screen[None]):
         editor.focus()
 
     def action_next(self) -> None:
-        """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
-        a role played here falls due: one press, whatever is due. What is still due is said
-        in one toast (not one per press)."""
+        """ctrl+n: let the clock run to the next inject, or (nothing due now) sooner to the
+        next time a task of a role played here falls due: one press, whatever is due. What
+        is still due is said in one toast (not one per press)."""
         if self._ready(self.action_next) is None:
             return
         mine = self.my_outstanding()
@@ -837,7 +837,8 @@ class PlayScreen(Screen[None]):
             self.notify(f"Still due for {self.role}: {mine[0].title}"
                         + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
                         + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
-        until = self._next_stop()
+        # with tasks already due, one more falling due is not news: on to the next inject
+        until = None if mine else self._next_stop()
         self._act("wait", lambda s: s.wait(until))
 
     def _next_stop(self) -> int | None:
@@ -1148,7 +1149,8 @@ def _action_words(event: ev.Event) -> str | None:
     if isinstance(event, ev.Declaration):  # and at once whether it counts, and why not
         return f"Declared: {event.text}\n{event.why}" if event.why else f"Declared: {event.text}"
     if isinstance(event, ev.Hint):
-        return f"Hint (-{event.cost} points): {event.text}\nctrl+y puts it in the editor."
+        cost = f"-{event.cost} point{'' if event.cost == 1 else 's'}"
+        return f"Hint ({cost}): {event.text}\nctrl+y puts it in the editor."
     if isinstance(event, ev.Inject):
         return f"Inject sent: {event.title}"
     if isinstance(event, ev.Edit):

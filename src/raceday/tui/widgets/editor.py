@@ -12,6 +12,7 @@ from textual import events
 from textual._tree_sitter import TREE_SITTER
 from textual.binding import Binding
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from raceday.store.sqltext import complete, highlight_spans, offset_of, statement_at, word_before
@@ -95,6 +96,20 @@ class SqlEditor(TextArea, inherit_bindings=False):
             await self.run_action(binding.action)
             return
         await super()._on_key(event)
+
+    # -- a resize never draws a line wrapped for the old width -------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        """The document is wrapped again here when the width changed since it was wrapped:
+        a frame drawn at the new size before the Resize event is handled would otherwise
+        wrap at the old width and be cached, losing a glyph at the seam or drawing it twice."""
+        if self.soft_wrap and self.wrapped_document._width != self.wrap_width:
+            self._rewrap_and_refresh_virtual_size()
+        return super().render_line(y)
+
+    def _on_resize(self) -> None:
+        super()._on_resize()
+        self.refresh()  # every line again, even when the number of wrapped lines is the same
 
     # -- what to run ---------------------------------------------------------------------
 
