@@ -13,6 +13,7 @@ from raceday.engine.load import find_exercises, load_exercise
 from raceday.errors import ExerciseError
 from raceday.exercise.catalog import resolve_exercise
 from raceday.inert import inert
+from raceday.transcript.wording import plural
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -67,8 +68,9 @@ def check_paths(paths: list[Path], out: Console) -> int:
         if missing:
             problems.extend(missing)
             continue
-        out.print(inert(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
-                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)"), markup=False,
+        counts = ", ".join(plural(len(items), word) for items, word in (
+            (exercise.tasks, "task"), (exercise.injects, "inject"), (exercise.roles, "role")))
+        out.print(inert(f"{path}: ok ({exercise.id}: {counts})"), markup=False,
                   soft_wrap=True)
     if problems:
         raise ExerciseError(problems)

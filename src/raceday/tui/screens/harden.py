@@ -24,6 +24,7 @@ from textual.widgets import Static, TextArea
 
 from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
+from raceday.transcript.wording import plural
 from raceday.tui.commands import PlayCommands
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.footer import SteadyFooter
@@ -159,7 +160,8 @@ class HardenScreen(Screen[None]):
                      if _flat(self.current.get(s.id, s.sql)) != _flat(s.sql))
         return Text.assemble(
             (" Harden the automation ", "bold reverse"),
-            f"  as {self.role} · {len(self.exercise.statements)} statements · {edited} edited",
+            f"  as {self.role} · {plural(len(self.exercise.statements), 'statement')} · "
+            f"{edited} edited",
             ("   ctrl+s save · ctrl+o original · Esc back", "dim"))
 
     def on_mount(self) -> None:

@@ -825,9 +825,9 @@ class PlayScreen(Screen[None]):
         editor.focus()
 
     def action_next(self) -> None:
-        """ctrl+n: let the clock run to the next inject, or (nothing due now) sooner to the
-        next time a task of a role played here falls due: one press, whatever is due. What
-        is still due is said in one toast (not one per press)."""
+        """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
+        a role played here falls due: one press, whatever is due. What is still due is said
+        in one toast (not one per press)."""
         if self._ready(self.action_next) is None:
             return
         mine = self.my_outstanding()
@@ -837,8 +837,7 @@ class PlayScreen(Screen[None]):
             self.notify(f"Still due for {self.role}: {mine[0].title}"
                         + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
                         + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
-        # with tasks already due, one more falling due is not news: on to the next inject
-        until = None if mine else self._next_stop()
+        until = self._next_stop()
         self._act("wait", lambda s: s.wait(until))
 
     def _next_stop(self) -> int | None:
@@ -847,7 +846,9 @@ class PlayScreen(Screen[None]):
         if snap is None:
             return None
         held = {seat.role for seat in self.seats}
-        times = [m for t in self.exercise.tasks if t.role in held
+        # the normal night's own tasks never fall due tonight (an on-time Enactor every 2 min)
+        normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
+        times = [m for t in self.exercise.tasks if t.role in held and t.id not in normal
                  for m in t.times() if m > snap.minute]
         task_at = min(times, default=None)
         inject_at = snap.next_inject

@@ -55,8 +55,9 @@ def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[Pend
             out.append(f" {inert(waiting.title)}\n")
     later: list[tuple[int, str]] = []
     open_ids = {p.task for p in mine}
+    normal = set(exercise.replay.normal) if exercise.replay else set()  # never tonight
     for task in exercise.tasks:
-        if task.role != role or task.id in open_ids:
+        if task.role != role or task.id in open_ids or task.id in normal:
             continue
         upcoming = [m for m in task.times() if m > minute]
         if task.id in done or (task.id in handled and (task.proves or not upcoming)):
