@@ -375,7 +375,8 @@ class LauncherScreen(WorkingScreen):
         lasts = real_minutes(night, speed)
         head = f"{s.length:g} min game day: {speed:g}x" if s.length else f"{speed:g}x"
         if s.length and s.length > night:  # shorter than a game day: played in real time
-            head = f"{speed:g}x, real time (shorter than a {s.length:g} min game day)"
+            return (f"{speed:g}x, real time (live pace: the {night} simulated minutes last "
+                    f"about {length_words(lasts)}, less than a {s.length:g} min game day)")
         return (f"{head} (live pace: the {night} simulated minutes last about "
                 f"{length_words(lasts)})")
 

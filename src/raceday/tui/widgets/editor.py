@@ -89,7 +89,8 @@ class SqlEditor(TextArea, inherit_bindings=False):
         the characters around them. Left to bubble, a binding is done only after every key
         already on its way: a fast typist's backspace or a ctrl+l then lands on later text."""
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            if binding.priority or self.check_action(binding.action, ()) is False:
+            name = binding.action.partition("(")[0]
+            if binding.priority or self.check_action(name, ()) is False:
                 continue
             event.stop()
             event.prevent_default()
