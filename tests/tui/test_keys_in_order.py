@@ -31,7 +31,8 @@ def burst(app: Any, *keys: str) -> None:
     """Post every key to the app at once, as the terminal's reader does for buffered input.
     A key is a name ("f5", "backspace") or a run of characters typed one by one."""
     for key in keys:
-        if len(key) > 1 and key in ("f5", "f6", "backspace", "ctrl+l", "ctrl+a", "enter"):
+        if len(key) > 1 and key in ("f2", "f5", "f6", "backspace", "ctrl+l", "ctrl+a", "enter",
+                                    "ctrl+s"):
             app.post_message(events.Key(key, None))
             continue
         for char in key:
@@ -117,3 +118,40 @@ async def test_no_glyph_is_lost_or_doubled_when_the_terminal_is_resized(
             lines = drawn(screen.editor).splitlines()[1:-1]  # inside the border
             shown = " ".join(line.strip(" │") for line in lines).split()
             assert shown == sql.split(), (width, lines)
+
+
+async def test_names_typed_fast_on_the_cast_screen_land_in_their_own_roles(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    app = make_app(lost_update, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # briefing -> cast
+        await settle(pilot)
+        burst(app, "Ana", "enter", "Bo", "ctrl+s")  # operator Ana, writer-a Bo, start
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen), timeout=10)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        assert [(s.role, s.player) for s in screen.seats] == [("operator", "Ana"),
+                                                               ("writer-a", "Bo")]
+        await settle(pilot)
+        burst(app, "f2", "SELECT 1", "f5")  # the next seat's example is replaced, not glued
+        await wait_until(pilot, lambda: len(typed(screen)) == 1, timeout=10)
+        assert typed(screen) == ["SELECT 1"]
+
+
+async def test_keys_typed_before_f2_stay_with_the_seat_they_were_typed_for(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    app = make_app(lost_update, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        burst(app, "Ana", "enter", "Bo", "ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen), timeout=10)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await settle(pilot)
+        burst(app, "SELECT 9", "f2", "SELECT 8", "f5")
+        await wait_until(pilot, lambda: len(typed(screen)) == 1, timeout=10)
+        assert typed(screen) == ["SELECT 8"]
+        assert screen.seats[0].text == "SELECT 9" and screen.role == "writer-a"

@@ -647,6 +647,11 @@ class PlayScreen(Screen[None]):
             self.call_after_refresh(self._keep_focus)
 
     def action_switch_role(self) -> None:
+        """F2 (priority, as F5): the keys typed before it stay with this seat's editor text,
+        those after it go to the next seat's."""
+        self.editor.call_later(self._switch_typed)
+
+    def _switch_typed(self) -> None:
         if len(self.seats) < 2:
             self.notify(f"F2 passes the keyboard in a hot seat. Only {self.role} is played by a "
                         "person here; the automation plays the other roles.", timeout=5)
@@ -1123,8 +1128,10 @@ class PlayScreen(Screen[None]):
         return cmds
 
     def _switch_to(self, index: int) -> None:
-        while self.active != index:
-            self.action_switch_role()
+        for _ in range(len(self.seats)):  # the palette's choice: at once, no keys in flight
+            if self.active == index:
+                break
+            self._switch_typed()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "speed") and self.settings.pace is not Pace.LIVE:
