@@ -204,7 +204,7 @@ def test_a_history_from_before_origins_is_rebuilt_with_them(
     root = tmp_path / "t"
     play(capsys, root, "no-guards.yaml")
     db = sqlite_utils.Database(root / HISTORY_FILE)
-    db["sessions"].transform(drop={"origin"})
+    db.table("sessions").transform(drop={"origin"})
     db.close()
     attempts, _ = load_attempts(root, scripts=True)
     assert [a.scripted for a in attempts] == [True]
