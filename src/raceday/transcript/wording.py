@@ -53,7 +53,8 @@ def failure_words(kind: str | None, error: str) -> str:
         return "refused: " + error.removeprefix("refused: ")
     if kind == "timeout":
         return "stopped: " + error
-    return f"refused ({kind}): {error}"
+    # a guard's own message often begins "refused:" too (RAISE(ABORT, 'refused: ...'))
+    return f"refused ({kind}): {error.removeprefix('refused: ')}"
 
 
 def describe_run(statements: Iterable[Statement]) -> str:
