@@ -155,3 +155,24 @@ async def test_keys_typed_before_f2_stay_with_the_seat_they_were_typed_for(
         await wait_until(pilot, lambda: len(typed(screen)) == 1, timeout=10)
         assert typed(screen) == ["SELECT 8"]
         assert screen.seats[0].text == "SELECT 9" and screen.role == "writer-a"
+
+
+async def test_a_monitor_named_and_saved_in_one_burst_is_saved_with_its_name(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    from raceday.tui.screens.dialogs import MonitorDialog
+
+    app = make_app(lost_update)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        burst(app, "ctrl+a", "SELECT key FROM config WHERE value <> 'db-2'")
+        app.post_message(events.Key("f7", None))
+        await wait_until(pilot, lambda: isinstance(app.screen, MonitorDialog), timeout=10)
+        burst(app, "wrong-primary", "enter", "ctrl+a", "SELECT", "enter", "1", "ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayScreen), timeout=10)
+        await settle(pilot)
+        assert screen.runner is not None and screen.runner.session is not None
+        saved = [e for e in screen.runner.session.events if isinstance(e, ev.MonitorSaved)]
+        # Enter moved from the name to the SQL; in the SQL it was a new line
+        assert [(m.name, m.sql) for m in saved] == [("wrong-primary", "SELECT\n1")]

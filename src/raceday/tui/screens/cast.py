@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from raceday.exercise.model import Exercise
 from raceday.inert import inert
+from raceday.tui.typing import after_typing
 from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
@@ -83,17 +84,8 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
-        """ctrl+s is handled before the keys typed just ahead of it reach the names: start
-        once each name has taken its own (a callback queued behind them, name by name)."""
-        inputs = list(self.query(Input))
-
-        def after(index: int) -> None:
-            if index < len(inputs):
-                inputs[index].call_later(after, index + 1)
-            else:
-                self._start_now()
-
-        after(0)
+        """ctrl+s: start once each name has taken the keys typed ahead of it."""
+        after_typing(list(self.query(Input)), self._start_now)
 
     def _start_now(self) -> None:
         if not self.is_attached or self.app.screen is not self:

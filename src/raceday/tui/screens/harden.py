@@ -26,6 +26,7 @@ from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
 from raceday.tui.commands import PlayCommands
+from raceday.tui.typing import after_typing
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.footer import SteadyFooter
 
@@ -193,6 +194,9 @@ class HardenScreen(Screen[None]):
         if card is None:
             self.notify("Put the cursor in a statement's editor first.", severity="warning")
             return
+        after_typing([card.editor], lambda: self._save_card(card))  # the keys typed ahead too
+
+    def _save_card(self, card: StatementCard) -> None:
         sql = card.editor.text
         if not sql.strip():
             card.say(Text("Empty SQL is not saved: ctrl+o puts back the original.",
