@@ -174,3 +174,22 @@ def test_run_prints_the_score_and_where_the_session_is(
     assert code == 0, err
     assert "Score " in out and "Fault began at 09:03." in out  # the night played itself out
     assert f"Transcript: {tmp_path / 't'}" in out.replace("\n", "")
+
+
+def test_check_plays_the_reference_scripts_far_enough_to_find_a_missing_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    shutil.copytree(ROOT / "exercises" / "shared", tmp_path / "shared")
+    copy = tmp_path / "lost-update-basics"
+    shutil.copytree(LOST, copy)
+    script = copy / "scripts" / "solo-complete.yaml"
+    text = script.read_text()
+    text = text.replace("SELECT name, status FROM host;", "SELECT name, status FROM hosts;", 1)
+    script.write_text(text)
+    code, _, err = run(capsys, "check", str(copy))
+    assert code == 2
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "FROM hosts" in t)
+    step = max(n for n, t in enumerate(text.splitlines()[:line], 1) if t.startswith("  - "))
+    assert f"solo-complete.yaml:{step}: sql as operator: no such table: hosts" in err, err
+    assert err.count("\n") == 1  # one problem, one line

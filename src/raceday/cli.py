@@ -45,7 +45,9 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play an exercise in the terminal (the default)")
     play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
-    play.add_argument("--mode", choices=["solo", "team", "onboarding"], default="solo")
+    play.add_argument("--mode", choices=["solo", "team", "onboarding"], default=None,
+                      help="solo (the default), team, or onboarding (guided); the "
+                           "launcher's first run opens the easiest exercise guided")
     play.add_argument("--pace", choices=["turns", "live"], default="turns")
     play.add_argument("--speed", type=float, default=None,
                       help="simulated seconds per real second in the live pace")
@@ -112,6 +114,8 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     history.add_argument("--player", default=None, help="only the sessions this person played")
     history.add_argument("--by", choices=["team", "player"], default="team",
                          help="group attempts by team (default) or by each player")
+    history.add_argument("--all", action="store_true", dest="all_sessions",
+                         help="also the headless runs of play scripts (`raceday run`)")
 
     resume = sub.add_parser("resume", help="go on with a session a crash or a kill cut short")
     resume.add_argument("session", type=Path, help="the session folder (transcripts/...)")
@@ -290,7 +294,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
         return launch(
             getattr(args, "exercise", None),
-            mode=getattr(args, "mode", "solo"),
+            mode=getattr(args, "mode", None),
             pace=getattr(args, "pace", "turns"),
             speed=getattr(args, "speed", None),
             length=getattr(args, "length", None),
@@ -337,7 +341,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.history.report import print_history
 
         return print_history(args.transcripts, out, exercise=args.exercise,
-                             player=args.player, by=args.by)
+                             player=args.player, by=args.by, scripts=args.all_sessions)
     if command in ("host", "join", "watch"):
         return _team(args, out)
     if command == "resume":

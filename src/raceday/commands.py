@@ -13,6 +13,7 @@ from raceday.engine.load import find_exercises, load_exercise
 from raceday.errors import ExerciseError
 from raceday.exercise.catalog import resolve_exercise
 from raceday.inert import inert
+from raceday.transcript.wording import plural
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -52,6 +53,10 @@ def list_exercises(out: Console) -> int:
 
 
 def check_paths(paths: list[Path], out: Console) -> int:
+    """Load each exercise (its SQL compiled against its world), then play its reference
+    scripts' steps far enough to find SQL naming what the world does not have."""
+    from raceday.engine.refcheck import missing_names
+
     problems: list[str] = []
     for path in paths:
         try:
@@ -59,8 +64,13 @@ def check_paths(paths: list[Path], out: Console) -> int:
         except ExerciseError as exc:
             problems.extend(exc.problems)
             continue
-        out.print(inert(f"{path}: ok ({exercise.id}: {len(exercise.tasks)} tasks, "
-                  f"{len(exercise.injects)} injects, {len(exercise.roles)} roles)"), markup=False,
+        missing = missing_names(exercise)
+        if missing:
+            problems.extend(missing)
+            continue
+        counts = ", ".join(plural(len(items), word) for items, word in (
+            (exercise.tasks, "task"), (exercise.injects, "inject"), (exercise.roles, "role")))
+        out.print(inert(f"{path}: ok ({exercise.id}: {counts})"), markup=False,
                   soft_wrap=True)
     if problems:
         raise ExerciseError(problems)

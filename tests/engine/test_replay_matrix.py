@@ -390,13 +390,14 @@ def test_a_refusal_is_named_in_the_step_that_it_stopped(
 ) -> None:
     # Enactor A's apply runs once (23:48), so its step shows exactly what stopped it.
     assert step(replayed("forward-only").replay, "stale-apply").outcome == (
-        "refused (constraint): refused: older than the plan in service")
+        "refused (constraint): older than the plan in service")
     assert step(replayed("rollback-older").replay, "stale-apply").outcome == (
-        "refused (constraint): refused: the rollback must be older than the plan")
+        "refused (constraint): the rollback must be older than the plan")
     assert step(replayed("conditional-a").replay, "stale-apply").outcome == "0 rows changed"
     assert step(replayed("fence").replay, "stale-apply").outcome == "0 rows changed"
     happened = step(replayed("none").replay, "wedged-automation")
-    assert happened.outcome == "read 1 row; refused (constraint): FOREIGN KEY constraint failed"
+    assert happened.outcome == ("read 1 row; refused (constraint): FOREIGN KEY constraint "
+                                "failed: endpoint.rollback_plan_id -> plan.id")
     assert happened.faults_after == ("An endpoint's DNS answer is empty",)
 
 
@@ -423,7 +424,7 @@ def test_a_prevented_clean_up_step_shows_the_refused_run(
 ) -> None:
     got = step(replayed("plan-in-use+no-empty-answer").replay, "active-plan-delete")
     assert got.at == "23:48"
-    assert got.outcome.startswith("refused (constraint): refused: an endpoint serves")
+    assert got.outcome.startswith("refused (constraint): an endpoint serves")
 
 
 # -- the replay against the live night -----------------------------------------------------

@@ -23,7 +23,7 @@ from raceday.history.index import (
     rows_for,
     sync,
 )
-from raceday.history.report import best_and_last
+from raceday.history.report import best_and_last, best_and_last_of, load_attempts
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 
@@ -128,13 +128,13 @@ def test_history_shows_each_attempt_and_the_launcher_the_best_and_last(
     for script in ("no-guards.yaml", "solo-complete.yaml", "wrong-finding.yaml"):
         play(capsys, root, script)
     totals = [score_of(p).score for p in sorted(p for p in root.iterdir() if p.is_dir())]
-    code, out, err = run(capsys, "history", "--transcripts", str(root))
+    code, out, err = run(capsys, "history", "--transcripts", str(root), "--all")
     assert code == 0, err
     assert "3 attempts" in out
     lines = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert all(f"{s.total}/{s.max}" in line for s, line in zip(totals, lines, strict=True))
     best = max(s.total for s in totals)
-    (summary,) = best_and_last(root).values()
+    (summary,) = best_and_last_of(load_attempts(root, scripts=True)[0]).values()
     assert (summary.best, summary.last, summary.attempts) == (best, totals[-1].total, 3)
 
 
@@ -183,3 +183,28 @@ def test_a_damaged_history_is_rebuilt_from_the_transcripts(
     assert code == 0, err
     assert "damaged" in err and "rebuilt" in err
     assert "1 attempt" in out
+
+
+def test_headless_runs_of_scripts_are_kept_apart_from_plays_unless_all(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    play(capsys, root, "no-guards.yaml")  # an author's headless run
+    session = open_session(load_named_exercise("lost-update-basics"), ("operator",), root)
+    session.end()  # a session played (the TUI opens sessions this way)
+    code, out, err = run(capsys, "history", "--transcripts", str(root))
+    assert code == 0, err
+    assert "1 attempt" in out and "1 headless run of play scripts left out: --all shows it" in out
+    code, out, err = run(capsys, "history", "--transcripts", str(root), "--all")
+    assert "2 attempts" in out and "left out" not in out
+    assert best_and_last(root)["lost-update-basics"].attempts == 1  # the launcher: plays only
+
+
+def test_a_history_from_before_origins_is_rebuilt_with_them(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    play(capsys, root, "no-guards.yaml")
+    db = sqlite_utils.Database(root / HISTORY_FILE)
+    db.table("sessions").transform(drop={"origin"})
+    db.close()
+    attempts, _ = load_attempts(root, scripts=True)
+    assert [a.scripted for a in attempts] == [True]

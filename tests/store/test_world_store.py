@@ -181,7 +181,8 @@ def test_cascade_deletes_follow_the_schema_not_the_role(store: WorldStore) -> No
 def test_foreign_keys_are_enforced(store: WorldStore) -> None:
     result = one(store, "planner", "DELETE FROM plan WHERE id = 1")  # endpoint rollback -> 1
     assert result.error_kind == "constraint"
-    assert result.error == "FOREIGN KEY constraint failed"
+    # the key is named (SQLite names none); plan_record's cascades, so it is not the one
+    assert result.error == "FOREIGN KEY constraint failed: endpoint.rollback_plan_id -> plan.id"
     assert store.app_query("PRAGMA foreign_keys")[1] == [(1,)]
 
 
@@ -546,4 +547,5 @@ def test_flagship_world_builds_and_plays_the_race(tmp_path: Path) -> None:
             apply,
             {"plan": 124, "who": "enactor-b", "now_hhmm": "23:50", "name": regional},
         )
-        assert wedged[0].error == "FOREIGN KEY constraint failed"
+        assert wedged[0].error == ("FOREIGN KEY constraint failed: "
+                                   "endpoint.rollback_plan_id -> plan.id")

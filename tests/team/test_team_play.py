@@ -33,6 +33,8 @@ def comparable(events: tuple[ev.Event, ...]) -> list[dict[str, Any]]:
             record.pop(name, None)
         if isinstance(event, ev.ScoreEvent):
             record.pop("session", None)
+        if isinstance(event, ev.SessionStart):
+            record.pop("origin", None)  # a team of a group is not itself a script's run
         out.append(record)
     return out
 

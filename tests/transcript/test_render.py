@@ -87,3 +87,25 @@ def test_print_score_and_the_transcript() -> None:
     assert print_transcript(EXAMPLE, out) == 0
     text = out.export_text()
     assert "session started: The lost update" in text and "Score 100/100" in text
+
+
+def test_a_refusal_and_a_cancel_are_said_once_and_for_what_they_are() -> None:
+    refused = ev.Statement(role="r", sql="DELETE FROM plan", ok=False, error_kind="refused",
+                           error="refused: table plan may not be written by r")
+    cancelled = ev.Statement(role="r", sql="SELECT 1", ok=False, error_kind="timeout",
+                             error="statement cancelled after 1.2 s")
+    assert describe(refused).endswith("-> refused: table plan may not be written by r")
+    assert describe(cancelled).endswith("-> stopped: statement cancelled after 1.2 s")
+
+
+def test_a_guard_is_marked_guard_and_a_forbidden_write_break_glass() -> None:
+    guard = ev.Statement(role="responder", sql="CREATE TRIGGER t BEFORE UPDATE ON endpoint "
+                         "BEGIN SELECT RAISE(ABORT, 'no'); END", ok=True, rowcount=0,
+                         break_glass=True, schema_changed=True)
+    forced = ev.Statement(role="responder", sql="UPDATE endpoint SET active_plan_id = 9",
+                          ok=True, rowcount=1, break_glass=True, writes=("endpoint",))
+    dropped = ev.Statement(role="responder", sql="DROP TABLE plan", ok=True, rowcount=0,
+                           break_glass=True, schema_changed=True)
+    assert describe(guard).startswith("responder [guard]: CREATE TRIGGER")
+    assert describe(forced).startswith("responder [break-glass]: UPDATE")
+    assert describe(dropped).startswith("responder [break-glass]: DROP")

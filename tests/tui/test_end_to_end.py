@@ -33,11 +33,14 @@ MONITOR = "SELECT value FROM config WHERE key = 'primary_db' AND value <> 'db-2'
 
 
 def comparable(folder: Path) -> list[ev.Event]:
-    """The session's events without what differs by nature (the wall clock, timings)."""
+    """The session's events without what differs by nature (the wall clock, timings, and
+    where the session came from: a script run says so, for the history)."""
     out: list[ev.Event] = []
     for e in read_events(folder).events:
         if isinstance(e, ev.Statement):
             e = dataclasses.replace(e, elapsed_ms=0.0)
+        if isinstance(e, ev.SessionStart):
+            e = dataclasses.replace(e, origin="")
         out.append(dataclasses.replace(e, wall_time=""))
     return out
 

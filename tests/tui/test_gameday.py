@@ -179,7 +179,7 @@ async def test_ctrl_q_on_the_end_screen_goes_back_to_the_launcher(
         assert "transcripts/" in str(end.query_one("#end-bar").render())
         text = end_markdown(end.exercise, end.score, end.folder, end.events)
         assert "Transcript saved in" in text
-        await pilot.press("ctrl+q")
+        await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceDialog)
         await pilot.press("enter")  # the first choice: the launcher
@@ -270,9 +270,6 @@ async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish
         assert "NOW · due 23:01" in tasks and "Write the next plan generation" in tasks
         assert "INSERT INTO plan" in tasks  # the SQL the automation would have run
         assert "due: planner 1" in str(screen.query_one("#play-header").render())
-        await pilot.press("ctrl+n")  # not past the player's own due task
-        await settle(pilot)
-        assert screen.snapshot.clock_face == "23:01"
         screen.query_one(SqlEditor).text = (
             "INSERT INTO plan (id, created_at) SELECT max(id) + 1, '23:01' FROM plan;")
         await pilot.press("f5")
@@ -282,6 +279,17 @@ async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert screen.snapshot.clock_face == "23:03"
+        assert "NOW · due 23:03" in str(screen.query_one("#tasks").render())
+        # with the task due, one press still moves on (to when it falls due next), and what
+        # is still due is said in one toast, not one per press
+        faces = []
+        for _ in range(2):
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            faces.append(screen.snapshot.clock_face)
+        assert "23:03" < faces[0] < faces[1]  # each press moved on (held roles' next task)
+        said = [n for n in app._notifications if "Still due for planner" in str(n.message)]
+        assert len(said) == 1
 
 
 async def test_onboarding_tasks_come_one_at_a_time(make_app: MakeApp) -> None:
@@ -349,3 +357,25 @@ async def test_names_clock_injects_and_notes_go_into_the_transcript(
     assert planned.at == "23:05" and planned.to == ("enactor-a",)
     note = next(e for e in events if isinstance(e, ev.Note))
     assert note.author == "Dee" and note.text == "Ana read the plan table first"
+
+
+async def test_a_person_as_enactor_a_skips_to_its_story_task_not_the_normal_nights(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    """ctrl+n as Enactor A stops when its story task falls due (23:31), not every two
+    minutes at the on-time Enactor's times, which only the normal night plays."""
+    app = make_app(flagship, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # briefing -> cast
+        await settle(pilot)
+        await pilot.press("enter")  # the planner: nobody (the automation plays it)
+        await type_text(pilot, "Bo")  # enactor-a
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        screen = play_screen(app)
+        assert [s.role for s in screen.seats] == ["enactor-a"]
+        assert "at once" not in str(screen.query_one("#tasks").render())
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert screen.snapshot is not None and screen.snapshot.clock_face == "23:31"
+        assert "NOW · due 23:31" in str(screen.query_one("#tasks").render())

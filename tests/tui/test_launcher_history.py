@@ -81,3 +81,53 @@ async def test_a_statement_that_does_not_compile_stops_the_exercise_when_chosen(
         shown = str(launcher.query_one("#exercise-detail").render())
         assert "Does not load" in shown and "no_such_plans" in shown
         assert app.screen is launcher  # no briefing
+
+
+async def test_the_first_run_opens_the_easiest_exercise_guided(make_app: MakeApp) -> None:
+    from raceday.tui.screens.briefing import BriefingScreen
+    from raceday.tui.screens.launcher import LauncherScreen
+
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        launcher = app.screen
+        assert isinstance(launcher, LauncherScreen)
+        table = launcher.query_one("#exercises", DataTable)
+        assert launcher.entries[table.cursor_row].id == "lost-update-basics"
+        assert app.settings.mode == "onboarding"
+        start = str(launcher.query_one("#launcher-start").render())
+        assert start.startswith("▶ Start here: The lost update (20 min, beginner)")
+        assert "start here" in str(table.get_row("lost-update-basics")[0])
+        assert "game day: 0." not in str(launcher.query_one("#launcher-settings").render())
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, BriefingScreen)
+        assert app.screen.exercise is not None
+        assert app.screen.exercise.id == "lost-update-basics"
+
+
+async def test_a_mode_given_on_the_command_line_is_kept_on_the_first_run(
+        make_app: MakeApp) -> None:
+    app = make_app(None)
+    app.settings.mode_given = True
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.settings.mode == "solo"
+
+
+async def test_after_the_first_exercise_the_launcher_offers_the_next(make_app: MakeApp) -> None:
+    from raceday.tui.screens.launcher import LauncherScreen
+
+    session = open_session(load_named_exercise("lost-update-basics"), ("operator",),
+                           Path("transcripts"))
+    session.end()
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        launcher = app.screen
+        assert isinstance(launcher, LauncherScreen)
+        table = launcher.query_one("#exercises", DataTable)
+        assert launcher.entries[table.cursor_row].id == "dynamodb-dns-race"
+        assert app.settings.mode == "solo"
+        assert str(launcher.query_one("#launcher-start").render()).startswith(
+            "▶ Next: The DNS race")

@@ -17,7 +17,7 @@ from raceday.transcript.log import of_kind
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDialog
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.help import HelpScreen, TooSmallScreen
-from raceday.tui.screens.play import PlayScreen
+from raceday.tui.screens.play import PlayScreen, hint_sql
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.world import WorldPanel, render_world
@@ -290,7 +290,19 @@ async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exe
         await pilot.press("enter")
         await settle(pilot)
         [hint] = events_of(screen, ev.Hint)
-        assert hint.cost > 0 and hint.id == dialog.options[0][0]
+        assert hint.cost > 0 and hint.id == dialog.selected
+        await pilot.press("f9")  # again: the same list in the same places, the one taken greyed
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, ChoiceDialog)
+        assert [k for k, _ in again.options] == [k for k, _ in dialog.options]
+        assert hint.id in again.closed and again.selected != hint.id
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+y")  # the hint taken, into the editor in one key
+        await pilot.pause()
+        taken = next(h for h in flagship.hints if h.id == hint.id)
+        assert screen.editor.text.split()[:2] == hint_sql(taken.text).split()[:2]
 
 
 async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship: Exercise) -> None:
@@ -310,6 +322,9 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         assert isinstance(app.screen, EndScreen)
         assert app.screen.score.max == 100
         assert (app.screen.folder / "events.jsonl").exists()
+        await pilot.press("ctrl+q")  # the score screen: one press quits (it is all saved)
+        await pilot.pause()
+        assert app.return_code == 0
 
 
 async def test_help_and_palette(make_app: MakeApp, flagship: Exercise) -> None:
@@ -366,11 +381,16 @@ async def test_launcher_lists_and_opens_an_exercise(make_app: MakeApp) -> None:
         assert isinstance(launcher, LauncherScreen)
         ids = [e.id for e in launcher.entries]
         assert "dynamodb-dns-race" in ids
-        await pilot.press("m")
+        assert app.settings.mode == "onboarding"  # the first run: nothing played yet
+        await pilot.press("m", "m")
         assert app.settings.mode == "team"
-        while launcher.entries[launcher.query_one("#exercises", DataTable).cursor_row].id != \
-                "dynamodb-dns-race":
-            await pilot.press("down")
+        table = launcher.query_one("#exercises", DataTable)
+        target = ids.index("dynamodb-dns-race")
+        for _ in range(len(ids)):  # the first run starts on the easiest exercise, not row 0
+            if table.cursor_row == target:
+                break
+            await pilot.press("down" if table.cursor_row < target else "up")
+        assert launcher.entries[table.cursor_row].id == "dynamodb-dns-race"
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, BriefingScreen)

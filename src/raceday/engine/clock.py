@@ -78,8 +78,9 @@ def real_minutes(sim_minutes: int, speed: float) -> float:
 
 
 def speed_for(sim_minutes: int, target_minutes: float) -> float:
-    """The speed that plays `sim_minutes` in `target_minutes` real minutes (to 2 decimals)."""
-    return round(max(0.1, sim_minutes / max(1.0, target_minutes)), 2)
+    """The speed that plays `sim_minutes` in `target_minutes` real minutes (to 2 decimals);
+    never slower than real time: a night shorter than the game day is played as it was."""
+    return round(max(1.0, sim_minutes / max(1.0, target_minutes)), 2)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def speed_choices(sim_minutes: int, *also: float) -> list[SpeedChoice]:
         if speed > 0:
             choices[speed] = SpeedChoice(speed, real_minutes(sim_minutes, speed))
     for target in GAME_DAY_LENGTHS:
+        if target > sim_minutes:  # it would slow the night below real time
+            continue
         speed = speed_for(sim_minutes, target)
         choices[speed] = SpeedChoice(speed, real_minutes(sim_minutes, speed), target)
     return sorted(choices.values(), key=lambda c: c.speed)

@@ -28,8 +28,9 @@ def guide_steps(exercise: Exercise, role: str) -> list[GuideStep]:
     name = exercise.role(role).name if role in exercise.role_ids else role
     steps = [
         GuideStep(
-            f"Step 1 of 5. You are the {name}. The editor holds your role's first query: "
-            "press F5 (or ctrl+enter) to run it. Its rows appear below it.",
+            f"Step 1 of 5. You are the {name}. The editor holds your role's first query, "
+            "selected: press F5 (or ctrl+enter) to run it (typing replaces it). Its rows "
+            "appear below it.",
             _player_statement,
         ),
         GuideStep(

@@ -33,6 +33,7 @@ def open_session(
     pace: Pace = Pace.TURNS,
     time_limit_s: float = 2.0,
     db: str | None = None,
+    origin: str = "",
 ) -> Session:
     """Build a fresh world in a new session folder and start the clock.
 
@@ -55,6 +56,7 @@ def open_session(
                          time_limit_s=time_limit_s)
     try:
         session = Session(exercise, store, EventLog(folder), held, pace)
+        session.origin = origin
         session.start()
     except BaseException:
         store.close()
@@ -109,7 +111,7 @@ def play_step(session: Session, step: Step, where: str) -> None:
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,
                db: str | None = None) -> tuple[Session, dict[str, Any]]:
     """Play a whole script, then let the clock run out (unless it says `end`), and score."""
-    session = open_session(exercise, script.roles, transcripts, db=db)
+    session = open_session(exercise, script.roles, transcripts, db=db, origin="script")
     score = play_script_on(session, script)
     return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
 

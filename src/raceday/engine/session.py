@@ -117,6 +117,8 @@ _INJECT, _TASK = 0, 1
 class Session:
     """Plays one exercise. Build it with `open_session`; drive it with the public methods."""
 
+    origin = ""  # "script": a headless run (open_session sets it before `start`)
+
     def __init__(
         self,
         exercise: Exercise,
@@ -294,6 +296,7 @@ class Session:
             findings={f.id: ev.FindingInfo(text=f.text, correct=f.correct) for f in ex.findings},
             length_minutes=self.end_minute,
             **_debrief_content(ex),
+            origin=self.origin,
         ))
         self._record_truth()
         self._check_world()

@@ -625,17 +625,19 @@ class _Reader:
             )
             for f, i, line in self.items(top, "milestones", "milestone", "milestones")
         )
-        findings = tuple(
-            Finding(
+        evidence_lines: dict[str, int] = {}  # finding id -> the line of its evidence
+        found: list[Finding] = []
+        for f, i, line in self.items(top, "findings", "finding", "findings"):
+            found.append(Finding(
                 id=i,
                 text=self.text(f, "text", f'finding "{i}"', empty=False),
                 correct=self.boolean(f, "correct", f'finding "{i}"'),
                 explanation=self.text(f, "explanation", f'finding "{i}"'),
                 evidence=self.text(f, "evidence", f'finding "{i}"') or None,
                 line=line,
-            )
-            for f, i, line in self.items(top, "findings", "finding", "findings")
-        )
+            ))
+            evidence_lines[i] = f["evidence"].line if "evidence" in f else line
+        findings = tuple(found)
         hints, tasks = self.hints(top, tasks)
         scoring = self.scoring(top, tasks)
         replay = self.replay(top)
@@ -647,7 +649,8 @@ class _Reader:
             s.id for s in (scoring.guards.steps if scoring.guards else ())}
         for finding in findings:
             if finding.evidence is not None and finding.evidence not in evidence_ids:
-                self.problem(1, f'finding "{finding.id}": evidence "{finding.evidence}" is neither '
+                self.problem(evidence_lines.get(finding.id, finding.line or 1),
+                             f'finding "{finding.id}": evidence "{finding.evidence}" is neither '
                              f"an invariant nor a race step{_known(evidence_ids, 'ids')}")
         self.check_refs()
         world_file = self.text(top, "world", what, empty=False)

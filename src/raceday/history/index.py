@@ -46,6 +46,7 @@ SESSIONS_COLUMNS: dict[str, Any] = {
     "restore_minutes": int,
     "outage_minutes": int,
     "hint_cost": int,
+    "origin": str,  # "script": a headless run (`raceday run`), "" a session people played
 }
 SCORES_COLUMNS: dict[str, Any] = {"session_id": str, "part": str, "points": int, "max": int}
 PEOPLE_COLUMNS: dict[str, Any] = {"session_id": str, "role": str, "player": str,
@@ -97,6 +98,7 @@ def rows_for(session_id: str, events: Sequence[ev.Event]) -> SessionRows | None:
         "restore_minutes": recovery.minutes_to_restore if recovery else None,
         "outage_minutes": recovery.outage_minutes if recovery else None,
         "hint_cost": score.hints.cost,
+        "origin": start.origin,
     }
     scores = tuple({"session_id": session_id, "part": name, "points": part.points,
                     "max": part.max} for name, part in score.parts)
@@ -157,6 +159,12 @@ def connect(root: Path) -> sqlite3.Connection:
         with conn:
             for create in _SCHEMA:
                 conn.execute(create)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+        if not set(SESSIONS_COLUMNS) <= have:  # made by an older raceday: derived, so rebuilt
+            conn.close()
+            conn = None
+            path.unlink()
+            return connect(root)
     except Exception as exc:  # sqlite3.DatabaseError and OSError alike: say which file
         if conn is not None:
             conn.close()

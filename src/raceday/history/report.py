@@ -37,6 +37,7 @@ class Attempt:
     max: int
     fault_occurred: bool
     detect_minutes: int | None
+    scripted: bool = False  # a headless run of a play script, not a session people played
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ class BestLast:
         return f"best {self.best}/{self.max} · last {self.last}/{self.max}"
 
 
-def load_attempts(root: Path) -> tuple[list[Attempt], list[str]]:
-    """Every attempt in `root`'s history, oldest first, and the warnings of indexing."""
+def load_attempts(root: Path, *, scripts: bool = False) -> tuple[list[Attempt], list[str]]:
+    """Every attempt in `root`'s history, oldest first, and the warnings of indexing; a
+    headless run of a script (`raceday run`) only with `scripts` (`history --all`)."""
     if not root.is_dir():  # nothing played here yet: create nothing either
         return [], []
     db, warnings = sync(root)
@@ -68,17 +70,22 @@ def load_attempts(root: Path) -> tuple[list[Attempt], list[str]]:
                     started_at=r["started_at"] or "", team=r["team"] or "",
                     players=tuple(dict.fromkeys(players.get(r["id"], []))),
                     total=r["total"], max=r["max"], fault_occurred=bool(r["fault_occurred"]),
-                    detect_minutes=r["detect_minutes"])
+                    detect_minutes=r["detect_minutes"],
+                    scripted=(r["origin"] or "") == "script")
             for r in db.query("SELECT * FROM sessions ORDER BY started_at, id")
         ]
     finally:
         db.close()
-    return attempts, warnings
+    return [a for a in attempts if scripts or not a.scripted], warnings
 
 
 def best_and_last(root: Path) -> dict[str, BestLast]:
     """exercise id -> its best and last score (exercises never played are absent)."""
-    attempts, _ = load_attempts(root)
+    return best_and_last_of(load_attempts(root)[0])
+
+
+def best_and_last_of(attempts: Sequence[Attempt]) -> dict[str, BestLast]:
+    """best_and_last of attempts already read (the launcher also wants their order)."""
     out: dict[str, BestLast] = {}
     for exercise in dict.fromkeys(a.exercise for a in attempts):
         mine = [a for a in attempts if a.exercise == exercise]
@@ -88,20 +95,25 @@ def best_and_last(root: Path) -> dict[str, BestLast]:
 
 
 def print_history(root: Path, out: Console, *, exercise: str | None = None,
-                  player: str | None = None, by: str = "team") -> int:
-    """The whole report (see the module's docstring); one line when there is nothing yet."""
-    attempts, warnings = load_attempts(root)
+                  player: str | None = None, by: str = "team", scripts: bool = False) -> int:
+    """The whole report (see the module's docstring); one line when there is nothing yet.
+    Headless runs of scripts are left out unless `scripts` (and then said to be there)."""
+    everything, warnings = load_attempts(root, scripts=True)
     for warning in warnings:  # diagnostics to stderr; stdout carries the history
         sys.stderr.write(inert(f"raceday: warning: {warning}") + "\n")
+    attempts = [a for a in everything if scripts or not a.scripted]
+    left_out = len(everything) - len(attempts)
     if exercise is not None:
         attempts = [a for a in attempts if a.exercise == exercise]
     if player is not None:
         attempts = [a for a in attempts if player in a.players]
+    more = (f" ({_plural(left_out, 'headless run')} of play scripts left out: --all shows "
+            f"{'it' if left_out == 1 else 'them'})") if left_out else ""
     if not attempts:
         which = " ".join(filter(None, [f"of {exercise}" if exercise else "",
                                        f"by {player}" if player else ""]))
-        out.print(inert(f"No finished sessions {which + ' ' if which else ''}in {root} yet."),
-                  markup=False, soft_wrap=True)
+        out.print(inert(f"No finished sessions {which + ' ' if which else ''}in {root} yet"
+                        + more + "."), markup=False, soft_wrap=True)
         return 0
     for exercise_id in dict.fromkeys(a.exercise for a in attempts):
         mine = [a for a in attempts if a.exercise == exercise_id]
@@ -112,6 +124,8 @@ def print_history(root: Path, out: Console, *, exercise: str | None = None,
                 continue  # the others who played with them have their own history
             out.print(_chart(who, group, by))
         out.print()
+    if more:
+        out.print(inert(more.strip(" ()").capitalize() + "."), markup=False, soft_wrap=True)
     return 0
 
 

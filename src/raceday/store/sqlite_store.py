@@ -151,6 +151,37 @@ _MAX_VERDICTS = 512
 (a player typing many different statements must not grow memory without end)."""
 
 
+FOREIGN_KEY_FAILED = "FOREIGN KEY constraint failed"
+
+
+def _foreign_key_named(conn: sqlite3.Connection, written: Sequence[str], *,
+                       deleting: bool = False) -> str:
+    """SQLite's "FOREIGN KEY constraint failed" names no key: say which it can be, the keys
+    from or to the tables the statement wrote (one, or the few it is one of; a DELETE
+    cannot fail on a key that cascades or sets null)."""
+    names = {t.lower() for t in written if t}
+    keys: list[str] = []
+    try:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE ?",
+            (f"{RESERVED_PREFIX}%",))]
+        for table in tables:
+            for src, parent, to, on_delete in conn.execute(
+                    'SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list(?)',
+                    (table,)):
+                if deleting and str(on_delete).upper() in ("CASCADE", "SET NULL", "SET DEFAULT"):
+                    continue
+                if table.lower() in names or str(parent).lower() in names:
+                    keys.append(f"{table}.{src} -> {parent}" + (f".{to}" if to else ""))
+    except sqlite3.Error:
+        return FOREIGN_KEY_FAILED
+    if not keys:
+        return FOREIGN_KEY_FAILED
+    if len(keys) == 1:
+        return f"{FOREIGN_KEY_FAILED}: {keys[0]}"
+    return f"{FOREIGN_KEY_FAILED}: one of {', '.join(keys)}"
+
+
 def _expire(handle: _RoleConnection) -> None:
     """Make SQLite prepare every cached statement of the role's connection again (asking the
     authorizer) before its next run, and forget what was recorded for them."""
@@ -684,8 +715,11 @@ class WorldStore:
                                     if k[0] and why is None})),
             )
         except Exception as exc:  # never raise for player input: every failure is a result
-            self._verdict(handle, statement)  # prepared, then failed: it may be reused
+            failed = self._verdict(handle, statement)  # prepared, then failed: may be reused
             kind, message = self._classify(exc, auth, started)
+            if kind == "constraint" and message == FOREIGN_KEY_FAILED:
+                message = _foreign_key_named(self._app, failed.writes or [failed.target or ""],
+                                             deleting=keyword == "DELETE")
             return StatementResult(
                 sql=statement,
                 elapsed_ms=(time.perf_counter() - started) * 1000,

@@ -100,6 +100,8 @@ class _Step:
 class Host:
     """Owns one team session. Build it, `start()` it, then `pump()` (or `run()`)."""
 
+    origin = ""  # "script": `raceday run --team` (the history keeps it apart from plays)
+
     def __init__(self, exercise: Exercise, seats: Sequence[SeatSpec], *,
                  exercise_ref: str | None = None, transcripts: Path = Path("transcripts"),
                  pace: Pace = Pace.LIVE, speed: float = 60.0,
@@ -171,7 +173,7 @@ class Host:
     def start(self) -> Session:
         """Open the world and the transcript, create session.db, seat nobody yet."""
         session = open_session(self.exercise, self.roles, self.transcripts, self.pace,
-                               self.time_limit_s)
+                               self.time_limit_s, origin=self.origin)
         self.session = session
         self.db = self._create_db(session.folder)
         for seat in self.seats.values():

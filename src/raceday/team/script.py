@@ -44,6 +44,7 @@ class TeamPlay:
         self._thread: threading.Thread | None = None
         if host is None:  # a team of its own; a group's team is given its (running) host
             host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
+            host.origin = "script"
             host.start()
             self._thread = threading.Thread(target=host.run, args=(self._stop,),
                                             name="raceday-host", daemon=True)

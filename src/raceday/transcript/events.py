@@ -138,6 +138,9 @@ class SessionStart(Event):
     race_steps: tuple[StepInfo, ...] = ()
     checklist_title: str | None = None
     checklist: tuple[PracticeInfo, ...] = ()
+    origin: str = ""
+    """"script" for a headless run of a play script (`raceday run`): the history keeps those
+    apart from sessions people played; empty for a session played in the TUI."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -13,7 +13,12 @@ from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 from raceday.transcript.verdicts import Score
-from raceday.transcript.wording import describe_statement, fault_sentence, plural
+from raceday.transcript.wording import (
+    access_flag,
+    describe_statement,
+    fault_sentence,
+    plural,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,7 +49,9 @@ def _describe(event: ev.Event) -> str:
     e = event
     if isinstance(e, ev.Statement):
         who = e.role + (" (automation)" if e.automated else "")
-        glass = " [break-glass]" if e.break_glass else ""
+        flag = access_flag(e.sql, break_glass=e.break_glass, schema_changed=e.schema_changed,
+                           writes=e.writes)
+        glass = f" [{flag}]" if flag else ""
         return f"{who}{glass}: {_one_line(e.sql)}  -> {describe_statement(e)}"
     if isinstance(e, ev.Inject):
         source = f" [{e.source}]" if e.source else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from raceday.transcript import verdicts as vd
@@ -16,13 +17,44 @@ def describe_statement(e: Statement) -> str:
     """What one statement did: read N rows, applied (N rows), 0 rows changed, changed the
     schema, refused."""
     if not e.ok:
-        return f"refused ({e.error_kind}): {e.error}"
+        return failure_words(e.error_kind, e.error or "")
     if e.rows is not None:
         return f"read {'more than ' if e.truncated else ''}{plural(e.rows, 'row')}"
     if e.schema_changed:
         return "changed the schema"
     n = e.rowcount or 0
     return f"applied ({plural(n, 'row')})" if n else "0 rows changed"
+
+
+_ADDS_TO_SCHEMA = re.compile(r"^\s*(?:CREATE\b|ALTER\s+TABLE\s+\S+\s+ADD\b)", re.IGNORECASE)
+
+
+def access_flag(sql: str, *, break_glass: bool, schema_changed: bool,
+                writes: tuple[str, ...]) -> str | None:
+    """How a player's statement reached the world, as the feed and the debrief mark it:
+    "guard" for a trigger, index, table or column added (what a briefing invites, even on
+    a table the role writes only by break-glass), "break-glass" for any other write to what
+    the role may not normally touch, else None. The event's own flag is left as it is."""
+    if not break_glass:
+        return None
+    if schema_changed and not writes and _ADDS_TO_SCHEMA.match(_without_comments(sql)):
+        return "guard"
+    return "break-glass"
+
+
+def _without_comments(sql: str) -> str:
+    return re.sub(r"^(?:\s*(?:--[^\n]*\n|/\*.*?\*/))*", "", sql, flags=re.DOTALL)
+
+
+def failure_words(kind: str | None, error: str) -> str:
+    """Why a statement did not run, each word once: raceday's own refusals say "refused"
+    already, and a statement stopped (Esc, the time limit) was not refused."""
+    if kind == "refused":
+        return "refused: " + error.removeprefix("refused: ")
+    if kind == "timeout":
+        return "stopped: " + error
+    # a guard's own message often begins "refused:" too (RAISE(ABORT, 'refused: ...'))
+    return f"refused ({kind}): {error.removeprefix('refused: ')}"
 
 
 def describe_run(statements: Iterable[Statement]) -> str:

@@ -40,6 +40,8 @@ class Settings:
     speed: float = 60.0
     transcripts: Path = Path("transcripts")
     length: float | None = None
+    mode_given: bool = False
+    """The mode was chosen (`--mode`): the launcher's first run does not switch to onboarding."""
 
     def speed_for(self, exercise: Exercise) -> float:
         if self.length:
@@ -151,7 +153,9 @@ class RacedayApp(InertNotifications):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        text = getattr(self.screen, "HELP", None) or GENERAL_HELP
+        own = getattr(self.screen, "help_text", None)  # a screen whose help is its exercise's
+        text = (own() if callable(own) else None) or getattr(self.screen, "HELP", None) \
+            or GENERAL_HELP
         self.push_screen(HelpScreen(text))
 
     async def action_quit(self) -> None:

@@ -44,7 +44,7 @@ class _Loading:
 def launch(
     exercise: str | None,
     *,
-    mode: str = "solo",
+    mode: str | None = None,
     pace: str = "turns",
     speed: float | None = None,
     length: float | None = None,
@@ -76,7 +76,8 @@ def launch(
     from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
 
     loaded = loading.result() if loading is not None else None
-    settings = Settings(mode=mode, pace=Pace(pace), speed=speed or 60.0,
+    settings = Settings(mode=mode or "solo", mode_given=mode is not None, pace=Pace(pace),
+                        speed=speed or 60.0,
                         transcripts=Path(transcripts),
                         length=None if speed else (length or GAME_DAY_MINUTES))
     app = RacedayApp(loaded, settings=settings, pending=pending)

@@ -232,8 +232,7 @@ def _timeline(d: Debrief) -> str:
 def _change_rows(changes: Iterable[Change]) -> str:
     out = []
     for c in changes:
-        flags = [f for f, on in (("break-glass", c.break_glass), ("schema", c.schema_changed))
-                 if on]
+        flags = c.flags
         out.append(f"<h3>{_e(c.time)} {_e(c.role)}"
                    f"{' (' + _e(', '.join(flags)) + ')' if flags else ''}: "
                    f"{_e(c.outcome)}</h3>{_pre(c.sql)}")

@@ -168,8 +168,7 @@ def _changes(d: Debrief) -> list[str]:
     if not team:
         out += ["The team changed nothing in the world.", ""]
     for c in team:
-        flags = ", ".join(f for f, on in (("break-glass", c.break_glass),
-                                          ("schema", c.schema_changed)) if on)
+        flags = ", ".join(c.flags)
         out.append(f"- {c.time} **{c.role}**{f' ({flags})' if flags else ''}: {_text(c.outcome)}")
         out += _sql_block(c.sql, "  ")
     out.append("")

@@ -165,6 +165,17 @@ class Change(Value):
     writes: tuple[str, ...] = ()
 
     @property
+    def flags(self) -> list[str]:
+        """What the debrief marks it with: guard or break-glass (wording.access_flag), and
+        schema for any other change of the schema."""
+        from raceday.transcript.wording import access_flag
+
+        flag = access_flag(self.sql, break_glass=self.break_glass,
+                           schema_changed=self.schema_changed, writes=self.writes)
+        return [f for f in (flag, "schema" if self.schema_changed and flag != "guard" else None)
+                if f]
+
+    @property
     def outcome(self) -> str:
         if not self.ok:
             word = "refused" if self.error_kind == "refused" else "error"

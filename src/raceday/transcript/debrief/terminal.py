@@ -81,7 +81,8 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     for column in ("time", "role", "SQL", "outcome"):
         team.add_column(column, overflow="fold")
     for c in d.team_changes:
-        _row(team, c.time, c.role + (" (break-glass)" if c.break_glass else ""),
+        flag = next((f for f in c.flags if f != "schema"), None)
+        _row(team, c.time, c.role + (f" ({flag})" if flag else ""),
              " ".join(c.sql.split()), c.outcome)
     parts.append(team)
     steps = Table(title="The race and the guards", title_justify="left")

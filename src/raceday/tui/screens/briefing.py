@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -66,8 +67,13 @@ def situation_markdown(exercise: Exercise, settings: Settings) -> str:
     for role in exercise.roles:
         if role.briefing:
             lines.append(f"- **{role.name}**: {' '.join(role.briefing.split())}")
-    lines += ["", scoring_markdown(exercise)]
+    if not _SCORING_HEADING.search(exercise.briefing):  # said once: the exercise's own words
+        lines += ["", scoring_markdown(exercise)]
     return "\n".join(lines)
+
+
+_SCORING_HEADING = re.compile(r"^#+ .*\bscor(?:e|ed|ing)\b", re.IGNORECASE | re.MULTILINE)
+"""A briefing that has its own scoring section (`## How you are scored`) gets no second."""
 
 
 def scoring_markdown(exercise: Exercise) -> str:

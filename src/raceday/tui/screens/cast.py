@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from raceday.exercise.model import Exercise
 from raceday.inert import inert
+from raceday.tui.typing import after_typing
 from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
 
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("enter", "next_role", "Next role", priority=True),
         Binding("escape", "back", "Back"),
     ]
 
@@ -59,14 +61,18 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
         first = self.query(Input).first()
         first.focus()
 
-    @on(Input.Submitted)
-    def _next(self, event: Input.Submitted) -> None:
+    def action_next_role(self) -> None:
+        """Enter: the next role's name, focused at once (`focus()` waits its turn behind the
+        keys already typed, which would then land in this name: "AnaBo"); after the last,
+        or on the Start button, start."""
         inputs = list(self.query(Input))
-        index = inputs.index(event.input)
-        if index + 1 < len(inputs):
-            inputs[index + 1].focus()
-        else:
-            self.action_start()
+        focused = self.focused
+        if isinstance(focused, Input) and focused in inputs:
+            index = inputs.index(focused)
+            if index + 1 < len(inputs):
+                self.set_focus(inputs[index + 1])
+                return
+        self.action_start()
 
     def cast(self) -> dict[str, str]:
         chosen: dict[str, str] = {}
@@ -78,6 +84,12 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
+        """ctrl+s: start once each name has taken the keys typed ahead of it."""
+        after_typing(list(self.query(Input)), self._start_now)
+
+    def _start_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return  # started already (ctrl+s pressed twice), or left
         chosen = self.cast()
         if not chosen:
             self.notify("Put a name next to at least one role.", severity="warning")

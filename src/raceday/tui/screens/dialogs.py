@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from raceday.tui.typing import after_typing
 from raceday.tui.widgets.editor import SqlEditor
 
 
@@ -58,20 +59,21 @@ class ChoiceDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, options: list[tuple[str, str]], note: str = "",
-                 selected: str | None = None) -> None:
+                 selected: str | None = None, disabled: frozenset[str] = frozenset()) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.options = options
         self.note = note
         self.selected = selected
+        self.closed = disabled  # shown in their place, not chosen: the others keep theirs
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.note:
                 yield Static(self.note, classes="dialog-note", markup=False)
-            yield OptionList(*[Option(Text(label), id=key) for key, label in self.options],
-                             id="choices")
+            yield OptionList(*[Option(Text(label), id=key, disabled=key in self.closed)
+                               for key, label in self.options], id="choices")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -100,6 +102,7 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("enter", "name_done", "SQL", priority=True, show=False),
     ]
 
     def __init__(self, sql: str, role: str) -> None:
@@ -114,7 +117,7 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
             yield Static("A monitor runs every simulated minute and alerts when it returns "
                          "rows. Write it to return the rows that are wrong.",
                          classes="dialog-note")
-            yield Input(placeholder="name, e.g. empty-endpoints", id="monitor-name")
+            yield Input(placeholder="a short name, e.g. wrong-rows", id="monitor-name")
             yield SqlEditor(self.sql, id="monitor-sql")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save  ^s", id="save", variant="primary")
@@ -123,12 +126,25 @@ class MonitorDialog(ModalScreen[MonitorRequest | None]):
     def on_mount(self) -> None:
         self.query_one("#monitor-name", Input).focus()
 
-    @on(Input.Submitted, "#monitor-name")
-    def _name_done(self) -> None:
-        self.query_one("#monitor-sql", SqlEditor).focus()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter is the name's (on to the SQL); in the SQL editor it is a new line."""
+        if action == "name_done":
+            return self.focused is self.query_one("#monitor-name", Input)
+        return True
+
+    def action_name_done(self) -> None:
+        """Enter in the name: the SQL, focused at once, so keys typed next land there."""
+        self.set_focus(self.query_one("#monitor-sql", SqlEditor))
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
+        """ctrl+s: save once the name and the SQL have taken the keys typed ahead of it."""
+        after_typing([self.query_one("#monitor-name", Input),
+                      self.query_one("#monitor-sql", SqlEditor)], self._save_now)
+
+    def _save_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return  # saved already (ctrl+s twice), or cancelled
         name = self.query_one("#monitor-name", Input).value.strip()
         sql = self.query_one("#monitor-sql", SqlEditor).text.strip()
         if not name:
@@ -299,7 +315,13 @@ class SqlDialog(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        editor = self.query_one(TextArea)
+
+        def keep() -> None:
+            if self.is_attached and self.app.screen is self:
+                self.dismiss(editor.text)
+
+        after_typing([editor], keep)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -113,15 +113,15 @@ class EndScreen(WorkingScreen):
 The score, every point with its reason, your times beside that night's, and where the
 transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
 `debrief.md`); **n** opens the launcher on the next act of the same night, when an exercise
-plays it; **l** goes back to the launcher for another game; **q** (or ctrl+q) asks
-whether to go back to the launcher or quit.
+plays it; **l** goes back to the launcher for another game; **q** asks whether to go
+back to the launcher or quit; ctrl+q quits at once (the session is saved).
 """
 
     BINDINGS = [
         Binding("d", "debrief", "Debrief"),
         Binding("l", "launcher", "Launcher"),
         Binding("n", "next_act", "Next act"),
-        Binding("q,escape", "app.quit", "Quit", show=False),
+        Binding("q,escape", "ask_next", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
@@ -168,6 +168,7 @@ whether to go back to the launcher or quit.
     @on(NextActFound)
     def _next_act_found(self, message: NextActFound) -> None:
         self.next_act = message.exercise
+        self.refresh_bindings()  # n is offered once there is a next act
         if message.exercise is not None:
             self.query_one("#end-bar", Static).update(Text(  # a title and a path: as typed
                 f" The end · d: the debrief · n: the next act, "
@@ -183,8 +184,18 @@ whether to go back to the launcher or quit.
             return
         self.app.switch_screen(LauncherScreen(select=self.next_act.id))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n is not offered where no exercise plays the rest of the night."""
+        if action == "next_act" and self.next_act is None:
+            return False
+        return True
+
     def request_quit(self) -> None:
-        """ctrl+q: back to the launcher (another exercise, another game), or quit."""
+        """ctrl+q quits on the first press: the session is saved, nothing is lost."""
+        self.app.exit(0)
+
+    def action_ask_next(self) -> None:
+        """q or Esc: back to the launcher (another exercise, another game), or quit."""
         from raceday.tui.screens.dialogs import ChoiceDialog
 
         def chosen(key: str | None) -> None:

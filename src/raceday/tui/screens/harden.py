@@ -24,7 +24,9 @@ from textual.widgets import Static, TextArea
 
 from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
+from raceday.transcript.wording import plural
 from raceday.tui.commands import PlayCommands
+from raceday.tui.typing import after_typing
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.footer import SteadyFooter
 
@@ -37,15 +39,15 @@ HARDEN_HELP = """\
 
 Every statement the automation runs, with the role that runs it and what it is for. Change
 one and the automation runs your SQL from now on, in play and in the replay: a write that
-carries its own check (`AND active_plan_id < :plan`) cannot be stale, a clean-up can spare
-the plan an endpoint serves.
+carries its own check (a WHERE that compares what it read with what is there now) cannot
+be stale, and a clean-up can spare what is still in use.
 
 | key | does |
 |---|---|
 | **ctrl+s** | save the statement you are editing |
 | **ctrl+o** | put back the exercise's original SQL for it |
 | tab / shift+tab | next / previous statement (tab completes a name first) |
-| **ctrl+r** | replay the race against your database |
+| **ctrl+r** | replay the night against your database |
 | **Esc**, F4 | back to play |
 
 Only a role that may change the schema may edit the automation; the session refuses the
@@ -163,7 +165,8 @@ class HardenScreen(Screen[None]):
                      if _flat(self.current.get(s.id, s.sql)) != _flat(s.sql))
         return Text.assemble(
             (" Harden the automation ", "bold reverse"),
-            f"  as {self.role} · {len(self.exercise.statements)} statements · {edited} edited",
+            f"  as {self.role} · {plural(len(self.exercise.statements), 'statement')} · "
+            f"{edited} edited",
             ("   ctrl+s save · ctrl+o original · Esc back", "dim"))
 
     def on_mount(self) -> None:
@@ -195,6 +198,9 @@ class HardenScreen(Screen[None]):
         if card is None:
             self.notify("Put the cursor in a statement's editor first.", severity="warning")
             return
+        after_typing([card.editor], lambda: self._save_card(card))  # the keys typed ahead too
+
+    def _save_card(self, card: StatementCard) -> None:
         sql = card.editor.text
         if not sql.strip():
             card.say(Text("Empty SQL is not saved: ctrl+o puts back the original.",

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+if TYPE_CHECKING:
+    from raceday.exercise.model import Exercise
+
 PLAY_HELP = """\
 # How to play
 
-You sit at one role's keyboard (its name is on the editor). Type SQL, run it, read the
-result. The clock shows the night in PDT; the feed below the header says what happens,
-newest last; alarms are red. The world panel shows every endpoint's DNS answer as it is now
-(what is wrong, you find; only onboarding names the fault for you).
+{opening}
 
 | key | does |
 |---|---|
@@ -25,18 +27,18 @@ newest last; alarms are red. The world panel shows every endpoint's DNS answer a
 | ctrl+l | clear the editor (ctrl+z brings it back) |
 | tab, ctrl+space | complete a table or column name (tab with nothing to complete moves on) |
 | ctrl+up / ctrl+down | this role's earlier / later submissions |
-| **F2** | hot seat: pass the keyboard to the next role (each keeps its own editor) |
-| alt+arrows | scroll the results (sideways and by rows) without leaving the editor |
+{f2}| alt+arrows | scroll the results (sideways and by rows) without leaving the editor |
 | alt+pgup / alt+pgdn | after F6: the earlier / later statements' grids |
 | **F3** | side panel tabs: Tasks, then Schema, then Monitors (see below) |
 | **F7** | save a monitor: a query that alerts when it returns rows |
 | **F8** | declare a finding (a wrong one costs points) |
 | **F9** | reveal a hint (costs points; the score says so) |
+| ctrl+y | put the newest hint taken into the editor (its SQL; its words as comments) |
 | ctrl+n | let the clock run to the next inject (turns pace: time moves when you act) |
 | ctrl+t | pause / resume the clock (live pace) |
 | ctrl+g | change the speed (live pace) |
 | **F4** | harden: the automation's own statements, each in an editor (save, put back) |
-| ctrl+r | replay the race against your database, then step through it |
+| ctrl+r | replay the automation's night against your database, then step through it |
 | ctrl+f | facilitator: injects (one role or all, now or later), pause, speed, skip |
 | ctrl+o | an observer's note (who, what), stamped with the clock, for the debrief |
 | ctrl+p | command palette: every action by name |
@@ -50,9 +52,39 @@ Time: in the *turns* pace each statement costs the exercise's minutes and ctrl+n
 the next event; in the *live* pace the clock runs by itself at the chosen speed.
 
 Scoring: how fast you surface the fault (a monitor that alerts on it, or a right finding),
-which guards stop the race when it is replayed, and how safely you recover. Every point
-comes with its reason at the end; the transcript is saved under `transcripts/`.
+which guards keep the harm away when the night is replayed, and how safely you recover.
+Every point comes with its reason at the end; the transcript is saved under `transcripts/`.
 """
+
+F2_ROW = "| **F2** | hot seat: pass the keyboard to the next role (each keeps its own editor) |\n"
+
+
+def play_help(exercise: Exercise, *, seats: int, onboarding: bool) -> str:
+    """How to play this exercise: its world panel in its own words, F2 only with a hot seat."""
+    labels = [item.label for item in exercise.panel if onboarding or not item.onboarding]
+    if labels:
+        panel = (f"The world panel shows {_listed(labels)} as they are now (what is wrong, "
+                 "you find" + ("; onboarding names the fault for you)." if onboarding
+                               else "; only onboarding names the fault for you)."))
+    else:
+        panel = ("What the world holds you find by query: the Schema tab (F3) lists its "
+                 "tables" + ("; the world panel names the fault for you." if onboarding
+                             else "."))
+    opening = (f"You sit at one role's keyboard (its name is on the editor). Type SQL, run it, "
+               f"read the result. The clock shows the exercise's time in "
+               f"{exercise.clock.zone}; the feed says what happens, newest last; alarms are "
+               f"red. {panel}")
+    return PLAY_HELP.format(opening=_wrapped(opening), f2=F2_ROW if seats > 1 else "")
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 92)
 
 GENERAL_HELP = """\
 # raceday

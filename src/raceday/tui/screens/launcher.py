@@ -20,6 +20,7 @@ from raceday.tui.widgets.footer import SteadyFooter
 if TYPE_CHECKING:
     from raceday.engine.resume import Unfinished
     from raceday.exercise.catalog import ExerciseEntry
+    from raceday.exercise.suggest import Suggestion
     from raceday.tui.app import RacedayApp
 
 MODE_WORDS = {
@@ -58,7 +59,7 @@ class LauncherScreen(WorkingScreen):
         Binding("p", "pace", "Pace"),
         Binding("s", "speed", "Speed"),
         Binding("r", "resume", "Resume", show=False),
-        Binding("q,escape", "app.quit", "Quit"),
+        Binding("q,escape", "app.quit", "Quit", show=False),  # ctrl+q is shown
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
@@ -68,9 +69,11 @@ class LauncherScreen(WorkingScreen):
 
     @dataclass
     class HistoryRead(Message):
-        """The best and last score of each exercise played before (exercise id -> words)."""
+        """The best and last score of each exercise played before (exercise id -> words),
+        and the exercises finished, oldest first (what to suggest next)."""
 
         scores: dict[str, str]
+        finished: list[str]
 
     @dataclass
     class FoundUnfinished(Message):
@@ -93,6 +96,7 @@ class LauncherScreen(WorkingScreen):
         self.select = select  # the exercise to highlight once found (the next act)
         self.checking = False  # an exercise chosen is being checked: a second Enter waits
         self.listed = False
+        self.suggestion: Suggestion | None = None  # where to start, or what to play next
 
     @property
     def raceday(self) -> RacedayApp:
@@ -104,6 +108,7 @@ class LauncherScreen(WorkingScreen):
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("raceday", "bold"), "  a tabletop incident exercise in "
                                    "real SQL: pick a night to relive"), id="launcher-title")
+        yield Static("", id="launcher-start")
         yield DataTable(id="exercises", cursor_type="row", zebra_stripes=True)
         yield Static("Looking for exercises…", id="exercise-detail")
         yield Static("", id="launcher-settings")
@@ -114,6 +119,7 @@ class LauncherScreen(WorkingScreen):
         self._add_columns()
         self._show_settings()
         self.query_one("#unfinished", DataTable).display = False
+        self.query_one("#launcher-start", Static).display = False
         # one thing at a time, the first frame first: the workers' imports (the history's
         # and the resume's pull in sqlite-utils) would hold the interpreter while it draws
         self.call_after_refresh(self._find)
@@ -171,16 +177,19 @@ class LauncherScreen(WorkingScreen):
     @work(thread=True, exit_on_error=False, group="launcher-history")
     def _read_history(self) -> None:
         """Best and last scores from the history (a file read: never on the event loop)."""
-        from raceday.history.report import best_and_last
+        from raceday.history.report import best_and_last_of, load_attempts
 
         try:
-            found = best_and_last(self.raceday.settings.transcripts)
+            attempts, _ = load_attempts(self.raceday.settings.transcripts)
         except Exception:  # the history is a nicety: the launcher works without it
             return
-        self.post_message(self.HistoryRead({k: v.words for k, v in found.items()}))
+        found = best_and_last_of(attempts)
+        self.post_message(self.HistoryRead({k: v.words for k, v in found.items()},
+                                           [a.exercise for a in attempts]))
 
     @on(HistoryRead)
     def _history_read(self, message: HistoryRead) -> None:
+        self._suggest(message.finished)
         if not message.scores:
             return
         table = self.query_one("#exercises", DataTable)
@@ -191,14 +200,43 @@ class LauncherScreen(WorkingScreen):
         self._add_rows()
         table.move_cursor(row=row)
 
+    def _suggest(self, finished: list[str]) -> None:
+        """Lead with where to start (nothing finished yet: the easiest exercise, guided) or
+        what to play next; the cursor goes there unless an exercise was asked for."""
+        from raceday.exercise.suggest import suggest
+
+        found = suggest(self.entries, finished)
+        self.suggestion = found
+        line = self.query_one("#launcher-start", Static)
+        if found is None:
+            line.display = False
+            return
+        if found.first_run and not self.raceday.settings.mode_given:
+            self.raceday.settings.mode = "onboarding"
+        line.update(Text.assemble(("▶ ", "bold"), (inert(found.why, one_line=True), "bold"),
+                                  "  Enter reads its briefing."))
+        line.display = True
+        table = self.query_one("#exercises", DataTable)
+        row = table.cursor_row
+        table.clear()
+        self._add_rows()
+        at = next((i for i, e in enumerate(self.entries) if e.id == found.id), row)
+        table.move_cursor(row=row if self.select is not None else at)
+        self._show_detail(table.cursor_row)
+
     def _add_rows(self) -> None:
         table = self.query_one("#exercises", DataTable)
+        tag = ""
+        if self.suggestion is not None:
+            tag = "  ◀ start here" if self.suggestion.first_run else "  ◀ next"
         for entry in self.entries:
             # the detail below names the roles, with the whole title
             name = entry.title or entry.id
-            if len(name) > TITLE_WIDTH:
-                name = name[:TITLE_WIDTH - 1].rstrip() + "…"
+            mine = tag if self.suggestion is not None and entry.id == self.suggestion.id else ""
+            if len(name) + len(mine) > TITLE_WIDTH:
+                name = name[:TITLE_WIDTH - len(mine) - 1].rstrip() + "…"
             title = Text(name, style="bold" if entry.ok else "red")
+            title.append(mine, style="bold cyan")
             scores = (self.scores.get(entry.id, ""),) if self.scores else ()
             roles = ", ".join(entry.roles)
             if len(roles) > ROLES_WIDTH:
@@ -336,6 +374,9 @@ class LauncherScreen(WorkingScreen):
         night = exercise.clock.length_minutes
         lasts = real_minutes(night, speed)
         head = f"{s.length:g} min game day: {speed:g}x" if s.length else f"{speed:g}x"
+        if s.length and s.length > night:  # shorter than a game day: played in real time
+            return (f"{speed:g}x, real time (live pace: the {night} simulated minutes last "
+                    f"about {length_words(lasts)}, less than a {s.length:g} min game day)")
         return (f"{head} (live pace: the {night} simulated minutes last about "
                 f"{length_words(lasts)})")
 

@@ -56,13 +56,13 @@ from raceday.tui.screens.dialogs import (
     NoteDialog,
     NoteRequest,
 )
-from raceday.tui.screens.help import PLAY_HELP
+from raceday.tui.screens.help import play_help
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.results import ResultsView
 from raceday.tui.widgets.schema import SchemaTree
-from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks
+from raceday.tui.widgets.tasks import TaskList, outstanding, render_tasks, task_writes
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 if TYPE_CHECKING:
@@ -75,12 +75,10 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 110
 SHORT_HEIGHT = 32
 TICK_SECONDS = 0.25
-_WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
-                     r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
 EARLY_KEYS_KEPT = 4
 """Keys pressed while the session opens that are done once it is open (more are dropped)."""
-SKIP_CONFIRM_SECONDS = 8.0
-"""ctrl+n pressed again within this many seconds skips past the player's due tasks."""
+SKIP_TOAST_SECONDS = 6.0
+"""ctrl+n says what is still due at most once in this many seconds."""
 RUNNING_AFTER = 0.15
 """Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
 
@@ -101,14 +99,20 @@ class Seat:
 
 
 class PlayScreen(Screen[None]):
-    HELP = PLAY_HELP
     COMMANDS = {PlayCommands}
+
+    def help_text(self) -> str:
+        """F1 in this exercise's own words (its world panel; F2 only with a hot seat)."""
+        return play_help(self.exercise, seats=len(self.seats),
+                         onboarding=self.settings.mode == "onboarding")
 
     BINDINGS = [
         Binding("f1", "app.help", "Help", priority=True),  # first: 80 columns keep it
+        Binding("ctrl+q", "app.quit", "Quit", priority=True),  # and the way out, second
         Binding("f5,ctrl+enter,ctrl+j", "run", "Run", priority=True),
         Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
-        Binding("f2", "switch_role", "Role", priority=True),
+        # F2 is on the editor's title in a hot seat; alone, pressing it says why it does nothing
+        Binding("f2", "switch_role", "Role", show=False, priority=True),
         Binding("f3", "side", "Panel", priority=True),
         Binding("f4", "harden", "Harden", priority=True),
         Binding("f7", "monitor", "Monitor", priority=True),
@@ -120,6 +124,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+g", "speed", "Speed", priority=True),
         Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
         Binding("ctrl+o", "note", "Note", show=False, priority=True),
+        Binding("ctrl+y", "paste_hint", "Paste hint", show=False, priority=True),
         Binding("alt+left", "scroll_results(-8, 0)", "Results left", show=False, priority=True),
         Binding("alt+right", "scroll_results(8, 0)", "Results right", show=False,
                 priority=True),
@@ -148,12 +153,14 @@ class PlayScreen(Screen[None]):
         self.due_count: dict[str, int] = {}  # task -> how often it fell due, not handled
         self.wrote_seq: dict[tuple[str, str], int] = {}  # (role, table) -> latest write seq
         self.revealed: set[str] = set()  # hint ids
+        self.stopped_steps: set[str] = set()  # race steps the newest replay showed prevented
+        self._skip_toast_at = -1e9  # when ctrl+n last said what it skipped (one toast a time)
+        self._newest_hint: str | None = None  # ctrl+y pastes it
         self._tables_of_tasks: dict[str, set[str]] | None = None
         self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \
             if settings.mode == "onboarding" else None
         self.timeline_asked = False
-        self._skip_asked = 0.0
         self.note_author = ""
         self.ending = False
         self._ticker: Timer | None = None
@@ -221,6 +228,7 @@ class PlayScreen(Screen[None]):
     def on_mount(self) -> None:
         self._layout_for(self.app.size.width, self.app.size.height)
         self._show_header()
+        self._offer_example()
         self._show_seat()
         self._show_guide()
         self.results.show_text(Text("Opening the world…", style="dim"))
@@ -309,6 +317,7 @@ class PlayScreen(Screen[None]):
                 self.wrote_seq[(event.role, table)] = event.seq
         elif isinstance(event, ev.Hint):
             self.revealed.add(event.id)
+            self._newest_hint = event.id
         if self.guide is not None and self.guide.observe(event):
             self._show_guide()
         if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
@@ -372,6 +381,10 @@ class PlayScreen(Screen[None]):
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
         newest = self._newest_replay()
+        if newest and message.walk.error is None:
+            self.stopped_steps = set(message.walk.prevented)
+            self._show_tasks()
+            self._show_header()
         if self.replaying is not None:
             if newest:
                 self.replaying.show_walk(message.walk)
@@ -482,11 +495,16 @@ class PlayScreen(Screen[None]):
             panel.show(world, self.alarms)
 
     def handled_tasks(self) -> set[str]:
-        """Pending tasks without a `done_when` whose role has since written what the task
-        writes (a table its automation SQL writes), or run anything when the task's SQL
-        only reads: no longer outstanding (the panel drops them; ctrl+n goes past them)."""
+        """Tasks no longer outstanding (the panel ticks them; ctrl+n goes past them): a guard
+        task whose race steps the newest replay showed stopped (checked against the team's
+        world, before the night reaches them), and pending tasks without a `done_when` whose
+        role has since written what the task writes (a table its automation SQL writes), or
+        run anything when the task's SQL only reads. The score decides nothing from this."""
         handled = set()
         for task in self.exercise.tasks:
+            if task.proves and set(task.proves) <= self.stopped_steps:
+                handled.add(task.id)  # the newest replay showed its guard stop its step
+                continue
             due = self.due_seq.get(task.id)
             if due is None or task.done_when:
                 continue
@@ -502,9 +520,7 @@ class PlayScreen(Screen[None]):
         """The tables each task's automation SQL writes."""
         if self._tables_of_tasks is None:
             sql = {s.id: s.sql for s in self.exercise.statements}
-            self._tables_of_tasks = {
-                t.id: {m.lower() for sid in t.statements for m in _WRITES.findall(sql.get(sid, ""))}
-                for t in self.exercise.tasks}
+            self._tables_of_tasks = {t.id: task_writes(t, sql) for t in self.exercise.tasks}
         return self._tables_of_tasks
 
     def my_outstanding(self, role: str | None = None) -> list[PendingView]:
@@ -597,7 +613,13 @@ class PlayScreen(Screen[None]):
         return self.runner
 
     def action_run(self, everything: bool = False) -> None:
-        runner = self._ready(partial(self.action_run, everything))
+        """F5 is a priority key: it is handled before the keys (or a paste) typed just ahead
+        of it have left the editor's queue. The run waits in that queue behind them, so what
+        is in the editor once they are typed is what runs."""
+        self.editor.call_later(self._run_typed, everything)
+
+    def _run_typed(self, everything: bool = False) -> None:
+        runner = self._ready(partial(self._run_typed, everything))
         if runner is None:
             return
         sql = self.editor.submission(everything=everything)
@@ -625,15 +647,21 @@ class PlayScreen(Screen[None]):
             self.call_after_refresh(self._keep_focus)
 
     def action_switch_role(self) -> None:
+        """F2 (priority, as F5): the keys typed before it stay with this seat's editor text,
+        those after it go to the next seat's."""
+        self.editor.call_later(self._switch_typed)
+
+    def _switch_typed(self) -> None:
         if len(self.seats) < 2:
-            self.notify(f"Only {self.role} is played by a person here; the automation plays "
-                        "the other roles.", timeout=5)
+            self.notify(f"F2 passes the keyboard in a hot seat. Only {self.role} is played by a "
+                        "person here; the automation plays the other roles.", timeout=5)
             return
         self._save_seat()
         self.active = (self.active + 1) % len(self.seats)
         editor = self.editor
         editor.text = self.seat.text
         editor.cursor_location = self.seat.cursor
+        self._offer_example()
         self._show_seat()
         passed = Text.assemble(("Keyboard passed to ", "dim"), (self.role, "bold cyan"),
                                (f" ({self.seat.player})" if self.seat.player else "", "cyan"))
@@ -643,6 +671,13 @@ class PlayScreen(Screen[None]):
             self.results.clear(passed)
         self.notify(passed.plain, timeout=3)
         editor.focus()
+
+    def _offer_example(self) -> None:
+        """The role's example, untouched, is selected: F5 runs it, typing replaces it (the
+        first keys are never glued to it)."""
+        editor = self.editor
+        if editor.text and editor.text == _example(self.exercise, self.role):
+            editor.select_all()
 
     def _save_seat(self) -> None:
         self.seat.text = self.editor.text
@@ -706,7 +741,10 @@ class PlayScreen(Screen[None]):
                         if shown < 2 else "No more grids that way.", timeout=3)
 
     def action_monitor(self) -> None:
-        if self._ready(self.action_monitor) is None:
+        self.editor.call_later(self._monitor_typed)  # after the keys typed ahead (F5's reason)
+
+    def _monitor_typed(self) -> None:
+        if self._ready(self._monitor_typed) is None:
             return
         role = self.role
         sql = self.editor.submission()
@@ -741,26 +779,31 @@ class PlayScreen(Screen[None]):
         self._act("declare", lambda s: s.declare(role, finding))
 
     def action_hint(self) -> None:
-        """F9: choose which hint to reveal, each with its cost, before anything is shown
-        (the ones about this role's tasks due now first)."""
+        """F9: choose which hint to reveal, each with its cost, before anything is shown.
+        The list is the exercise's, in its order, every time: hints taken or about a task
+        already done stay in their place, greyed, so the same keys reach the same hint."""
         if self._ready(self.action_hint) is None:
             return
-        left = [h for h in self.exercise.hints if h.id not in self.revealed]
-        if not left:
-            self.notify("No hint left to reveal.", timeout=4)
+        done = self.done_tasks | self.handled_tasks()
+        closed = frozenset(h.id for h in self.exercise.hints
+                           if h.id in self.revealed or (h.task is not None and h.task in done))
+        if len(closed) == len(self.exercise.hints):
+            self.notify("No hint left to reveal." if self.exercise.hints else
+                        "This exercise has no hints.", timeout=4)
             return
         titles = {t.id: t.title for t in self.exercise.tasks}
         due_now = [p.task for p in self.my_outstanding()]
-        order = {task: i for i, task in enumerate(due_now)}
-        left.sort(key=lambda h: (order.get(h.task or "", len(order)),
-                                 h.task in self.done_tasks))  # about done tasks: last
         options = []
-        for number, hint in enumerate(left, 1):
-            about = f"about: {titles[hint.task]}" if hint.task in titles else "a general hint"
-            now = "  (due now)" if hint.task in order else ""
-            options.append((hint.id, f"-{hint.cost} point{'s' if hint.cost != 1 else ''} · "
-                                     f"{inert(about)}{now}" if hint.task in titles
-                            else f"-{hint.cost} points · hint {number}"))
+        for hint in self.exercise.hints:
+            about = titles.get(hint.task or "") or hint.id.replace("-", " ").replace("_", " ")
+            cost = f"-{hint.cost} point{'s' if hint.cost != 1 else ''}"
+            state = ("  (taken: ctrl+y puts it in the editor)" if hint.id in self.revealed
+                     else "  (task done)" if hint.id in closed
+                     else "  (due now)" if hint.task in due_now else "")
+            options.append((hint.id, f"{cost} · {inert(about, one_line=True)}{state}"))
+        first = next((h.id for h in self.exercise.hints
+                      if h.id not in closed and h.task in due_now),
+                     next(h.id for h in self.exercise.hints if h.id not in closed))
         role = self.role
 
         def reveal(hint_id: str | None) -> None:
@@ -768,24 +811,37 @@ class PlayScreen(Screen[None]):
                 self._act("hint", lambda s: s.reveal_hint(hint_id, role=role))
 
         self.app.push_screen(ChoiceDialog(
-            "Reveal a hint: each costs the points shown, and the score says so", options,
-            note="Choose one to read it (Esc: none)."), reveal)
+            "Reveal a hint (it costs the points shown)", options,
+            note="Enter reads the one chosen; the score shows what hints cost. Esc: none.",
+            selected=first, disabled=closed), reveal)
+
+    def action_paste_hint(self) -> None:
+        """ctrl+y: the newest hint taken into the editor, its SQL alone when it has some
+        (one edit: ctrl+z takes it out again)."""
+        taken = [h for h in self.exercise.hints if h.id in self.revealed]
+        if not taken:
+            self.notify("No hint taken yet: F9 reveals one.", timeout=4)
+            return
+        newest = self._newest_hint or taken[-1].id
+        hint = next(h for h in taken if h.id == newest)
+        editor = self.editor
+        editor.replace(hint_sql(hint.text), editor.document.start, editor.document.end)
+        editor.select_all()
+        editor.focus()
 
     def action_next(self) -> None:
         """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
-        a role played here falls due; never past the tasks this player has due now (press
-        it again to skip them anyway)."""
+        a role played here falls due: one press, whatever is due. What is still due is said
+        in one toast (not one per press)."""
         if self._ready(self.action_next) is None:
             return
         mine = self.my_outstanding()
         now = self.raceday.wall()
-        if mine and now - self._skip_asked > SKIP_CONFIRM_SECONDS:
-            self._skip_asked = now
-            self.notify(f"{self.role} has {len(mine)} task{'s' if len(mine) > 1 else ''} due: "
-                        f"{mine[0].title}. ctrl+n again skips anyway.",
-                        title="Not skipping yet", severity="warning", timeout=6)
-            return
-        self._skip_asked = 0.0
+        if mine and now - self._skip_toast_at > SKIP_TOAST_SECONDS:
+            self._skip_toast_at = now
+            self.notify(f"Still due for {self.role}: {mine[0].title}"
+                        + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
+                        + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
         until = self._next_stop()
         self._act("wait", lambda s: s.wait(until))
 
@@ -795,7 +851,9 @@ class PlayScreen(Screen[None]):
         if snap is None:
             return None
         held = {seat.role for seat in self.seats}
-        times = [m for t in self.exercise.tasks if t.role in held
+        # the normal night's own tasks never fall due tonight (an on-time Enactor every 2 min)
+        normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
+        times = [m for t in self.exercise.tasks if t.role in held and t.id not in normal
                  for m in t.times() if m > snap.minute]
         task_at = min(times, default=None)
         inject_at = snap.next_inject
@@ -1070,13 +1128,13 @@ class PlayScreen(Screen[None]):
         return cmds
 
     def _switch_to(self, index: int) -> None:
-        while self.active != index:
-            self.action_switch_role()
+        for _ in range(len(self.seats)):  # the palette's choice: at once, no keys in flight
+            if self.active == index:
+                break
+            self._switch_typed()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "speed") and self.settings.pace is not Pace.LIVE:
-            return False
-        if action == "switch_role" and len(self.seats) < 2:
             return False
         return True
 
@@ -1099,7 +1157,8 @@ def _action_words(event: ev.Event) -> str | None:
     if isinstance(event, ev.Declaration):  # and at once whether it counts, and why not
         return f"Declared: {event.text}\n{event.why}" if event.why else f"Declared: {event.text}"
     if isinstance(event, ev.Hint):
-        return f"Hint (-{event.cost} points): {event.text}"
+        cost = f"-{event.cost} point{'' if event.cost == 1 else 's'}"
+        return f"Hint ({cost}): {event.text}\nctrl+y puts it in the editor."
     if isinstance(event, ev.Inject):
         return f"Inject sent: {event.title}"
     if isinstance(event, ev.Edit):
@@ -1114,3 +1173,20 @@ def _action_words(event: ev.Event) -> str | None:
 def _example(exercise: Exercise, role: str) -> str:
     example = exercise.role(role).example.strip()
     return example + ";" if example and not example.endswith(";") else example
+
+
+_SQL_START = re.compile(r"\b(?:SELECT|UPDATE|INSERT|DELETE|CREATE|ALTER|DROP|WITH|BEGIN|"
+                        r"REPLACE)\b")
+
+
+def hint_sql(text: str) -> str:
+    """A hint for the editor: its SQL from the first SQL keyword, the words before it and a
+    note after it (set off by two spaces and a parenthesis) as SQL comments, so F5 runs only
+    the SQL; a hint without SQL becomes a comment."""
+    body, _, note = text.strip().partition("  (")
+    body = " ".join(body.split())
+    found = _SQL_START.search(body)
+    lead, sql = (body, "") if found is None else (body[:found.start()], body[found.start():])
+    note = note.strip().removesuffix(")").strip()
+    lines = [f"-- {lead.strip()}" if lead.strip() else "", sql, f"-- {note}" if note else ""]
+    return "\n".join(line for line in lines if line)

@@ -42,8 +42,8 @@ night without the delayed worker, to see whether your guards also block good wri
 | home / end | the first step / the verdict |
 | **Esc**, q | back |
 
-The right-hand panel shows every endpoint's DNS answer after the step (from the replay's
-own fault events; the addresses at the end are read from the replayed world).
+The right-hand panel shows the world after the step (from the replay's own fault events;
+at the verdict, what the world panel shows, read from the replayed world).
 """
 
 _STATUS = {

@@ -402,7 +402,8 @@ class ConsoleScreen(Screen[None]):
                     self._send("hint", lambda s: s.reveal_hint(hint.id))
 
             self.app.push_screen(ConfirmDialog(
-                f"Send this hint to every seat? It costs {hint.cost} points.\n\n"
+                f"Send this hint to every seat? It costs "
+                f"{hint.cost} point{'' if hint.cost == 1 else 's'}.\n\n"
                 f"{inert(hint.text)}", yes="Send", no="Not now"), confirmed)
 
         self.app.push_screen(ChoiceDialog("Preview a hint", options), preview)

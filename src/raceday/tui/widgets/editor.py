@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import events
 from textual._tree_sitter import TREE_SITTER
 from textual.binding import Binding
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 from raceday.store.sqltext import complete, highlight_spans, offset_of, statement_at, word_before
@@ -79,6 +81,36 @@ class SqlEditor(TextArea, inherit_bindings=False):
             id=id,
         )
         self.tables: dict[str, tuple[str, ...]] = {}
+
+    # -- keys, in the order typed ----------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The editor's own keys (backspace, arrows, ctrl+l, tab...) act here, in turn with
+        the characters around them. Left to bubble, a binding is done only after every key
+        already on its way: a fast typist's backspace or a ctrl+l then lands on later text."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            name = binding.action.partition("(")[0]
+            if binding.priority or self.check_action(name, ()) is False:
+                continue
+            event.stop()
+            event.prevent_default()
+            await self.run_action(binding.action)
+            return
+        await super()._on_key(event)
+
+    # -- a resize never draws a line wrapped for the old width -------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        """The document is wrapped again here when the width changed since it was wrapped:
+        a frame drawn at the new size before the Resize event is handled would otherwise
+        wrap at the old width and be cached, losing a glyph at the seam or drawing it twice."""
+        if self.soft_wrap and self.wrapped_document._width != self.wrap_width:
+            self._rewrap_and_refresh_virtual_size()
+        return super().render_line(y)
+
+    def _on_resize(self) -> None:
+        super()._on_resize()
+        self.refresh()  # every line again, even when the number of wrapped lines is the same
 
     # -- what to run ---------------------------------------------------------------------
 

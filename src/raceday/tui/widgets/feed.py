@@ -10,6 +10,7 @@ from textual.widgets import RichLog
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.render import describe
+from raceday.transcript.wording import plural
 
 _QUIET = (ev.SessionStart, ev.Wait, ev.TaskDue)
 """Left out of the feed: a task falling due is shown in the task panel, not here (a Planner
@@ -80,7 +81,7 @@ def feed_text(event: ev.Event, *, judge: bool = True) -> Text | None:
             line.append("\n" + inert(" ".join(e.text.split())))
         return line
     if isinstance(e, ev.Hint):
-        return Text(inert(f"HINT (-{e.cost} points): {e.text}"), style=_KIND_STYLE[ev.Hint])
+        return Text(inert(f"HINT (-{plural(e.cost, 'point')}): {e.text}"), style=_KIND_STYLE[ev.Hint])
     if isinstance(e, ev.TaskDue):
         return Text.assemble((inert(f"TASK for {e.role}: {e.title}"), _KIND_STYLE[ev.TaskDue]),
                              inert(f"\n{e.context}"))

@@ -8,6 +8,7 @@ something since the task fell due: the panel shows what is outstanding, it score
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 
 from rich.text import Text
@@ -54,15 +55,16 @@ def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[Pend
             out.append(f" {inert(waiting.title)}\n")
     later: list[tuple[int, str]] = []
     open_ids = {p.task for p in mine}
+    normal = set(exercise.replay.normal) if exercise.replay else set()  # never tonight
     for task in exercise.tasks:
-        if task.role != role or task.id in open_ids:
+        if task.role != role or task.id in open_ids or task.id in normal:
             continue
         upcoming = [m for m in task.times() if m > minute]
-        if upcoming:
-            later.append((upcoming[0], task.title))
-        elif task.id in done or task.id in handled:
-            out.append(" ✓ ", style="green")
+        if task.id in done or (task.id in handled and (task.proves or not upcoming)):
+            out.append(" ✓ ", style="green")  # a guard shown in place: done before it is due
             out.append(f"{inert(task.title)}\n", style="dim")
+        elif upcoming:
+            later.append((upcoming[0], task.title))
     if later:
         out.append(" later\n", style="dim")
     for at, title in sorted(later):
@@ -89,10 +91,28 @@ def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None
             if len(sql) > SQL_SHOWN:
                 sql = sql[: SQL_SHOWN - 1] + "…"
             out.append(f"   {inert(sql)}\n", style="green")
-    done = "done when the world shows it" if task.done_when \
-        else "done once you have written it"
+    if task.done_when and task.proves:
+        done = ("done when the automation's mistake is refused; ctrl+r replays the night "
+                "against your guards and closes it now if they stop it")
+    elif task.done_when:
+        done = "done when the world shows it"
+    elif statement_sql is not None and task_writes(task, statement_sql):
+        done = "done once you have written " + ", ".join(
+            sorted(task_writes(task, statement_sql)))
+    else:
+        done = "done once you have run a query"
     more = "; F4 shows the automation's statements in full" if task.statements else ""
     out.append(f"   {done}{more}\n", style="dim")
+
+
+WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
+                    r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
+
+
+def task_writes(task: Task, statement_sql: Mapping[str, str]) -> set[str]:
+    """The tables the task's automation SQL writes (none: a task that only reads)."""
+    return {m.lower() for sid in task.statements
+            for m in WRITES.findall(statement_sql.get(sid, ""))}
 
 
 def _face(exercise: Exercise, minute: int) -> str:
