@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.clock import Pace
 from raceday.errors import InputError
 from raceday.exercise.model import Exercise
+from raceday.inert import json_text
 from raceday.team.group import GroupError, Teams, TeamSpec, team_names
 from raceday.team.host import Host
 from raceday.team.seats import SeatSpec, seats_from_roles
@@ -119,7 +119,7 @@ def run_teams_file(exercise: Exercise, path: Path, transcripts: Path, as_json: b
         result = {"exercise": exercise.id, "group": str(group.folder), "teams": [
             {"team": r.team, "session": str(r.folder),
              **(score_to_json(r.score) if r.score is not None else {})} for r in rows]}
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(result) + "\n")
         return 0
     for line in leaderboard_lines(rows):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
