@@ -31,7 +31,9 @@ from raceday.engine.session import Session, SessionError
 from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
+from raceday.inert import has_controls
 from raceday.store.session_db import (
+    MAX_SEAT_NAME,
     SESSION_DB,
     SESSION_POSTGRES,
     CommandRow,
@@ -43,6 +45,7 @@ from raceday.store.session_db import (
     pg_session_db,
 )
 from raceday.team import wire
+from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -112,6 +115,10 @@ class Host:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
+        for name in names:
+            if not name or len(name) > MAX_SEAT_NAME or has_controls(name, one_line=True):
+                raise SessionError(f"a seat's name must be 1 to {MAX_SEAT_NAME} printable "
+                                   f"characters: {shown_seat(name)!r}")
         aside.set_enabled(False)  # a host's other threads use SQLite: its replays fork no child
         for spec in seats:
             if spec.role not in exercise.role_ids:
@@ -150,6 +157,7 @@ class Host:
         self._tables_json = ""
         self._clock_json = ""
         self._last_clock_read = 0.0
+        self.gate = Gate(self.seats.keys())
 
     # -- start --------------------------------------------------------------------------
 
@@ -330,6 +338,10 @@ class Host:
 
     def _handle(self, row: CommandRow) -> None:
         session = self.need()
+        verdict = self.gate.check(row, self.wall())
+        if verdict.refusal is not None:
+            self._refuse(session, row, None, verdict)
+            return
         seat = self.seats.get(row.seat)
         self._signed = -1
         try:
@@ -340,13 +352,8 @@ class Host:
                 return
             result = self._run(session, seat, row, payload)
         except CommandRefusal as exc:
-            signed = self._signed == row.id  # refused after its MAC and number passed
-            event = session.record(ev.CommandRefused(
-                seat=row.seat, action=row.kind[:40], error=str(exc), command=row.id,
-                role=seat.role if seat else None,
-                player=seat.player if seat is not None and signed else None))
-            self._done(row.id, "refused", error=str(exc),
-                       result=wire.dumps({"event": ev.to_record(event)}))
+            self._refuse(session, row, seat,
+                         self.gate.refused(row.seat, self.wall(), str(exc)))
             return
         except (RacedayError, SessionError) as exc:
             self._done(row.id, "failed", error=_one_line(exc))
@@ -357,6 +364,25 @@ class Host:
             return
         self.commands_done += 1
         self._done(row.id, "done", result=result)
+
+    def _refuse(self, session: Session, row: CommandRow, seat: Seat | None,
+                verdict: Verdict) -> None:
+        """A refused command: one line to its seat, and one event in the transcript while
+        the seat's minute has room for it (past that, one warning in the log)."""
+        error = verdict.refusal or "refused"
+        if not verdict.record:
+            if verdict.first_unrecorded:
+                _log.warning("seat %s: more refusals this minute than the transcript keeps; "
+                             "the rest are refused unrecorded", shown_seat(row.seat))
+            self._done(row.id, "refused", error=error)
+            return
+        signed = seat is not None and self._signed == row.id  # its MAC and number passed
+        event = session.record(ev.CommandRefused(
+            seat=shown_seat(row.seat), action=row.kind[:40], error=error, command=row.id,
+            role=seat.role if seat else None,
+            player=seat.player if seat is not None and signed else None))
+        self._done(row.id, "refused", error=error,
+                   result=wire.dumps({"event": ev.to_record(event)}))
 
     def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
         if seat is None:

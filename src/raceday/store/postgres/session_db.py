@@ -26,6 +26,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from raceday.store.postgres import driver
 from raceday.store.session_db import (
+    MAX_COMMAND_KIND,
+    MAX_COMMAND_MAC,
+    MAX_COMMAND_PAYLOAD,
+    MAX_SEAT_NAME,
     CommandRow,
     EventRow,
     Publication,
@@ -55,11 +59,11 @@ CREATE TABLE {s}.seats (
 );
 CREATE TABLE {s}.commands (
     id BIGSERIAL PRIMARY KEY,
-    seat TEXT NOT NULL,
+    seat TEXT NOT NULL CHECK (length(seat) <= {max_seat}),
     nonce BIGINT NOT NULL,
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    mac TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (length(kind) <= {max_kind}),
+    payload TEXT NOT NULL CHECK (length(payload) <= {max_payload}),
+    mac TEXT NOT NULL CHECK (length(mac) <= {max_mac}),
     status TEXT NOT NULL DEFAULT 'queued'
         CHECK (status IN ('queued', 'done', 'refused', 'failed')),
     submitted_at DOUBLE PRECISION NOT NULL,
@@ -200,7 +204,9 @@ class PgSessionDb:
                                      "this session has a host")
             conn.execute(f'CREATE SCHEMA "{db.schema}"')
             conn.execute(f'REVOKE ALL ON SCHEMA "{db.schema}" FROM PUBLIC')
-            conn.execute(_SCHEMA.format(s=f'"{db.schema}"'))
+            conn.execute(_SCHEMA.format(
+                s=f'"{db.schema}"', max_seat=MAX_SEAT_NAME, max_kind=MAX_COMMAND_KIND,
+                max_payload=MAX_COMMAND_PAYLOAD, max_mac=MAX_COMMAND_MAC))
         db._listen()
         return db
 
