@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TextIO, cast
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_the_printed_stream_shows_controls() -> None:
 
 def test_the_console_keeps_its_colours_and_shows_a_players_codes() -> None:
     raw = io.StringIO()
-    console = InertConsole(file=InertStream(raw), force_terminal=True, color_system="standard",
+    console = InertConsole(file=cast(TextIO, InertStream(raw)), force_terminal=True, color_system="standard",
                            width=80, highlight=False)
     console.print(f"[bold]monitor[/bold] {OSC52}")
     out = raw.getvalue()
