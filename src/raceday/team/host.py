@@ -158,6 +158,9 @@ class Host:
         self._clock_json = ""
         self._last_clock_read = 0.0
         self.gate = Gate(self.seats.keys())
+        self.addresses: dict[str, str] = {}
+        """On PostgreSQL: each seat's address, with the login the host issued it."""
+        self.projector_address: str | None = None
 
     # -- start --------------------------------------------------------------------------
 
@@ -206,6 +209,13 @@ class Host:
             return SessionDb.create(folder / SESSION_DB)
         db = pg_session_db().create(self.meeting)
         (folder / SESSION_POSTGRES).write_text(db.where + "\n", encoding="utf-8")
+        try:  # each seat and the projector join with a login of their own, never the host's
+            for index, seat in enumerate(self.seats.values(), start=1):
+                self.addresses[seat.name] = db.issue_login(index, seat.name)
+            self.projector_address = db.issue_login(None, None)
+        except RacedayError:
+            db.drop()
+            raise
         return db
 
     @property
@@ -260,7 +270,8 @@ class Host:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
         folder = str(where) if where is not None else shlex.quote(self.where)
         team = f" --team {self.team}" if self.team else ""
-        return [f"raceday join {folder}{team} --as NAME --role {s.role} --token {s.token}"
+        return [f"raceday join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
+                f"--as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")
                 for s in self.seats.values()]
 
@@ -580,7 +591,18 @@ class Host:
         ))
 
     def close(self) -> None:
-        if self.db is not None:
+        """Close the meeting; on PostgreSQL, a session that has ended takes its schemas and
+        its seats' logins with it (a killed host leaves them, for `raceday resume`)."""
+        if self.db is None:
+            return
+        drop = getattr(self.db, "drop", None)
+        if self.ended and drop is not None:
+            try:
+                drop()
+            except RacedayError as exc:
+                _log.warning("the meeting on PostgreSQL was not removed: %s", exc)
+                self.db.close()
+        else:
             self.db.close()
 
 
