@@ -379,10 +379,10 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
         if args.headless:
             from raceday.team.launch import resume_headless
 
-            return resume_headless(args.session, args.exercise, args.speed or 60.0, out)
+            return resume_headless(args.session, args.exercise, args.speed, out)
         from raceday.tui.team import launch as team_launch  # the TUI, imported only here
 
-        return team_launch.resume_console(args.session, args.exercise, args.speed or 60.0)
+        return team_launch.resume_console(args.session, args.exercise, args.speed)
     if args.script is None and not args.end:
         from raceday.tui.launch import launch_resume  # the TUI, imported only here
 

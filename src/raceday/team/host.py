@@ -76,6 +76,12 @@ class CommandRefusal(Exception):
     """Why a seat's command is not run (recorded as `command_refused`)."""
 
 
+class StaleBeat(CommandRefusal):
+    """A heartbeat signed with a token from before the host restarted: refused and answered
+    (the seat learns to join again), never recorded; a beat carries nothing, and an old
+    terminal beats every 2 s."""
+
+
 @dataclass
 class Seat:
     """A seat as the host knows it, token included (the host alone holds tokens)."""
@@ -362,6 +368,9 @@ class Host:
                 self._done(row.id, "done")
                 return
             result = self._run(session, seat, row, payload)
+        except StaleBeat as exc:
+            self._refuse(session, row, seat, Verdict(str(exc), record=False))
+            return
         except CommandRefusal as exc:
             self._refuse(session, row, seat,
                          self.gate.refused(row.seat, self.wall(), str(exc)))
@@ -405,9 +414,9 @@ class Host:
                 raise CommandRefusal(f"signed by {other}: a seat of another team cannot act "
                                      f"in team {self.team}'s world")
             if self.resumed:
-                raise CommandRefusal("the command is not signed with this seat's token: the "
-                                     "host restarted with new tokens, join again with yours "
-                                     "(or forged?)")
+                kind = StaleBeat if row.kind == BEAT else CommandRefusal
+                raise kind("the command is not signed with this seat's token: the host "
+                           "restarted with new tokens, join again with yours (or forged?)")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
