@@ -34,7 +34,7 @@ def test_a_resumed_host_keeps_its_speed(flagship: Exercise, tmp_path: Path) -> N
     try:
         assert again.live.speed == 30  # was 60x, the default, after a resume
         again.pump()
-        assert '"speed":30' in (again.db.clock() if again.db else "")
+        assert again.db is not None and '"speed":30' in (again.db.clock() or "")
     finally:
         again.end()
         again.close()
