@@ -3,8 +3,11 @@ stale heartbeat as a refusal; a seat notices within seconds a host that stopped 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from team_fixtures import SEATS, TOKENS, joined, make_host, send
 
 from raceday.engine.clock import Pace
@@ -116,3 +119,46 @@ def test_a_seat_learns_the_host_restarted(flagship: Exercise, tmp_path: Path) ->
     assert heartbeat.refusal is not None and "join again" in heartbeat.refusal
     again.end()
     again.close()
+
+
+FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+
+
+@pytest.mark.parametrize("limit, end_early", [(200_000, False), (1_000_000, False),
+                                              (300_000, True), (2_000_000, True)])
+def test_a_full_disk_in_team_play_says_how_to_resume_and_resume_works(
+        tmp_path: Path, limit: int, end_early: bool) -> None:
+    """The disk fills (a file-size limit stands in for it) while a team plays, or while the
+    night plays itself out after the team left: one line naming `raceday resume`, and the
+    resume goes on (or ends the night again) from the whole transcript."""
+    script = FLAGSHIP / "scripts" / "textbook.yaml"
+    if end_early:
+        script = tmp_path / "early.yaml"
+        script.write_text("roles: [responder]\nsteps:\n  - at: \"23:05\"\n    as: responder\n"
+                          "    sql: SELECT * FROM endpoint\n  - end: true\n")
+    code = ("import resource, sys\n"
+            f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+            "from raceday.cli import main\n"
+            f"sys.exit(main(['run', {str(FLAGSHIP)!r}, '--script', {str(script)!r}, '--team', "
+            f"'--transcripts', {str(tmp_path / 't')!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    err = done.stderr.strip()
+    assert err.startswith("raceday: ") and "\n" not in err and "Traceback" not in err
+    assert "`raceday resume " in err and "transcript whole" in err
+    [folder] = (tmp_path / "t").iterdir()
+    events = read_events(folder).events
+    assert not any(isinstance(e, ev.ScoreEvent) for e in events)
+    assert end_early == any(isinstance(e, ev.TeamLeft) for e in events)
+    host = resumed_host(folder)
+    try:
+        if not host.ended:
+            host.pump()
+            host.end()
+    finally:
+        host.close()
+    after = read_events(folder).events
+    assert [e.seq for e in after] == list(range(1, len(after) + 1))
+    assert isinstance(after[-1], ev.ScoreEvent)
+    assert sum(isinstance(e, ev.TeamLeft) for e in after) == 1

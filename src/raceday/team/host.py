@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 from raceday.engine import aside
 from raceday.engine.clock import LiveClock, Pace
-from raceday.engine.headless import open_session
+from raceday.engine.headless import open_session, stopped_words
 from raceday.engine.session import Session, SessionError
 from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
-from raceday.errors import RacedayError
+from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise
 from raceday.inert import has_controls
 from raceday.store.session_db import (
@@ -41,6 +41,7 @@ from raceday.store.session_db import (
     Outcome,
     Publication,
     SessionDb,
+    SessionDbError,
     TeamDb,
     pg_session_db,
 )
@@ -74,6 +75,11 @@ MAX_BEAT_S = 60.0
 
 class CommandRefusal(Exception):
     """Why a seat's command is not run (recorded as `command_refused`)."""
+
+
+class HostStopped(MachineError):
+    """The machine stopped the host (a full disk, session.db gone): the session is closed
+    without a score, and the words say how to resume it."""
 
 
 class StaleBeat(CommandRefusal):
@@ -164,6 +170,8 @@ class Host:
         self._clock_json = ""
         self._last_clock_read = 0.0
         self.gate = Gate(self.seats.keys())
+        self.stopped: str | None = None
+        """Why the machine stopped the host, and how to resume (None while it runs)."""
         self.addresses: dict[str, str] = {}
         """On PostgreSQL: each seat's address, with the login the host issued it."""
         self.projector_address: str | None = None
@@ -256,8 +264,9 @@ class Host:
         for row in db.queued(10_000):
             self._done(row.id, "failed", error="the host restarted: join again with the new "
                                                "token and send it again")
-        self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
-                                           onboarding=False)
+        if not session.ended:  # resumed only to end (it stopped while the night played out)
+            self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
+                                               onboarding=False)
         published = db.last_seq()
         for event in session.events:  # what the crash never published, and the resume's own
             if event.seq > published:
@@ -286,6 +295,9 @@ class Host:
     def call(self, fn: Callable[[Session], T]) -> Future[T]:
         """Run `fn(session)` in the host's thread at its next pump (the console's way in)."""
         future: Future[T] = Future()
+        if self.stopped is not None:
+            future.set_exception(HostStopped(self.stopped))
+            return future
         self._calls.put((fn, future))
         if self.db is not None:
             self.db.wake()  # a host waiting on NOTIFY runs it now
@@ -293,7 +305,29 @@ class Host:
 
     def pump(self) -> int:
         """One round: facilitator calls, seats' commands, the clock; publish. Returns how
-        many calls and commands it handled."""
+        many calls and commands it handled. HostStopped when the machine stops it."""
+        if self.stopped is not None:
+            raise HostStopped(self.stopped)
+        try:
+            return self._pump()
+        except (MachineError, SessionDbError) as exc:
+            raise self._stop_for(exc) from exc
+
+    def _stop_for(self, exc: BaseException) -> HostStopped:
+        """Close the session as a solo one is closed on a full disk: no score, no team_left,
+        the transcript whole; say once how to resume."""
+        session = self.need()
+        if isinstance(exc, HostStopped):
+            return exc
+        self.stopped = stopped_words(session, exc)
+        _log.error("the host stopped: %s", self.stopped)
+        session.close()
+        while not self._calls.empty():
+            _, future = self._calls.get_nowait()
+            future.set_exception(HostStopped(self.stopped))
+        return HostStopped(self.stopped)
+
+    def _pump(self) -> int:
         session = self.need()
         if self.ended:
             return 0
@@ -303,6 +337,10 @@ class Host:
             handled += 1
             try:
                 future.set_result(fn(session))
+            except MachineError as exc:  # a full disk under the clock: the host stops
+                stopped = self._stop_for(exc)
+                future.set_exception(stopped)
+                raise stopped from exc
             except BaseException as exc:  # the console shows it; the host goes on
                 future.set_exception(exc)
         db = self.db
@@ -337,10 +375,14 @@ class Host:
         return handled
 
     def run(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
-        """Pump until `stop` is set or the session has ended."""
+        """Pump until `stop` is set, the session has ended or the machine stopped it
+        (`stopped` then says why and how to resume)."""
         while not stop.is_set() and not self.ended:
-            if not self.pump():
-                self.idle(stop, poll)
+            try:
+                if not self.pump():
+                    self.idle(stop, poll)
+            except HostStopped:
+                return
 
     def idle(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
         """Wait for work: a nap of `poll` on session.db; on PostgreSQL until a seat's NOTIFY
@@ -375,6 +417,8 @@ class Host:
             self._refuse(session, row, seat,
                          self.gate.refused(row.seat, self.wall(), str(exc)))
             return
+        except MachineError:
+            raise  # the host stops, as a solo session does (see pump)
         except (RacedayError, SessionError) as exc:
             self._done(row.id, "failed", error=_one_line(exc))
             return

@@ -55,7 +55,9 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score
         pass
     finally:
-        if not host.ended:
+        if host.stopped is not None:  # the machine stopped it: closed, to be resumed
+            host.close()
+        elif not host.ended:
             reason = "the night is over" if session.timeline_over else "ended by the facilitator"
             score = host.end(reason)
         else:
