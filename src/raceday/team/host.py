@@ -69,6 +69,9 @@ BEAT = "beat"
 HEARTBEAT_TIMEOUT_S = 10.0
 """Silence after which a beating seat counts as lost (at least three missed beats)."""
 HEARTBEAT_CHECK_S = 0.5
+DROP_GRACE_S = 1.0
+"""How long an ended PostgreSQL meeting stays up after its last publication, so a seat
+woken by it reads the score before its login is dropped."""
 MAX_BEAT_S = 60.0
 """The longest heartbeat a seat may promise (a longer one would never be missed)."""
 
@@ -650,6 +653,7 @@ class Host:
             return
         drop = getattr(self.db, "drop", None)
         if self.ended and drop is not None:
+            time.sleep(DROP_GRACE_S)  # the seats read the score the end published first
             try:
                 drop()
             except RacedayError as exc:
