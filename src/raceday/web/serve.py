@@ -165,7 +165,8 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
                     write_str=websocket.send_str, close=websocket.close,  # type: ignore[arg-type]
                     download_manager=self.download_manager, debug=self.debug)
                 await app_service.start(width, height)
-                await self._process_messages(websocket, app_service)
+                await self._process_messages(websocket, app_service,
+                                             peer=str(request.remote or "unknown"))
             except asyncio.CancelledError:
                 await websocket.close()
             except Exception as exc:  # noqa: BLE001  # one line, never a traceback per browser
@@ -177,13 +178,12 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
             return websocket
 
         async def _process_messages(self, websocket: web.WebSocketResponse,
-                                    app_service: AppService) -> None:
+                                    app_service: AppService, peer: str = "unknown") -> None:
             async for message in websocket:
                 if message.type == WSMsgType.ERROR or (
                         message.type == WSMsgType.CLOSE and message.data == 1009):
-                    self.refuse(request_peer(websocket),
-                                guard.Refused(f"a message of more than "
-                                              f"{guard.MAX_MESSAGE_BYTES} bytes"))
+                    self.refuse(peer, guard.Refused(
+                        f"a message of more than {guard.MAX_MESSAGE_BYTES} bytes"))
                     return
                 if message.type != WSMsgType.TEXT:
                     continue
@@ -194,7 +194,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
                         await app_service.set_terminal_size(width, height)
                         continue
                 except guard.Refused as why:
-                    self.refuse(request_peer(websocket), why)
+                    self.refuse(peer, why)
                     await websocket.close()
                     return
                 if kind == "stdin":
@@ -333,9 +333,3 @@ def _pool(join: Join, locks: str) -> str:
                             "tokens": list(join.tokens), "locks": locks}
     return json.dumps(pool)
 
-
-def request_peer(websocket: Any) -> str:
-    """Where a browser connects from, for a line about it."""
-    transport = getattr(websocket, "_req", None)
-    peer = getattr(transport, "remote", None) if transport is not None else None
-    return str(peer or "unknown")
