@@ -15,7 +15,7 @@ import sys
 
 from raceday import __version__
 from raceday.errors import InputError, MachineError, RacedayError
-from raceday.inert import inert
+from raceday.inert import InertStream, inert, json_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING (mypy knows the name), without importing typing
 if TYPE_CHECKING:
@@ -211,6 +211,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(VERSION + "\n")
         raise SystemExit(0)
     args = _parse(sys.argv[1:] if argv is None else list(argv))
+    # Every line a command prints passes `inert`: one rule at the edge, so no command can
+    # forget it. The streams are put back when the command returns.
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = InertStream(stdout), InertStream(stderr)
+    try:
+        return _main(args)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(args: argparse.Namespace) -> int:
     # rich (about 15 ms to import) only when something is printed through it: `run --json`
     # prints its one line without it.
     out = _as_console(_LazyConsole(highlight=False))
@@ -260,9 +271,9 @@ class _LazyConsole:
     def __getattr__(self, name: str) -> object:
         console = self._console
         if console is None:
-            from rich.console import Console
+            from raceday.inert_console import InertConsole
 
-            console = self._console = Console(**self._options)  # type: ignore[arg-type]
+            console = self._console = InertConsole(**self._options)  # type: ignore[arg-type]
         return getattr(console, name)
 
 
@@ -367,16 +378,15 @@ def _check_strict(paths: Sequence[pathlib.Path], out: Console) -> int:
 
 def _resume(args: argparse.Namespace, out: Console) -> int:
     """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
-    import json
 
     if (args.session / "session.db").is_file():  # a team session: the host comes back
         if args.headless:
             from raceday.team.launch import resume_headless
 
-            return resume_headless(args.session, args.exercise, args.speed or 60.0, out)
+            return resume_headless(args.session, args.exercise, args.speed, out)
         from raceday.tui.team import launch as team_launch  # the TUI, imported only here
 
-        return team_launch.resume_console(args.session, args.exercise, args.speed or 60.0)
+        return team_launch.resume_console(args.session, args.exercise, args.speed)
     if args.script is None and not args.end:
         from raceday.tui.launch import launch_resume  # the TUI, imported only here
 
@@ -404,7 +414,7 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         result = {"exercise": exercise.id, "session": str(session.folder),
                   **score_to_json(score.score)}
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(result) + "\n")
     else:
         print_score(score.score, out, session.folder)
     return EXIT_OK
@@ -459,7 +469,6 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:
-    import json
 
     from raceday.commands import load_named_exercise
     from raceday.engine.headless import run_script
@@ -474,7 +483,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     whole = session.log.broken is None and len(session.events) == session.log.seq
     _write_debrief(session.folder, session.events if whole else None)  # whole: none read back
     if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(result) + "\n")
     else:
         from raceday.transcript.render import print_score  # rich: not for --json
 
@@ -485,7 +494,6 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 
 def _run_team(args: argparse.Namespace, out: Console) -> int:
     """`raceday run --team`: the script's seats play through a host (debrief included)."""
-    import json
 
     from raceday.commands import load_named_exercise
     from raceday.engine.script import load_script
@@ -506,7 +514,7 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))
     if args.json:
         result = {"exercise": exercise.id, "session": str(folder), **score_to_json(score.score)}
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(result) + "\n")
     else:
         print_score(score.score, out, folder)
     return EXIT_OK

@@ -1,14 +1,19 @@
-"""Text from players and files made visible and inert before it reaches a terminal.
+"""Text from players and files made visible and inert before it reaches a terminal or a file.
 
 SQL, result values, error messages (SQLite copies data into some), names, notes and exercise
 titles can carry ESC, OSC (window title, clipboard), CSI (clear screen) and other controls.
-Every path that shows such text to a person passes it through `inert` first: each control
-becomes a visible stand-in (ESC reads `␛`), so it is seen and never obeyed.
+There is one rule, `inert`: each control becomes a visible stand-in (ESC reads `␛`), so it is
+seen and never obeyed. It is applied where text leaves raceday, so a new screen or command
+cannot forget it: the TUI's draw edge (`raceday.tui.edge`), every printed line
+(`InertStream`, `raceday.console`), every debrief format and every JSON raceday writes
+(`json_text`, which escapes what `json.dumps` leaves raw: DEL, C1 and the bidi controls).
 """
 
 from __future__ import annotations
 
+import io
 import re
+from typing import Any, TextIO
 
 # C0 controls and DEL have Unicode "control pictures"; C1 controls, bidi overrides and other
 # format characters that reorder or hide text are shown by their code point.
@@ -18,6 +23,7 @@ _CONTROL = re.compile(
     "\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
 _CONTROL_ONE_LINE = re.compile(_CONTROL.pattern[:1] + "\n\t" + _CONTROL.pattern[1:])
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _show(match: re.Match[str]) -> str:
@@ -36,6 +42,66 @@ def inert(text: object, *, one_line: bool = False) -> str:
     return pattern.sub(_show, s)
 
 
-def has_controls(text: str) -> bool:
-    """Does `text` hold anything `inert` would replace (newlines and tabs aside)?"""
-    return _CONTROL.search(text) is not None
+def has_controls(text: str, *, one_line: bool = False) -> bool:
+    """Does `text` hold anything `inert` would replace (newlines and tabs aside, unless
+    `one_line`)?"""
+    return (_CONTROL_ONE_LINE if one_line else _CONTROL).search(text) is not None
+
+
+def drawn(text: str) -> str:
+    """The rule where a cell's width is already decided (a line laid out for the screen):
+    a control takes no cell, so it is left out; a lone surrogate took one, so it reads `�`.
+    Text shown through a widget was made `inert` (visible) before it was laid out; this is
+    the last guard, for text that was not."""
+    return _CONTROL_ONE_LINE.sub(lambda m: "\ufffd" if _SURROGATE.match(m.group()) else "", text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """`json.dumps` (readable UTF-8) with every control escaped, C1 and DEL too.
+
+    `json.dumps` escapes C0 alone; U+009B (an 8-bit CSI) or U+202E would otherwise reach a
+    terminal that shows the file. The escapes are JSON's own, so a reader gets the same value.
+    """
+    import json  # not at import: `raceday --version` and `play` start without it
+
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _CONTROL.sub(_escape, text)
+
+
+class InertStream(io.TextIOBase):
+    """A text stream that writes everything through `inert`: raceday's printed lines.
+
+    `raw` is the stream underneath, for a console that cleans its own text (its colours are
+    escape codes raceday wrote, not a player)."""
+
+    def __init__(self, raw: TextIO) -> None:
+        super().__init__()
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(inert(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.raw, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.raw, "errors", None)

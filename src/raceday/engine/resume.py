@@ -184,6 +184,7 @@ class _ResumingLog(EventLog):
         self.differences = 0
         self.held: list[Event] = []
         self.holding = True
+        self.ending = False  # played again to its end: nothing is held past the recorded
 
     def append(self, event: Any) -> Any:
         if self.position < len(self.recorded):
@@ -203,6 +204,8 @@ class _ResumingLog(EventLog):
                 self.differences += 1
             if self.position == len(self.recorded):
                 self.caught_up()
+                if self.ending:  # what the night plays from here is written as it comes
+                    self.holding = False
             return old
         if self.holding:
             numbered = _numbered(event, self.recorded, self.held)
@@ -272,6 +275,9 @@ def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.
         log = _ResumingLog(folder, recorded, caught_up)
         session = Session(exercise, store, log, start.players, Pace(start.pace))
         ending = _play_again(session, log, recorded)
+        if ending:  # it stopped while the night played itself out: that is played again
+            log.ending = True
+            session.end()  # (checked against what was recorded), then scored
     except BaseException as exc:
         store.close()
         if log is not None:
@@ -287,10 +293,20 @@ def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.
         notes.append(f"{log.differences} recorded event(s) came out differently in detail "
                      "(rows, timings or wording); the recorded ones stand")
     note = "; ".join(n for n in notes if n)
-    session.record(ev.SessionResumed(recorded=len(recorded), note=note))
-    if ending:
-        session.end()
+    if not ending:
+        session.record(ev.SessionResumed(recorded=len(recorded), note=note))
+    else:
+        _log_resumed(folder, note)
     return Resumed(session, note, ending)
+
+
+def _log_resumed(folder: Path, note: str) -> None:
+    """A session resumed only to be ended again: its transcript ends with the score, and
+    the seam is told in the session's log (raceday.log), not after it."""
+    import logging
+
+    logging.getLogger(__name__).info("session %s resumed and ended%s", folder,
+                                     f": {note}" if note else "")
 
 
 def _play_again(session: Session, log: _ResumingLog, recorded: Sequence[Event]) -> bool:

@@ -28,7 +28,16 @@ SESSION_POSTGRES = "session.postgres"
 """In a PostgreSQL-hosted session's folder, instead of session.db: the address to join."""
 BUSY_TIMEOUT_MS = 5000
 
-_SCHEMA = """
+MAX_SEAT_NAME = 64
+"""The longest seat name a host gives out (and a command may carry)."""
+MAX_COMMAND_KIND = 32
+MAX_COMMAND_MAC = 128
+MAX_COMMAND_PAYLOAD = 1_200_000
+"""A submission's longest SQL (1,000,000 characters) with the JSON around it."""
+MAX_QUEUED_PER_SEAT = 100
+"""Commands one seat may have waiting for the host: a client waits for each answer."""
+
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -43,11 +52,11 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE TABLE IF NOT EXISTS commands (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    seat TEXT NOT NULL,
+    seat TEXT NOT NULL CHECK (length(seat) <= {MAX_SEAT_NAME}),
     nonce INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    mac TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (length(kind) <= {MAX_COMMAND_KIND}),
+    payload TEXT NOT NULL CHECK (length(payload) <= {MAX_COMMAND_PAYLOAD}),
+    mac TEXT NOT NULL CHECK (length(mac) <= {MAX_COMMAND_MAC}),
     status TEXT NOT NULL DEFAULT 'queued'
         CHECK (status IN ('queued', 'done', 'refused', 'failed')),
     submitted_at REAL NOT NULL,
@@ -56,6 +65,15 @@ CREATE TABLE IF NOT EXISTS commands (
     error TEXT
 );
 CREATE INDEX IF NOT EXISTS commands_queued ON commands (id) WHERE status = 'queued';
+CREATE INDEX IF NOT EXISTS commands_queued_seat ON commands (seat) WHERE status = 'queued';
+CREATE TRIGGER IF NOT EXISTS commands_from_seats BEFORE INSERT ON commands
+BEGIN
+    SELECT RAISE(ABORT, 'no such seat in this session')
+        WHERE NEW.seat NOT IN (SELECT name FROM seats);
+    SELECT RAISE(ABORT, 'too many commands of this seat are waiting for the host')
+        WHERE (SELECT count(*) FROM commands WHERE seat = NEW.seat AND status = 'queued')
+              >= {MAX_QUEUED_PER_SEAT};
+END;
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,9 @@ WAIT_POLL_SECONDS = 0.003
 WOKEN_WAIT_SECONDS = 0.25
 """The longest a waiter woken by NOTIFY (PostgreSQL) sleeps before it looks at its stop flag."""
 BEAT_SECONDS = 2.0
+HOST_SILENT_S = 3 * BEAT_SECONDS
+"""A host that has answered none of a seat's beats for this long has stopped (it answers a
+beat within its next pump, a few milliseconds)."""
 """How often a player's terminal tells the host it is alive."""
 
 
@@ -191,11 +196,17 @@ class Client(View):
 
 class Heartbeat:
     """Beats for a client in a thread of its own until stopped (or the process dies, which
-    is the point: the host hears the silence)."""
+    is the point: the host hears the silence). It listens too: a beat the host leaves
+    unanswered says the host has stopped (`host_silent_for`), and a beat refused because the
+    host restarted says the seat must join again (`refusal`)."""
 
-    def __init__(self, client: Client, every: float = BEAT_SECONDS) -> None:
+    def __init__(self, client: Client, every: float = BEAT_SECONDS,
+                 wall: Callable[[], float] = time.monotonic) -> None:
         self.client = client
         self.every = every
+        self.wall = wall
+        self.refusal: str | None = None
+        self._unanswered: deque[tuple[int, float]] = deque()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="raceday-heartbeat",
                                         daemon=True)
@@ -206,10 +217,32 @@ class Heartbeat:
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
-            try:
-                self.client.beat()
-            except RacedayError:  # session.db busy or gone: the next beat tries again
-                continue
+            self.beat_once()
+
+    def beat_once(self) -> None:
+        """One beat, and a look at what became of the earlier ones."""
+        try:
+            self._unanswered.append((self.client.beat(), self.wall()))
+            self._listen()
+        except RacedayError:  # session.db busy or gone: the next beat tries again
+            pass
+
+    def _listen(self) -> None:
+        while self._unanswered:
+            command, _ = self._unanswered[0]
+            row = self.client.outcome(command)
+            if row is None:
+                return
+            self._unanswered.popleft()
+            if row.status == "refused" and row.error and "restarted" in row.error:
+                self.refusal = row.error
+
+    def host_silent_for(self) -> float:
+        """Seconds since the oldest beat the host has not answered (0: it answers)."""
+        try:
+            return self.wall() - self._unanswered[0][1]
+        except IndexError:
+            return 0.0
 
     def stop(self) -> None:
         self._stop.set()

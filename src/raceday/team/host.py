@@ -26,12 +26,14 @@ from typing import Any, TypeVar
 
 from raceday.engine import aside
 from raceday.engine.clock import LiveClock, Pace
-from raceday.engine.headless import open_session
+from raceday.engine.headless import open_session, stopped_words
 from raceday.engine.session import Session, SessionError
 from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
-from raceday.errors import RacedayError
+from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import Exercise
+from raceday.inert import has_controls
 from raceday.store.session_db import (
+    MAX_SEAT_NAME,
     SESSION_DB,
     SESSION_POSTGRES,
     CommandRow,
@@ -39,10 +41,12 @@ from raceday.store.session_db import (
     Outcome,
     Publication,
     SessionDb,
+    SessionDbError,
     TeamDb,
     pg_session_db,
 )
 from raceday.team import wire
+from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -65,12 +69,26 @@ BEAT = "beat"
 HEARTBEAT_TIMEOUT_S = 10.0
 """Silence after which a beating seat counts as lost (at least three missed beats)."""
 HEARTBEAT_CHECK_S = 0.5
+DROP_GRACE_S = 1.0
+"""How long an ended PostgreSQL meeting stays up after its last publication, so a seat
+woken by it reads the score before its login is dropped."""
 MAX_BEAT_S = 60.0
 """The longest heartbeat a seat may promise (a longer one would never be missed)."""
 
 
 class CommandRefusal(Exception):
     """Why a seat's command is not run (recorded as `command_refused`)."""
+
+
+class HostStopped(MachineError):
+    """The machine stopped the host (a full disk, session.db gone): the session is closed
+    without a score, and the words say how to resume it."""
+
+
+class StaleBeat(CommandRefusal):
+    """A heartbeat signed with a token from before the host restarted: refused and answered
+    (the seat learns to join again), never recorded; a beat carries nothing, and an old
+    terminal beats every 2 s."""
 
 
 @dataclass
@@ -114,6 +132,10 @@ class Host:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
+        for name in names:
+            if not name or len(name) > MAX_SEAT_NAME or has_controls(name, one_line=True):
+                raise SessionError(f"a seat's name must be 1 to {MAX_SEAT_NAME} printable "
+                                   f"characters: {shown_seat(name)!r}")
         aside.set_enabled(False)  # a host's other threads use SQLite: its replays fork no child
         for spec in seats:
             if spec.role not in exercise.role_ids:
@@ -152,6 +174,12 @@ class Host:
         self._tables_json = ""
         self._clock_json = ""
         self._last_clock_read = 0.0
+        self.gate = Gate(self.seats.keys())
+        self.stopped: str | None = None
+        """Why the machine stopped the host, and how to resume (None while it runs)."""
+        self.addresses: dict[str, str] = {}
+        """On PostgreSQL: each seat's address, with the login the host issued it."""
+        self.projector_address: str | None = None
 
     # -- start --------------------------------------------------------------------------
 
@@ -200,6 +228,13 @@ class Host:
             return SessionDb.create(folder / SESSION_DB)
         db = pg_session_db().create(self.meeting)
         (folder / SESSION_POSTGRES).write_text(db.where + "\n", encoding="utf-8")
+        try:  # each seat and the projector join with a login of their own, never the host's
+            for index, seat in enumerate(self.seats.values(), start=1):
+                self.addresses[seat.name] = db.issue_login(index, seat.name)
+            self.projector_address = db.issue_login(None, None)
+        except RacedayError:
+            db.drop()
+            raise
         return db
 
     @property
@@ -234,8 +269,9 @@ class Host:
         for row in db.queued(10_000):
             self._done(row.id, "failed", error="the host restarted: join again with the new "
                                                "token and send it again")
-        self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
-                                           onboarding=False)
+        if not session.ended:  # resumed only to end (it stopped while the night played out)
+            self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
+                                               onboarding=False)
         published = db.last_seq()
         for event in session.events:  # what the crash never published, and the resume's own
             if event.seq > published:
@@ -254,7 +290,8 @@ class Host:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
         folder = str(where) if where is not None else shlex.quote(self.where)
         team = f" --team {self.team}" if self.team else ""
-        return [f"raceday join {folder}{team} --as NAME --role {s.role} --token {s.token}"
+        return [f"raceday join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
+                f"--as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")
                 for s in self.seats.values()]
 
@@ -263,6 +300,9 @@ class Host:
     def call(self, fn: Callable[[Session], T]) -> Future[T]:
         """Run `fn(session)` in the host's thread at its next pump (the console's way in)."""
         future: Future[T] = Future()
+        if self.stopped is not None:
+            future.set_exception(HostStopped(self.stopped))
+            return future
         self._calls.put((fn, future))
         if self.db is not None:
             self.db.wake()  # a host waiting on NOTIFY runs it now
@@ -270,7 +310,29 @@ class Host:
 
     def pump(self) -> int:
         """One round: facilitator calls, seats' commands, the clock; publish. Returns how
-        many calls and commands it handled."""
+        many calls and commands it handled. HostStopped when the machine stops it."""
+        if self.stopped is not None:
+            raise HostStopped(self.stopped)
+        try:
+            return self._pump()
+        except (MachineError, SessionDbError) as exc:
+            raise self._stop_for(exc) from exc
+
+    def _stop_for(self, exc: BaseException) -> HostStopped:
+        """Close the session as a solo one is closed on a full disk: no score, no team_left,
+        the transcript whole; say once how to resume."""
+        session = self.need()
+        if isinstance(exc, HostStopped):
+            return exc
+        self.stopped = stopped_words(session, exc)
+        _log.error("the host stopped: %s", self.stopped)
+        session.close()
+        while not self._calls.empty():
+            _, future = self._calls.get_nowait()
+            future.set_exception(HostStopped(self.stopped))
+        return HostStopped(self.stopped)
+
+    def _pump(self) -> int:
         session = self.need()
         if self.ended:
             return 0
@@ -280,6 +342,10 @@ class Host:
             handled += 1
             try:
                 future.set_result(fn(session))
+            except MachineError as exc:  # a full disk under the clock: the host stops
+                stopped = self._stop_for(exc)
+                future.set_exception(stopped)
+                raise stopped from exc
             except BaseException as exc:  # the console shows it; the host goes on
                 future.set_exception(exc)
         db = self.db
@@ -314,10 +380,14 @@ class Host:
         return handled
 
     def run(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
-        """Pump until `stop` is set or the session has ended."""
+        """Pump until `stop` is set, the session has ended or the machine stopped it
+        (`stopped` then says why and how to resume)."""
         while not stop.is_set() and not self.ended:
-            if not self.pump():
-                self.idle(stop, poll)
+            try:
+                if not self.pump():
+                    self.idle(stop, poll)
+            except HostStopped:
+                return
 
     def idle(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
         """Wait for work: a nap of `poll` on session.db; on PostgreSQL until a seat's NOTIFY
@@ -332,6 +402,10 @@ class Host:
 
     def _handle(self, row: CommandRow) -> None:
         session = self.need()
+        verdict = self.gate.check(row, self.wall())
+        if verdict.refusal is not None:
+            self._refuse(session, row, None, verdict)
+            return
         seat = self.seats.get(row.seat)
         self._signed = -1
         try:
@@ -341,15 +415,15 @@ class Host:
                 self._done(row.id, "done")
                 return
             result = self._run(session, seat, row, payload)
-        except CommandRefusal as exc:
-            signed = self._signed == row.id  # refused after its MAC and number passed
-            event = session.record(ev.CommandRefused(
-                seat=row.seat, action=row.kind[:40], error=str(exc), command=row.id,
-                role=seat.role if seat else None,
-                player=seat.player if seat is not None and signed else None))
-            self._done(row.id, "refused", error=str(exc),
-                       result=wire.dumps({"event": ev.to_record(event)}))
+        except StaleBeat as exc:
+            self._refuse(session, row, seat, Verdict(str(exc), record=False))
             return
+        except CommandRefusal as exc:
+            self._refuse(session, row, seat,
+                         self.gate.refused(row.seat, self.wall(), str(exc)))
+            return
+        except MachineError:
+            raise  # the host stops, as a solo session does (see pump)
         except (RacedayError, SessionError) as exc:
             self._done(row.id, "failed", error=_one_line(exc))
             return
@@ -359,6 +433,25 @@ class Host:
             return
         self.commands_done += 1
         self._done(row.id, "done", result=result)
+
+    def _refuse(self, session: Session, row: CommandRow, seat: Seat | None,
+                verdict: Verdict) -> None:
+        """A refused command: one line to its seat, and one event in the transcript while
+        the seat's minute has room for it (past that, one warning in the log)."""
+        error = verdict.refusal or "refused"
+        if not verdict.record:
+            if verdict.first_unrecorded:
+                _log.warning("seat %s: more refusals this minute than the transcript keeps; "
+                             "the rest are refused unrecorded", shown_seat(row.seat))
+            self._done(row.id, "refused", error=error)
+            return
+        signed = seat is not None and self._signed == row.id  # its MAC and number passed
+        event = session.record(ev.CommandRefused(
+            seat=shown_seat(row.seat), action=row.kind[:40], error=error, command=row.id,
+            role=seat.role if seat else None,
+            player=seat.player if seat is not None and signed else None))
+        self._done(row.id, "refused", error=error,
+                   result=wire.dumps({"event": ev.to_record(event)}))
 
     def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
         if seat is None:
@@ -370,9 +463,9 @@ class Host:
                 raise CommandRefusal(f"signed by {other}: a seat of another team cannot act "
                                      f"in team {self.team}'s world")
             if self.resumed:
-                raise CommandRefusal("the command is not signed with this seat's token: the "
-                                     "host restarted with new tokens, join again with yours "
-                                     "(or forged?)")
+                kind = StaleBeat if row.kind == BEAT else CommandRefusal
+                raise kind("the command is not signed with this seat's token: the host "
+                           "restarted with new tokens, join again with yours (or forged?)")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
@@ -556,7 +649,19 @@ class Host:
         ))
 
     def close(self) -> None:
-        if self.db is not None:
+        """Close the meeting; on PostgreSQL, a session that has ended takes its schemas and
+        its seats' logins with it (a killed host leaves them, for `raceday resume`)."""
+        if self.db is None:
+            return
+        drop = getattr(self.db, "drop", None)
+        if self.ended and drop is not None:
+            time.sleep(DROP_GRACE_S)  # the seats read the score the end published first
+            try:
+                drop()
+            except RacedayError as exc:
+                _log.warning("the meeting on PostgreSQL was not removed: %s", exc)
+                self.db.close()
+        else:
             self.db.close()
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.clock import Pace
 from raceday.errors import InputError
 from raceday.exercise.model import Exercise
+from raceday.inert import json_text
 from raceday.team.group import GroupError, Teams, TeamSpec, team_names
 from raceday.team.host import Host
 from raceday.team.seats import SeatSpec, seats_from_roles
@@ -119,7 +120,7 @@ def run_teams_file(exercise: Exercise, path: Path, transcripts: Path, as_json: b
         result = {"exercise": exercise.id, "group": str(group.folder), "teams": [
             {"team": r.team, "session": str(r.folder),
              **(score_to_json(r.score) if r.score is not None else {})} for r in rows]}
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(result) + "\n")
         return 0
     for line in leaderboard_lines(rows):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -127,10 +128,12 @@ def run_teams_file(exercise: Exercise, path: Path, transcripts: Path, as_json: b
     return 0
 
 
-def resumed_host(folder: Path, exercise_name: str | None = None, speed: float = 60.0) -> Host:
+def resumed_host(folder: Path, exercise_name: str | None = None,
+                 speed: float | None = None) -> Host:
     """A host for a team session whose host was killed, resumed (`raceday resume DIR` on a
     folder with a session.db): its seats from session.db, its exercise and pace from the
-    transcript. A session that cannot be resumed says why in one line."""
+    transcript, its speed as its clock last published it (unless `speed` says another). A
+    session that cannot be resumed says why in one line."""
     from raceday.commands import load_named_exercise
     from raceday.engine.resume import check_resumable
     from raceday.store.session_db import SESSION_DB, SessionDb
@@ -142,6 +145,8 @@ def resumed_host(folder: Path, exercise_name: str | None = None, speed: float = 
         seats = [SeatSpec(row.name, row.role) for row in db.seats()]
         ref = exercise_name or db.meta().get("exercise") or played
         team = db.meta().get("team", "")  # one team of a group: its commands name it
+        if speed is None:
+            speed = _published_speed(db.clock())
     finally:
         db.close()
     exercise = load_named_exercise(ref)
@@ -153,7 +158,16 @@ def resumed_host(folder: Path, exercise_name: str | None = None, speed: float = 
     return host
 
 
-def resume_headless(folder: Path, exercise_name: str | None, speed: float,
+def _published_speed(clock: str | None) -> float:
+    """The speed the host's clock last showed its seats (60 if it never said)."""
+    try:
+        value = json.loads(clock or "{}").get("speed")
+    except (ValueError, AttributeError):
+        value = None
+    return float(value) if isinstance(value, (int, float)) and value > 0 else 60.0
+
+
+def resume_headless(folder: Path, exercise_name: str | None, speed: float | None,
                     out: Console) -> int:
     """`raceday resume DIR --headless` for a team session: serve it again until it ends."""
     from raceday.team.serve import join_text, serve

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,13 +20,16 @@ from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
 from raceday.engine.script import Script, Step
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise
-from raceday.team.client import Client, CommandFailed
-from raceday.team.host import Host
+from raceday.store.session_db import CommandRow
+from raceday.team.client import Client, CommandFailed, TeamError
+from raceday.team.host import Host, HostStopped
 from raceday.team.seats import SeatSpec, seats_from_roles
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 ANSWER_SECONDS = 30.0
+STOP_LOOK_S = 0.5
+"""How often a seat waiting for an answer looks whether the host has stopped."""
 
 
 def script_seats(exercise: Exercise, script: Script) -> list[SeatSpec]:
@@ -102,13 +106,27 @@ class TeamPlay:
             "replay": {},
         }
         payload = payloads[step.action]
-        row = client.wait(client.submit(step.action, payload), ANSWER_SECONDS)
+        row = self._answer(client, client.submit(step.action, payload))
         if row.status != "done":
             raise CommandFailed(f"{where}: {row.error}")
 
+    def _answer(self, client: Client, command: int) -> CommandRow:
+        """The host's answer; HostStopped at once if the machine stops the host meanwhile."""
+        deadline = time.monotonic() + ANSWER_SECONDS
+        while True:
+            if self.host.stopped is not None:
+                raise HostStopped(self.host.stopped)
+            try:
+                return client.wait(command, min(STOP_LOOK_S, deadline - time.monotonic()))
+            except TeamError:
+                if time.monotonic() >= deadline:
+                    raise
+
     def finish(self, reason: str = "ended") -> None:
-        """End the session on the host (the clock left to run out unless `end`) and stop."""
-        self.facilitate(lambda s: self.host.end(reason))
+        """End the session on the host (the clock left to run out unless `end`) and stop;
+        a host the machine stopped is closed unscored, for `raceday resume`."""
+        if self.host.stopped is None:
+            self.facilitate(lambda s: self.host.end(reason))
         for client in self.clients.values():
             client.close()
         if self._thread is not None:
@@ -129,6 +147,9 @@ def run_team_script(exercise: Exercise, script: Script,
             team.play(step, f"{script.path}:{step.line}")
         else:
             team.facilitate(lambda s: team.host.advance_to(s.end_minute))
+    except HostStopped:
+        team.finish()
+        raise
     except BaseException:
         _log.exception("the team script %s stopped", script.path)
         team.finish("aborted")

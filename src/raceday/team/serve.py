@@ -30,11 +30,12 @@ def join_text(host: Host, group: Path | None = None) -> str:
         return "\n".join(lines)
     lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}"]
     if host.meeting is not None:
-        lines.append(f"  meeting on PostgreSQL: {host.where}  (seats join from any machine "
-                     "that reaches the server)")
+        lines.append("  meeting on PostgreSQL: each seat's line carries a login of its own "
+                     "(seats join from any machine that reaches the server)")
     lines.append("  join (one terminal per seat; hand each player their own line):")
     lines += [f"    {line}" for line in host.join_lines()]
-    where = shlex.quote(host.where) if host.meeting is not None else str(host.folder)
+    where = (shlex.quote(host.projector_address or host.where) if host.meeting is not None
+             else str(host.folder))
     lines.append(f"  projector:  raceday watch {where}")
     return "\n".join(lines)
 
@@ -54,7 +55,9 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score
         pass
     finally:
-        if not host.ended:
+        if host.stopped is not None:  # the machine stopped it: closed, to be resumed
+            host.close()
+        elif not host.ended:
             reason = "the night is over" if session.timeline_over else "ended by the facilitator"
             score = host.end(reason)
         else:

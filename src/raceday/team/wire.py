@@ -13,6 +13,7 @@ from dataclasses import asdict
 from typing import Any
 
 from raceday.engine.snapshot import Answer, ChartView, MonitorView, PendingView, Snapshot, WorldView
+from raceday.inert import json_text
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, StatementResult, TableInfo
 
 
@@ -29,7 +30,7 @@ def _uncell(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return json_text(value, separators=(",", ":"), default=str)
 
 
 # -- statement results -------------------------------------------------------------------

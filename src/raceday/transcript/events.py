@@ -15,7 +15,6 @@ beating); versions 1 to 3 never hold it and read the same.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import types
 import typing
@@ -23,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
+from raceday.inert import json_text
 from raceday.transcript import verdicts as vd
 from raceday.transcript.verdicts import BlockedWrite as BlockedWrite
 from raceday.value import Value
@@ -698,15 +698,9 @@ def _written_fields(cls: type[Any]) -> tuple[tuple[str, bool, Any], ...]:
 
 
 def to_json_line(event: Event) -> str:
-    """One line of JSON; text that is not valid Unicode (a lone surrogate from a terminal)
-    is written as a JSON escape, so the line is always whole UTF-8."""
-    record = to_record(event)
-    line = json.dumps(record, ensure_ascii=False, default=str)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        line = json.dumps(record, ensure_ascii=True, default=str)
-    return line
+    """One line of JSON; every control (C0, C1, a lone surrogate from a terminal) is written
+    as a JSON escape, so the line is whole UTF-8 and `tail -f` shows it inert."""
+    return json_text(to_record(event), default=str)
 
 
 # -- from JSON ----------------------------------------------------------------------------------

@@ -181,13 +181,14 @@ def _one_line(sql: str, limit: int = 90) -> str:
 
 
 def print_transcript(folder: Path, out: Console) -> int:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     log = read_events(folder)
     if log.warning:
-        Console(stderr=True).print(inert(f"raceday: {log.warning}"), markup=False)
+        from raceday.inert_console import InertConsole
+
+        InertConsole(stderr=True).print(inert(f"raceday: {log.warning}"), markup=False)
     table = Table(box=None, show_header=True, pad_edge=False)
     table.add_column("#", justify="right", style="dim")
     table.add_column("time")

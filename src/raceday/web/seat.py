@@ -73,10 +73,12 @@ def main() -> int:
 
 def _tell(line: str) -> None:
     """The one line in the browser, until its player closes it (q)."""
-    from textual.app import App, ComposeResult
+    from textual.app import ComposeResult
     from textual.widgets import Footer, Static
 
-    class Told(App[None]):
+    from raceday.tui.notify import InertNotifications
+
+    class Told(InertNotifications):
         BINDINGS = [("q", "quit", "Close")]
 
         def compose(self) -> ComposeResult:

@@ -8,20 +8,23 @@ the server's transcripts folder collects them all. With `--join`, each browser s
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import logging
 import os
 import shlex
 import shutil
+import signal
 import socket
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from raceday.errors import RacedayError
+from raceday.web import guard
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -31,7 +34,12 @@ MAX_SESSIONS = 40
 """Browsers served at once unless `--max-sessions` says otherwise (0: no limit): each is a
 Python process of 55-70 MB (README), so a room of 40 is under 3 GB, and a page reloaded in a
 loop, or a link posted too widely, cannot start processes until the machine runs out."""
+STDIN_WAIT_S = 10.0
+"""How long a browser's keys may wait for its process to read them before it is ended."""
+SHUTDOWN_S = 3.0
+"""How long Ctrl-C waits for the browsers' sockets to close (their processes are ended)."""
 SEATS_VARIABLE = "RACEDAY_WEB_SEATS"  # the seat pool's JSON, for web/seat.py in each browser's process
+_log = logging.getLogger(__name__)
 MISSING = ("`raceday serve` needs textual-serve, which is not installed: "
            "pip install 'raceday[web]'")
 
@@ -91,13 +99,15 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
     """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner.
     At most `max_sessions` browsers play at once (0: no limit); one more is told so."""
     try:
+        from aiohttp import WSMsgType
         from aiohttp import web as aiohttp_web
         from textual_serve import server as textual_serve
         from textual_serve.app_service import AppService
     except ImportError:
         raise RacedayError(MISSING) from None
-    # The server makes one per browser under this name: the one that closes when done.
-    setattr(textual_serve, "AppService", _closing(AppService))  # noqa: B010
+    # The server makes one per browser under this name: the one that keeps its child in hand.
+    service = _guarded(AppService)
+    setattr(textual_serve, "AppService", service)  # noqa: B010
     if exercise is not None:
         from raceday.commands import load_named_exercise
 
@@ -137,9 +147,96 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
                 return await self.turn_away(request)
             self.playing += 1
             try:
-                return await super().handle_websocket(request)
+                return await self.play(request)
             finally:
                 self.playing -= 1
+
+        async def play(self, request: web.Request) -> web.WebSocketResponse:
+            """textual-serve's websocket handler, with bounded messages and screens."""
+            websocket = aiohttp_web.WebSocketResponse(heartbeat=15,
+                                                      max_msg_size=guard.MAX_MESSAGE_BYTES)
+            width, height = guard.screen_size(request.query.get("width", 80),
+                                              request.query.get("height", 24))
+            app_service = None
+            try:
+                await websocket.prepare(request)
+                app_service = service(
+                    self.command, write_bytes=websocket.send_bytes,
+                    write_str=websocket.send_str, close=websocket.close,  # type: ignore[arg-type]
+                    download_manager=self.download_manager, debug=self.debug)
+                await app_service.start(width, height)
+                await self._process_messages(websocket, app_service,
+                                             peer=str(request.remote or "unknown"))
+            except asyncio.CancelledError:
+                await websocket.close()
+            except Exception as exc:  # noqa: BLE001  # one line, never a traceback per browser
+                self.console.print(f"raceday serve: a browser's session failed: {exc!r}",
+                                   highlight=False, markup=False, soft_wrap=True)
+            finally:
+                if app_service is not None:
+                    await app_service.stop()
+            return websocket
+
+        async def _process_messages(self, websocket: web.WebSocketResponse,
+                                    app_service: AppService, peer: str = "unknown") -> None:
+            async for message in websocket:
+                if message.type == WSMsgType.ERROR or (
+                        message.type == WSMsgType.CLOSE and message.data == 1009):
+                    self.refuse(peer, guard.Refused(
+                        f"a message of more than {guard.MAX_MESSAGE_BYTES} bytes"))
+                    return
+                if message.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    kind, data = guard.envelope(message.data)
+                    if kind == "resize":
+                        width, height = guard.screen_size(data.get("width"), data.get("height"))
+                        await app_service.set_terminal_size(width, height)
+                        continue
+                except guard.Refused as why:
+                    self.refuse(peer, why)
+                    await websocket.close()
+                    return
+                if kind == "stdin":
+                    if not await app_service.send_bytes(data.encode("utf-8", "replace")):
+                        return
+                elif kind == "ping":
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await app_service.blur()
+                elif kind == "focus":
+                    await app_service.focus()
+
+        def refuse(self, peer: str, why: guard.Refused) -> None:
+            self.console.print(guard.refused_line(peer, why), highlight=False, markup=False,
+                               soft_wrap=True)
+
+        async def _make_app(self) -> web.Application:
+            """textual-serve's routes, with no listing of the static folder."""
+            app = await super()._make_app()
+            for resource in app.router.resources():
+                if getattr(resource, "_show_index", False):
+                    resource._show_index = False  # type: ignore[attr-defined]
+            return app
+
+        async def on_shutdown(self, app: web.Application) -> None:
+            """Ctrl-C: every browser's process ends now, with everything it started."""
+            for running in list(service.live):  # type: ignore[attr-defined]
+                process = running._process
+                if process is not None:
+                    guard.end_group_now(process.pid)
+
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's serve, waiting SHUTDOWN_S (not a minute) for browsers."""
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            loop.add_signal_handler(signal.SIGINT, self.request_exit)
+            loop.add_signal_handler(signal.SIGTERM, self.request_exit)
+            aiohttp_web.run_app(self._make_app(), host=self.host, port=self.port,
+                                handle_signals=False, loop=loop, print=lambda *a: None,
+                                shutdown_timeout=SHUTDOWN_S)
 
         async def turn_away(self, request: web.Request) -> web.WebSocketResponse:
             """One browser too many: no process; its terminal says why, and stays open (the
@@ -166,23 +263,68 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
     return 0
 
 
-def _closing(base: type[AppService]) -> type[AppService]:
-    """textual-serve's AppService, closing the browser's socket when its process ends.
+def _guarded(base: type[AppService]) -> type[AppService]:
+    """textual-serve's AppService, keeping its child in hand (web/guard.py).
 
-    textual-serve closes it when the app says it exits; a process that ends before its app
-    starts (`raceday join` on a session that is over, a crash) would leave the page blank
-    for good. Closed, the page shows "Session ended." and a Restart button."""
+    Its child runs without a shell, in a process group of its own; when its browser goes, it
+    is asked to quit and, QUIT_GRACE_S later, ended with its group. The browser's socket is
+    closed when the child ends (textual-serve closes it only when the app says it exits; a
+    process that ends before its app starts would leave the page blank for good), and keys
+    the child does not read within a few seconds end it too."""
     if getattr(base, "closes_when_done", False):
         return base
 
-    class Closing(base):  # type: ignore[valid-type,misc]  # a class made at run time
+    class Guarded(base):  # type: ignore[valid-type,misc]  # a class made at run time
         closes_when_done = True
+        live: ClassVar[set[Any]] = set()
+
+        async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
+            environment = self._build_environment(width=width, height=height)
+            self._process = process = await guard.open_child(self.command, environment)
+            self._stdin = process.stdin
+            Guarded.live.add(self)
+            return process
+
+        async def send_bytes(self, data: bytes) -> bool:
+            try:
+                return bool(await asyncio.wait_for(super().send_bytes(data), STDIN_WAIT_S))
+            except TimeoutError:  # the child reads no keys: it is stuck
+                _log.warning("raceday serve: a browser's process read no keys for %g s; "
+                             "ending it", STDIN_WAIT_S)
+                await self.end()
+                return False
+
+        async def send_meta(self, data: dict[str, Any]) -> bool:
+            try:
+                return bool(await asyncio.wait_for(super().send_meta(data), STDIN_WAIT_S))
+            except TimeoutError:
+                return False
+
+        async def end(self) -> None:
+            if self._process is not None:
+                await guard.end_group(self._process)
+
+        async def stop(self) -> None:
+            task: asyncio.Task[None] | None = self._task  # type: ignore[has-type]
+            if task is not None:
+                await self.send_meta({"type": "quit"})
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), guard.QUIT_GRACE_S)
+                except TimeoutError:
+                    await self.end()
+                    await task
+                self._task = None
+            await self.end()
+            Guarded.live.discard(self)
 
         async def run(self) -> None:
             await super().run()
-            await self.remote_close()
+            try:
+                await self.remote_close()
+            except Exception:  # noqa: BLE001  # the socket went first: nothing to close
+                pass
 
-    return Closing
+    return Guarded
 
 
 def _pool(join: Join, locks: str) -> str:
@@ -190,3 +332,4 @@ def _pool(join: Join, locks: str) -> str:
     pool: dict[str, Any] = {"session": str(join.session.resolve()), "team": join.team,
                             "tokens": list(join.tokens), "locks": locks}
     return json.dumps(pool)
+

@@ -25,7 +25,20 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from raceday.store.postgres import driver
+from raceday.store.postgres.meeting_logins import (
+    Login,
+    login_address,
+    login_sql,
+    new_host_channel,
+    new_login,
+    pub_schema,
+    public_sql,
+)
 from raceday.store.session_db import (
+    MAX_COMMAND_KIND,
+    MAX_COMMAND_MAC,
+    MAX_COMMAND_PAYLOAD,
+    MAX_SEAT_NAME,
     CommandRow,
     EventRow,
     Publication,
@@ -55,11 +68,11 @@ CREATE TABLE {s}.seats (
 );
 CREATE TABLE {s}.commands (
     id BIGSERIAL PRIMARY KEY,
-    seat TEXT NOT NULL,
+    seat TEXT NOT NULL CHECK (length(seat) <= {max_seat}),
     nonce BIGINT NOT NULL,
-    kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    mac TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (length(kind) <= {max_kind}),
+    payload TEXT NOT NULL CHECK (length(payload) <= {max_payload}),
+    mac TEXT NOT NULL CHECK (length(mac) <= {max_mac}),
     status TEXT NOT NULL DEFAULT 'queued'
         CHECK (status IN ('queued', 'done', 'refused', 'failed')),
     submitted_at DOUBLE PRECISION NOT NULL,
@@ -164,8 +177,16 @@ class PgSessionDb:
         self.dsn = dsn
         self.session = session
         self.schema = schema_of(session)
-        self.host_channel = f"{self.schema}_cmd"
-        self.seat_channel = f"{self.schema}_pub"
+        self.host_channel = ""
+        """Where the host is woken (a trigger on its commands NOTIFYs it); its name is in a
+        table no seat can read."""
+        self.seat_channel = ""
+        """Where clients on the host's own login are woken (its console, `watch DIR`); a
+        seat login has its own. Both names are secrets: a player's `pg_notify` wakes no one."""
+        self._reads = self.schema
+        """The schema this connection reads and submits in: the tables, for the host's
+        login; the players' views (meeting_logins.py), for a seat's."""
+        self.logins: list[Login] = []
         self.path = Path(f"{self.schema}.postgres")  # for messages: there is no file
         try:
             self._conn = driver.connect(dsn)
@@ -200,9 +221,25 @@ class PgSessionDb:
                                      "this session has a host")
             conn.execute(f'CREATE SCHEMA "{db.schema}"')
             conn.execute(f'REVOKE ALL ON SCHEMA "{db.schema}" FROM PUBLIC')
-            conn.execute(_SCHEMA.format(s=f'"{db.schema}"'))
+            conn.execute(_SCHEMA.format(
+                s=f'"{db.schema}"', max_seat=MAX_SEAT_NAME, max_kind=MAX_COMMAND_KIND,
+                max_payload=MAX_COMMAND_PAYLOAD, max_mac=MAX_COMMAND_MAC))
+            conn.execute(public_sql(db.schema))
+            db.host_channel, db.seat_channel = new_host_channel(), new_host_channel()
+            conn.execute(f"INSERT INTO {db._t('secrets')} VALUES ('host_channel', %s), "
+                         "('seat_channel', %s)", (db.host_channel, db.seat_channel))
         db._listen()
         return db
+
+    def issue_login(self, index: int | None, seat: str | None) -> str:
+        """A login of its own for seat number `index` (None: the projector); returns the
+        address it joins with (the DSN's server, the login's name and password)."""
+        login = new_login(self.session, index, seat)
+        with self._tx() as conn:
+            for sql, params in login_sql(self.schema, login):
+                conn.execute(sql, params)
+        self.logins.append(login)
+        return session_address(login_address(self.dsn, login), self.session)
 
     @classmethod
     def open(cls, address: str, *, host: bool = False) -> PgSessionDb:
@@ -213,6 +250,7 @@ class PgSessionDb:
                                  f"?{SESSION_PARAM}=ID (the host printed the address to join)")
         db = cls(dsn, session, host=host)
         try:
+            db._find_my_schema()
             db.meta()
         except SessionDbError:
             db.close()
@@ -233,6 +271,23 @@ class PgSessionDb:
     def _notify(self, conn: Any, channel: str) -> None:
         conn.execute("SELECT pg_notify(%s, '')", (channel,))
 
+    def _find_my_schema(self) -> None:
+        """The host's login reads the tables; a seat's login, the players' views, and
+        listens on the channel its login was given."""
+        with self._tx() as conn:
+            owner = conn.execute("SELECT pg_catalog.has_schema_privilege(%s, 'USAGE')",
+                                 (self.schema,)).fetchone()
+            if owner is None:
+                return
+            if owner[0]:
+                channels = dict(conn.execute(f"SELECT key, value FROM {self._t('secrets')}"))
+                self.host_channel = str(channels.get("host_channel", ""))
+                self.seat_channel = str(channels.get("seat_channel", self.seat_channel))
+                return
+            self._reads = pub_schema(self.schema)
+            mine = conn.execute(f"SELECT channel FROM {self._t('me')}").fetchone()
+            if mine is not None:
+                self.seat_channel = str(mine[0])
     def close(self) -> None:
         if self._listener is not None:
             self._listener.close()
@@ -241,9 +296,19 @@ class PgSessionDb:
             self._conn.close()
 
     def drop(self) -> None:
-        """Remove the session's schema from the server (tests and benchmarks), then close."""
+        """Remove the session from the server: its seats' logins (their connections ended
+        first), its schemas; then close."""
         with self._tx() as conn:
+            conn.execute("SET LOCAL lock_timeout = '5s'")
+            logins = [str(r[0]) for r in conn.execute(
+                f'SELECT login FROM "{self.schema}".logins')] if conn.execute(
+                "SELECT to_regclass(%s)", (f'"{self.schema}".logins',)).fetchone()[0] else []
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity "
+                         "WHERE usename = ANY(%s)", (logins,))
+            conn.execute(f'DROP SCHEMA IF EXISTS "{pub_schema(self.schema)}" CASCADE')
             conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+            for login in logins:
+                conn.execute(f'DROP ROLE IF EXISTS "{login}"')
         self.close()
 
     # -- waking ----------------------------------------------------------------------------
@@ -332,7 +397,6 @@ class PgSessionDb:
                 f"INSERT INTO {self._t('commands')} (seat, nonce, kind, payload, mac, "
                 "submitted_at) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
                 (seat, nonce, kind, payload, mac, submitted_at)).fetchone()
-            self._notify(conn, self.host_channel)  # delivered when this commits
         return int(row[0])
 
     def insert_raw(self, row: CommandRow) -> int:
@@ -402,9 +466,10 @@ class PgSessionDb:
                      "clock": step.clock})
             if _news(step):
                 self._notify(cur, self.seat_channel)
+                cur.execute(f"SELECT pg_notify(channel, '') FROM {self._t('logins')}")
 
     def _t(self, table: str) -> str:
-        return f'"{self.schema}".{table}'
+        return f'"{self._reads}".{table}'
 
 
 def _news(step: Publication) -> bool:

@@ -3,7 +3,6 @@ folder, `write_debrief` (debrief.md at a session's end) and `raceday debrief`.""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from raceday.errors import InputError, TranscriptError
+from raceday.inert import inert, json_text
 from raceday.transcript.debrief.build import build_debrief
 from raceday.transcript.debrief.model import Debrief
 from raceday.transcript.log import read_events
@@ -28,19 +28,22 @@ def render_json(d: Debrief) -> str:
     """The debrief as one JSON object (stable keys; for tools)."""
     data = {"format": "raceday-debrief", "version": 2, **asdict(d)}
     data["summary"]["roles"] = dict(d.summary.roles)
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return json_text(data, indent=2) + "\n"
 
 
 def render(d: Debrief, fmt: str) -> str:
-    """The debrief in a text format: md, html or json (each renderer imported when asked for)."""
+    """The debrief in a text format: md, html or json (each renderer imported when asked for).
+
+    The edge of every debrief file: md and html pass `inert` whole (a player's ESC in SQL
+    reads `␛`), json escapes every control."""
     if fmt == "md":
         from raceday.transcript.debrief.markdown import render_markdown
 
-        return render_markdown(d)
+        return inert(render_markdown(d))
     if fmt == "html":
         from raceday.transcript.debrief.html import render_html
 
-        return render_html(d)
+        return inert(render_html(d))
     if fmt == "json":
         return render_json(d)
     raise InputError([f"unknown debrief format {fmt!r}; formats are md, html, json"])
@@ -67,9 +70,9 @@ def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = No
                     console: Console | None = None) -> int:
     """`raceday debrief SESSION_DIR [--format md|html|json|terminal] [-o FILE]`."""
     if console is None:
-        from rich.console import Console
+        from raceday.inert_console import InertConsole
 
-        console = Console()
+        console = InertConsole()
     out = console
     if fmt not in FORMATS:
         raise InputError([f"unknown debrief format {fmt!r}; formats are {', '.join(FORMATS)}"])

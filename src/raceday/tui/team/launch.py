@@ -125,7 +125,8 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
     return int(result) if isinstance(result, int) else 0
 
 
-def resume_console(folder: Path, exercise: str | None = None, speed: float = 60.0) -> int:
+def resume_console(folder: Path, exercise: str | None = None,
+                   speed: float | None = None) -> int:
     """`raceday resume DIR` on a team session: the host comes back with its console; every
     seat joins again with the new join lines printed here."""
     from raceday.team.launch import resumed_host

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from raceday.errors import RacedayError
 from raceday.team.client import (
     BEAT_SECONDS,
+    HOST_SILENT_S,
     Client,
     Clock,
     CommandFailed,
@@ -63,6 +64,15 @@ class HostClock(Message):
     """The host's clock changed (paused, resumed, a new speed)."""
 
     clock: Clock
+
+
+@dataclass
+class HostSilent(Message):
+    """The host stopped answering (`seconds` since its last answer), or answers again (0);
+    `refusal`: the host restarted and this seat must join again."""
+
+    seconds: float
+    refusal: str | None = None
 
 
 @dataclass
@@ -160,12 +170,25 @@ class SeatRunner:
         self.session = client
         if self._ended(events):
             return
+        told: tuple[bool, str | None] = (False, None)
         while not self._stop.is_set() and not worker.is_cancelled:
+            told = self._tell_silence(told)
             if not client.changed():
                 client.idle(FOLLOW_SECONDS)  # on PostgreSQL: until the host NOTIFYs
                 continue
             if self._catch_up():
                 return
+
+    def _tell_silence(self, told: tuple[bool, str | None]) -> tuple[bool, str | None]:
+        """Post HostSilent when the host stops answering the beats, or answers again."""
+        beat = self._heartbeat
+        if beat is None:
+            return told
+        silent = beat.host_silent_for()
+        now = (silent >= HOST_SILENT_S, beat.refusal)
+        if now != told:
+            self.target.post_message(HostSilent(silent if now[0] else 0.0, beat.refusal))
+        return now
 
     def _catch_up(self) -> bool:
         """Post what is new; True once the session has ended."""

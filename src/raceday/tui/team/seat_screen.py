@@ -15,7 +15,7 @@ from raceday.tui.app import Settings
 from raceday.tui.play_runner import PlayRunner
 from raceday.tui.screens.dialogs import ConfirmDialog
 from raceday.tui.screens.play import PlayScreen
-from raceday.tui.team.seat_runner import HostClock, SeatRunner
+from raceday.tui.team.seat_runner import HostClock, HostSilent, SeatRunner
 
 FACILITATOR_ONLY = ("pause", "speed", "next", "inject")
 
@@ -46,6 +46,30 @@ class SeatScreen(PlayScreen):
             self.live.pause(now)
         elif not clock.paused and self.live.paused:
             self.live.resume(now)
+        self._show_header()
+
+    @on(HostSilent)
+    def _host_silent(self, message: HostSilent) -> None:
+        """A host that stopped answering: the clock stops here too, and the player is told
+        (once), rather than watching a clock run on for a session that is not."""
+        now = self.raceday.wall()
+        if message.refusal is not None:  # a restarted host: this seat's token is old
+            self.sub_title = f"seat {self.client.seat} · join again (the host restarted)"
+            self.notify(f"{message.refusal}.", severity="error", timeout=30)
+        elif message.seconds > 0:
+            if self.settings.pace is Pace.LIVE and not self.live.paused:
+                self.live.pause(now)
+            self.sub_title = f"seat {self.client.seat} · the host is not answering"
+            self.notify(f"The host has not answered for {message.seconds:.0f} s: it may have "
+                        "stopped. The clock is stopped here; your commands wait for it. If it "
+                        "was restarted, run the new join line.", severity="warning",
+                        timeout=30)
+        else:
+            self.sub_title = f"seat {self.client.seat}"
+            runner = self.runner
+            if isinstance(runner, SeatRunner):
+                self.post_message(HostClock(runner.clock))  # the host's own clock again
+            self.notify("The host answers again.", timeout=5)
         self._show_header()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

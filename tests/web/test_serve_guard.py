@@ -1,0 +1,143 @@
+"""`raceday serve` keeps its processes in hand: bounded messages and screens, malformed
+input in one line, no listing of /static/, and every child ends with its browser and with
+the server."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import websocket
+from serving import Served, start_serve, stop_serve
+
+from raceday.web import guard
+
+
+def _children(parent: int) -> set[int]:
+    """The processes `parent` started (each browser's `raceday play`)."""
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("PPid:") and int(line.split()[1]) == parent:
+                found.add(int(status.parent.name))
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _open(served: Served, size: str = "width=80&height=24") -> websocket.WebSocket:
+    ws = websocket.create_connection(f"ws://127.0.0.1:{served.port}/ws?{size}", timeout=60)
+    ws.recv()  # its first frame: the child is up
+    return ws
+
+
+def _gone_within(pids: set[int], seconds: float) -> float:
+    started = time.monotonic()
+    while _alive(pids):
+        assert time.monotonic() - started < seconds, f"still running: {_alive(pids)}"
+        time.sleep(0.1)
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Served:
+    return start_serve(tmp_path)
+
+
+def test_a_3_mb_message_ends_that_browser_and_its_process(served: Served) -> None:
+    try:
+        ws = _open(served)
+        [child] = _children(served.process.pid)
+        ws.send(json.dumps(["stdin", "x" * 3_000_000]))
+        with pytest.raises((websocket.WebSocketConnectionClosedException, ConnectionError)):
+            while True:  # the server closes the socket; nothing is played
+                ws.recv()
+        _gone_within({child}, 10)
+        again = _open(served)  # its place is free, the server goes on
+        again.close()
+    finally:
+        out = stop_serve(served)
+    assert "it sent a message of more than 65536 bytes" in out
+    assert "Traceback" not in out
+
+
+def test_a_huge_resize_is_bounded_and_bad_json_is_one_line(served: Served) -> None:
+    try:
+        ws = _open(served)
+        ws.send(json.dumps(["resize", {"width": 10000, "height": 10000}]))
+        received = 0
+        ws.settimeout(0.5)
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            try:
+                received += len(ws.recv())
+            except websocket.WebSocketTimeoutException:
+                pass
+        assert received < 5_000_000  # was 402 MB
+        ws.settimeout(10)
+        ws.send("{not json")
+        with pytest.raises((websocket.WebSocketConnectionClosedException, ConnectionError)):
+            while True:
+                ws.recv()
+    finally:
+        out = stop_serve(served)
+    assert "it sent a message that is not JSON" in out
+    assert "Traceback" not in out
+
+
+def test_static_lists_no_folder(served: Served) -> None:
+    try:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(served.url + "static/", timeout=10)
+        assert refused.value.code in (403, 404)
+    finally:
+        stop_serve(served)
+
+
+def test_ctrl_c_ends_the_server_and_every_child_within_seconds(served: Served) -> None:
+    sockets = [_open(served) for _ in range(2)]
+    children = _children(served.process.pid)
+    assert len(children) == 2
+    started = time.monotonic()
+    stop_serve(served)
+    assert time.monotonic() - started < 8
+    assert served.process.returncode == 0
+    _gone_within(children, 3)
+    for ws in sockets:
+        ws.close()
+
+
+@pytest.mark.parametrize("text, why", [
+    ("[]", "not one the page sends"),
+    ('["exec", "rm"]', "not one the page sends"),
+    ('["stdin", 5]', "keys that are not text"),
+    ('["resize", 3]', "a resize without a size"),
+    ("x" * 70_000, "a message of 70000 characters"),
+])
+def test_messages_no_page_sends_are_refused(text: str, why: str) -> None:
+    with pytest.raises(guard.Refused, match=why):
+        guard.envelope(text)
+
+
+def test_screens_are_bounded() -> None:
+    assert guard.screen_size(10000, 10000) == (guard.MAX_COLUMNS, guard.MAX_ROWS)
+    assert guard.screen_size("x", -5) == (80, 1)
+    assert guard.screen_size(120, 40) == (120, 40)
