@@ -37,6 +37,7 @@ from raceday.exercise.model import (
     InjectKind,
     Invariant,
     Policy,
+    PracticeChange,
     ShiftSpec,
     Task,
 )
@@ -936,7 +937,7 @@ class Session:
         remembered: set[str] = set()
         refused: str | None = None  # why a held transaction was refused (shown with the run)
         change = task.change_at(self.minute)  # a practice night's fault in this run
-        bound = dict(change.bind) if change is not None else None
+        bound = self._practice_values(change) if change is not None else None
         for statement_id in task.statements:
             if change is not None and statement_id in change.skip:
                 continue
@@ -986,6 +987,15 @@ class Session:
         self._emit(ev.Automation(role=role, task=task.id, title=task.title, outcome=outcome,
                                  attempt=attempt, next=follow, changed=changed if writes else None,
                                  note=refused))
+
+    def _practice_values(self, change: PracticeChange) -> dict[str, Any]:
+        """What a practice night's run binds: its fixed values, and what its trusted queries
+        read from the world now (None when a query returns nothing)."""
+        values: dict[str, Any] = dict(change.bind)
+        for name, sql in change.bind_sql:
+            _columns, rows = self.store.app_query(sql)
+            values[name] = rows[0][0] if rows and len(rows[0]) else None
+        return values
 
     def _begins(self, task: Task) -> bool:
         """Whether the task's first statement begins a transaction."""

@@ -124,7 +124,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted", "practice")),
     "practice_night": (("id", "title", "changes"), ()),
-    "practice_change": (("task", "at"), ("bind", "skip")),
+    "practice_change": (("task", "at"), ("bind", "bind_sql", "skip")),
     "shifted": (("start",), ("later", "seed", "renumber")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
@@ -983,12 +983,25 @@ class _Reader:
                                          f"or text, not {_describe(value)}")
                         else:
                             bind.append((str(name), value.value))
+                bind_sql: list[tuple[str, str]] = []
+                read = f.get("bind_sql")
+                if read is not None and not isinstance(read.value, dict):
+                    self.problem(read.line, f'{where}: "bind_sql" must map names to queries, '
+                                 f"not {_describe(read)}")
+                elif read is not None:
+                    for name, value in read.value.items():
+                        if not isinstance(value.value, str) or not value.value.strip():
+                            self.problem(value.line, f'{where}: bind_sql "{name}" must be a '
+                                         f"query, not {_describe(value)}")
+                        else:
+                            bind_sql.append((str(name), value.value))
                 skip = self.refs_list(f, "skip", where, "statement")
-                if not bind and not skip:
-                    self.problem(item.line, f'{where}: give "bind" or "skip": a change that '
-                                 "changes nothing tests nothing")
+                if not bind and not bind_sql and not skip:
+                    self.problem(item.line, f'{where}: give "bind", "bind_sql" or "skip": a '
+                                 "change that changes nothing tests nothing")
                 changes.append(PracticeChange(task=task, at=at or 0, bind=tuple(bind),
-                                              skip=skip, line=item.line))
+                                              bind_sql=tuple(bind_sql), skip=skip,
+                                              line=item.line))
         if ident:
             self.practice_nights[ident] = line
         return PracticeNight(id=ident, title=self.text(m, "title", what, empty=False),

@@ -369,6 +369,9 @@ class PracticeChange(Value):
     task: str
     at: int
     bind: tuple[tuple[str, int | float | str], ...] = ()
+    bind_sql: tuple[tuple[str, str], ...] = ()
+    """Values read from the world as the run starts (trusted SQL, first column of the first
+    row): "the next plan, not written yet" is no number a guard can be keyed on."""
     skip: tuple[str, ...] = ()
     line: int = 0
 
