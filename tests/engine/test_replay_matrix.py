@@ -207,8 +207,8 @@ ONLY_STALE = {"stale-apply": "23:48"}
 
 # Guard points: the empty answer on tonight's race and the variant (20, by minutes), the stale
 # plan (10, never once), and the empty answer on each practice night (5 + 5): an apply of a
-# plan that does not exist (a foreign key on active_plan_id or a never-empty trigger keeps it
-# away), a plan with no records (only a never-empty trigger does).
+# plan the Planner has not written yet (a foreign key on active_plan_id or a never-empty
+# trigger keeps it away), a plan with no records (only a never-empty trigger does).
 MATRIX: dict[str, Expect] = {
     # No guard: the night as it happened, to the minute.
     "none": Expect(AS_THAT_NIGHT, "23:48", 0),

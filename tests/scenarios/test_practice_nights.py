@@ -100,3 +100,12 @@ def test_an_honest_recovery_is_not_called_forged(script: str, tmp_path: Path) ->
                   "recovery-under-load")
     assert "forged" not in reasons(result)
     assert result["recovery"]["points"] > 0, reasons(result)
+
+
+def test_a_guard_keyed_on_the_practice_nights_number_earns_nothing_net(tmp_path: Path) -> None:
+    """The night's plan number is read from the world as the run starts (bind_sql), so no file
+    prints it; keyed on what it reads on the normal night, a guard refuses the real plan."""
+    result = play(PLAYS / "practice-next-plan-keyed.yaml", tmp_path)
+    assert practice(result, "dangling-pointer")["points"] == 5, reasons(result)
+    assert result["guards"]["collateral"] >= 5, reasons(result)
+    assert result["guards"]["points"] == 0, reasons(result)
