@@ -640,3 +640,21 @@ def test_a_reveal_is_history_and_keeps_its_time(broken: Broken) -> None:
         broken.at("    on_fault: lost-update", "inject \"pager\": a reveal tells that night's "
                   'history, whatever the team does: it arrives at a time ("at"), not "on_fault"')
     ]
+
+
+def test_a_practice_nights_change_names_what_is_wrong_at_its_line(broken: Broken) -> None:
+    path = broken.folder / "exercise.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + """
+replay:
+  practice:
+    - id: odd
+      title: an odd night
+      changes:
+        - task: writer-a-read
+          at: "23:41"
+          bind_sql: {value: 7}
+""", encoding="utf-8")
+    line = broken.line_of("bind_sql: {value: 7}")
+    assert problems(broken) == [
+        f'minimal/exercise.yaml:{line}: practice night "odd": changes item 1: bind_sql "value" '
+        "must be a query, not the number 7"]

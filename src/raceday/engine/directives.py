@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from raceday.transcript.wording import ZERO_ROWS_STOP
+
 ON_ZERO_ROWS = "on_zero_rows"
 CHOICES = ("stop", "ignore")
 
@@ -31,7 +33,7 @@ def directive_problem(sql: str) -> str | None:
     if value is None or value in CHOICES:
         return None
     return (f"'-- {ON_ZERO_ROWS}: {value}' is not a choice: write "
-            f"'-- {ON_ZERO_ROWS}: stop' (end the run when this write changes no rows) "
+            f"'{ZERO_ROWS_STOP}' (end the run when this write changes no rows) "
             f"or '-- {ON_ZERO_ROWS}: ignore'")
 
 

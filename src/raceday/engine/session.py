@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
-from raceday.engine.directives import ON_ZERO_ROWS, directive_problem, stops_on_zero_rows
+from raceday.engine.directives import directive_problem, stops_on_zero_rows
 from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.looks import (
     CHANCE,
@@ -50,6 +50,7 @@ from raceday.store.transactions import NotControl, transaction_control
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog, TranscriptWriteError
+from raceday.transcript.wording import ZERO_ROWS_STOP
 
 Listener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -970,7 +971,7 @@ class Session:
                     self._record_statement(role, self.store.rollback(role), automated=True,
                                            task=task.id, statement=statement_id)
                 refused = (f"stopped: {statement_id} changed 0 rows, and its SQL says "
-                           f"'-- {ON_ZERO_ROWS}: stop'")
+                           f"'{ZERO_ROWS_STOP}'")
                 break
         for step in self._steps_of(task) if self.judge_world else ():
             sql = step.step.happened

@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from datetime import time as dtime
 from enum import Enum
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
@@ -964,48 +964,50 @@ class _Reader:
                          f"{_describe(node)}")
         elif node is not None:
             for index, item in enumerate(node.value, start=1):
-                where = f"{what}: changes item {index}"
-                f = self.fields(item, "practice_change", where)
-                if f is None:
-                    continue
-                task = self.ref(f, "task", where, "task") or ""
-                at = self.clock_time(f, "at", where)
-                bind: list[tuple[str, int | float | str]] = []
-                bound = f.get("bind")
-                if bound is not None and not isinstance(bound.value, dict):
-                    self.problem(bound.line, f'{where}: "bind" must map names to values, not '
-                                 f"{_describe(bound)}")
-                elif bound is not None:
-                    for name, value in bound.value.items():
-                        if isinstance(value.value, bool) or not isinstance(
-                                value.value, (int, float, str)):
-                            self.problem(value.line, f'{where}: bind "{name}" must be a number '
-                                         f"or text, not {_describe(value)}")
-                        else:
-                            bind.append((str(name), value.value))
-                bind_sql: list[tuple[str, str]] = []
-                read = f.get("bind_sql")
-                if read is not None and not isinstance(read.value, dict):
-                    self.problem(read.line, f'{where}: "bind_sql" must map names to queries, '
-                                 f"not {_describe(read)}")
-                elif read is not None:
-                    for name, value in read.value.items():
-                        if not isinstance(value.value, str) or not value.value.strip():
-                            self.problem(value.line, f'{where}: bind_sql "{name}" must be a '
-                                         f"query, not {_describe(value)}")
-                        else:
-                            bind_sql.append((str(name), value.value))
-                skip = self.refs_list(f, "skip", where, "statement")
-                if not bind and not bind_sql and not skip:
-                    self.problem(item.line, f'{where}: give "bind", "bind_sql" or "skip": a '
-                                 "change that changes nothing tests nothing")
-                changes.append(PracticeChange(task=task, at=at or 0, bind=tuple(bind),
-                                              bind_sql=tuple(bind_sql), skip=skip,
-                                              line=item.line))
+                change = self.practice_change(item, f"{what}: changes item {index}")
+                if change is not None:
+                    changes.append(change)
         if ident:
             self.practice_nights[ident] = line
         return PracticeNight(id=ident, title=self.text(m, "title", what, empty=False),
                              changes=tuple(changes), line=line)
+
+    def practice_change(self, item: Located, where: str) -> PracticeChange | None:
+        f = self.fields(item, "practice_change", where)
+        if f is None:
+            return None
+        bind = self.named_values(f, "bind", where, "a number or text", lambda v: (
+            not isinstance(v, bool) and isinstance(v, (int, float, str))))
+        bind_sql = self.named_values(f, "bind_sql", where, "a query",
+                                     lambda v: isinstance(v, str) and bool(v.strip()))
+        skip = self.refs_list(f, "skip", where, "statement")
+        if not any(key in f for key in ("bind", "bind_sql", "skip")):
+            self.problem(item.line, f'{where}: give "bind", "bind_sql" or "skip": a change '
+                         "that changes nothing tests nothing")
+        return PracticeChange(task=self.ref(f, "task", where, "task") or "",
+                              at=self.clock_time(f, "at", where) or 0, bind=tuple(bind),
+                              bind_sql=tuple((n, str(v)) for n, v in bind_sql), skip=skip,
+                              line=item.line)
+
+    def named_values(self, m: dict[str, Located], key: str, what: str, wanted: str,
+                     accept: Callable[[object], bool]) -> list[tuple[str, Any]]:
+        """A mapping of names to values `accept` takes; anything else is a problem at its
+        line, naming what was `wanted`."""
+        node = m.get(key)
+        if node is None:
+            return []
+        if not isinstance(node.value, dict):
+            self.problem(node.line, f'{what}: "{key}" must map names to values, not '
+                         f"{_describe(node)}")
+            return []
+        found: list[tuple[str, Any]] = []
+        for name, value in node.value.items():
+            if accept(value.value):
+                found.append((str(name), value.value))
+            else:
+                self.problem(value.line, f'{what}: {key} "{name}" must be {wanted}, not '
+                             f"{_describe(value)}")
+        return found
 
     def panel(self, top: dict[str, Located]) -> tuple[PanelItem, ...]:
         return tuple(self.panel_item(f, i)

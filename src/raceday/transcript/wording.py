@@ -98,3 +98,8 @@ JUDGED_BY = {vd.BY_REPLAY: "in the replay", vd.BY_LIVE: "tonight", vd.BY_NONE: "
 def judged_by_words(judged_by: str) -> str:
     """Where the guards' verdicts come from: 'in the replay', 'tonight'."""
     return JUDGED_BY.get(judged_by, "scored")
+
+
+ZERO_ROWS_STOP = "-- on_zero_rows: stop"
+"""The line an edited automation statement carries to end its run when its write changes no
+rows (engine/directives.py); a run it ended says so in its note, which the debrief reads."""

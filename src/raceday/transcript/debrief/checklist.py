@@ -18,12 +18,9 @@ from raceday.transcript.debrief.model import NOT_SEEN, ChecklistItem, Guards, St
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.debrief.words import capital
 from raceday.transcript.log import of_kind
-from raceday.transcript.wording import describe_statement, plural
+from raceday.transcript.wording import ZERO_ROWS_STOP, describe_statement, plural
 
 Evidence = tuple[list[str], list[str], list[str]]  # did, did not, notes
-ON_ZERO_STOP = "on_zero_rows: stop"
-"""What a run's note says when a statement's own rule ended it (engine/directives.py: the
-transcript package does not import the engine)."""
 
 
 def status(did: Sequence[str], did_not: Sequence[str]) -> str:
@@ -158,7 +155,7 @@ def _row_counts(r: Reading, statements: Sequence[str]) -> Evidence:
                      f"{shown}) with no read after; whether anyone read the count is not in the "
                      "transcript.")
     for run in of_kind(r.events, ev.Automation):
-        if run.outcome == "zero_rows" and run.note and ON_ZERO_STOP in run.note:
+        if run.outcome == "zero_rows" and run.note and ZERO_ROWS_STOP in run.note:
             did.append(f"{run.role}'s {run.task} at {r.time(run)}: {run.note.removeprefix('stopped: ')}"
                        ", so the run stopped instead of carrying on (the team's edit)")
     carried = []
