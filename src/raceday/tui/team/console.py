@@ -224,8 +224,11 @@ class ConsoleScreen(Screen[None]):
 
     def _taken_down(self) -> bool:
         """The follower's messages may still arrive while the screen is being removed (a
-        group's console switching teams): its panels are gone first, so nothing is shown."""
-        return self._pruning or not self.is_attached
+        group's console switching teams) or the app is closing (a screen installed but not
+        shown has its panels closed before itself): the panels are gone first, so nothing
+        is shown."""
+        return (self._pruning or not self.is_attached or not self.app.is_running
+                or not self.query("#console-feed"))
 
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
