@@ -67,6 +67,14 @@ class ActionDone(Message):
 
 
 @dataclass
+class GuardsChecked(Message):
+    """The race steps the team's guards would stop now (tonight's race played on a copy of
+    their world after a schema change or an edit): the task panel closes their guard tasks."""
+
+    prevented: frozenset[str]
+
+
+@dataclass
 class SessionEnded(Message):
     """The session is scored and closed: its score event, its folder, all its events."""
 

@@ -28,6 +28,7 @@ from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
+    GuardsChecked,
     JobFailed,
     Refreshed,
     ReplayReady,
@@ -115,6 +116,8 @@ class SessionRunner:
                 for m in messages
             )
             session = self.session
+            if _may_guard(messages) and session is not None and not session.ended:
+                self._check_guards()
             if queued.refresh and session is not None and not session.ended and not self.stopped:
                 try:
                     snapshot = take_snapshot(session, self.plan, tables=tables)
@@ -235,6 +238,19 @@ class SessionRunner:
 
         self.submit("replay", job, refresh=False)  # a replay plays copies: nothing shown moved
 
+    def _check_guards(self) -> None:
+        """After a schema change or an edit: which race steps the guards stop now (queued
+        behind what the player asked next; a few tens of milliseconds on a small world)."""
+        def job() -> list[Message]:
+            from raceday.engine.guard_check import has_guard_tasks, prevented_now
+
+            session = self._need()
+            if not has_guard_tasks(session):
+                return []
+            return [GuardsChecked(prevented_now(session))]
+
+        self.submit("guards", job, refresh=False)
+
     def tick(self, minute: int) -> None:
         """Let the clock run to `minute` (live pace); a tick already queued covers it."""
         if self._tick_queued:
@@ -268,6 +284,15 @@ class SessionRunner:
             return [SessionEnded(score, session.folder, events)]
 
         self.submit("end", job, refresh=False)
+
+
+def _may_guard(messages: Sequence[Message]) -> bool:
+    """A statement changed the schema, or an automation statement was edited: a guard may
+    have come or gone."""
+    return any((isinstance(m, StatementsRan) and any(r.ok and r.schema_changed
+                                                      for r in m.results))
+               or (isinstance(m, ActionDone) and m.action == "edit" and m.event is not None)
+               for m in messages)
 
 
 def write_session_debrief(folder: Path) -> None:

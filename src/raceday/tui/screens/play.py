@@ -35,6 +35,7 @@ from raceday.tui.commands import PlayCommands
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,
+    GuardsChecked,
     JobFailed,
     Refreshed,
     ReplayReady,
@@ -378,6 +379,22 @@ class PlayScreen(Screen[None]):
                 self.notify(said, timeout=15 if isinstance(event, ev.Hint | ev.Declaration)
                             else 6)
 
+    @on(GuardsChecked)
+    def _guards_checked(self, message: GuardsChecked) -> None:
+        """A guard came or went: its task closes (or opens again) now, not when the night
+        reaches it. A task that closes says so once."""
+        before = self.handled_tasks()
+        self.stopped_steps = set(message.prevented)
+        closed = [t for t in self.exercise.tasks
+                  if t.id in self.handled_tasks() - before and t.proves
+                  and t.id not in self.done_tasks]
+        self._show_tasks()
+        self._show_header()
+        if closed:
+            self.notify("; ".join(f"✓ {inert(t.title, one_line=True)}" for t in closed)
+                        + ". Tonight's race, replayed on a copy of your database, is stopped "
+                        "there.", title="Guard in place", timeout=8)
+
     @on(ReplayReady)
     def _replayed(self, message: ReplayReady) -> None:
         newest = self._newest_replay()
@@ -496,14 +513,15 @@ class PlayScreen(Screen[None]):
 
     def handled_tasks(self) -> set[str]:
         """Tasks no longer outstanding (the panel ticks them; ctrl+n goes past them): a guard
-        task whose race steps the newest replay showed stopped (checked against the team's
-        world, before the night reaches them), and pending tasks without a `done_when` whose
+        task whose race steps the newest replay or guard check showed stopped (checked
+        against the team's world after each schema change or edit, before the night reaches
+        them), and pending tasks without a `done_when` whose
         role has since written what the task writes (a table its automation SQL writes), or
         run anything when the task's SQL only reads. The score decides nothing from this."""
         handled = set()
         for task in self.exercise.tasks:
             if task.proves and set(task.proves) <= self.stopped_steps:
-                handled.add(task.id)  # the newest replay showed its guard stop its step
+                handled.add(task.id)  # its guard stops its step (replay or guard check)
                 continue
             due = self.due_seq.get(task.id)
             if due is None or task.done_when:

@@ -92,8 +92,8 @@ def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None
                 sql = sql[: SQL_SHOWN - 1] + "…"
             out.append(f"   {inert(sql)}\n", style="green")
     if task.done_when and task.proves:
-        done = ("done when the automation's mistake is refused; ctrl+r replays the night "
-                "against your guards and closes it now if they stop it")
+        done = ("done as soon as your guard stops the automation's mistake: tonight's race "
+                "is replayed on a copy of your database after each schema change or edit")
     elif task.done_when:
         done = "done when the world shows it"
     elif statement_sql is not None and task_writes(task, statement_sql):

@@ -1,0 +1,62 @@
+"""Do the team's guards stop the race's steps now? Tonight's race (and the variant, when the
+race shows a guard at work) played on a copy of the team's world, so the task panel can close
+a guard task the moment the guard is in place, without a ctrl+r.
+
+Nothing is recorded and nothing scores: the score's verdicts come from the final replay. The
+answer is the same `prevented` set a ctrl+r replay would show for the race steps.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from raceday.engine import collector
+from raceday.engine.replay import (
+    _merge_steps,
+    _play,
+    _shift,
+    _step_replays,
+    _until,
+    _with_statements,
+)
+from raceday.store.replay_world import build_replay_world
+
+if TYPE_CHECKING:
+    from raceday.engine.session import Session
+
+
+def has_guard_tasks(session: Session) -> bool:
+    """Only an exercise with guard tasks (`proves`) on a world raceday can copy needs it."""
+    return (session.store.backend == "sqlite"
+            and any(task.proves for task in session.exercise.tasks)
+            and bool(session.facts.race_steps(session.exercise)))
+
+
+def prevented_now(session: Session) -> frozenset[str]:
+    """The race steps the team's world and edits would stop if the race were played now."""
+    if not has_guard_tasks(session):
+        return frozenset()
+    exercise = session.exercise
+    team_exercise = _with_statements(exercise, session.statement_sql)
+    until = _until(session)
+    with collector.paused(), tempfile.TemporaryDirectory(prefix="guards-",
+                                                         dir=session.folder) as scratch:
+        folder = Path(scratch)
+        live = folder / "team-now.db"
+        session.store.backup_to(live)
+        race_world = folder / "race.db"
+        build_replay_world(live, exercise.world_sql, race_world)
+        kind = type(session)
+        race = _play(kind, team_exercise, race_world, folder / "race", until, transcript=False)
+        steps = _step_replays(exercise, race)
+        shift = session.variant
+        if shift is not None and any(s.status == "prevented" for s in steps):
+            shifted_world = folder / "shifted.db"
+            build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
+            shifted = _play(kind, _shift(team_exercise, shift), shifted_world,
+                            folder / "shifted", until, transcript=False)
+            steps = _merge_steps(steps, _step_replays(_shift(exercise, shift), shifted), "",
+                                 reveal=False)
+    return frozenset(s.id for s in steps if s.status == "prevented")
