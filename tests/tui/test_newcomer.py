@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from test_keys_in_order import burst, typed
 from textual.widgets import DataTable
+from textual.widgets._footer import FooterKey
 from tui_fixtures import MakeApp, settle, start_play, type_text, wait_until
 
 from raceday.transcript import events as ev
@@ -17,7 +18,7 @@ from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, MonitorDial
 from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
-from raceday.tui.widgets.footer import shown_keys
+from raceday.tui.widgets.footer import SteadyFooter, shown_keys
 
 pytestmark = pytest.mark.tui
 
@@ -121,3 +122,21 @@ def test_the_flagship_briefing_does_not_name_the_slow_enactor() -> None:
     exercise = load_named_exercise("dynamodb-dns-race")
     read_before_play = exercise.briefing + " ".join(r.briefing for r in exercise.roles)
     assert "Enactor A" not in read_before_play and "losing the lock" not in read_before_play
+
+
+async def test_at_80_columns_the_footer_keeps_help_quit_and_replay(make_app: MakeApp) -> None:
+    """The side panel's key goes last (F1 lists it): the keys a player needs stay on screen."""
+    app = make_app(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await pilot.pause()
+        footer = screen.query_one(SteadyFooter)
+        shown = [key.description for key in footer.query(FooterKey)
+                 if key.region.width and key.region.right <= 80]
+        for words in ("Help", "Quit", "Run", "Next", "Replay"):
+            assert words in shown, shown

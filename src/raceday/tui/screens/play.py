@@ -114,7 +114,6 @@ class PlayScreen(Screen[None]):
         Binding("f6", "run(True)", "Run all", show=False, priority=True),  # on the editor
         # F2 is on the editor's title in a hot seat; alone, pressing it says why it does nothing
         Binding("f2", "switch_role", "Role", show=False, priority=True),
-        Binding("f3", "side", "Panel", priority=True),
         Binding("f4", "harden", "Harden", priority=True),
         Binding("f7", "monitor", "Monitor", priority=True),
         Binding("f8", "declare", "Declare", priority=True),
@@ -123,6 +122,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+r", "replay", "Replay", priority=True),
         Binding("ctrl+t", "pause", "Pause", priority=True),
         Binding("ctrl+g", "speed", "Speed", priority=True),
+        Binding("f3", "side", "Panel", priority=True),  # last: F1 lists it; 80 columns cut it
         Binding("ctrl+f", "facilitate", "Facilitator", show=False, priority=True),
         Binding("ctrl+o", "note", "Note", show=False, priority=True),
         Binding("ctrl+y", "paste_hint", "Paste hint", show=False, priority=True),
