@@ -77,3 +77,19 @@ def test_a_problem_in_the_shared_file_names_that_file(tmp_path: Path) -> None:
     with pytest.raises(ExerciseError) as caught:
         load_exercise(folder, check_sql=False)
     assert any("aws-2025-10.yaml:" in p and "colour" in p for p in caught.value.problems)
+
+
+def test_an_exercise_copied_alone_uses_raceday_s_own_shared_file(tmp_path: Path) -> None:
+    """A copy without `shared/` beside it (an author starting from a bundled exercise) loads
+    with the bundled shared file; its own `shared/` wins when it has one."""
+    folder = tmp_path / "lost-update-basics"
+    shutil.copytree(EXERCISES / "lost-update-basics", folder)
+    content = load_exercise(folder, check_sql=False).debrief
+    assert content.source("aws-summary") is not None
+    (tmp_path / "shared").mkdir()
+    own = (EXERCISES / "shared" / "aws-2025-10.yaml").read_text(encoding="utf-8")
+    (tmp_path / "shared" / "aws-2025-10.yaml").write_text(own + "colour: blue\n",
+                                                          encoding="utf-8")
+    with pytest.raises(ExerciseError) as caught:
+        load_exercise(folder, check_sql=False)
+    assert any("colour" in p for p in caught.value.problems)

@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
+from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.exercise.model import (
     HARM_GRADES,
     PANEL_SHOWS,
@@ -1361,12 +1362,15 @@ class _Reader:
             self.problem(node.line, f'debrief: "shared" must name a file of {SHARED_DIR}/ '
                          f"(an id such as aws-2025-10), not {_describe(node)}")
             return None
-        path = self.folder.parent / SHARED_DIR / f"{node.value}.yaml"
+        beside = self.folder.parent / SHARED_DIR / f"{node.value}.yaml"
+        bundled = BUNDLED_DIR / SHARED_DIR / f"{node.value}.yaml"
+        path = beside if beside.is_file() else bundled  # a copied exercise uses raceday's own
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            self.problem(node.line, f'debrief: shared file "{node.value}" not found '
-                         f"(looked for {path})")
+            self.problem(node.line, f'debrief: shared file "{node.value}" not found (looked for '
+                         f"{beside}: put {node.value}.yaml in a {SHARED_DIR}/ folder beside "
+                         "the exercise's folder)")
             return None
         reader = _Reader(path, sql_checker=None)
         reader.ids = self.ids  # its references are to this exercise's milestones and steps
