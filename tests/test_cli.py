@@ -193,3 +193,8 @@ def test_check_plays_the_reference_scripts_far_enough_to_find_a_missing_table(
     step = max(n for n, t in enumerate(text.splitlines()[:line], 1) if t.startswith("  - "))
     assert f"solo-complete.yaml:{step}: sql as operator: no such table: hosts" in err, err
     assert err.count("\n") == 1  # one problem, one line
+    again = run(capsys, "check", str(copy))  # the answer kept: the same, read back
+    assert again == (code, _, err)
+    script.write_text(text.replace("FROM hosts;", "FROM host;", 1))  # fixed: checked again
+    code, out, err = run(capsys, "check", str(copy))
+    assert code == 0 and "ok" in out and err == "", err

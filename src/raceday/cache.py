@@ -5,9 +5,25 @@ unreadable there is worked out again, and nothing fails because the folder canno
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from pathlib import Path
+
+_code: list[str] = []
+
+
+def code_digest() -> str:
+    """A digest of raceday's own code: what is cached is only as good as the code that
+    worked it out."""
+    if not _code:
+        package = Path(__file__).resolve().parent
+        digest = hashlib.sha256()
+        for source in sorted(package.rglob("*.py")):
+            digest.update(source.relative_to(package).as_posix().encode())
+            digest.update(source.read_bytes())
+        _code.append(digest.hexdigest())
+    return _code[0]
 
 
 def cache_folder() -> Path | None:

@@ -11,10 +11,13 @@ doing, so this is far enough: every statement or monitor the store answers with 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from raceday.cache import cache_folder, code_digest, write_atomically
 from raceday.engine.headless import open_session, play_step
 from raceday.engine.script import load_script
 from raceday.errors import RacedayError
@@ -32,10 +35,46 @@ def missing_names(exercise: Exercise) -> list[str]:
     """`file:line: ...` for each reference-play step whose SQL names what is not there."""
     if exercise.path is None:
         return []
+    scripts = sorted((exercise.path.parent / "scripts").glob("*.yaml"))
+    cached = _cache_file(exercise, scripts)
+    known = _read(cached) if cached is not None else None
+    if known is not None:
+        return known
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="raceday-check-") as tmp:
-        for path in sorted((exercise.path.parent / "scripts").glob("*.yaml")):
+        for path in scripts:
             problems += _play(exercise, path, Path(tmp))
+    if cached is not None:  # not written (a read-only home): the next check plays again
+        write_atomically(cached, json.dumps({"problems": problems}))
+    return problems
+
+
+def _cache_file(exercise: Exercise, scripts: list[Path]) -> Path | None:
+    """Where this check's answer is kept: keyed on everything that decides it (the exercise
+    as loaded, each script's path and bytes, raceday's code, the working directory the
+    messages are relative to). A second `check` of an unchanged exercise is instant."""
+    folder = cache_folder()
+    if folder is None:
+        return None
+    digest = hashlib.sha256(repr(exercise).encode("utf-8"))
+    for part in (code_digest(), str(Path.cwd()), *(str(p) for p in scripts)):
+        digest.update(part.encode("utf-8", "surrogateescape"))
+    for path in scripts:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            return None
+    return folder / "check" / f"{digest.hexdigest()}.json"
+
+
+def _read(path: Path) -> list[str] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        problems = data["problems"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: played again
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        return None
     return problems
 
 

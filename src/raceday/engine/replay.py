@@ -36,7 +36,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from raceday.cache import cache_folder, write_atomically
+from raceday.cache import cache_folder, code_digest, write_atomically
 from raceday.engine import collector
 from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import Pace, clock_time
@@ -346,7 +346,7 @@ Harms = dict[str, tuple[int, int | None]]
 
 def _baseline_key(kind: type[Session], exercise: Exercise, until: int, renumber: str) -> str:
     return hashlib.sha256(json.dumps(["baseline", "sqlite", kind.__module__, kind.__qualname__,
-                                      _code_digest(), _exercise_digest(exercise), until,
+                                      code_digest(), _exercise_digest(exercise), until,
                                       renumber]).encode()).hexdigest()
 
 
@@ -717,25 +717,9 @@ def _normal_night_key(kind: type[Session], normal: Exercise, until: int, renumbe
                       db: str) -> str:
     """The name of a normal night's good writes: the database kind (`sqlite`,
     `postgresql`: each plays its own dialect), the session's kind, the code, the exercise."""
-    return hashlib.sha256(json.dumps([db, kind.__module__, kind.__qualname__, _code_digest(),
+    return hashlib.sha256(json.dumps([db, kind.__module__, kind.__qualname__, code_digest(),
                                       _exercise_digest(normal), until, renumber]).encode()
                           ).hexdigest()
-
-
-_code: list[str] = []
-
-
-def _code_digest() -> str:
-    """A digest of raceday's own code: a cached night is only as good as the code that
-    played it."""
-    if not _code:
-        package = Path(__file__).resolve().parent.parent
-        digest = hashlib.sha256()
-        for source in sorted(package.rglob("*.py")):
-            digest.update(source.relative_to(package).as_posix().encode())
-            digest.update(source.read_bytes())
-        _code.append(digest.hexdigest())
-    return _code[0]
 
 
 def _cache_file(key: str) -> Path | None:
