@@ -16,7 +16,7 @@ CORE = [
     "raceday.engine.replaywalk",
     "raceday.engine.snapshot",
     "raceday.store.sqltext",
-    "raceday.engine.scoring",
+    "raceday.judge.score",
     "raceday.exercise.loader",
     "raceday.store.sqlite_store",
     "raceday.transcript.log",
@@ -45,7 +45,7 @@ def test_only_the_store_imports_sqlite3() -> None:
     code = (
         "import sys, importlib\n"
         "sys.modules['sqlite3'] = None\n"
-        "for m in ['raceday.engine.session', 'raceday.engine.scoring', 'raceday.exercise.model',"
+        "for m in ['raceday.engine.session', 'raceday.judge.score', 'raceday.exercise.model',"
         " 'raceday.transcript.log']:\n"
         "    importlib.import_module(m)\n"
     )

@@ -59,7 +59,7 @@ def test_import_contracts() -> None:
 
 BAD_IMPORTS = {
     "store imports the engine": ("store/results.py", "import raceday.engine.session"),
-    "core imports textual": ("engine/facts.py", "import textual"),
+    "core imports textual": ("judge/facts.py", "import textual"),
     "core imports the TUI": ("transcript/log.py", "import raceday.tui.app"),
     "exercise imports the store": ("exercise/model.py", "import raceday.store.split"),
     "engine modules in a circle": ("engine/clock.py", "import raceday.engine.session"),

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
-from raceday.engine.scoring import Score
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.postgres import for_postgres
 from raceday.exercise.times import parse_time
+from raceday.judge.score import Score
 from raceday.store import DB_VARIABLE, create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder

@@ -40,7 +40,6 @@ from raceday.cache import cache_folder, code_digest, write_atomically
 from raceday.engine import collector
 from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import Pace, clock_time
-from raceday.engine.facts import step_statuses
 from raceday.exercise.model import (
     Exercise,
     PracticeChange,
@@ -48,6 +47,7 @@ from raceday.exercise.model import (
     ShiftSpec,
     Statement,
 )
+from raceday.judge.facts import step_statuses
 from raceday.judge.guards import practice_words
 from raceday.store.protocol import Store
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from raceday.engine.replay import kept_race_world, race_night
-from raceday.engine.scoring import replay_guards
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.judge.guards import grade_harms, harm_titles, practice_titles
+from raceday.judge.score import replay_guards
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events

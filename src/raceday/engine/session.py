@@ -20,7 +20,6 @@ from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.directives import directive_problem, stops_on_zero_rows
-from raceday.engine.facts import Facts, RaceStepState, step_statuses
 from raceday.engine.looks import (
     CHANCE,
     UNSTEADY,
@@ -29,7 +28,6 @@ from raceday.engine.looks import (
     short_sql,
     tables_words,
 )
-from raceday.engine.scoring import Score, replay_guards, score_session
 from raceday.errors import MachineError, RacedayError
 from raceday.exercise.model import (
     Exercise,
@@ -41,7 +39,11 @@ from raceday.exercise.model import (
     ShiftSpec,
     Task,
 )
+from raceday.judge.detection import judge_diagnoses, sort_alerts
+from raceday.judge.facts import Facts, Look, RaceStepState, step_statuses
 from raceday.judge.harms import HarmClock, History
+from raceday.judge.score import Score, replay_guards, score_session
+from raceday.judge.tasks import unproven_tasks
 from raceday.judge.variant import draw, session_seed
 from raceday.store import end_world
 from raceday.store.protocol import Store
@@ -187,11 +189,11 @@ class Session:
         self.probe_results: list[ev.MonitorCheck] = []
         self.alert_sql: list[tuple[int, str, str, str]] = []
         self._team_reads: dict[str, int] = {}  # table -> event count when the team last read it
-        self._looks: list[_Look] = []  # the team's reads of the world, in order
+        self._looks: list[Look] = []  # the team's reads of the world, in order
         self._rechecked: dict[str, str] = {}  # a look's SQL -> the answer asked again, the same
         self._fault_writes: set[str] = set()  # tables the automation wrote since a fault began
         # each confirmed finding with the looks it rests on: (minute, finding, probe names)
-        self._declared_looks: list[tuple[int, str, tuple[_Look, ...]]] = []
+        self._declared_looks: list[tuple[int, str, tuple[Look, ...]]] = []
         self.look_sql: list[tuple[int, str, str, str]] = []  # probes for those looks
         self._acting: tuple[str, str] | None = None  # a player's write being checked
         self._violated_since: dict[str, int] = {}  # invariant -> event count when it first broke
@@ -545,7 +547,7 @@ class Session:
             ))
         self._check_world(if_changed=True)
         credited = {f for _, f in self.facts.confirmed}
-        look: _Look | None = None
+        look: Look | None = None
         unshown = ""
         if not finding.correct:
             verdict = "wrong"
@@ -599,7 +601,7 @@ class Session:
             shown = result.rows or not monitor
             if result.reads and shown and not self.exercise.role(role).automated:
                 digest = _digest(result.columns, result.rows)
-                self._looks.append(_Look(n=len(self._looks) + 1, since=len(self.events),
+                self._looks.append(Look(n=len(self._looks) + 1, since=len(self.events),
                                          minute=self.minute, role=role, sql=result.sql,
                                          tables=frozenset(result.reads), monitor=monitor,
                                          digest=digest,
@@ -623,7 +625,7 @@ class Session:
         self._rechecked[sql] = digest
         return ""
 
-    def _shown_by(self, evidence: str | None) -> tuple[_Look | None, str]:
+    def _shown_by(self, evidence: str | None) -> tuple[Look | None, str]:
         """The team's latest look since the fault began that can show the evidence (it read
         a table the evidence lives in or the automation wrote since, and its answer follows
         the world), or None and why not, in words for the player. Where the evidence lives
@@ -1509,115 +1511,35 @@ class Session:
 
 
     def _judge_tasks(self) -> None:
-        """A task that `proves` race steps counts only when the final replay shows them
-        prevented and no good write refused: the job's row in the world says what the job
-        did, not why (a no-op edit or a job that did nothing reads the same)."""
-        for task in self.exercise.tasks:
-            if not (task.proves or task.keeps) or task.id not in self.facts.tasks_done:
-                continue
-            result = self.facts.replay
-            why = None
-            if result is None:
-                why = "the race could not be replayed, so nothing proves the guard"
-            elif result.blocked_good_writes or any(not ok for _i, _t, ok, _w in
-                                                   self.facts.good_path):
-                why = ("the guards or edits also refuse good writes of the normal night "
-                       "(see guards): a job stopped that way proves nothing")
-            else:
-                status = {st.id: st.status for st in result.steps}
-                missed = [p for p in task.proves if status.get(p) != "prevented"]
-                # the customers' view decides, not a step's pattern over rows the team's
-                # edited statements write
-                harmed = [h for h in result.harms if h.harm in task.keeps
-                          and not h.practice and h.minutes and h.baseline]
-                if missed:
-                    why = f"the replay shows {', '.join(missed)} not prevented"
-                elif harmed:
-                    fault = next((i.fault for i in self.exercise.invariants
-                                  if i.id == harmed[0].harm), harmed[0].harm)
-                    why = (f"the replay shows '{fault}' still reaching the customers "
-                           f"({harmed[0].minutes} minutes in {harmed[0].night})")
-            if why is not None:
-                del self.facts.tasks_done[task.id]
-                self.facts.tasks_unproven[task.id] = why
+        for task_id, why in unproven_tasks(self.exercise, self.facts).items():
+            del self.facts.tasks_done[task_id]
+            self.facts.tasks_unproven[task_id] = why
 
     def _judge_alerts(self) -> None:
-        """An alert counts as detection only when the fault caused it: the same monitor, run
-        on the replay's normal night at the same minute, returns no rows there. Otherwise it
-        is noise (it keyed on the clock or the plan numbers, not on the world's state)."""
         result = self.final_replay
         if result is None:
             return
-        checks = {(c.name, c.at): c for c in result.monitor_checks}
-        kept: list[tuple[int, str]] = []
-        for minute, name in self.facts.monitor_alerts:
-            check = checks.get((name, self.time_of(minute)))
-            if check is None or check.caused_by_fault:
-                kept.append((minute, name))
-                continue
+        kept, noisy = sort_alerts(self.facts.monitor_alerts, result, self.time_of)
+        self.facts.monitor_alerts = kept
+        for name, (minute, why) in noisy.items():
             if name not in self.facts.noisy_monitors:
                 self.facts.noisy_monitors[name] = minute
-                why = (f"it could not be run on the normal night ({check.error})" if check.error
-                       else f"on the normal night, with no fault, it returned {check.rows} "
-                            f"row{'s' if check.rows != 1 else ''} at {check.at} too")
                 self.facts.noise_reasons[name] = why
-        self.facts.monitor_alerts = kept
 
     def _judge_looks(self) -> None:
-        """A diagnosis counts only when a look behind it could show the fault: one of the
-        team's reads of where the evidence lives gives something else on the replay's normal
-        night at the same minute (or cannot run there). `SELECT 1 FROM endpoint LIMIT 0`
-        before the right finding shows nothing a healthy night would not show."""
         result = self.final_replay
         if result is None or not self._declared_looks:
             return
-        checks = {(c.name, c.at): c for c in result.monitor_checks}
-        settled: set[str] = set()  # findings whose first declaration with a real look is known
-        for minute, finding, looks in self._declared_looks:
-            if finding in settled:
-                continue
-            # a monitor judged noise shows nothing about the fault, whatever it returned
-            kept = tuple(k for k in looks if k.monitor not in self.facts.noisy_monitors)
-            seen = [checks.get((k.name, self.time_of(k.minute))) for k in kept]
-            real = bool(kept) and (any(c is None for c in seen) or any(  # None: no normal night
-                c is not None and (c.error or c.digest != k.digest)
-                for c, k in zip(seen, kept, strict=True)))
-            credited = next((c for c in self.facts.confirmed if c[1] == finding), None)
-            if real:
-                settled.add(finding)
-                if credited is None:  # a repeat after a blind first: this one counts
-                    self.facts.confirmed.append((minute, finding))
-                    self.facts.confirmed.sort()
-            elif credited is not None and credited[0] == minute:
-                self.facts.confirmed.remove(credited)
-                self.facts.blind.append((minute, finding, looks[-1].sql))
-
+        self.facts.confirmed, blind = judge_diagnoses(
+            self._declared_looks, self.facts.confirmed, set(self.facts.noisy_monitors), result,
+            self.time_of)
+        self.facts.blind.extend(blind)
 
     def close(self) -> None:
         """Close the world and the transcript without a score (the transcript cannot be
         written, or the program is going away): `raceday resume` goes on from here."""
         self.store.close()
         self.log.close()
-
-
-@dataclass(frozen=True)
-class _Look:
-    """One read of the world by a player in a role that is not automated (a responder),
-    with a fingerprint of what it showed."""
-
-    n: int  # its place among the team's looks
-    since: int  # the event count when it ran
-    minute: int
-    role: str
-    sql: str
-    tables: frozenset[str]
-    digest: str
-    monitor: str | None = None  # the monitor whose run it was, if one
-    blind: str = ""  # why it cannot show the fault whatever the world holds ("" when it may)
-
-    @property
-    def name(self) -> str:
-        return f"look {self.n}"
 
 
 # Functions whose answer changes with no write to any table: a monitor calling one (or

@@ -1,6 +1,6 @@
 """The score's verdicts, as scoring decides them: typed, frozen, decided once.
 
-`engine.scoring` builds a `Score` from the session's facts; the score event carries it
+`judge.score` builds a `Score` from the session's facts; the score event carries it
 (`events.ScoreEvent.score`), and `events` alone turns it into the JSON of the score line and
 back. The end screen, `print_score`, the debrief and `review` read these attributes; none of
 them re-decides a verdict or reads a reason string for one. The field names and their order

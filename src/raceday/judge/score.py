@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from raceday.engine.facts import Facts
 from raceday.exercise.model import Exercise
+from raceday.judge.facts import Facts
 from raceday.judge.guards import (
     collateral_cost,
     grade_harms,

@@ -114,3 +114,23 @@ class Facts:
             guards = exercise.scoring.guards
             self._steps = [RaceStepState(s) for s in (guards.steps if guards else ())]
         return self._steps
+
+
+@dataclass(frozen=True)
+class Look:
+    """One read of the world by a player in a role that is not automated (a responder),
+    with a fingerprint of what it showed."""
+
+    n: int  # its place among the team's looks
+    since: int  # the event count when it ran
+    minute: int
+    role: str
+    sql: str
+    tables: frozenset[str]
+    digest: str
+    monitor: str | None = None  # the monitor whose run it was, if one
+    blind: str = ""  # why it cannot show the fault whatever the world holds ("" when it may)
+
+    @property
+    def name(self) -> str:
+        return f"look {self.n}"
