@@ -187,6 +187,10 @@ class ReadLog:
         return first if isinstance(first, SessionStart) else None
 
 
+_JSON_SPACE = " \t\r"
+"""What JSON calls whitespace on a line (besides the newline that ends it)."""
+
+
 def read_events(folder: Path) -> ReadLog:
     """Read and validate a session's events (see the module's docstring)."""
     path = folder / EVENTS_FILE if folder.is_dir() else folder
@@ -196,13 +200,16 @@ def read_events(folder: Path) -> ReadLog:
         raise TranscriptError([f"{path}: no such transcript (expected {EVENTS_FILE})"]) from None
     except UnreadableText as exc:
         raise TranscriptError([f"{path}: {exc.reason}"]) from None
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    # one event a line, split on newlines only (splitlines() would also split inside a line
+    # on characters JSON may leave raw, and call a line of control characters blank)
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip(_JSON_SPACE)),
+               default=0)
     events: list[Event] = []
     warning = None
     length: int | None = None
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if not line.strip(_JSON_SPACE):
             continue
         where = f"{path}:{number}"
         try:
@@ -210,7 +217,7 @@ def read_events(folder: Path) -> ReadLog:
         except RecursionError:
             raise TranscriptError([f"{where}: not a valid event: nested too deeply"]) from None
         except ValueError as exc:
-            if number == last:
+            if number == last and events:  # a cut first line leaves nothing to read
                 warning = f"{where}: last line cut short (session interrupted?); ignored"
                 break
             raise TranscriptError([f"{where}: not a valid event: {exc}"]) from None
