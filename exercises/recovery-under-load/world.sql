@@ -36,14 +36,14 @@ CREATE TABLE fleet (
     nlb_floor         INTEGER NOT NULL,   -- NLB nodes that must stay in DNS
     nlb_grace         INTEGER NOT NULL,   -- minutes a target may lack network before its
                                           -- node's health check fails
-    nlb_flip_changes  INTEGER NOT NULL    -- network changes Network Manager must propagate
-                                          -- each time a node leaves or re-enters service
+    nlb_flip_changes  INTEGER NOT NULL    -- changes Network Manager must propagate to the
+                                          -- appliances each time a node leaves or re-enters DNS
 );
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
 -- with it, so a small fleet and a big one tell the same story.
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 400, size / 5, size / 1000, size / 2000,
-       size * 3 / 1000, size * 2 / 1000, 3, 5
+SELECT size, 500, 60, 10, 30, 100, size / 250, size / 4, size / 1000, size / 2000,
+       size * 3 / 1000, size * 2 / 1000, 3, 8
 FROM (SELECT 20000 AS size);
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
@@ -152,6 +152,7 @@ CREATE TABLE nlb_node (
     check_failed INTEGER NOT NULL DEFAULT 0 CHECK (check_failed IN (0, 1)),
     broken       INTEGER NOT NULL DEFAULT 0 CHECK (broken IN (0, 1)),
     removed_at   INTEGER,
+    broken_at    INTEGER,             -- the minute it really failed
     changed_at   INTEGER,             -- the last minute it left or re-entered DNS
     flips        INTEGER NOT NULL DEFAULT 0
 );
