@@ -44,7 +44,7 @@ CREATE TABLE fleet (
 INSERT INTO fleet
 SELECT size, 500, 60, 10, 30, 100, size / 250, size / 4, size / 1000, size / 2000,
        size * 3 / 1000, size * 2 / 1000, 3, 8
-FROM (SELECT 20000 AS size);
+FROM (SELECT 20000 AS size) AS s;
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
 CREATE TABLE knob (
