@@ -148,9 +148,13 @@ def test_throttling_by_queue_size_recovers_sooner(plays: dict[str, Play]) -> Non
     assert leased is not None
     assert leased < (night.milestone("leases-restored") or 10**6)
     assert all(s["wasted"] == 0 for s in queue.stats if s["minute"] > leased)
-    assert queue.section("recovery")["outage_minutes"] < night.section("recovery")["outage_minutes"]
     assert "congestive-collapse" in queue.section("guards")["prevented"]
-    assert queue.total > night.total > plays["restart-without-throttle"].total
+    assert queue.section("guards")["points"] > night.section("guards")["points"]
+    # ... but it never touches NLB failover, so the flapping that loads Network Manager goes
+    # on to the end of the morning: the leases alone are not a recovery
+    assert not queue.section("recovery")["restored"]
+    assert night.section("recovery")["restored"]
+    assert queue.total > plays["restart-without-throttle"].total
 
 
 def test_a_velocity_limit_holds_capacity(plays: dict[str, Play]) -> None:
@@ -246,3 +250,15 @@ def test_the_debrief_draws_the_nights_charts(plays: dict[str, Play]) -> None:
     assert "peak 20,000" in leased
     html = render_html(debrief)
     assert 'aria-label="The fleet, minute by minute"' in html and "<polyline" in html
+
+
+def test_aws_response_and_a_faster_guarded_one_score_what_they_achieve(
+        plays: dict[str, Play]) -> None:
+    """AWS's documented response (throttle and selective restarts at 04:14, failover off at
+    09:36, relax from 11:23, failover on at 14:09) recovers by the end with no relapse; a
+    response that guards the queues and limits failover's removals at 02:45 recovers hours
+    sooner. The live morning's harm minutes carry most of the score."""
+    aws, faster = plays["as-it-happened"], plays["velocity-limit"]
+    assert aws.total >= 45
+    assert faster.total >= 85
+    assert faster.section("recovery")["outage_minutes"] < aws.section("recovery")["outage_minutes"]
