@@ -126,9 +126,13 @@ class MinuteGroups:
     def __init__(self) -> None:
         self.held: list[ev.Automation] = []
 
-    def push(self, event: ev.Event) -> list[tuple[ev.Event, Text]]:
-        """The lines to show now, oldest first, for one more event."""
+    def push(self, event: ev.Event, *, judge: bool = True) -> list[tuple[ev.Event, Text]]:
+        """The lines to show now, oldest first, for one more event. Events the feed leaves
+        out (a task falling due, the automation's own statements) do not end the minute."""
         out: list[tuple[ev.Event, Text]] = []
+        if not routine(event) and event.sim_time == (self.held[:1] or [event])[0].sim_time \
+                and feed_text(event, judge=judge) is None:
+            return out
         if self.held and (not routine(event) or event.sim_time != self.held[0].sim_time):
             out = self.flush()
         if routine(event):
@@ -161,7 +165,7 @@ class EventFeed(RichLog):
         self.groups = MinuteGroups()
 
     def add(self, event: ev.Event) -> None:
-        for held, text in self.groups.push(event):
+        for held, text in self.groups.push(event, judge=self.judge):
             self._show(_row(held, text))
         if routine(event):
             return  # shown with its minute's other runs
