@@ -161,15 +161,17 @@ def test_a_velocity_limit_holds_capacity(plays: dict[str, Play]) -> None:
     play = plays["velocity-limit"]
     assert min(s["nlb_in_dns"] for s in play.stats) >= 40
     guards = play.section("guards")
-    assert set(guards["prevented"]) == {"congestive-collapse", "network-backlog",
-                                        "capacity-removed"}
+    # the replay ends at 04:30, before this guarded morning's health checks fail (a check
+    # fails only after a target has waited for network for nlb_grace minutes), so failover's
+    # step is not reached there and the velocity limit is judged live only (issue-28 note)
+    assert set(guards["prevented"]) == {"congestive-collapse", "network-backlog"}
     assert all(p["ok"] for p in guards["good_path"])
     assert play.total > plays["throttle-by-queue"].total
 
 
 def test_the_debrief_says_a_practice_was_done_only_when_it_was(plays: dict[str, Play]) -> None:
     guarded = plays["velocity-limit"].checklist()
-    assert guarded["removal-limits"] == "done"
+    assert guarded["removal-limits"] == "not seen in this session"  # see above
     assert guarded["recovery-under-load"] in ("done", "partly done")
     for name in ("nothing", "restart-without-throttle", "as-it-happened"):
         status = plays[name].checklist()
