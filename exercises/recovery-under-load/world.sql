@@ -32,13 +32,19 @@ CREATE TABLE fleet (
     netmgr_knee       INTEGER NOT NULL,   -- backlog at which Network Manager runs at half speed
     launches          INTEGER NOT NULL,   -- new launch requests customers make a minute
     terminations      INTEGER NOT NULL,   -- instances customers terminate a minute
-    nlb_floor         INTEGER NOT NULL    -- NLB nodes that must stay in DNS
+    nlb_nodes         INTEGER NOT NULL,   -- NLB nodes, in three zones
+    nlb_floor         INTEGER NOT NULL,   -- NLB nodes that must stay in DNS
+    nlb_grace         INTEGER NOT NULL,   -- minutes a target may lack network before its
+                                          -- node's health check fails
+    nlb_flip_changes  INTEGER NOT NULL    -- changes Network Manager must propagate to the
+                                          -- appliances each time a node leaves or re-enters DNS
 );
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
 -- with it, so a small fleet and a big one tell the same story.
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 400, size / 5, size / 1000, size / 2000, 40
-FROM (SELECT 20000 AS size);
+SELECT size, 500, 60, 10, 30, 100, size / 250, size / 4, size / 1000, size / 2000,
+       size * 3 / 1000, size * 2 / 1000, 3, 8
+FROM (SELECT 20000 AS size) AS s;
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
 CREATE TABLE knob (
@@ -48,7 +54,7 @@ CREATE TABLE knob (
 );
 INSERT INTO knob (name, value, note) VALUES
     ('dwfm-intake-per-host', 0, 'new work items each DWFM host admits a minute (0: no limit)'),
-    ('launch-limit', 0, 'launch requests the EC2 API admits a minute (0: no limit)'),
+    ('launch-limit', 0, 'percent of the usual launch requests the EC2 API admits a minute (0: no limit)'),
     ('retry-jitter', 0, 'customers'' SDKs: 0 retry every 5 minutes in step, 1 back off with jitter'),
     ('nlb-auto-failover', 1, 'NLB takes nodes whose health checks fail out of DNS (1 on, 0 off)');
 
@@ -146,6 +152,8 @@ CREATE TABLE nlb_node (
     check_failed INTEGER NOT NULL DEFAULT 0 CHECK (check_failed IN (0, 1)),
     broken       INTEGER NOT NULL DEFAULT 0 CHECK (broken IN (0, 1)),
     removed_at   INTEGER,
+    broken_at    INTEGER,             -- the minute it really failed
+    changed_at   INTEGER,             -- the last minute it left or re-entered DNS
     flips        INTEGER NOT NULL DEFAULT 0
 );
 
@@ -190,7 +198,8 @@ INSERT INTO droplet (id, host, lease_until)
 SELECT i, 1 + (i - 1) % (SELECT droplets / droplets_per_host FROM fleet),
        1 + ((i - 1) / (SELECT droplets / droplets_per_host FROM fleet)) % 60 FROM n;
 
-WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+                         WHERE i < (SELECT nlb_nodes FROM fleet))
 INSERT INTO nlb_node (id, az) SELECT i, 'use1-az' || (1 + (i - 1) % 3) FROM n;
 
 -- Views the responders' dashboards are built on (the checks read the tables, not these).

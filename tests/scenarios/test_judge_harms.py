@@ -152,7 +152,7 @@ OTHER_EXERCISES = [
     # recovery-under-load: throttling by queue depth keeps most of the collapse away
     ("recovery-under-load", "exercises/recovery-under-load/scripts/nothing.yaml", 0, 0),
     ("recovery-under-load", "exercises/recovery-under-load/scripts/throttle-by-queue.yaml",
-     25, 40),
+     15, 25),
 ]
 
 

@@ -132,9 +132,10 @@ def test_as_it_happened_has_that_nights_shape(plays: dict[str, Play]) -> None:
     restart = play.minute("04:14")
     leased = play.milestone("leases-restored")
     assert leased is not None and restart < leased < play.minute("06:00")  # that night 05:28
-    # NLB: after the leases come back, failover takes healthy capacity below the floor ...
+    # NLB: after the leases come back, failover takes healthy capacity below the floor, until
+    # failover is turned off at 09:36 ...
     low = [s["minute"] for s in play.stats if s["nlb_in_dns"] < 40]
-    assert low and min(low) > restart and max(low) < play.minute("09:36")
+    assert low and min(low) > restart and max(low) == play.minute("09:36")
     # ... and by the end everything is healthy again, with no guard of the team's
     assert play.section("recovery")["restored"]
     assert play.section("guards")["points"] == 0
@@ -147,24 +148,30 @@ def test_throttling_by_queue_size_recovers_sooner(plays: dict[str, Play]) -> Non
     assert leased is not None
     assert leased < (night.milestone("leases-restored") or 10**6)
     assert all(s["wasted"] == 0 for s in queue.stats if s["minute"] > leased)
-    assert queue.section("recovery")["outage_minutes"] < night.section("recovery")["outage_minutes"]
     assert "congestive-collapse" in queue.section("guards")["prevented"]
-    assert queue.total > night.total > plays["restart-without-throttle"].total
+    assert queue.section("guards")["points"] > night.section("guards")["points"]
+    # ... but it never touches NLB failover, so the flapping that loads Network Manager goes
+    # on to the end of the morning: the leases alone are not a recovery
+    assert not queue.section("recovery")["restored"]
+    assert night.section("recovery")["restored"]
+    assert queue.total > plays["restart-without-throttle"].total
 
 
 def test_a_velocity_limit_holds_capacity(plays: dict[str, Play]) -> None:
     play = plays["velocity-limit"]
     assert min(s["nlb_in_dns"] for s in play.stats) >= 40
     guards = play.section("guards")
-    assert set(guards["prevented"]) == {"congestive-collapse", "network-backlog",
-                                        "capacity-removed"}
+    # the replay ends at 04:30, before this guarded morning's health checks fail (a check
+    # fails only after a target has waited for network for nlb_grace minutes), so failover's
+    # step is not reached there and the velocity limit is judged live only (issue-28 note)
+    assert set(guards["prevented"]) == {"congestive-collapse", "network-backlog"}
     assert all(p["ok"] for p in guards["good_path"])
     assert play.total > plays["throttle-by-queue"].total
 
 
 def test_the_debrief_says_a_practice_was_done_only_when_it_was(plays: dict[str, Play]) -> None:
     guarded = plays["velocity-limit"].checklist()
-    assert guarded["removal-limits"] == "done"
+    assert guarded["removal-limits"] == "not seen in this session"  # see above
     assert guarded["recovery-under-load"] in ("done", "partly done")
     for name in ("nothing", "restart-without-throttle", "as-it-happened"):
         status = plays[name].checklist()
@@ -245,3 +252,15 @@ def test_the_debrief_draws_the_nights_charts(plays: dict[str, Play]) -> None:
     assert "peak 20,000" in leased
     html = render_html(debrief)
     assert 'aria-label="The fleet, minute by minute"' in html and "<polyline" in html
+
+
+def test_aws_response_and_a_faster_guarded_one_score_what_they_achieve(
+        plays: dict[str, Play]) -> None:
+    """AWS's documented response (throttle and selective restarts at 04:14, failover off at
+    09:36, relax from 11:23, failover on at 14:09) recovers by the end with no relapse; a
+    response that guards the queues and limits failover's removals at 02:45 recovers hours
+    sooner. The live morning's harm minutes carry most of the score."""
+    aws, faster = plays["as-it-happened"], plays["velocity-limit"]
+    assert aws.total >= 45
+    assert faster.total >= 85
+    assert faster.section("recovery")["outage_minutes"] < aws.section("recovery")["outage_minutes"]

@@ -92,3 +92,31 @@ def test_the_end_screen_sets_the_team_beside_that_night(tmp_path: Path) -> None:
     assert "| surfaced the fault after | 2 min | 50 min |" in text
     assert "| 23:48 | **fault**: an endpoint is empty |  |" in text
     assert "| 23:48 |  | the race began |" in text
+
+
+def test_the_feed_gives_a_busy_minute_of_routine_automation_one_line() -> None:
+    from raceday.tui.widgets.feed import MinuteGroups
+
+    def run(minute: str, task: str, outcome: str = "applied") -> ev.Automation:
+        return ev.Automation(sim_time=minute, role="dwfm", task=task, title=task,
+                             outcome=outcome, changed=3 if outcome == "applied" else 0)
+
+    groups = MinuteGroups()
+    busy = [run("04:14", f"t{i}") for i in range(8)] + [run("04:14", "idle", "skipped")]
+    quiet = ev.Statement(sim_time="04:14", role="dwfm", sql="UPDATE t SET a = 1", ok=True,
+                         rowcount=3, automated=True)  # left out of the feed: not a break
+    busy.insert(4, quiet)
+    assert all(groups.push(e) == [] for e in busy)  # held until the minute is over
+    alarm = ev.Inject(sim_time="04:14", id="a", title="NLB capacity low", inject_kind="alarm")
+    shown = groups.push(alarm)  # the alarm comes right after one line for the minute
+    assert len(shown) == 1
+    assert shown[0][1].plain == ("automation: 9 runs (dwfm); 24 rows changed, "
+                                 "1 with nothing to do")
+    # a quiet minute keeps its lines, and a failed run is never folded away
+    quiet = [run("04:15", "a"), run("04:15", "b")]
+    for e in quiet:
+        groups.push(e)
+    failed = run("04:16", "c", "failed")
+    lines = groups.push(failed)
+    assert [e for e, _t in lines] == quiet
+    assert groups.held == []

@@ -99,6 +99,53 @@ def feed_line(event: ev.Event, *, judge: bool = True) -> Table | None:
 MAX_ROWS = 600
 """Feed rows kept (and laid out again when the feed's width changes)."""
 
+GROUP_FROM = 4
+"""Routine automation runs in one minute from which the feed shows one line for the minute
+(recovery-under-load runs about ten tasks a minute: one line each pushed alarms out of view)."""
+
+
+def routine(event: ev.Event) -> bool:
+    """An automation run that went as planned: worth a count, not a line of its own."""
+    return isinstance(event, ev.Automation) and event.outcome != "failed"
+
+
+def minute_summary(runs: list[ev.Automation]) -> Text:
+    """One line for a minute's routine automation: how many runs, what they did, by whom."""
+    changed = sum(r.changed or 0 for r in runs)
+    idle = sum(r.outcome in ("zero_rows", "skipped") for r in runs)
+    roles = ", ".join(dict.fromkeys(r.role for r in runs))
+    return Text(inert(f"automation: {plural(len(runs), 'run')} ({roles}); "
+                      f"{plural(changed, 'row')} changed, {idle} with nothing to do"),
+                style="dim")
+
+
+class MinuteGroups:
+    """Holds a minute's routine automation runs back until the minute is over (or something
+    else happens), then gives them as one summary line, or one by one when they are few."""
+
+    def __init__(self) -> None:
+        self.held: list[ev.Automation] = []
+
+    def push(self, event: ev.Event, *, judge: bool = True) -> list[tuple[ev.Event, Text]]:
+        """The lines to show now, oldest first, for one more event. Events the feed leaves
+        out (a task falling due, the automation's own statements) do not end the minute."""
+        out: list[tuple[ev.Event, Text]] = []
+        if not routine(event) and event.sim_time == (self.held[:1] or [event])[0].sim_time \
+                and feed_text(event, judge=judge) is None:
+            return out
+        if self.held and (not routine(event) or event.sim_time != self.held[0].sim_time):
+            out = self.flush()
+        if routine(event):
+            assert isinstance(event, ev.Automation)
+            self.held.append(event)
+        return out
+
+    def flush(self) -> list[tuple[ev.Event, Text]]:
+        runs, self.held = self.held, []
+        if len(runs) >= GROUP_FROM:
+            return [(runs[0], minute_summary(runs))]
+        return [(r, text) for r in runs if (text := feed_text(r)) is not None]
+
 
 class EventFeed(RichLog):
     """A log of the session's events, wrapped to the feed's width (again after a resize)."""
@@ -115,13 +162,21 @@ class EventFeed(RichLog):
         self.judge = judge
         self.rows: list[Table] = []
         self._laid_out_at = 0
+        self.groups = MinuteGroups()
 
     def add(self, event: ev.Event) -> None:
+        for held, text in self.groups.push(event, judge=self.judge):
+            self._show(_row(held, text))
+        if routine(event):
+            return  # shown with its minute's other runs
         line = feed_line(event, judge=self.judge)
         if line is not None:
-            self.rows.append(line)
-            del self.rows[:-MAX_ROWS]
-            self.write(line, expand=True)
+            self._show(line)
+
+    def _show(self, line: Table) -> None:
+        self.rows.append(line)
+        del self.rows[:-MAX_ROWS]
+        self.write(line, expand=True)
 
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
