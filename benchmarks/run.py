@@ -270,6 +270,50 @@ def ctrl_r(runs: int, scratch: Path) -> list[Row]:
              "the normal night)", ms(at_once), "", "(not judged)")]
 
 
+# -- the end of a session ----------------------------------------------------------------------
+
+NOTHING_DONE = "exercise: dynamodb-dns-race\nsteps: []\n"
+"""The night the TUI row ends at once: nobody acts, the rest plays itself out."""
+
+
+def ending(runs: int, scratch: Path) -> list[Row]:
+    """In the TUI: the play screen opened, ctrl+q, then the judged press: Enter on "End and
+    score" until the end screen shows the score (the rest of the night played by the
+    automation, the final replay, the debrief). Against the same night headless, whole: a
+    script with no steps, from launch to exit."""
+    tmux = Tmux("raceday-bench-end")
+    raceday = raceday_command()
+    script = scratch / "nothing-done.yaml"
+    script.write_text(NOTHING_DONE, encoding="utf-8")
+    cached_bytecode()
+
+    def tui() -> float:
+        cwd = scratch / "tui-end"
+        cwd.mkdir(exist_ok=True)
+        began = tmux.start(f"{' '.join(raceday)} play dynamodb-dns-race", cwd)
+        try:
+            tmux.until(lambda s: "Briefing ·" in s, began)
+            tmux.until(lambda s: OPENED in s, tmux.keys("Enter"))
+            time.sleep(1.5)  # what the session prepares ahead is ready, as after any play
+            tmux.until(lambda s: "End and score" in s, tmux.keys("C-q"))
+            time.sleep(0.3)
+            return tmux.until(lambda s: "The end · d:" in s and "Score" in s,
+                              tmux.keys("Enter"))
+        finally:
+            tmux.kill()
+
+    got = interleaved({
+        "headless": lambda: wall([*raceday, "run", "dynamodb-dns-race", "--script",
+                                  str(script), "--json", "--transcripts",
+                                  str(scratch / "end-headless")]),
+        "tui": tui,
+    }, runs)
+    ratio = got["tui"] / got["headless"]
+    return [("TUI: ending a session (confirm -> score shown) vs the same night headless, whole",
+             f"{ms(got['tui'])} vs {ms(got['headless'])}", f"{ratio:.2f}x",
+             f"<= 1.0x: {verdict(ratio, 1.0)}")]
+
+
 # -- the whole night ---------------------------------------------------------------------------
 
 
@@ -435,7 +479,7 @@ def listing(runs: int, scratch: Path) -> list[Row]:
     return rows
 
 
-ROWS = ("first-screen", "replay", "night", "large", "panel", "large-tui", "list")
+ROWS = ("end", "first-screen", "replay", "night", "large", "panel", "large-tui", "list")
 
 
 def main() -> int:
@@ -445,7 +489,7 @@ def main() -> int:
     parser.add_argument("--huge", action="store_true",
                         help="also play the headless night on 100k more endpoints (minutes)")
     args = parser.parse_args()
-    tui_rows = {"first-screen", "large-tui", "list"} | ({"replay"})
+    tui_rows = {"end", "first-screen", "large-tui", "list"} | ({"replay"})
     if tui_rows & set(args.only) and shutil.which("tmux") is None:
         print("benchmarks/run.py: the TUI rows need tmux", file=sys.stderr)
         return 2
@@ -457,7 +501,9 @@ def main() -> int:
             if name not in args.only:
                 continue
             started = time.perf_counter()
-            if name == "first-screen":
+            if name == "end":
+                got = ending(args.runs, scratch)
+            elif name == "first-screen":
                 got = first_screen(args.runs, scratch)
             elif name == "replay":
                 got = replay(args.runs, scratch)

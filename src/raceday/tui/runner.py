@@ -75,6 +75,7 @@ class SessionRunner:
         self._jobs: deque[_Queued] = deque()
         self._tick_queued = False
         self.stopped = False  # the machine stopped the session: later calls are dropped
+        self._ending = False  # the night plays out for the end screen: no event is posted
 
     @property
     def busy(self) -> bool:
@@ -139,6 +140,8 @@ class SessionRunner:
         return SessionStopped(stopped_words(session, exc))
 
     def _post_event(self, event: ev.Event) -> None:
+        if self._ending:  # the end screen replaces the feed: it gets them all at once
+            return
         self.target.post_message(EngineEvent(event))
 
     def _need(self) -> Session:
@@ -261,7 +264,15 @@ class SessionRunner:
     def end(self, reason: str = "ended") -> None:
         def job() -> list[Message]:
             session = self._need()
-            session.end(reason)
+            # The rest of the night (about a thousand events on the flagship) is not fed to
+            # the play screen, which the end screen is about to replace: SessionEnded carries
+            # every event, and the screen is drawn once.
+            self._ending = True
+            try:
+                session.end(reason)
+            except BaseException:
+                self._ending = False  # not ended: the play screen goes on showing the night
+                raise
             write_session_debrief(session.folder)
             events = tuple(session.events)
             score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
