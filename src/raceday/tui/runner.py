@@ -273,20 +273,21 @@ class SessionRunner:
             except BaseException:
                 self._ending = False  # not ended: the play screen goes on showing the night
                 raise
-            write_session_debrief(session.folder)
             events = tuple(session.events)
+            write_session_debrief(session.folder, events)  # not read back from the file
             score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
             return [SessionEnded(score, session.folder, events)]
 
         self.submit("end", job, refresh=False)
 
 
-def write_session_debrief(folder: Path) -> None:
-    """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it."""
+def write_session_debrief(folder: Path, events: Sequence[ev.Event] | None = None) -> None:
+    """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it.
+    `events`: every event the session recorded (None: read back from the folder)."""
     from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
 
     try:
-        write_debrief(folder)
+        write_debrief(folder, events)
     except Exception:  # the session is scored and saved: the end screen must still open
         # (it builds its debrief from the events, not from this file)
         logging.getLogger(__name__).exception("debrief.md not written in %s", folder)
