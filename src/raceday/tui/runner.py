@@ -165,11 +165,12 @@ class SessionRunner:
             return [SessionOpened(tuple(session.events), snapshot)]
 
         self.submit("open", job, refresh=False)
-        self._prepare_replay()
 
-    def _prepare_replay(self) -> None:
-        """Next, while the players read the opened screen: what any replay of this session
-        needs (engine.replay.prepare), and the modules ctrl+r imports."""
+    def prepare_replay(self) -> None:
+        """Once the opened screen is drawn (the play screen asks then: work queued sooner
+        held the interpreter while its first frames were drawn), while the players read it:
+        what any replay of this session needs (engine.replay.prepare), and the modules
+        ctrl+r imports. A replay asked for first prepares what it needs itself."""
         def job() -> list[Message]:
             from raceday.engine.replay import prepare
             from raceday.engine.replaywalk import load_walk  # noqa: F401 - imported ahead
