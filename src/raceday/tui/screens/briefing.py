@@ -165,8 +165,8 @@ def first_screenful(text: str) -> int:
     return max(at, 0)
 
 
-SCHEMA_WAITS_S = 0.5
-"""At most this long the schema's rendering waits for the body to be drawn."""
+DRAWN_WAIT_S = 0.5
+"""At most this long the briefing's rendering waits for the part it showed to be drawn."""
 
 
 class BriefingScreen(WorkingScreen):
@@ -210,7 +210,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.head = BriefingHead.of(exercise)
         self.settings = settings
         self.rendered_width = 0  # the width the Markdown was rendered at
-        self._situation_drawn = threading.Event()  # the body is on screen: the schema may go
+        self._situation_drawn = threading.Event()  # the situation posted last is on screen
         self.start_asked = False  # Enter pressed before the exercise was loaded
 
     def compose(self) -> ComposeResult:
@@ -295,21 +295,19 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         for its height, once to draw it)."""
         text = situation_markdown(exercise, self.settings)
         cut = first_screenful(text)
+        # Each part waits for the frame that shows the one before (at most DRAWN_WAIT_S):
+        # rendered at once, it held the interpreter while the event loop drew it.
         if cut:  # the top first (what the screen shows), then the whole
             top = self._markdown(text[:cut], width)
-            self.post_message(self.Rendered("situation", top, width))
+            self._post_situation(top, width)
+            if get_current_worker().is_cancelled:
+                return
             rest = self._markdown(text[cut:], width)
-            self._situation_drawn.clear()  # the whole's frame is the one waited for
             # Rich puts one blank line between blocks: the two halves are the whole
-            self.post_message(self.Rendered(
-                "situation", Prerendered([*top.segments, Segment.line(), *rest.segments]),
-                width))
+            self._post_situation(
+                Prerendered([*top.segments, Segment.line(), *rest.segments]), width)
         else:
-            self._situation_drawn.clear()
-            self.post_message(self.Rendered("situation", self._markdown(text, width), width))
-        # The schema (a world built to read it) waits for the body's frame: begun at once,
-        # it held the interpreter while the event loop drew the body.
-        self._situation_drawn.wait(SCHEMA_WAITS_S)
+            self._post_situation(self._markdown(text, width), width)
         if get_current_worker().is_cancelled:  # the briefing was left: build no world for it
             return
         try:
@@ -317,6 +315,12 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
         self.post_message(self.Rendered("schema", self._markdown(text, width), width))
+
+    def _post_situation(self, lines: Prerendered, width: int) -> None:
+        """Show the situation's lines; return once they are drawn (a worker thread only)."""
+        self._situation_drawn.clear()
+        self.post_message(self.Rendered("situation", lines, width))
+        self._situation_drawn.wait(DRAWN_WAIT_S)
 
     def _markdown(self, text: str, width: int) -> Prerendered:
         from rich.markdown import Markdown as RichMarkdown
