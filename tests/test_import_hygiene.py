@@ -83,7 +83,9 @@ def test_the_cli_module_imports_nothing_heavy_until_a_command_needs_it() -> None
 
 def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path: Path) -> None:
     """`raceday run --json` prints one JSON line: no Rich to render, and the history is
-    indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan)."""
+    indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan);
+    a night on SQLite loads nothing of PostgreSQL's (its store, its thread pool), nor the
+    review's or the HTML debrief's modules."""
     exercise = Path(__file__).resolve().parent.parent / "exercises" / "lost-update-basics"
     code = (
         "import sys\n"
@@ -91,7 +93,9 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
         f"status = main(['run', {str(exercise)!r}, '--script',"
         f" {str(exercise / 'scripts' / 'solo-complete.yaml')!r}, '--json',"
         f" '--transcripts', {str(tmp_path)!r}])\n"
-        "heavy = ('rich', 'sqlite_utils', 'click', 'dateutil', 'pluggy', 'jsonschema', 'textual')\n"
+        "heavy = ('rich', 'sqlite_utils', 'click', 'dateutil', 'pluggy', 'jsonschema', 'textual',\n"
+        "         'psycopg', 'raceday.store.postgres.store', 'raceday.exercise.postgres',\n"
+        "         'concurrent.futures', 'raceday.transcript.debrief.review', 'html')\n"
         "print(status, ','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

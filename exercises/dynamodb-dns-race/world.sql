@@ -33,11 +33,13 @@ CREATE TABLE plan_record (
 
 -- What each endpoint serves now. active_plan_id has no foreign key: nothing stops it
 -- pointing at a plan that no longer exists (the latent bug). rollback_plan_id must point at
--- an existing plan: every apply moves the old active plan into it.
+-- an existing plan: every apply moves the old active plan into it. (RESTRICT refuses a
+-- delete at the plan it cannot take, before the rest of the statement's work, where a plain
+-- key would refuse at the statement's end, after deleting every other plan's records.)
 CREATE TABLE endpoint (
     name             TEXT PRIMARY KEY,
     active_plan_id   INTEGER,
-    rollback_plan_id INTEGER REFERENCES plan (id),
+    rollback_plan_id INTEGER REFERENCES plan (id) ON DELETE RESTRICT,
     updated_by       TEXT,
     updated_at       TEXT
 );

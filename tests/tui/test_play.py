@@ -314,13 +314,22 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, PlayScreen)
+        play = app.screen
+        assert isinstance(play, PlayScreen)
+        fed: list[ev.Event] = []
+        shown = play.feed.add
+        play.feed.add = lambda event: (fed.append(event), shown(event))[-1]  # type: ignore[method-assign]
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, EndScreen)
         assert app.screen.score.max == 100
+        # the rest of the night played itself out for the score, without feeding the play
+        # screen the end screen replaced (it made the score wait a second on the flagship)
+        rest = [e for e in app.screen.events if e.after_team_left]
+        assert len(rest) > 100
+        assert not [e for e in fed if e.after_team_left]
         assert (app.screen.folder / "events.jsonl").exists()
         await pilot.press("ctrl+q")  # the score screen: one press quits (it is all saved)
         await pilot.pause()

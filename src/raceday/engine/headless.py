@@ -13,7 +13,6 @@ from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
-from raceday.exercise.postgres import for_postgres
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.store import DB_VARIABLE, create_world, is_postgres
@@ -42,6 +41,8 @@ def open_session(
     (or the server `raceday play --db` left in RACEDAY_DB)."""
     db = db or os.environ.get(DB_VARIABLE) or None
     if is_postgres(db):
+        from raceday.exercise.postgres import for_postgres
+
         exercise = for_postgres(exercise)
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)

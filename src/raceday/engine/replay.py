@@ -30,7 +30,6 @@ import shutil
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -61,6 +60,8 @@ from raceday.transcript.wording import describe_run
 _log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the session calls the replay: at run time this module never imports it
+    from concurrent.futures import ThreadPoolExecutor
+
     from raceday.engine.session import Session
     from raceday.store.postgres.store import PostgresStore
 
@@ -1182,6 +1183,8 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
     played = False
     # Each night is its own world on its own connections, and mostly waits on the server:
     # the race and the normal nights are played side by side (each shifted one too).
+    from concurrent.futures import ThreadPoolExecutor  # PostgreSQL's only: SQLite forks
+
     pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
     try:
         race_world, warnings = _fork(live, made, exercise.world_sql)

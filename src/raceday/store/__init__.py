@@ -60,10 +60,11 @@ def end_world(store: Store, folder: Path) -> None:
     fill with finished sessions. A SQLite world.db is a file in the folder and stays.
     """
     store.close()
-    from raceday.store.postgres.store import PostgresStore  # psycopg: only if it connected
-
-    if not isinstance(store, PostgresStore):
+    if store.backend != "postgresql":  # a SQLite night never imports psycopg's store
         return
+    from raceday.store.postgres.store import PostgresStore
+
+    assert isinstance(store, PostgresStore)
     import os
 
     note = folder / WORLD_NOTE

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -122,6 +121,8 @@ _ATTRIBUTE_LIKE = re.compile(r"\b(src|href|srcset)=", re.IGNORECASE)
 def escape_text(text: str) -> str:
     """Escape text for HTML/SVG. '://' and 'src='/'href=' are written with entities, so text a
     player typed (SQL naming a web address) reads the same but never looks like a reference."""
+    from html import escape  # the HTML debrief's only: Markdown and the terminal never ask
+
     escaped = escape(text, quote=True).replace("://", ":&#47;&#47;")
     return _ATTRIBUTE_LIKE.sub(r"\1&#61;", escaped)
 

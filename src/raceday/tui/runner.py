@@ -76,6 +76,7 @@ class SessionRunner:
         self._jobs: deque[_Queued] = deque()
         self._tick_queued = False
         self.stopped = False  # the machine stopped the session: later calls are dropped
+        self._ending = False  # the night plays out for the end screen: no event is posted
 
     @property
     def busy(self) -> bool:
@@ -142,6 +143,8 @@ class SessionRunner:
         return SessionStopped(stopped_words(session, exc))
 
     def _post_event(self, event: ev.Event) -> None:
+        if self._ending:  # the end screen replaces the feed: it gets them all at once
+            return
         self.target.post_message(EngineEvent(event))
 
     def _need(self) -> Session:
@@ -165,11 +168,12 @@ class SessionRunner:
             return [SessionOpened(tuple(session.events), snapshot)]
 
         self.submit("open", job, refresh=False)
-        self._prepare_replay()
 
-    def _prepare_replay(self) -> None:
-        """Next, while the players read the opened screen: what any replay of this session
-        needs (engine.replay.prepare), and the modules ctrl+r imports."""
+    def prepare_replay(self) -> None:
+        """Once the opened screen is drawn (the play screen asks then: work queued sooner
+        held the interpreter while its first frames were drawn), while the players read it:
+        what any replay of this session needs (engine.replay.prepare), and the modules
+        ctrl+r imports. A replay asked for first prepares what it needs itself."""
         def job() -> list[Message]:
             from raceday.engine.replay import prepare
             from raceday.engine.replaywalk import load_walk  # noqa: F401 - imported ahead
@@ -277,9 +281,17 @@ class SessionRunner:
     def end(self, reason: str = "ended") -> None:
         def job() -> list[Message]:
             session = self._need()
-            session.end(reason)
-            write_session_debrief(session.folder)
+            # The rest of the night (about a thousand events on the flagship) is not fed to
+            # the play screen, which the end screen is about to replace: SessionEnded carries
+            # every event, and the screen is drawn once.
+            self._ending = True
+            try:
+                session.end(reason)
+            except BaseException:
+                self._ending = False  # not ended: the play screen goes on showing the night
+                raise
             events = tuple(session.events)
+            write_session_debrief(session.folder, events)  # not read back from the file
             score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
             return [SessionEnded(score, session.folder, events)]
 
@@ -295,12 +307,13 @@ def _may_guard(messages: Sequence[Message]) -> bool:
                for m in messages)
 
 
-def write_session_debrief(folder: Path) -> None:
-    """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it."""
+def write_session_debrief(folder: Path, events: Sequence[ev.Event] | None = None) -> None:
+    """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it.
+    `events`: every event the session recorded (None: read back from the folder)."""
     from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
 
     try:
-        write_debrief(folder)
+        write_debrief(folder, events)
     except Exception:  # the session is scored and saved: the end screen must still open
         # (it builds its debrief from the events, not from this file)
         logging.getLogger(__name__).exception("debrief.md not written in %s", folder)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg import Connection, Cursor
+from psycopg import ClientCursor, Connection, Cursor
 
 Error = psycopg.Error
+__all__ = ["ClientCursor", "Connection", "Error", "ExtendedCursor", "connect"]
 
 
 class ExtendedCursor(Cursor[Any]):

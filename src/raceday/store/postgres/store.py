@@ -101,6 +101,8 @@ ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
 _COUNTS = ("SELECT relname, n_tup_ins + n_tup_upd + n_tup_del, "
            "coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_catalog.pg_stat_xact_user_tables "
            "WHERE schemaname = %s")
+_BEGIN_STATEMENTS = 6
+"""How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
 _IDENT = re.compile(r"[^a-z0-9_]+")
 
 
@@ -367,7 +369,9 @@ class PostgresStore:
                 except Exception as exc:
                     results.append(_lost(login, statement, exc))
                     break
-                result = self._run(login, statement, params)
+                # a statement of its own transaction commits in the exchange that reads
+                # what it wrote (one round trip fewer for every statement of the night)
+                result = self._run(login, statement, params, commit=not held)
                 if login.conn.broken or login.conn.closed:
                     results.append(_lost(login, statement, None))
                     break
@@ -376,11 +380,8 @@ class PostgresStore:
                     login.held = None
                     result = replace(result, error=f"{result.error} (the transaction was rolled back)")
                 elif not held and result.ok:
-                    try:
-                        _end(login.conn, "COMMIT")
-                    except Exception as exc:  # a deferred constraint, a serialization failure
-                        _end(login.conn, "ROLLBACK")
-                        result = self._failed(statement, exc, time.perf_counter())
+                    pass  # committed by _run; a refused COMMIT (a deferred constraint, a
+                    # serialization failure) is its failed result, rolled back below
                 elif not held:
                     _end(login.conn, "ROLLBACK")
                 if result.ok and (result.schema_changed or pgsql.first_keyword(statement) in _CODE):
@@ -486,18 +487,27 @@ class PostgresStore:
                 query, values = pgsql.bind(sql, params)
             except pgsql.MissingParameter as exc:
                 raise StoreError(f"no value was given for parameter :{exc.name}") from exc
-            self._begin(checker, read_only=True)
+            # One round trip, where it was three (BEGIN with the limits, the check,
+            # ROLLBACK): a night on PostgreSQL asks about ten thousand checks. The three go
+            # in one message, the check's values bound by psycopg on this side (the check is
+            # the exercise's SQL, never a player's); the transaction is rolled back as before,
+            # so nothing a function the check calls sets outlives it.
+            from raceday.store.postgres import driver
+
+            batch = (f"{self._begin_sql(checker, read_only=True)};\n{query}\n;"
+                     " ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
             try:
                 with self._watch(checker.conn):
-                    cur = checker.conn.cursor()
-                    cur.execute(query, values)
+                    cur = driver.ClientCursor(checker.conn)
+                    cur.execute(batch, values)
+                    for _ in range(_BEGIN_STATEMENTS):  # to the check's own result
+                        cur.nextset()
                     columns = tuple(c.name for c in cur.description or ())
                     rows = [tuple(r) for r in cur.fetchall()] if columns else []
             except Exception as exc:
                 _end(checker.conn, "ROLLBACK")
                 kind, message = self._classify(exc, started)
                 raise StoreError(message, kind) from exc
-            _end(checker.conn, "ROLLBACK")
             return columns, rows
 
     # -- the schema -----------------------------------------------------------------------
@@ -575,19 +585,24 @@ class PostgresStore:
             ) from exc
         return _Login(conn, role)
 
-    def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
-        """Open raceday's transaction for one statement, with every limit set LOCAL."""
+    def _begin_sql(self, login: _Login, *, read_only: bool = False,
+                   isolation: str | None = None) -> str:
+        """BEGIN and the transaction's limits, set LOCAL: _BEGIN_STATEMENTS statements."""
         ms = int(self.time_limit_s * 1000)
         schemas = _q(self.names.world)
         if login.role == self.names.checker:
             schemas = f"{_q(self.names.compat)}, {schemas}"
+        return (f"BEGIN{' READ ONLY' if read_only else ''}"
+                f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; "
+                f"SET LOCAL ROLE {_q(login.role)}; "
+                f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
+                f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
+                f"SET LOCAL idle_in_transaction_session_timeout = {self.idle_timeout_ms}")
+
+    def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
+        """Open raceday's transaction for one statement, with every limit set LOCAL."""
         cur = login.conn.execute(
-            f"BEGIN{' READ ONLY' if read_only else ''}"
-            f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; "
-            f"SET LOCAL ROLE {_q(login.role)}; "
-            f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
-            f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
-            f"SET LOCAL idle_in_transaction_session_timeout = {self.idle_timeout_ms}; "
+            self._begin_sql(login, read_only=read_only, isolation=isolation) + "; "
             + _COUNTS.replace("%s", _lit(self.names.world))
         )
         while cur.nextset():
@@ -609,7 +624,10 @@ class PostgresStore:
             timer.cancel()
             self._running.discard(conn)
 
-    def _run(self, login: _Login, statement: str, params: Mapping[str, Any] | None) -> StatementResult:
+    def _run(self, login: _Login, statement: str, params: Mapping[str, Any] | None,
+             *, commit: bool = False) -> StatementResult:
+        """Run one statement in the open transaction; `commit`: and commit it, in the same
+        exchange as reading what it wrote (a refused COMMIT is the statement's error)."""
         started = time.perf_counter()
         keyword = pgsql.first_keyword(statement)
         refusal = _refusal(statement, keyword)
@@ -638,7 +656,7 @@ class PostgresStore:
                         keyword == "WITH" and bool(_DML & set(pgsql.words(statement))))
                     rowcount = cur.rowcount if is_dml and cur.rowcount >= 0 else None
                     cur.close()
-            writes, reads = self._writes(login, statement)
+            writes, reads = self._writes(login, statement, commit=commit)
         except Exception as exc:
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
@@ -655,11 +673,21 @@ class PostgresStore:
             reads=reads,
         )
 
-    def _writes(self, login: _Login, statement: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def _writes(self, login: _Login, statement: str, *, commit: bool = False,
+                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The world's tables this statement wrote: rows it changed (triggers included, as
         the server counts them) and the table a plain DML names (0 rows too); and the tables
-        it read (scanned, a view's tables included), lower case as SQLite's store gives them."""
-        found = login.conn.execute(_COUNTS, [self.names.world]).fetchall()
+        it read (scanned, a view's tables included), lower case as SQLite's store gives them.
+        `commit`: then end the transaction as `_end` does, in the same exchange."""
+        if commit:
+            cur = login.conn.execute(_sql(
+                _COUNTS.replace("%s", _lit(self.names.world))
+                + "; COMMIT; SELECT pg_catalog.pg_advisory_unlock_all()"))
+            found = cur.fetchall()
+            while cur.nextset():  # every result read: the COMMIT's error, if any, raised
+                pass
+        else:
+            found = login.conn.execute(_COUNTS, [self.names.world]).fetchall()
         counts = {str(r[0]): int(r[1]) for r in found}
         scans = {str(r[0]): int(r[2]) for r in found}
         writes = sorted(name for name, n in counts.items() if n != login.counts.get(name, 0))

@@ -18,8 +18,9 @@ The modules, each one concept:
 
 The renderers (`markdown`, `html`,
 `terminal`) import only `model` and `words`; `render_markdown`,
-`render_terminal` and `terminal_renderables` are re-exported here, imported when first
-asked for (a headless `raceday run` needs only Markdown).
+`render_terminal`, `terminal_renderables` and `review`'s `WorldSoFar` and `world_states`
+are re-exported here, imported when first asked for (a headless `raceday run` needs only
+Markdown).
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from raceday.transcript.debrief.files import (
     write_debrief,
 )
 from raceday.transcript.debrief.model import NOT_SEEN, Debrief
-from raceday.transcript.debrief.review import WorldSoFar, world_states
 from raceday.transcript.debrief.words import duration
 
 if TYPE_CHECKING:  # at run time `__getattr__` imports them, when first asked for
     from raceday.transcript.debrief.markdown import render_markdown as render_markdown
+    from raceday.transcript.debrief.review import WorldSoFar as WorldSoFar
+    from raceday.transcript.debrief.review import world_states as world_states
     from raceday.transcript.debrief.terminal import render_terminal as render_terminal
     from raceday.transcript.debrief.terminal import (
         terminal_renderables as terminal_renderables,
@@ -55,7 +57,8 @@ __all__ = [
 ]
 
 _RENDERERS = {"render_markdown": "debrief.markdown", "render_terminal": "debrief.terminal",
-              "terminal_renderables": "debrief.terminal"}
+              "terminal_renderables": "debrief.terminal", "WorldSoFar": "debrief.review",
+              "world_states": "debrief.review"}
 
 
 def __getattr__(name: str) -> object:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -151,6 +152,23 @@ class PendingExercise:
     head: BriefingHead
 
 
+SCREENFUL_CHARS = 1500
+"""About a screen of the briefing's Markdown: rendered and shown before the rest."""
+
+
+def first_screenful(text: str) -> int:
+    """Where to cut the Markdown after about a screenful: at the first `## ` heading past
+    SCREENFUL_CHARS (outside a fenced block), or 0 (render it whole)."""
+    at = text.find("\n## ", SCREENFUL_CHARS)
+    while at > 0 and text.count("```", 0, at) % 2:
+        at = text.find("\n## ", at + 1)
+    return max(at, 0)
+
+
+DRAWN_WAIT_S = 0.5
+"""At most this long the briefing's rendering waits for the part it showed to be drawn."""
+
+
 class BriefingScreen(WorkingScreen):
     HELP = """\
 # The briefing
@@ -192,6 +210,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self.head = BriefingHead.of(exercise)
         self.settings = settings
         self.rendered_width = 0  # the width the Markdown was rendered at
+        self._situation_drawn = threading.Event()  # the situation posted last is on screen
         self.start_asked = False  # Enter pressed before the exercise was loaded
 
     def compose(self) -> ComposeResult:
@@ -274,9 +293,21 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def _render_markdown(self, exercise: Exercise, width: int) -> None:
         """Render the Markdown once, off the event loop (Static would render it twice: once
         for its height, once to draw it)."""
-        self.post_message(self.Rendered(
-            "situation", self._markdown(situation_markdown(exercise, self.settings),
-                                        width), width))
+        text = situation_markdown(exercise, self.settings)
+        cut = first_screenful(text)
+        # Each part waits for the frame that shows the one before (at most DRAWN_WAIT_S):
+        # rendered at once, it held the interpreter while the event loop drew it.
+        if cut:  # the top first (what the screen shows), then the whole
+            top = self._markdown(text[:cut], width)
+            self._post_situation(top, width)
+            if get_current_worker().is_cancelled:
+                return
+            rest = self._markdown(text[cut:], width)
+            # Rich puts one blank line between blocks: the two halves are the whole
+            self._post_situation(
+                Prerendered([*top.segments, Segment.line(), *rest.segments]), width)
+        else:
+            self._post_situation(self._markdown(text, width), width)
         if get_current_worker().is_cancelled:  # the briefing was left: build no world for it
             return
         try:
@@ -284,6 +315,12 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
         self.post_message(self.Rendered("schema", self._markdown(text, width), width))
+
+    def _post_situation(self, lines: Prerendered, width: int) -> None:
+        """Show the situation's lines; return once they are drawn (a worker thread only)."""
+        self._situation_drawn.clear()
+        self.post_message(self.Rendered("situation", lines, width))
+        self._situation_drawn.wait(DRAWN_WAIT_S)
 
     def _markdown(self, text: str, width: int) -> Prerendered:
         from rich.markdown import Markdown as RichMarkdown
@@ -296,6 +333,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def _rendered(self, message: Rendered) -> None:
         if message.width == self.rendered_width:
             self.query_one(f"#{message.part}", Static).update(message.lines)
+        if message.part == "situation":
+            self.call_after_refresh(self._situation_drawn.set)
 
     def action_start(self) -> None:
         if self.exercise is None:  # started as soon as it is loaded

@@ -284,6 +284,8 @@ class PlayScreen(Screen[None]):
             self._facilitation_cast(names)
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
+        if isinstance(self.runner, SessionRunner):  # a seat's replays are the host's
+            self.call_after_refresh(self.runner.prepare_replay)
         if self.settings.pace is Pace.LIVE:
             self.live.start(self.raceday.wall(), message.snapshot.minute)
             if self.raceday.live_ticks:

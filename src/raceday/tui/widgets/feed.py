@@ -130,7 +130,8 @@ class MinuteGroups:
         """The lines to show now, oldest first, for one more event. Events the feed leaves
         out (a task falling due, the automation's own statements) do not end the minute."""
         out: list[tuple[ev.Event, Text]] = []
-        if not routine(event) and event.sim_time == (self.held[:1] or [event])[0].sim_time \
+        minute = self.held[0].sim_time if self.held else event.sim_time
+        if not routine(event) and event.sim_time == minute \
                 and feed_text(event, judge=judge) is None:
             return out
         if self.held and (not routine(event) or event.sim_time != self.held[0].sim_time):
