@@ -170,8 +170,16 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="the roles people play, one seat each: responder,enactor-a,... "
                       "(default: the exercise's player roles)")
     host.add_argument("--pace", choices=["turns", "live"], default="live")
-    host.add_argument("--speed", type=float, default=60.0,
-                      help="simulated seconds per real second in the live pace (default 60)")
+    host.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                      help="live pace: the game day's length in real minutes; the speed "
+                      "follows from it (default: the exercise's own length, 45 for the "
+                      "flagship: 5x)")
+    host.add_argument("--speed", type=float, default=None,
+                      help="simulated seconds per real second in the live pace (overrides "
+                      "--length)")
+    host.add_argument("--start-now", action="store_true",
+                      help="start the clock at once (default: a lobby holds it at the start "
+                      "until the facilitator starts it, or, headless, until every seat joined)")
     host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
     host.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build the world on this PostgreSQL server (default: SQLite)")
@@ -428,12 +436,14 @@ def _team(args: argparse.Namespace, out: Console) -> int:
         from raceday.team.launch import host_headless
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
-                             args.transcripts, out, teams=args.teams)
+                             args.transcripts, out, teams=args.teams, length=args.length,
+                             lobby=not args.start_now)
     from raceday.tui.team import launch  # the TUI, imported only here
 
     if args.command == "host":
         return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
-                                   args.transcripts, teams=args.teams)
+                                   args.transcripts, teams=args.teams, length=args.length,
+                                   lobby=not args.start_now)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:

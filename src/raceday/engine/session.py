@@ -99,6 +99,9 @@ class PendingTask:
     task: Task
     due: int
     context: str
+    since: int = -1
+    """The first time it fell due without being done (a repeating task falls due again
+    while still open: `due` is the latest time, `since` the first)."""
 
 
 class _Due(NamedTuple):
@@ -343,6 +346,19 @@ class Session:
         heard = self.injects_heard
         while self.minute < bound and not self.ended and self.injects_heard == heard:
             self.advance_to(self.minute + 1)
+
+    def next_task_due(self, roles: Sequence[str]) -> tuple[int | None, Task | None]:
+        """The next minute a task of one of `roles` falls due, and that task (the normal
+        night's own tasks never fall due tonight)."""
+        normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
+        best: tuple[int | None, Task | None] = (None, None)
+        for task in self.exercise.tasks:
+            if task.role not in roles or task.id in normal or task.id in self._stopped_tasks:
+                continue
+            later = [m for m in task.times() if m > self.minute]
+            if later and (best[0] is None or later[0] < best[0]):
+                best = (later[0], task)
+        return best
 
     def next_inject_minute(self) -> int | None:
         later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
@@ -878,7 +894,9 @@ class Session:
                     step.runs.append(len(self.events))
                 self._remember_for_player(task)
                 context = self._render_context(task, self.minute)
-                self.pending[task.id] = PendingTask(task, self.minute, context)
+                before = self.pending.get(task.id)
+                since = before.since if before is not None else self.minute
+                self.pending[task.id] = PendingTask(task, self.minute, context, since)
                 self._emit(ev.TaskDue(role=task.role, task=task.id, title=task.title,
                                       context=context, hint_available=bool(task.hint)))
             return

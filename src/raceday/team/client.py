@@ -56,6 +56,8 @@ class Clock:
     speed: float = 60.0
     minute: int = 0
     ended: bool = False
+    lobby: bool = False
+    """Held at the start until the facilitator starts the night."""
 
 
 class View:

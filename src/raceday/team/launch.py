@@ -21,8 +21,23 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
-               transcripts: Path) -> Host:
+def game_day_speed(exercise: Exercise, speed: float | None, length: float | None) -> float:
+    """The live clock's speed: `speed` when given, else the one that plays the whole night in
+    `length` real minutes, by default the exercise's own length (the guide's game day)."""
+    from raceday.engine.clock import speed_for
+
+    if speed is not None:
+        if speed <= 0:
+            raise InputError([f"--speed: must be above 0, not {speed:g}"])
+        return speed
+    minutes = length if length is not None else exercise.length
+    if minutes <= 0:
+        raise InputError([f"--length: a game day lasts more than 0 minutes, not {minutes:g}"])
+    return speed_for(exercise.clock.length_minutes, minutes)
+
+
+def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | None,
+               transcripts: Path, *, length: float | None = None, lobby: bool = False) -> Host:
     """A host for the named exercise with the seats `responder,enactor-a,...` (not started).
 
     `raceday host --db postgresql://…` leaves the DSN in RACEDAY_DB (cli.py) for the world;
@@ -37,12 +52,14 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     db = os.environ.get(DB_VARIABLE)
     return Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
-                transcripts=transcripts, pace=Pace(pace), speed=speed,
-                meeting=db if is_postgres(db) else None)
+                transcripts=transcripts, pace=Pace(pace),
+                speed=game_day_speed(exercise, speed, length),
+                meeting=db if is_postgres(db) else None, lobby=lobby)
 
 
-def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, speed: float,
-                transcripts: Path) -> Teams:
+def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str,
+                speed: float | None, transcripts: Path, *, length: float | None = None,
+                lobby: bool = False) -> Teams:
     """Several teams of the same seats on one clock (not started)."""
     from raceday.commands import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
@@ -55,7 +72,8 @@ def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, sp
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     specs = parse_seats(exercise, seats)
     return Teams(exercise, [TeamSpec(name, tuple(specs)) for name in names], exercise_ref=ref,
-                 transcripts=transcripts, pace=Pace(pace), speed=speed)
+                 transcripts=transcripts, pace=Pace(pace),
+                 speed=game_day_speed(exercise, speed, length), lobby=lobby)
 
 
 def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
@@ -70,8 +88,9 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
     return seats_from_roles(roles)
 
 
-def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float,
-                  transcripts: Path, out: Console, teams: str | None = None) -> int:
+def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
+                  transcripts: Path, out: Console, teams: str | None = None, *,
+                  length: float | None = None, lobby: bool = False) -> int:
     from raceday.team.serve import join_text, serve
     from raceday.transcript.render import print_score
 
@@ -80,10 +99,15 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 
     if teams is not None:
         return _host_teams_headless(build_teams(exercise_name, seats, teams, pace, speed,
-                                                transcripts), say, out)
-    host = build_host(exercise_name, seats, pace, speed, transcripts)
+                                                transcripts, length=length, lobby=lobby),
+                                    say, out)
+    host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
+                      lobby=lobby)
     host.start()
     say(join_text(host))
+    if host.in_lobby:
+        say(f"The clock is held at the start until every seat has joined; then it runs at "
+            f"{host.live.speed:g}x.")
     out.print("Ctrl-C ends the session and scores it.", style="dim")
     score = serve(host, say, threading.Event())
     print_score(score.score, out, host.folder)
@@ -97,6 +121,9 @@ def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console)
 
     folder = teams.start()
     say(group_join_text(teams))
+    if teams.in_lobby:
+        say(f"The clock is held at the start until every team's seats have joined; then it "
+            f"runs at {teams.live.speed:g}x.")
     out.print("Ctrl-C ends every team's session and scores it.", style="dim")
     serve_teams(teams, say, threading.Event())
     say("Leaderboard")

@@ -50,6 +50,9 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
         while not stop.is_set() and not host.ended:
             if not host.pump():
                 host.idle(stop, POLL_SECONDS)
+            if host.in_lobby and _all_here([host]):
+                host.start_clock()  # headless, the ready check is everyone having joined
+                say(f"Every seat has joined: the clock runs at {host.live.speed:g}x.")
             if end_when_over and session.timeline_over:
                 break
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score
@@ -64,6 +67,10 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
             score = next(e for e in reversed(session.events) if isinstance(e, ev.ScoreEvent))
         host.close()
     return score
+
+
+def _all_here(hosts: list[Host]) -> bool:
+    return all(seat.player is not None for h in hosts for seat in h.seats.values())
 
 
 def _hear_ctrl_c() -> None:
@@ -94,6 +101,9 @@ def serve_teams(teams: Teams, say: Say, stop: threading.Event) -> dict[str, ev.S
         while not stop.is_set() and not teams.ended:
             if not teams.pump():
                 stop.wait(POLL_SECONDS)
+            if teams.in_lobby and _all_here(list(teams.hosts.values())):
+                teams.start_clock()
+                say(f"Every team's seats have joined: the clock runs at {teams.live.speed:g}x.")
             if all(h.need().timeline_over for h in teams.hosts.values()):
                 break
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score every team

@@ -210,8 +210,11 @@ class Cast(Event):
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Facilitation(Event):
     """The facilitator's hand on the session: `action` is pause, resume, speed (`speed`, the
-    new one), length (`speed` for the target real length in `detail`), or schedule (an
-    inject planned for `at`, its title in `detail`, for `to` or everyone)."""
+    new one), length (`speed` for the target real length in `detail`), schedule (an
+    inject planned for `at`, its title in `detail`, for `to` or everyone), start (the lobby's
+    clock started at `speed`; who had joined in `detail`), skip (where it stops, in
+    `detail`), hint (its id in `detail`, for `to` or everyone) or screen (the console's
+    answer key hidden or shown, in `detail`)."""
 
     kind: ClassVar[str] = "facilitation"
     action: str

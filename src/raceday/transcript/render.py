@@ -165,6 +165,15 @@ def facilitation_words(e: ev.Facilitation) -> str:
     elif e.action == "schedule":
         whom = ", ".join(e.to) if e.to else "everyone"
         what = f"inject planned for {e.at} to {whom}: {e.detail}"
+    elif e.action == "start":
+        what = (f"clock started at {e.speed:g}x" if e.speed else "clock started") + \
+            (f" ({e.detail})" if e.detail else "")
+    elif e.action == "skip":
+        what = f"skip to {e.detail}" if e.detail else "skip"
+    elif e.action == "hint":
+        what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
+    elif e.action == "screen":
+        what = e.detail or "screen sharing"
     else:
         what = f"{e.action} {e.detail}".strip()
     return f"facilitator: {what}"
