@@ -135,3 +135,44 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await until(pilot, lambda: any(isinstance(e, ev.Note) for e in
                                        read_events(running.folder).events))
         await asyncio.sleep(0)
+
+
+async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sharing(
+        flagship: Any, tmp_path: Any) -> None:
+    from raceday.engine.clock import Pace
+    from raceday.team.seats import seats_from_roles
+
+    host = Host(flagship, seats_from_roles(("enactor-a", "responder")), transcripts=tmp_path,
+                pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
+    host.start()
+    joined(host, "responder", "Rita")
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    app = ConsoleApp(host, run_host=False)
+    try:
+        async with app.run_test(size=(140, 44)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
+                        and app.screen.clock.lobby)
+            screen = app.screen
+            assert isinstance(screen, ConsoleScreen)
+            seats = text_of(screen.query_one("#console-seats", Static))
+            assert "LOBBY" in seats and "Missing: enactor-a." in seats
+            assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
+            await pilot.press("s")
+            await until(pilot, lambda: not screen.clock.lobby)
+            assert not host.in_lobby
+            await pilot.press("v")
+            await pilot.pause()
+            assert not screen.query_one("#console-private").display
+            assert not screen.query_one("#console-feed").display
+            assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
+            await until(pilot, lambda: [e.action for e in of_kind(
+                read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
+            await pilot.press("v")
+            await pilot.pause()
+            assert screen.query_one("#console-private").display
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        host.close()
