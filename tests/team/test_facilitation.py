@@ -160,3 +160,24 @@ def test_the_console_lists_each_seats_due_and_overdue_work(
     assert late[0].late >= late[-1].late
     host.end()
     host.close()
+
+
+def test_join_lines_name_the_session_by_its_absolute_path_and_are_kept_in_join_txt(
+        flagship: Exercise) -> None:
+    from raceday.team.serve import join_text, save_join_text
+
+    host = Host(flagship, seats_from_roles(SEATS), transcripts=Path("relative"),
+                tokens=TOKENS)  # the tests stand in their own folder (conftest)
+    host.start()
+    lines = host.join_lines()
+    assert len(lines) == len(SEATS)
+    for line, seat in zip(lines, SEATS, strict=True):
+        words = line.split()
+        assert Path(words[2]).is_absolute() and Path(words[2]) == host.folder.resolve()
+        assert words[words.index("--token") + 1] == TOKENS[seat]
+    path = save_join_text(host.folder, join_text(host))
+    assert path.name == "join.txt" and path.stat().st_mode & 0o777 == 0o600
+    kept = path.read_text(encoding="utf-8").splitlines()
+    assert all(line.strip() in [k.strip() for k in kept] for line in lines)
+    host.end()
+    host.close()

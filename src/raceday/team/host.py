@@ -291,7 +291,10 @@ class Host:
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
-        folder = str(where) if where is not None else shlex.quote(self.where)
+        if where is not None:
+            folder = str(Path(where).resolve())
+        else:  # a folder's path, absolute (a player's shell may stand anywhere), or an address
+            folder = self.where if self.meeting is not None else str(Path(self.where).resolve())
         team = f" --team {self.team}" if self.team else ""
         return [f"raceday join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
                 f"--as NAME --role {s.role} --token {s.token}"

@@ -91,7 +91,7 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
 def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
                   transcripts: Path, out: Console, teams: str | None = None, *,
                   length: float | None = None, lobby: bool = False) -> int:
-    from raceday.team.serve import join_text, serve
+    from raceday.team.serve import join_text, save_join_text, serve
     from raceday.transcript.render import print_score
 
     def say(line: str) -> None:
@@ -105,6 +105,7 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                       lobby=lobby)
     host.start()
     say(join_text(host))
+    say(f"  (also in {save_join_text(host.folder, join_text(host)).resolve()})")
     if host.in_lobby:
         say(f"The clock is held at the start until every seat has joined; then it runs at "
             f"{host.live.speed:g}x.")
@@ -117,10 +118,11 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console) -> int:
     from raceday.team.group import read_group
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text, serve_teams
+    from raceday.team.serve import group_join_text, save_join_text, serve_teams
 
     folder = teams.start()
     say(group_join_text(teams))
+    say(f"  (also in {save_join_text(folder, group_join_text(teams)).resolve()})")
     if teams.in_lobby:
         say(f"The clock is held at the start until every team's seats have joined; then it "
             f"runs at {teams.live.speed:g}x.")
@@ -197,13 +199,14 @@ def _published_speed(clock: str | None) -> float:
 def resume_headless(folder: Path, exercise_name: str | None, speed: float | None,
                     out: Console) -> int:
     """`raceday resume DIR --headless` for a team session: serve it again until it ends."""
-    from raceday.team.serve import join_text, serve
+    from raceday.team.serve import join_text, save_join_text, serve
     from raceday.transcript.render import print_score
 
     host = resumed_host(folder, exercise_name, speed)
     out.print(f"Resumed at {host.need().clock_face}: every seat joins again with its new "
               "token.", markup=False, highlight=False)
     out.print(join_text(host), markup=False, highlight=False, soft_wrap=True)
+    save_join_text(host.folder, join_text(host))
     out.print("Ctrl-C ends the session and scores it.", style="dim")
     score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
                                                soft_wrap=True),

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
@@ -81,6 +81,34 @@ class NoteDialog(ModalScreen[str | None]):
         self.dismiss(event.value.strip() or None)
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class JoinDialog(ModalScreen[None]):
+    """The join commands, one a line and never wrapped (a wrapped command pasted into a shell
+    breaks): wider than the screen, they scroll sideways; join.txt holds them too."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+    DEFAULT_CSS = """
+    JoinDialog #join-box { width: 100%; height: auto; max-height: 90%; padding: 1 1;
+                           background: $panel; border: round $primary; }
+    JoinDialog #join-scroll { height: auto; max-height: 30; overflow-x: auto; }
+    JoinDialog #join-lines { width: auto; text-wrap: nowrap; }
+    """
+
+    def __init__(self, text: str, where: Path) -> None:
+        super().__init__(classes="dialog-screen")
+        self.text = text
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-box"):
+            yield Label(f"How to join (also in {self.where}); Enter closes", markup=False,
+                        classes="dialog-title")
+            with ScrollableContainer(id="join-scroll"):
+                yield Static(Text(self.text, no_wrap=True, overflow="ignore"), id="join-lines")
+
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
@@ -480,10 +508,11 @@ class ConsoleScreen(Screen[None]):
                                         "not see it)"), save)
 
     def action_join_info(self) -> None:
-        from raceday.team.serve import join_text
+        from raceday.team.serve import JOIN_FILE, join_text
 
         group = self.group.folder if self.group is not None else None
-        self.app.push_screen(ConfirmDialog(join_text(self.host, group), yes="OK", no="Close"))
+        where = (group or self.host.folder).resolve() / JOIN_FILE
+        self.app.push_screen(JoinDialog(join_text(self.host, group), where))
 
     def action_end(self) -> None:
         group = self.group
