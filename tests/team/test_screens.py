@@ -176,3 +176,35 @@ async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sha
         stop.set()
         thread.join(timeout=5)
         host.close()
+
+
+async def test_the_projector_never_shows_a_players_sql_until_the_facilitator_lets_it(
+        running: Host) -> None:
+    from raceday.tui.widgets.feed import EventFeed
+
+    rita = Client(running.folder, TOKENS["responder"], "Rita")
+    rita.wait(rita.join())
+    rita.wait(rita.submit("sql", {"sql": "SELECT 4242 AS marker_col"}))
+    rita.wait(rita.submit("monitor", {"name": "watch-it",
+                                      "sql": "SELECT name FROM endpoint WHERE 9191 = 9191"}))
+    app = WatchApp(View(running.folder))
+
+    def feed_text(screen: WatchScreen) -> str:
+        return "\n".join(strip.text for strip in screen.query_one("#watch-feed", EventFeed).lines)
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and "ran a statement" in feed_text(app.screen))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        shown = feed_text(screen) + text_of(screen.query_one("#watch-header", Static))
+        assert "4242" not in shown and "9191" not in shown and "SELECT" not in shown
+        assert "responder ran a statement" in shown and "watch-it" in shown
+        assert "service normal" in text_of(screen.query_one("#watch-header", Static))
+        running.call(lambda s: running.show_sql_on_projector(True)).result(5)
+        await until(pilot, lambda: "4242" in feed_text(screen))
+        running.call(lambda s: running.show_sql_on_projector(False)).result(5)
+        await until(pilot, lambda: "4242" not in feed_text(screen))
+    actions = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)]
+    assert actions == ["players' SQL shown on the projector",
+                       "players' SQL hidden from the projector"]

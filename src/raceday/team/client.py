@@ -58,6 +58,8 @@ class Clock:
     ended: bool = False
     lobby: bool = False
     """Held at the start until the facilitator starts the night."""
+    projector_sql: bool = False
+    """The facilitator lets the projector show the players' SQL (the hot wash)."""
 
 
 class View:

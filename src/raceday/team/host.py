@@ -180,6 +180,8 @@ class Host:
         self.addresses: dict[str, str] = {}
         """On PostgreSQL: each seat's address, with the login the host issued it."""
         self.projector_address: str | None = None
+        self.projector_sql = False
+        """The projector shows the players' SQL (the facilitator's choice, for the hot wash)."""
         self.in_lobby = lobby and pace is Pace.LIVE
         """The live clock is held at the start until the facilitator starts it (`start_clock`):
         seats join and look at the world meanwhile."""
@@ -647,6 +649,13 @@ class Host:
         self.facilitated("hint", to=(role,) if role else (), detail=hint_id)
         return self.need().reveal_hint(hint_id, role)
 
+    def show_sql_on_projector(self, shown: bool) -> None:
+        """Let the projector show the statements' SQL (the hot wash), or hide it again."""
+        if shown != self.projector_sql:
+            self.projector_sql = shown
+            self.facilitated("projector", detail="players' SQL shown on the projector"
+                             if shown else "players' SQL hidden from the projector")
+
     def screen_share(self, hidden: bool) -> None:
         """The console's answer key and verdicts hidden (or shown again) for screen sharing."""
         self.facilitated("screen", detail="answer key and live verdicts hidden" if hidden
@@ -689,7 +698,8 @@ class Host:
     def clock_state(self) -> dict[str, Any]:
         session = self.need()
         return {"pace": self.pace.value, "paused": self.live.paused, "speed": self.live.speed,
-                "minute": session.minute, "ended": session.ended, "lobby": self.in_lobby}
+                "minute": session.minute, "ended": session.ended, "lobby": self.in_lobby,
+                "projector_sql": self.projector_sql}
 
     def _publish(self, meta: dict[str, str] | None = None, tables: bool = False) -> None:
         session = self.need()

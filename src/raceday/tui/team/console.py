@@ -195,6 +195,7 @@ class ConsoleScreen(Screen[None]):
         Binding("o", "note", "Note"),
         Binding("j", "join_info", "Join info"),
         Binding("v", "share", "Hide answers"),
+        Binding("w", "projector_sql", "SQL on projector"),
         Binding("e", "end", "End"),
     ]
 
@@ -443,6 +444,13 @@ class ConsoleScreen(Screen[None]):
     def action_skip(self) -> None:
         steer = self.steer
         self._send("skip", lambda s: steer.skip())
+
+    def action_projector_sql(self) -> None:
+        """Let the projector show the players' SQL (the hot wash), or hide it again."""
+        shown = not self.clock.projector_sql
+        self._send("projector", lambda s: self.host.show_sql_on_projector(shown))
+        self.notify("The projector shows the players' SQL." if shown else
+                    "The projector hides the players' SQL.", timeout=4)
 
     def action_share(self) -> None:
         """Hide (or show again) what only the facilitator may see, to share the screen."""
