@@ -100,6 +100,28 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                      default="md")
     deb.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
 
+    aar = sub.add_parser("aar", help="fill in a session's after-action report (the hot wash): "
+                         "analysis, owners, dates, observations")
+    aar.add_argument("session", type=Path, help="the session folder")
+    for name, what in (("analysis", "why area for improvement N happened"),
+                       ("recommendation", "what to do about area for improvement N"),
+                       ("issue", "the issue row N of the improvement plan addresses"),
+                       ("owner", "who owns row N of the improvement plan"),
+                       ("start", "when row N starts (YYYY-MM-DD)"),
+                       ("due", "when row N is due (YYYY-MM-DD)")):
+        aar.add_argument(f"--{name}", nargs=2, action="append", default=[],
+                         metavar=("N", "TEXT"), help=what)
+    aar.add_argument("--action", action="append", default=[], metavar="TEXT",
+                     help="add a row to the improvement plan")
+    aar.add_argument("--note", action="append", default=[], metavar="TEXT",
+                     help="an observation: '+ TEXT' a strength, '- TEXT' an area for "
+                     "improvement")
+    aar.add_argument("--at", default="", metavar="HH:MM",
+                     help="the moment the --note observations belong to")
+    aar.add_argument("--by", default="", metavar="NAME", help="who observed it")
+    aar.add_argument("--evaluators", default=None, metavar="TEXT",
+                     help="the facilitator and evaluators, by name")
+
     review = sub.add_parser("review", help="walk a saved session event by event (read-only)")
     review.add_argument("session", type=Path)
 
@@ -352,6 +374,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.transcript.debrief import debrief_command
 
         return debrief_command(args.session, args.fmt, args.output, out)
+    if command == "aar":
+        return _aar(args, out)
     if command == "review":
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
@@ -426,6 +450,31 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
     else:
         print_score(score.score, out, session.folder)
     return EXIT_OK
+
+
+def _aar(args: argparse.Namespace, out: Console) -> int:
+    """`raceday aar SESSION [edits]`: the hot wash's words into the after-action report."""
+    from raceday.transcript.debrief.aar import AarChange
+    from raceday.transcript.debrief.hotwash import aar_command
+
+    changes: list[AarChange] = []
+    for name in ("analysis", "recommendation", "issue", "owner", "start", "due"):
+        for number, text in getattr(args, name):
+            try:
+                n = int(number)
+            except ValueError:
+                raise InputError([f"--{name} {number}: N is a number (`raceday aar "
+                                  "SESSION` lists them)"]) from None
+            changes.append(AarChange(name, text, n))
+    changes += [AarChange("action", text) for text in args.action]
+    changes += [AarChange("note", text, at=args.at, by=args.by) for text in args.note]
+    if args.evaluators is not None:
+        changes.append(AarChange("evaluators", args.evaluators))
+    lines: list[str] = []
+    code = aar_command(args.session, changes, lines)
+    for line in lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    return code
 
 
 def _team(args: argparse.Namespace, out: Console) -> int:

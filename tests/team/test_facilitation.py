@@ -181,3 +181,33 @@ def test_join_lines_name_the_session_by_its_absolute_path_and_are_kept_in_join_t
     assert all(line.strip() in [k.strip() for k in kept] for line in lines)
     host.end()
     host.close()
+
+
+def test_a_handed_over_seats_routine_tasks_run_and_its_story_task_waits_for_the_player(
+        flagship: Exercise, tmp_path: Path) -> None:
+    from raceday.engine.resume import resume_session
+
+    host = Host(flagship, seats_from_roles(SEATS), transcripts=tmp_path, pace=Pace.TURNS,
+                tokens=TOKENS)
+    host.start()
+    session = host.need()
+    host.hand_over("enactor-a", True)
+    host.advance_to(40)  # 23:31 the check (a story task), from 23:34 the back-off every 3 min
+    events = read_events(host.folder).events
+    ran = {e.task for e in events if isinstance(e, ev.Automation) and e.role == "enactor-a"}
+    assert "enactor-a-backoff" in ran and "enactor-a-check" not in ran
+    assert "enactor-a-check" in session.pending  # the story task waits for the player
+    assert "enactor-a-backoff" not in session.pending
+    host.hand_over("enactor-a", False)
+    host.advance_to(44)  # the back-off falls due again at 23:43: the player's now
+    assert "enactor-a-backoff" in session.pending
+    handovers = [describe(e) for e in _facilitation(host) if e.action == "handover"]
+    assert handovers == ["facilitator: enactor-a: routine tasks to the automation",
+                         "facilitator: enactor-a: back to the player"]
+    host.close()
+    session.close()
+    # the resumed session hands the seat over at the same minute as the original did
+    again = resume_session(host.folder, flagship).session
+    assert again.handed == set() and "enactor-a-backoff" in again.pending
+    assert again.minute == session.minute
+    again.close()

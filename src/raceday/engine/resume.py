@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
-from raceday.engine.session import Session, SessionError
+from raceday.engine.session import HANDED, Session, SessionError
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.store.sqlite_store import WorldStore
@@ -375,6 +375,8 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Facilitation) and event.action == "schedule":
         session.schedule_inject(event.detail, event.text,
                                 _minute_at(session, event.at or "", event.minute + 1), event.to)
+    elif isinstance(event, ev.Facilitation) and event.action == "handover" and event.to:
+        session.hand_over(event.to[0], event.detail == HANDED)
     elif isinstance(event, (ev.Refused, ev.Replay)):
         session.pass_through(event)
     elif isinstance(event, (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft,

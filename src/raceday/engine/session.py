@@ -92,6 +92,10 @@ class Monitor:
     saved_at: int
 
 
+HANDED = "routine tasks to the automation"
+"""A hand-over's `detail` (resume reads it back: the other is "back to the player")."""
+
+
 @dataclass(frozen=True)
 class PendingTask:
     """A task of a player-held role that has fallen due and is not done yet."""
@@ -164,6 +168,9 @@ class Session:
         self._onsets: dict[str, int] = {}  # invariant -> how many times its fault has begun
         self.injects_heard = 0  # injects sent so far (a wait for the next one stops at it)
         self._stopped_tasks: set[str] = set()
+        self.handed: set[str] = set()
+        """Roles a player holds whose routine (repeating) tasks the facilitator handed to the
+        automation; their one-off (story) tasks stay the player's."""
         self._violated: set[str] = set()
         self._ever_violated: set[str] = set()
         self._faults: dict[str, str] = {}  # what each violated invariant was reported as
@@ -821,6 +828,22 @@ class Session:
             return replace(event, sim_time=self.clock_face, minute=self.minute)
         return self._emit(event)
 
+    def hand_over(self, role: str, to_automation: bool) -> Event:
+        """The facilitator hands a player's routine (repeating) tasks to the automation, which
+        runs them as the exercise's own automation would, or takes them back for the player;
+        a one-off (story) task stays the player's either way. Recorded."""
+        self._require_player(role)
+        if to_automation:
+            self.handed.add(role)
+            for task_id, pending in list(self.pending.items()):
+                if pending.task.role == role and pending.task.every is not None:
+                    del self.pending[task_id]  # the automation runs its next time
+        else:
+            self.handed.discard(role)
+        return self._emit(ev.Facilitation(
+            action="handover", to=(role,),
+            detail=HANDED if to_automation else "back to the player"))
+
     def schedule_inject(self, title: str, text: str, at: int,
                         to: Sequence[str] = ()) -> Event:
         """A facilitator's inject for a later minute: it arrives like the exercise's own."""
@@ -888,7 +911,8 @@ class Session:
     def _due_task(self, task: Task, attempt: int) -> None:
         if task.id in self._stopped_tasks:
             return
-        if task.role in self.players and self.team_left_at is None:
+        routine_handed = task.role in self.handed and task.every is not None
+        if task.role in self.players and self.team_left_at is None and not routine_handed:
             if attempt == 0:
                 for step in self._steps_of(task):
                     step.runs.append(len(self.events))

@@ -644,6 +644,14 @@ class Host:
         session.wait(stop)
         self.live.jump_to(session.minute, self.wall())
 
+    def hand_over(self, seat_name: str, to_automation: bool) -> ev.Event:
+        """Hand a seat's routine tasks to the automation (its story tasks stay the player's),
+        or give them back; recorded."""
+        seat = self.seats.get(seat_name)
+        if seat is None:
+            raise SessionError(f"no seat {seat_name!r} in this session")
+        return self.need().hand_over(seat.role, to_automation)
+
     def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
         """A hint the facilitator chose to send (recorded as theirs, then revealed)."""
         self.facilitated("hint", to=(role,) if role else (), detail=hint_id)

@@ -189,6 +189,8 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = f"skip to {e.detail}" if e.detail else "skip"
     elif e.action == "hint":
         what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
+    elif e.action == "handover":
+        what = f"{', '.join(e.to)}: {e.detail}"
     elif e.action in ("screen", "projector"):
         what = e.detail or e.action
     else:

@@ -194,6 +194,7 @@ class ConsoleScreen(Screen[None]):
         Binding("h", "hint", "Hint"),
         Binding("o", "note", "Note"),
         Binding("j", "join_info", "Join info"),
+        Binding("a", "hand_over", "Automate seat"),
         Binding("v", "share", "Hide answers"),
         Binding("w", "projector_sql", "SQL on projector"),
         Binding("e", "end", "End"),
@@ -212,6 +213,8 @@ class ConsoleScreen(Screen[None]):
         self.verdicts = Verdicts()
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
         self.last_action: dict[str, str] = {}
+        self.handed: set[str] = set()
+        """Roles whose routine tasks the automation runs (the facilitator handed them)."""
         self.sharing = False
         """Screen sharing: the answer key, the live verdicts, the scorer's feed and the
         observer notes are hidden; the feed shows what the players see."""
@@ -293,6 +296,11 @@ class ConsoleScreen(Screen[None]):
         elif isinstance(event, ev.SeatCommand):
             self.last_action[event.seat] = f"{event.sim_time} {event.action}"
             return
+        elif isinstance(event, ev.Facilitation) and event.action == "handover":
+            from raceday.engine.session import HANDED
+
+            for role in event.to:
+                (self.handed.add if event.detail == HANDED else self.handed.discard)(role)
         self.query_one("#console-feed", EventFeed).add(event)
         if not isinstance(event, ev.Note):
             self.query_one("#console-feed-shared", EventFeed).add(event)
@@ -335,6 +343,8 @@ class ConsoleScreen(Screen[None]):
             seats.append(f" {role[:10]:<10} ")
             seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
             seats.append(f" {status:<6}", style=style)
+            if role in self.handed:
+                seats.append(" AUTO routine", style="bold magenta")
             seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
             for work in work_of.get(name, [])[:3]:
                 seats.append(f"   {inert(work.words(), one_line=True)}\n",
@@ -445,6 +455,24 @@ class ConsoleScreen(Screen[None]):
         steer = self.steer
         self._send("skip", lambda s: steer.skip())
 
+    def action_hand_over(self) -> None:
+        """Hand a seat's routine tasks to the automation, or give them back."""
+        options = [(name, f"{name} ({role}): " + ("give the routine tasks back to "
+                                                  f"{inert(player, one_line=True)}"
+                                                  if role in self.handed else
+                                                  "the automation runs its routine tasks"))
+                   for name, (role, player, _) in self.seated.items()]
+
+        def chosen(name: str | None) -> None:
+            if name is None:
+                return
+            automate = self.seated[name][0] not in self.handed
+            self._send("hand-over", lambda s: self.host.hand_over(name, automate))
+
+        self.app.push_screen(ChoiceDialog(
+            "Hand a seat to the automation (its story tasks stay the player's)", options),
+            chosen)
+
     def action_projector_sql(self) -> None:
         """Let the projector show the players' SQL (the hot wash), or hide it again."""
         shown = not self.clock.projector_sql
@@ -512,8 +540,9 @@ class ConsoleScreen(Screen[None]):
             if text:
                 self._send("note", lambda s: self.host.observer_note(text))
 
-        self.app.push_screen(NoteDialog("Observer note (the debrief keeps it; players do "
-                                        "not see it)"), save)
+        self.app.push_screen(NoteDialog("Observer note (players do not see it; start with + "
+                                        "for a strength, - for an area for improvement)"),
+                             save)
 
     def action_join_info(self) -> None:
         from raceday.team.serve import JOIN_FILE, join_text
