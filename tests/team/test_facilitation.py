@@ -211,3 +211,40 @@ def test_a_handed_over_seats_routine_tasks_run_and_its_story_task_waits_for_the_
     assert again.handed == set() and "enactor-a-backoff" in again.pending
     assert again.minute == session.minute
     again.close()
+
+
+def test_an_inject_planned_on_a_harm_arrives_only_when_the_harm_holds(
+        flagship: Exercise, tmp_path: Path) -> None:
+    import pytest
+
+    from raceday.engine.session import SessionError
+
+    host = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path,
+                pace=Pace.TURNS)
+    host.start()
+    session = host.need()
+    session.schedule_on_fault("Customer escalation", "A large customer calls the TAM",
+                              "empty-answer", after=2, to=("responder",), kind="status")
+    with pytest.raises(SessionError, match="unknown harm 'nope'; harms are empty-answer"):
+        session.schedule_on_fault("x", "", "nope")
+
+    def sent() -> list[ev.Inject]:
+        return [e for e in read_events(host.folder).events
+                if isinstance(e, ev.Inject) and e.title == "Customer escalation"]
+
+    host.advance_to(40)
+    assert session.healthy and not sent()  # the harm does not hold: nothing arrives
+    host.advance_to(120)
+    fault = next(e for e in read_events(host.folder).events if isinstance(e, ev.Fault)
+                 and e.invariant == "empty-answer")
+    [inject] = sent()
+    assert inject.minute == fault.minute + 2 and inject.to == ("responder",)
+    assert inject.inject_kind == "status" and inject.source == "facilitator"
+    session.schedule_on_fault("Now", "", "empty-answer")  # it holds already: at once
+    assert [e.title for e in read_events(host.folder).events
+            if isinstance(e, ev.Inject)][-1] == "Now"
+    [planned, _] = [e for e in _facilitation(host) if e.action == "schedule"]
+    assert describe(planned) == ("facilitator: status planned for when empty-answer holds, "
+                                 "2 min into it, to responder: Customer escalation")
+    host.end()
+    host.close()

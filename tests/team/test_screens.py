@@ -122,6 +122,8 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await pilot.press("enter", "enter")  # the title, then the (empty) message sends it
         await pilot.pause()
         await pilot.press("down", "enter")  # to: the first role after "everyone"
+        await pilot.pause()
+        await pilot.press("enter")  # when: now
         await until(pilot, lambda: any(isinstance(e, ev.Inject) and e.id == "adhoc"
                                        for e in read_events(running.folder).events))
         [inject] = [e for e in read_events(running.folder).events

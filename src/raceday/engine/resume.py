@@ -372,6 +372,9 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):
         session.send_inject(event.title, event.text, event.to)
+    elif isinstance(event, ev.Facilitation) and event.action == "schedule" and event.when:
+        session.schedule_on_fault(event.detail, event.text, event.when, event.after, event.to,
+                                  event.inject_kind)
     elif isinstance(event, ev.Facilitation) and event.action == "schedule":
         session.schedule_inject(event.detail, event.text,
                                 _minute_at(session, event.at or "", event.minute + 1), event.to)

@@ -844,6 +844,39 @@ class Session:
             action="handover", to=(role,),
             detail=HANDED if to_automation else "back to the player"))
 
+    def schedule_on_fault(self, title: str, text: str, harm: str, after: int = 0,
+                          to: Sequence[str] = (), kind: str = "message") -> Event:
+        """A facilitator's inject that follows the world: it arrives when the harm's fault
+        holds (`after` minutes into it), as the exercise's own alarms do, and never if the
+        fault never begins."""
+        harms = [i.id for i in self.exercise.invariants]
+        if harm not in harms:
+            raise SessionError(f"unknown harm {harm!r}; harms are {', '.join(harms)}")
+        try:
+            inject_kind = InjectKind(kind or "message")
+        except ValueError:
+            raise SessionError(f"unknown inject kind {kind!r}; kinds are message, status, "
+                               "alarm") from None
+        flood = self._flooded("schedule")
+        if flood is not None:
+            return flood
+        self._counter += 1
+        inject = Inject(id=f"facilitator-{self._counter}", at=None, title=title, text=text,
+                        kind=inject_kind, to=tuple(to), source="facilitator", on_fault=harm,
+                        after=max(0, after))
+        event = self._emit(ev.Facilitation(action="schedule", to=tuple(to), detail=title,
+                                           text=text, when=harm, after=inject.after,
+                                           inject_kind=inject_kind.value))
+        self._on_fault.setdefault(harm, []).append(inject)
+        if harm in self._violated:  # it holds now: this spell of the fault sends it
+            if inject.after <= 0:
+                self._on_fault[harm].remove(inject)
+                self._send(inject)
+            else:
+                self._schedule(self.minute + inject.after, _INJECT, inject,
+                               self._onsets.get(harm, 0))
+        return event
+
     def schedule_inject(self, title: str, text: str, at: int,
                         to: Sequence[str] = ()) -> Event:
         """A facilitator's inject for a later minute: it arrives like the exercise's own."""

@@ -223,6 +223,11 @@ class Facilitation(Event):
     to: tuple[str, ...] = ()
     detail: str = ""
     text: str = ""  # a scheduled inject's text (so `raceday resume` schedules it again whole)
+    when: str = ""
+    """A planned inject that follows the world: the harm (invariant id) whose fault sends it,
+    `after` minutes into the fault (`at` is then empty)."""
+    after: int = 0
+    inject_kind: str = ""  # a planned inject's kind: message, status or alarm (empty: message)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -179,6 +179,11 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = "clock running again"
     elif e.action == "speed":
         what = f"speed set to {e.speed:g}x" + (f" ({e.detail})" if e.detail else "")
+    elif e.action == "schedule" and e.when:
+        whom = ", ".join(e.to) if e.to else "everyone"
+        later = f", {e.after} min into it" if e.after else ""
+        what = (f"{e.inject_kind or 'message'} planned for when {e.when} holds{later}, to "
+                f"{whom}: {e.detail}")
     elif e.action == "schedule":
         whom = ", ".join(e.to) if e.to else "everyone"
         what = f"inject planned for {e.at} to {whom}: {e.detail}"

@@ -44,6 +44,7 @@ from raceday.tui.widgets.world import Alarms, WorldPanel
 
 FOLLOW_SECONDS = 0.05
 EVERYONE = "*everyone*"
+NOW = "*now*"
 
 CONSOLE_CSS = """
 #console-header { dock: top; height: 1; background: $panel; }
@@ -502,8 +503,17 @@ class ConsoleScreen(Screen[None]):
                 if to is None:
                     return
                 target = () if to == EVERYONE else (to,)
-                self._send("inject", lambda s: s.send_inject(request.title, request.text,
-                                                             target))
+                self.app.push_screen(ChoiceDialog("When", [(NOW, "now")] + [
+                    (harm.id, f"when it holds: {' '.join(harm.fault.split())}")
+                    for harm in self.exercise.invariants]), lambda when: at(target, when))
+
+            def at(target: tuple[str, ...], when: str | None) -> None:
+                if when == NOW:
+                    self._send("inject", lambda s: s.send_inject(request.title, request.text,
+                                                                 target))
+                elif when is not None:
+                    self._send("inject", lambda s: s.schedule_on_fault(
+                        request.title, request.text, when, 0, target))
 
             self.app.push_screen(ChoiceDialog("Send it to", options), send)
 
