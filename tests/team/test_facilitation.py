@@ -248,3 +248,33 @@ def test_an_inject_planned_on_a_harm_arrives_only_when_the_harm_holds(
                                  "2 min into it, to responder: Customer escalation")
     host.end()
     host.close()
+
+
+def test_a_hint_given_to_one_seat_reaches_that_seat_alone_and_the_team_pays(
+        flagship: Exercise, tmp_path: Path) -> None:
+    from raceday.team.client import Client
+
+    host = Host(flagship, seats_from_roles(SEATS), transcripts=tmp_path, pace=Pace.TURNS,
+                tokens=TOKENS)
+    host.start()
+    hint = flagship.hints[0]
+    host.give_hint(hint.id, "responder")
+    host.pump()
+    [given] = [e for e in read_events(host.folder).events if isinstance(e, ev.Hint)]
+    assert given.to == ("responder",) and given.cost == hint.cost
+    assert (hint.cost, hint.id) in host.need().facts.hints  # the team pays for it
+    rita = Client(host.folder, TOKENS["responder"], "Rita")
+    seen = [e for e in rita.new_events() if isinstance(e, ev.Hint)]
+    assert seen and seen[0].to == ("responder",)
+    from types import SimpleNamespace
+
+    from raceday.tui.team.seat_runner import SeatRunner
+
+    def shown_at(role: str) -> bool:
+        return SeatRunner._shows(SimpleNamespace(client=SimpleNamespace(role=role)),  # type: ignore[arg-type]
+                                 given)
+
+    assert shown_at("responder") and not shown_at("enactor-a")
+    rita.close()
+    host.end()
+    host.close()

@@ -365,7 +365,7 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Edit):
         session.edit_statement(event.role, event.statement, event.sql)
     elif isinstance(event, ev.Hint):
-        session.reveal_hint(event.id)
+        session.reveal_hint(event.id, to=event.to)
     elif isinstance(event, ev.Wait):
         session.wait(None if event.next_inject else _minute_at(session, event.until, event.minute))
     elif isinstance(event, ev.Note):

@@ -781,8 +781,10 @@ class Session:
         self.facts.edits.append((self.minute, statement_id))
         return self._emit(ev.Edit(role=role, statement=statement_id, sql=sql, before=before))
 
-    def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
-        """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
+    def reveal_hint(self, hint_id: str | None = None, role: str | None = None,
+                    to: Sequence[str] = ()) -> Event:
+        """Reveal a hint (the next unrevealed one when no id is given); it costs points. `to`:
+        the roles the facilitator gives it to (empty: everyone)."""
         flood = self._flooded("hint", role)
         if flood is not None:
             return flood
@@ -799,7 +801,8 @@ class Session:
         hint = hints[0]
         if hint.id not in revealed:
             self.facts.hints.append((hint.cost, hint.id))
-        return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task))
+        return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task,
+                                  to=tuple(to)))
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
         """A facilitator's ad-hoc inject."""

@@ -653,9 +653,11 @@ class Host:
         return self.need().hand_over(seat.role, to_automation)
 
     def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
-        """A hint the facilitator chose to send (recorded as theirs, then revealed)."""
-        self.facilitated("hint", to=(role,) if role else (), detail=hint_id)
-        return self.need().reveal_hint(hint_id, role)
+        """A hint the facilitator chose to send, to one role's seat or (None) to everyone
+        (recorded as theirs, then revealed; the team pays for it either way)."""
+        to = (role,) if role else ()
+        self.facilitated("hint", to=to, detail=hint_id)
+        return self.need().reveal_hint(hint_id, role, to)
 
     def show_sql_on_projector(self, shown: bool) -> None:
         """Let the projector show the statements' SQL (the hot wash), or hide it again."""

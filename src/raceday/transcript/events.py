@@ -448,6 +448,8 @@ class Hint(Event):
     text: str
     cost: int = 0
     task: str | None = None
+    to: tuple[str, ...] = ()
+    """The roles the facilitator gave it to (empty: everyone); the team pays for it anyway."""
 
 
 # -- team play: seats and their commands ------------------------------------------------------

@@ -534,14 +534,16 @@ class ConsoleScreen(Screen[None]):
             if hint is None:
                 return
 
-            def confirmed(yes: bool | None) -> None:
-                if yes:
-                    self._send("hint", lambda s: self.host.give_hint(hint.id))
+            def to_whom(to: str | None) -> None:
+                if to is not None:
+                    role = None if to == EVERYONE else to
+                    self._send("hint", lambda s: self.host.give_hint(hint.id, role))
 
-            self.app.push_screen(ConfirmDialog(
-                f"Send this hint to every seat? It costs "
-                f"{hint.cost} point{'' if hint.cost == 1 else 's'}.\n\n"
-                f"{inert(hint.text)}", yes="Send", no="Not now"), confirmed)
+            self.app.push_screen(ChoiceDialog(
+                f"Send this hint? It costs the team {hint.cost} "
+                f"point{'' if hint.cost == 1 else 's'}.", [(EVERYONE, "to every seat")] + [
+                    (r, f"to {r} only") for r in self.host.roles],
+                note=inert(hint.text)), to_whom)
 
         self.app.push_screen(ChoiceDialog("Preview a hint", options), preview)
 

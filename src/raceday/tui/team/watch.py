@@ -98,8 +98,8 @@ class WatchScreen(Screen[None]):
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
         event = message.event
-        if isinstance(event, ev.Inject) and event.to:
-            return  # a message to one role is theirs, not the room's
+        if isinstance(event, ev.Inject | ev.Hint) and event.to:
+            return  # a message (or a hint) to one role is theirs, not the room's
         self.query_one("#watch-feed", EventFeed).add(event)
         self.shown.append(event)
         del self.shown[:-MAX_ROWS]

@@ -83,7 +83,9 @@ def feed_text(event: ev.Event, *, judge: bool = True, sql: bool = True) -> Text 
             line.append("\n" + inert(" ".join(e.text.split())))
         return line
     if isinstance(e, ev.Hint):
-        return Text(inert(f"HINT (-{plural(e.cost, 'point')}): {e.text}"), style=_KIND_STYLE[ev.Hint])
+        to = f" to {', '.join(e.to)}" if e.to else ""
+        return Text(inert(f"HINT{to} (-{plural(e.cost, 'point')}): {e.text}"),
+                    style=_KIND_STYLE[ev.Hint])
     if isinstance(e, ev.TaskDue):
         return Text.assemble((inert(f"TASK for {e.role}: {e.title}"), _KIND_STYLE[ev.TaskDue]),
                              inert(f"\n{e.context}"))
