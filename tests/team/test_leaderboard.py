@@ -48,7 +48,7 @@ def test_the_leaderboard_shows_each_teams_clock_and_phase_and_the_outage_after_i
     playing = {r.team: r for r in standings(read_group(folder))}
     assert playing["red"].clock == "23:10" and playing["red"].phase == "service normal"
     line = next(x for x in leaderboard_lines(list(playing.values())) if " red " in x)
-    assert "23:10 service normal" in line
+    assert "playing 23:10, service normal: 0 statements" in line
     group.hosts["red"].end("the team left")  # at 23:10: the night plays itself out
     group.hosts["blue"].advance_to(70)  # past the fault: the customers are hurt
     blue = {r.team: r for r in standings(read_group(folder))}["blue"]

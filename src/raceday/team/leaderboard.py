@@ -123,7 +123,8 @@ def leaderboard_lines(rows: list[Standing]) -> list[str]:
             continue
         score = row.score
         if score is None:
-            busy = (f"{f'{row.clock} {row.phase}' if row.clock else 'playing'}: {row.statements} "
+            busy = (f"{f'playing {row.clock}, {row.phase}' if row.clock else 'playing'}: "
+                    f"{row.statements} "
                     f"statement{'s' * (row.statements != 1)}, {row.declarations} declared")
             if row.lost_seats:
                 busy += f", lost: {', '.join(row.lost_seats)}"
