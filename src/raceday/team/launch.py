@@ -104,13 +104,19 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
     host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
                       lobby=lobby)
     host.start()
-    say(join_text(host))
-    say(f"  (also in {save_join_text(host.folder, join_text(host)).resolve()})")
-    if host.in_lobby:
-        say(f"The clock is held at the start until every seat has joined; then it runs at "
-            f"{host.live.speed:g}x.")
-    out.print("Ctrl-C ends the session and scores it.", style="dim")
-    score = serve(host, say, threading.Event())
+    stop = threading.Event()
+    try:  # a Ctrl-C as soon as the join lines are out ends and scores it, as later
+        text = join_text(host)
+        kept = save_join_text(host.folder, text).resolve()
+        say(text)
+        say(f"  (also in {kept})")
+        if host.in_lobby:
+            say(f"The clock is held at the start until every seat has joined; then it runs "
+                f"at {host.live.speed:g}x.")
+        out.print("Ctrl-C ends the session and scores it.", style="dim")
+    except KeyboardInterrupt:
+        stop.set()
+    score = serve(host, say, stop)
     print_score(score.score, out, host.folder)
     return 0
 
@@ -121,13 +127,19 @@ def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console)
     from raceday.team.serve import group_join_text, save_join_text, serve_teams
 
     folder = teams.start()
-    say(group_join_text(teams))
-    say(f"  (also in {save_join_text(folder, group_join_text(teams)).resolve()})")
-    if teams.in_lobby:
-        say(f"The clock is held at the start until every team's seats have joined; then it "
-            f"runs at {teams.live.speed:g}x.")
-    out.print("Ctrl-C ends every team's session and scores it.", style="dim")
-    serve_teams(teams, say, threading.Event())
+    stop = threading.Event()
+    try:  # a Ctrl-C as soon as the join lines are out ends and scores every team, as later
+        text = group_join_text(teams)
+        kept = save_join_text(folder, text).resolve()
+        say(text)
+        say(f"  (also in {kept})")
+        if teams.in_lobby:
+            say(f"The clock is held at the start until every team's seats have joined; then "
+                f"it runs at {teams.live.speed:g}x.")
+        out.print("Ctrl-C ends every team's session and scores it.", style="dim")
+    except KeyboardInterrupt:
+        stop.set()
+    serve_teams(teams, say, stop)
     say("Leaderboard")
     for line in leaderboard_lines(standings(read_group(folder))):
         say(line)
