@@ -210,3 +210,25 @@ async def test_the_projector_never_shows_a_players_sql_until_the_facilitator_let
     actions = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)]
     assert actions == ["players' SQL shown on the projector",
                        "players' SQL hidden from the projector"]
+
+
+async def test_the_console_hands_a_seat_to_the_automation_and_back(running: Host) -> None:
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        screen = app.screen
+        assert isinstance(screen, ConsoleScreen)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")  # the first seat: enactor-a
+        await until(pilot, lambda: "enactor-a" in screen.handed)
+        assert "AUTO routine" in text_of(screen.query_one("#console-seats", Static))
+        assert running.need().handed == {"enactor-a"}
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: not screen.handed)
+        assert running.need().handed == set()
+    details = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)
+               if e.action == "handover"]
+    assert details == ["routine tasks to the automation", "back to the player"]
