@@ -100,6 +100,28 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                      default="md")
     deb.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
 
+    aar = sub.add_parser("aar", help="fill in a session's after-action report (the hot wash): "
+                         "analysis, owners, dates, observations")
+    aar.add_argument("session", type=Path, help="the session folder")
+    for name, what in (("analysis", "why area for improvement N happened"),
+                       ("recommendation", "what to do about area for improvement N"),
+                       ("issue", "the issue row N of the improvement plan addresses"),
+                       ("owner", "who owns row N of the improvement plan"),
+                       ("start", "when row N starts (YYYY-MM-DD)"),
+                       ("due", "when row N is due (YYYY-MM-DD)")):
+        aar.add_argument(f"--{name}", nargs=2, action="append", default=[],
+                         metavar=("N", "TEXT"), help=what)
+    aar.add_argument("--action", action="append", default=[], metavar="TEXT",
+                     help="add a row to the improvement plan")
+    aar.add_argument("--note", action="append", default=[], metavar="TEXT",
+                     help="an observation: '+ TEXT' a strength, '- TEXT' an area for "
+                     "improvement")
+    aar.add_argument("--at", default="", metavar="HH:MM",
+                     help="the moment the --note observations belong to")
+    aar.add_argument("--by", default="", metavar="NAME", help="who observed it")
+    aar.add_argument("--evaluators", default=None, metavar="TEXT",
+                     help="the facilitator and evaluators, by name")
+
     review = sub.add_parser("review", help="walk a saved session event by event (read-only)")
     review.add_argument("session", type=Path)
 
@@ -170,8 +192,16 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="the roles people play, one seat each: responder,enactor-a,... "
                       "(default: the exercise's player roles)")
     host.add_argument("--pace", choices=["turns", "live"], default="live")
-    host.add_argument("--speed", type=float, default=60.0,
-                      help="simulated seconds per real second in the live pace (default 60)")
+    host.add_argument("--length", type=float, default=None, metavar="MINUTES",
+                      help="live pace: the game day's length in real minutes; the speed "
+                      "follows from it (default: the exercise's own length, 45 for the "
+                      "flagship: 5x)")
+    host.add_argument("--speed", type=float, default=None,
+                      help="simulated seconds per real second in the live pace (overrides "
+                      "--length)")
+    host.add_argument("--start-now", action="store_true",
+                      help="start the clock at once (default: a lobby holds it at the start "
+                      "until the facilitator starts it, or, headless, until every seat joined)")
     host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
     host.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build the world on this PostgreSQL server (default: SQLite)")
@@ -344,6 +374,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         from raceday.transcript.debrief import debrief_command
 
         return debrief_command(args.session, args.fmt, args.output, out)
+    if command == "aar":
+        return _aar(args, out)
     if command == "review":
         from raceday.tui.screens.review import run_review  # the TUI, imported only here
 
@@ -420,6 +452,31 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
     return EXIT_OK
 
 
+def _aar(args: argparse.Namespace, out: Console) -> int:
+    """`raceday aar SESSION [edits]`: the hot wash's words into the after-action report."""
+    from raceday.transcript.debrief.aar import AarChange
+    from raceday.transcript.debrief.hotwash import aar_command
+
+    changes: list[AarChange] = []
+    for name in ("analysis", "recommendation", "issue", "owner", "start", "due"):
+        for number, text in getattr(args, name):
+            try:
+                n = int(number)
+            except ValueError:
+                raise InputError([f"--{name} {number}: N is a number (`raceday aar "
+                                  "SESSION` lists them)"]) from None
+            changes.append(AarChange(name, text, n))
+    changes += [AarChange("action", text) for text in args.action]
+    changes += [AarChange("note", text, at=args.at, by=args.by) for text in args.note]
+    if args.evaluators is not None:
+        changes.append(AarChange("evaluators", args.evaluators))
+    lines: list[str] = []
+    code = aar_command(args.session, changes, lines)
+    for line in lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    return code
+
+
 def _team(args: argparse.Namespace, out: Console) -> int:
     """`raceday host`, `join` and `watch`: team play across terminals."""
     import os
@@ -428,12 +485,14 @@ def _team(args: argparse.Namespace, out: Console) -> int:
         from raceday.team.launch import host_headless
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
-                             args.transcripts, out, teams=args.teams)
+                             args.transcripts, out, teams=args.teams, length=args.length,
+                             lobby=not args.start_now)
     from raceday.tui.team import launch  # the TUI, imported only here
 
     if args.command == "host":
         return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
-                                   args.transcripts, teams=args.teams)
+                                   args.transcripts, teams=args.teams, length=args.length,
+                                   lobby=not args.start_now)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:

@@ -24,6 +24,10 @@ def test_the_guide_has_the_timeline_the_purposes_and_the_answer_key() -> None:
     assert all(f"**right**: {f.text}" in guide for f in right)
     assert all(f"**WRONG (costs points)**: {f.text}" in guide for f in wrong)
     assert "### Hints" in guide and "## How the score is made" in guide
+    # the team game day the host opens with agrees with the table above: 45 min, 5x
+    assert "| 45 min | 5x |" in guide
+    assert "`raceday host dynamodb-dns-race --seats ROLE,ROLE,...` plays the night in about " \
+           "45 minutes (5x;" in guide
 
 
 def test_brief_keeps_the_guide_apart_from_the_players_briefing(capsys: object) -> None:

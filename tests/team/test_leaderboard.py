@@ -29,3 +29,35 @@ def test_total_then_outage_then_detection_and_ties_share_a_place() -> None:
                             ("4.", "twin-a"), ("4.", "twin-b"), ("", "late")]
     playing = leaderboard_lines([rows[-1]])[1]
     assert "playing: 3 statements, 0 declared" in playing and "[x]" in playing
+
+
+def test_the_leaderboard_shows_each_teams_clock_and_phase_and_the_outage_after_it_left(
+        tmp_path: Path) -> None:
+    from raceday.commands import load_named_exercise
+    from raceday.engine.clock import Pace
+    from raceday.team.group import Teams, TeamSpec, read_group
+    from raceday.team.leaderboard import standings
+    from raceday.team.seats import SeatSpec
+
+    flagship = load_named_exercise("dynamodb-dns-race")
+    seats = (SeatSpec("responder", "responder"),)
+    group = Teams(flagship, [TeamSpec("red", seats), TeamSpec("blue", seats)],
+                  transcripts=tmp_path, pace=Pace.TURNS)
+    folder = group.start()
+    group.advance_to(10)
+    playing = {r.team: r for r in standings(read_group(folder))}
+    assert playing["red"].clock == "23:10" and playing["red"].phase == "service normal"
+    line = next(x for x in leaderboard_lines(list(playing.values())) if " red " in x)
+    assert "playing 23:10, service normal: 0 statements" in line
+    group.hosts["red"].end("the team left")  # at 23:10: the night plays itself out
+    group.hosts["blue"].advance_to(70)  # past the fault: the customers are hurt
+    blue = {r.team: r for r in standings(read_group(folder))}["blue"]
+    assert blue.hurt_since is not None and blue.phase.startswith("customers hurt since ")
+    red = {r.team: r for r in standings(read_group(folder))}["red"]
+    assert red.score is not None and red.score.recovery is not None
+    outage = red.score.recovery.outage_minutes
+    assert red.left_at == "23:10" and outage and red.outage_after_left == outage
+    [red_line] = [x for x in leaderboard_lines([red]) if " red " in x]
+    assert f"(left at 23:10; {outage} min of it after)" in red_line
+    group.end()
+    group.close()

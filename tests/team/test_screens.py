@@ -122,6 +122,8 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await pilot.press("enter", "enter")  # the title, then the (empty) message sends it
         await pilot.pause()
         await pilot.press("down", "enter")  # to: the first role after "everyone"
+        await pilot.pause()
+        await pilot.press("enter")  # when: now
         await until(pilot, lambda: any(isinstance(e, ev.Inject) and e.id == "adhoc"
                                        for e in read_events(running.folder).events))
         [inject] = [e for e in read_events(running.folder).events
@@ -135,3 +137,98 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await until(pilot, lambda: any(isinstance(e, ev.Note) for e in
                                        read_events(running.folder).events))
         await asyncio.sleep(0)
+
+
+async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sharing(
+        flagship: Any, tmp_path: Any) -> None:
+    from raceday.engine.clock import Pace
+    from raceday.team.seats import seats_from_roles
+
+    host = Host(flagship, seats_from_roles(("enactor-a", "responder")), transcripts=tmp_path,
+                pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
+    host.start()
+    joined(host, "responder", "Rita")
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    app = ConsoleApp(host, run_host=False)
+    try:
+        async with app.run_test(size=(140, 44)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
+                        and app.screen.clock.lobby)
+            screen = app.screen
+            assert isinstance(screen, ConsoleScreen)
+            seats = text_of(screen.query_one("#console-seats", Static))
+            assert "LOBBY" in seats and "Missing: enactor-a." in seats
+            assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
+            await pilot.press("s")
+            await until(pilot, lambda: not screen.clock.lobby)
+            assert not host.in_lobby
+            await pilot.press("v")
+            await pilot.pause()
+            assert not screen.query_one("#console-private").display
+            assert not screen.query_one("#console-feed").display
+            assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
+            await until(pilot, lambda: [e.action for e in of_kind(
+                read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
+            await pilot.press("v")
+            await pilot.pause()
+            assert screen.query_one("#console-private").display
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        host.close()
+
+
+async def test_the_projector_never_shows_a_players_sql_until_the_facilitator_lets_it(
+        running: Host) -> None:
+    from raceday.tui.widgets.feed import EventFeed
+
+    rita = Client(running.folder, TOKENS["responder"], "Rita")
+    rita.wait(rita.join())
+    rita.wait(rita.submit("sql", {"sql": "SELECT 4242 AS marker_col"}))
+    rita.wait(rita.submit("monitor", {"name": "watch-it",
+                                      "sql": "SELECT name FROM endpoint WHERE 9191 = 9191"}))
+    app = WatchApp(View(running.folder))
+
+    def feed_text(screen: WatchScreen) -> str:
+        return "\n".join(strip.text for strip in screen.query_one("#watch-feed", EventFeed).lines)
+
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and "ran a statement" in feed_text(app.screen))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        shown = feed_text(screen) + text_of(screen.query_one("#watch-header", Static))
+        assert "4242" not in shown and "9191" not in shown and "SELECT" not in shown
+        assert "responder ran a statement" in shown and "watch-it" in shown
+        assert "service normal" in text_of(screen.query_one("#watch-header", Static))
+        running.call(lambda s: running.show_sql_on_projector(True)).result(5)
+        await until(pilot, lambda: "4242" in feed_text(screen))
+        running.call(lambda s: running.show_sql_on_projector(False)).result(5)
+        await until(pilot, lambda: "4242" not in feed_text(screen))
+    actions = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)]
+    assert actions == ["players' SQL shown on the projector",
+                       "players' SQL hidden from the projector"]
+
+
+async def test_the_console_hands_a_seat_to_the_automation_and_back(running: Host) -> None:
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        screen = app.screen
+        assert isinstance(screen, ConsoleScreen)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")  # the first seat: enactor-a
+        await until(pilot, lambda: "enactor-a" in screen.handed)
+        assert "AUTO routine" in text_of(screen.query_one("#console-seats", Static))
+        assert running.need().handed == {"enactor-a"}
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: not screen.handed)
+        assert running.need().handed == set()
+    details = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)
+               if e.action == "handover"]
+    assert details == ["routine tasks to the automation", "back to the player"]

@@ -22,12 +22,14 @@ UPDATE = os.environ.get("RACEDAY_UPDATE_GOLDEN") == "1"
 
 _WALL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)")
 _FOLDER = re.compile(r"\b\d{8}T\d{6}Z-[a-z0-9-]+\b")
+_PLAYED = re.compile(r"played on \d{4}-\d\d-\d\d")  # the day the test ran
 
 
 def normalise(text: str, session: Path) -> str:
     """Golden-stable text: no wall times, no folder names that change from run to run."""
     text = text.replace(str(session), "<session>")
     text = _WALL.sub("<wall-time>", text)
+    text = _PLAYED.sub("played on <date>", text)
     return _FOLDER.sub("<session-folder>", text)
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.clock import Pace
-from raceday.engine.session import Session, SessionError
+from raceday.engine.session import HANDED, Session, SessionError
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.store.sqlite_store import WorldStore
@@ -365,16 +365,21 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Edit):
         session.edit_statement(event.role, event.statement, event.sql)
     elif isinstance(event, ev.Hint):
-        session.reveal_hint(event.id)
+        session.reveal_hint(event.id, to=event.to)
     elif isinstance(event, ev.Wait):
         session.wait(None if event.next_inject else _minute_at(session, event.until, event.minute))
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):
         session.send_inject(event.title, event.text, event.to)
+    elif isinstance(event, ev.Facilitation) and event.action == "schedule" and event.when:
+        session.schedule_on_fault(event.detail, event.text, event.when, event.after, event.to,
+                                  event.inject_kind)
     elif isinstance(event, ev.Facilitation) and event.action == "schedule":
         session.schedule_inject(event.detail, event.text,
                                 _minute_at(session, event.at or "", event.minute + 1), event.to)
+    elif isinstance(event, ev.Facilitation) and event.action == "handover" and event.to:
+        session.hand_over(event.to[0], event.detail == HANDED)
     elif isinstance(event, (ev.Refused, ev.Replay)):
         session.pass_through(event)
     elif isinstance(event, (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft,

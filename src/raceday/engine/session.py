@@ -94,6 +94,10 @@ class Monitor:
     saved_at: int
 
 
+HANDED = "routine tasks to the automation"
+"""A hand-over's `detail` (resume reads it back: the other is "back to the player")."""
+
+
 @dataclass(frozen=True)
 class PendingTask:
     """A task of a player-held role that has fallen due and is not done yet."""
@@ -101,6 +105,9 @@ class PendingTask:
     task: Task
     due: int
     context: str
+    since: int = -1
+    """The first time it fell due without being done (a repeating task falls due again
+    while still open: `due` is the latest time, `since` the first)."""
 
 
 class _Due(NamedTuple):
@@ -163,6 +170,9 @@ class Session:
         self._onsets: dict[str, int] = {}  # invariant -> how many times its fault has begun
         self.injects_heard = 0  # injects sent so far (a wait for the next one stops at it)
         self._stopped_tasks: set[str] = set()
+        self.handed: set[str] = set()
+        """Roles a player holds whose routine (repeating) tasks the facilitator handed to the
+        automation; their one-off (story) tasks stay the player's."""
         self._violated: set[str] = set()
         self._ever_violated: set[str] = set()
         self._faults: dict[str, str] = {}  # what each violated invariant was reported as
@@ -345,6 +355,19 @@ class Session:
         heard = self.injects_heard
         while self.minute < bound and not self.ended and self.injects_heard == heard:
             self.advance_to(self.minute + 1)
+
+    def next_task_due(self, roles: Sequence[str]) -> tuple[int | None, Task | None]:
+        """The next minute a task of one of `roles` falls due, and that task (the normal
+        night's own tasks never fall due tonight)."""
+        normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
+        best: tuple[int | None, Task | None] = (None, None)
+        for task in self.exercise.tasks:
+            if task.role not in roles or task.id in normal or task.id in self._stopped_tasks:
+                continue
+            later = [m for m in task.times() if m > self.minute]
+            if later and (best[0] is None or later[0] < best[0]):
+                best = (later[0], task)
+        return best
 
     def next_inject_minute(self) -> int | None:
         later = [d.minute for d in self._agenda if d.phase == _INJECT and d.minute > self.minute]
@@ -760,8 +783,10 @@ class Session:
         self.facts.edits.append((self.minute, statement_id))
         return self._emit(ev.Edit(role=role, statement=statement_id, sql=sql, before=before))
 
-    def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> Event:
-        """Reveal a hint (the next unrevealed one when no id is given); it costs points."""
+    def reveal_hint(self, hint_id: str | None = None, role: str | None = None,
+                    to: Sequence[str] = ()) -> Event:
+        """Reveal a hint (the next unrevealed one when no id is given); it costs points. `to`:
+        the roles the facilitator gives it to (empty: everyone)."""
         flood = self._flooded("hint", role)
         if flood is not None:
             return flood
@@ -778,7 +803,8 @@ class Session:
         hint = hints[0]
         if hint.id not in revealed:
             self.facts.hints.append((hint.cost, hint.id))
-        return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task))
+        return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task,
+                                  to=tuple(to)))
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
         """A facilitator's ad-hoc inject."""
@@ -806,6 +832,55 @@ class Session:
             self._flood_refusal(event.kind, event.role)  # a seat's flood: no line per command
             return replace(event, sim_time=self.clock_face, minute=self.minute)
         return self._emit(event)
+
+    def hand_over(self, role: str, to_automation: bool) -> Event:
+        """The facilitator hands a player's routine (repeating) tasks to the automation, which
+        runs them as the exercise's own automation would, or takes them back for the player;
+        a one-off (story) task stays the player's either way. Recorded."""
+        self._require_player(role)
+        if to_automation:
+            self.handed.add(role)
+            for task_id, pending in list(self.pending.items()):
+                if pending.task.role == role and pending.task.every is not None:
+                    del self.pending[task_id]  # the automation runs its next time
+        else:
+            self.handed.discard(role)
+        return self._emit(ev.Facilitation(
+            action="handover", to=(role,),
+            detail=HANDED if to_automation else "back to the player"))
+
+    def schedule_on_fault(self, title: str, text: str, harm: str, after: int = 0,
+                          to: Sequence[str] = (), kind: str = "message") -> Event:
+        """A facilitator's inject that follows the world: it arrives when the harm's fault
+        holds (`after` minutes into it), as the exercise's own alarms do, and never if the
+        fault never begins."""
+        harms = [i.id for i in self.exercise.invariants]
+        if harm not in harms:
+            raise SessionError(f"unknown harm {harm!r}; harms are {', '.join(harms)}")
+        try:
+            inject_kind = InjectKind(kind or "message")
+        except ValueError:
+            raise SessionError(f"unknown inject kind {kind!r}; kinds are message, status, "
+                               "alarm") from None
+        flood = self._flooded("schedule")
+        if flood is not None:
+            return flood
+        self._counter += 1
+        inject = Inject(id=f"facilitator-{self._counter}", at=None, title=title, text=text,
+                        kind=inject_kind, to=tuple(to), source="facilitator", on_fault=harm,
+                        after=max(0, after))
+        event = self._emit(ev.Facilitation(action="schedule", to=tuple(to), detail=title,
+                                           text=text, when=harm, after=inject.after,
+                                           inject_kind=inject_kind.value))
+        self._on_fault.setdefault(harm, []).append(inject)
+        if harm in self._violated:  # it holds now: this spell of the fault sends it
+            if inject.after <= 0:
+                self._on_fault[harm].remove(inject)
+                self._send(inject)
+            else:
+                self._schedule(self.minute + inject.after, _INJECT, inject,
+                               self._onsets.get(harm, 0))
+        return event
 
     def schedule_inject(self, title: str, text: str, at: int,
                         to: Sequence[str] = ()) -> Event:
@@ -874,13 +949,16 @@ class Session:
     def _due_task(self, task: Task, attempt: int) -> None:
         if task.id in self._stopped_tasks:
             return
-        if task.role in self.players and self.team_left_at is None:
+        routine_handed = task.role in self.handed and task.every is not None
+        if task.role in self.players and self.team_left_at is None and not routine_handed:
             if attempt == 0:
                 for step in self._steps_of(task):
                     step.runs.append(len(self.events))
                 self._remember_for_player(task)
                 context = self._render_context(task, self.minute)
-                self.pending[task.id] = PendingTask(task, self.minute, context)
+                before = self.pending.get(task.id)
+                since = before.since if before is not None else self.minute
+                self.pending[task.id] = PendingTask(task, self.minute, context, since)
                 self._emit(ev.TaskDue(role=task.role, task=task.id, title=task.title,
                                       context=context, hint_available=bool(task.hint)))
             return

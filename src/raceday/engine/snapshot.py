@@ -42,6 +42,8 @@ class PendingView:
     due: str
     context: str
     hint: bool
+    minute: int = -1
+    """The first minute it fell due without being done since (-1: not said)."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,7 @@ def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) ->
     """Everything the screen shows, read at once (worker thread only)."""
     pending = tuple(
         PendingView(p.task.id, p.task.role, p.task.title, session.time_of(p.due), p.context,
-                    bool(p.task.hint))
+                    bool(p.task.hint), p.since)
         for p in session.pending.values()
     )
     monitors = tuple(MonitorView(m.name, m.role, m.sql) for m in session.monitors.values())

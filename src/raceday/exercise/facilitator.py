@@ -109,6 +109,17 @@ def facilitator_markdown(exercise: Exercise) -> str:
             "the next inject (it stops when a played role's task falls due), **ctrl+o** an "
             "observer's note (who, what) for the debrief, **F2** passes the keyboard to the "
             "next seat. Every one of them is recorded in the transcript.", "",
+            f"Across terminals: `raceday host {ex.id} --seats ROLE,ROLE,...` plays the night "
+            f"in about {ex.length} minutes ({round(night / max(1, ex.length), 2):g}x; "
+            "`--length` or `--speed` for another pace) and opens in a lobby: the console shows "
+            "who has joined and who is missing, and **s** starts the clock. Its keys: **space** "
+            "pause / resume, **g** speed, **n** skip to the next inject or a seat's due task "
+            "(the seats panel lists each seat's due and overdue work), **i** an inject now or "
+            "when a harm holds, **h** a hint to everyone or one role, **a** hand a seat's "
+            "routine tasks to the automation and back, **o** a note (start it with + for a "
+            "strength, - for an area for improvement), **w** the players' SQL on the projector "
+            "for the hot wash, **v** hide the answers to share the screen. After the night, "
+            "`raceday aar SESSION` fills in the after-action report with the room.", "",
             "Roles: " + "; ".join(f"**{r.id}** ({r.name})" for r in ex.roles)
             + f". Solo, a player holds {', '.join(ex.default_roles) or 'none'}; every role "
             "nobody holds is played by the automation with exactly the exercise's SQL.", ""]

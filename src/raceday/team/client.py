@@ -56,6 +56,10 @@ class Clock:
     speed: float = 60.0
     minute: int = 0
     ended: bool = False
+    lobby: bool = False
+    """Held at the start until the facilitator starts the night."""
+    projector_sql: bool = False
+    """The facilitator lets the projector show the players' SQL (the hot wash)."""
 
 
 class View:

@@ -103,7 +103,7 @@ class Teams:
                  pace: Pace = Pace.LIVE, speed: float = 60.0,
                  wall: Callable[[], float] = time.monotonic,
                  tokens: dict[str, dict[str, str]] | None = None,
-                 heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S) -> None:
+                 heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S, lobby: bool = False) -> None:
         names = [t.name for t in teams]
         if not teams or len(set(names)) != len(names):
             raise SessionError("a group needs teams with different names")
@@ -118,6 +118,7 @@ class Teams:
         self._specs = list(teams)
         self._tokens = tokens or {}
         self._heartbeat_timeout_s = heartbeat_timeout_s
+        self.in_lobby = lobby and pace is Pace.LIVE
 
     @property
     def ended(self) -> bool:
@@ -138,10 +139,10 @@ class Teams:
                         transcripts=folder / spec.name, pace=self.pace, wall=self.wall,
                         tokens=self._tokens.get(spec.name), live=self.live, team=spec.name,
                         foreign=self._signed_elsewhere(spec.name),
-                        heartbeat_timeout_s=self._heartbeat_timeout_s)
+                        heartbeat_timeout_s=self._heartbeat_timeout_s, lobby=self.in_lobby)
             host.start()
             self.hosts[spec.name] = host
-        if self.pace is Pace.LIVE:
+        if self.pace is Pace.LIVE and not self.in_lobby:
             self.live.start(self.wall(), 0)
         (folder / GROUP_FILE).write_text(json.dumps({
             "exercise": self.exercise_ref, "title": self.exercise.title,
@@ -185,14 +186,39 @@ class Teams:
 
     # -- the facilitator's clock, for every team at once --------------------------------
 
+    def _playing(self) -> list[Host]:
+        return [h for h in self.hosts.values() if not h.ended]
+
+    def start_clock(self) -> bool:
+        """Leave the lobby: every team's night starts at once (False: it had started)."""
+        if not self.in_lobby:
+            return False
+        self.in_lobby = False
+        for host in self._playing():
+            host.start_clock()  # records who was there; the shared clock is started here
+        self.live.start(self.wall(), 0)
+        return True
+
     def pause(self) -> None:
+        if self.in_lobby or self.live.paused:
+            return
         self.live.pause(self.wall())
+        for host in self._playing():
+            host.facilitated("pause")
 
     def resume(self) -> None:
+        if self.start_clock() or not self.live.paused:
+            return
         self.live.resume(self.wall())
+        for host in self._playing():
+            host.facilitated("resume")
 
     def set_speed(self, speed: float) -> None:
+        if speed <= 0:
+            raise SessionError(f"a speed must be above 0, not {speed:g}")
         self.live.set_speed(speed, self.wall())
+        for host in self._playing():
+            host.set_speed(speed)  # records it (a team's host does not own the clock)
 
     def advance_to(self, minute: int) -> None:
         for host in self.hosts.values():
@@ -201,12 +227,23 @@ class Teams:
 
     def skip(self) -> None:
         """Every team's clock to the next inject any team hears: the next timed one, or
-        sooner one a fault brings on the way (teams' worlds differ, so may their alarms)."""
-        sessions = [h.need() for h in self.hosts.values() if not h.ended]
+        sooner one a fault brings on the way (teams' worlds differ, so may their alarms), or
+        sooner still the next time any team's seat has a task fall due."""
+        if self.in_lobby:
+            raise SessionError("the clock is held in the lobby: start it first")
+        hosts = self._playing()
+        sessions = [h.need() for h in hosts]
         if not sessions:
             return
         upcoming = [m for s in sessions if (m := s.next_inject_minute()) is not None]
         target = min(upcoming) if upcoming else max(s.end_minute for s in sessions)
+        why = "the next inject"
+        for host in hosts:
+            at, because = host.next_stop()
+            if at is not None and at < target:
+                target, why = at, f"team {host.team}: {because}"
+        for host in hosts:
+            host.facilitated("skip", detail=why)
         heard = [s.injects_heard for s in sessions]
         minute = min(s.minute for s in sessions)
         while minute < target and heard == [s.injects_heard for s in sessions]:

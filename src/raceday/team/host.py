@@ -128,7 +128,7 @@ class Host:
                  live: LiveClock | None = None, team: str = "",
                  foreign: Callable[[CommandRow], str | None] | None = None,
                  heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S,
-                 meeting: str | None = None) -> None:
+                 meeting: str | None = None, lobby: bool = False) -> None:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
@@ -180,6 +180,11 @@ class Host:
         self.addresses: dict[str, str] = {}
         """On PostgreSQL: each seat's address, with the login the host issued it."""
         self.projector_address: str | None = None
+        self.projector_sql = False
+        """The projector shows the players' SQL (the facilitator's choice, for the hot wash)."""
+        self.in_lobby = lobby and pace is Pace.LIVE
+        """The live clock is held at the start until the facilitator starts it (`start_clock`):
+        seats join and look at the world meanwhile."""
 
     # -- start --------------------------------------------------------------------------
 
@@ -211,7 +216,7 @@ class Host:
         for event in session.events:  # session_start and whatever the first minute fired
             self._on_event(event)
         session.subscribe(self._on_event)
-        if self.pace is Pace.LIVE and self._own_clock:
+        if self.pace is Pace.LIVE and self._own_clock and not self.in_lobby:
             self.live.start(self.wall(), 0)
         self._publish(meta={
             "exercise": self.exercise_ref, "exercise_id": self.exercise.id,
@@ -288,7 +293,10 @@ class Host:
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
-        folder = str(where) if where is not None else shlex.quote(self.where)
+        if where is not None:
+            folder = str(Path(where).resolve())
+        else:  # a folder's path, absolute (a player's shell may stand anywhere), or an address
+            folder = self.where if self.meeting is not None else str(Path(self.where).resolve())
         team = f" --team {self.team}" if self.team else ""
         return [f"raceday join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
                 f"--as NAME --role {s.role} --token {s.token}"
@@ -564,20 +572,104 @@ class Host:
 
     # -- the facilitator's own actions (call them through `call`, or in the host thread) --
 
+    def facilitated(self, action: str, **fields: Any) -> ev.Event:
+        """Record the facilitator's hand on the session (the transcript keeps every one)."""
+        return self.need().record(ev.Facilitation(action=action, **fields))
+
+    def lobby_words(self) -> str:
+        """Who has joined and who is missing, for the start's record and the console."""
+        joined = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player]
+        missing = [f"{s.name}" for s in self.seats.values() if not s.player]
+        return (f"joined: {', '.join(joined) or 'nobody'}"
+                + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken"))
+
+    def start_clock(self) -> bool:
+        """Leave the lobby: the live clock starts from where the night begins (False when it
+        had already started)."""
+        if not self.in_lobby:
+            return False
+        self.in_lobby = False
+        self.facilitated("start", speed=self.live.speed, detail=self.lobby_words())
+        if self._own_clock:
+            self.live.start(self.wall(), self.need().minute)
+        return True
+
     def pause(self) -> None:
+        if self.in_lobby or self.live.paused:
+            return  # held already: nothing changes, nothing to record
         self.live.pause(self.wall())
+        self.facilitated("pause")
 
     def resume(self) -> None:
+        """Run the clock again (in the lobby: start it)."""
+        if self.start_clock() or not self.live.paused:
+            return
         self.live.resume(self.wall())
+        self.facilitated("resume")
 
     def set_speed(self, speed: float) -> None:
-        self.live.set_speed(speed, self.wall())
+        from raceday.engine.clock import length_words, real_minutes
+
+        if speed <= 0:
+            raise SessionError(f"a speed must be above 0, not {speed:g}")
+        if self._own_clock:
+            self.live.set_speed(speed, self.wall())
+        session = self.need()
+        left = max(0, session.end_minute - session.minute)
+        self.facilitated("speed", speed=speed,
+                         detail=f"the rest of the night lasts "
+                                f"{length_words(real_minutes(left, speed))}")
+
+    def next_stop(self) -> tuple[int | None, str]:
+        """Where the facilitator's skip stops: the next minute a seated role's task falls
+        due, or the next inject, whichever comes first (None: the next inject, as the session
+        finds it, a fault's included); and why, in words."""
+        session = self.need()
+        task_at, task = session.next_task_due(self.roles)
+        inject_at = session.next_inject_minute()
+        if task_at is not None and (inject_at is None or task_at < inject_at):
+            assert task is not None
+            return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
+                             f"{task.title}")
+        return None, "the next inject"
 
     def skip(self) -> None:
-        """Let the clock run to the next inject (the facilitator's "next")."""
+        """Let the clock run to the next inject or, sooner, to the next time a seat's task
+        falls due (the facilitator's "next"); recorded."""
         session = self.need()
-        session.wait(None)
+        if self.in_lobby:
+            raise SessionError("the clock is held in the lobby: start it first")
+        stop, why = self.next_stop()
+        self.facilitated("skip", detail=why)
+        session.wait(stop)
         self.live.jump_to(session.minute, self.wall())
+
+    def hand_over(self, seat_name: str, to_automation: bool) -> ev.Event:
+        """Hand a seat's routine tasks to the automation (its story tasks stay the player's),
+        or give them back; recorded."""
+        seat = self.seats.get(seat_name)
+        if seat is None:
+            raise SessionError(f"no seat {seat_name!r} in this session")
+        return self.need().hand_over(seat.role, to_automation)
+
+    def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
+        """A hint the facilitator chose to send, to one role's seat or (None) to everyone
+        (recorded as theirs, then revealed; the team pays for it either way)."""
+        to = (role,) if role else ()
+        self.facilitated("hint", to=to, detail=hint_id)
+        return self.need().reveal_hint(hint_id, role, to)
+
+    def show_sql_on_projector(self, shown: bool) -> None:
+        """Let the projector show the statements' SQL (the hot wash), or hide it again."""
+        if shown != self.projector_sql:
+            self.projector_sql = shown
+            self.facilitated("projector", detail="players' SQL shown on the projector"
+                             if shown else "players' SQL hidden from the projector")
+
+    def screen_share(self, hidden: bool) -> None:
+        """The console's answer key and verdicts hidden (or shown again) for screen sharing."""
+        self.facilitated("screen", detail="answer key and live verdicts hidden" if hidden
+                         else "answer key and live verdicts shown")
 
     def wait_until(self, minute: int | None) -> None:
         session = self.need()
@@ -616,7 +708,8 @@ class Host:
     def clock_state(self) -> dict[str, Any]:
         session = self.need()
         return {"pace": self.pace.value, "paused": self.live.paused, "speed": self.live.speed,
-                "minute": session.minute, "ended": session.ended}
+                "minute": session.minute, "ended": session.ended, "lobby": self.in_lobby,
+                "projector_sql": self.projector_sql}
 
     def _publish(self, meta: dict[str, str] | None = None, tables: bool = False) -> None:
         session = self.need()

@@ -21,8 +21,23 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
-               transcripts: Path) -> Host:
+def game_day_speed(exercise: Exercise, speed: float | None, length: float | None) -> float:
+    """The live clock's speed: `speed` when given, else the one that plays the whole night in
+    `length` real minutes, by default the exercise's own length (the guide's game day)."""
+    from raceday.engine.clock import speed_for
+
+    if speed is not None:
+        if speed <= 0:
+            raise InputError([f"--speed: must be above 0, not {speed:g}"])
+        return speed
+    minutes = length if length is not None else exercise.length
+    if minutes <= 0:
+        raise InputError([f"--length: a game day lasts more than 0 minutes, not {minutes:g}"])
+    return speed_for(exercise.clock.length_minutes, minutes)
+
+
+def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | None,
+               transcripts: Path, *, length: float | None = None, lobby: bool = False) -> Host:
     """A host for the named exercise with the seats `responder,enactor-a,...` (not started).
 
     `raceday host --db postgresql://…` leaves the DSN in RACEDAY_DB (cli.py) for the world;
@@ -37,12 +52,14 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float,
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     db = os.environ.get(DB_VARIABLE)
     return Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
-                transcripts=transcripts, pace=Pace(pace), speed=speed,
-                meeting=db if is_postgres(db) else None)
+                transcripts=transcripts, pace=Pace(pace),
+                speed=game_day_speed(exercise, speed, length),
+                meeting=db if is_postgres(db) else None, lobby=lobby)
 
 
-def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, speed: float,
-                transcripts: Path) -> Teams:
+def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str,
+                speed: float | None, transcripts: Path, *, length: float | None = None,
+                lobby: bool = False) -> Teams:
     """Several teams of the same seats on one clock (not started)."""
     from raceday.commands import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
@@ -55,7 +72,8 @@ def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str, sp
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     specs = parse_seats(exercise, seats)
     return Teams(exercise, [TeamSpec(name, tuple(specs)) for name in names], exercise_ref=ref,
-                 transcripts=transcripts, pace=Pace(pace), speed=speed)
+                 transcripts=transcripts, pace=Pace(pace),
+                 speed=game_day_speed(exercise, speed, length), lobby=lobby)
 
 
 def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
@@ -70,9 +88,10 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
     return seats_from_roles(roles)
 
 
-def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float,
-                  transcripts: Path, out: Console, teams: str | None = None) -> int:
-    from raceday.team.serve import join_text, serve
+def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
+                  transcripts: Path, out: Console, teams: str | None = None, *,
+                  length: float | None = None, lobby: bool = False) -> int:
+    from raceday.team.serve import join_text, save_join_text, serve
     from raceday.transcript.render import print_score
 
     def say(line: str) -> None:
@@ -80,12 +99,24 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 
     if teams is not None:
         return _host_teams_headless(build_teams(exercise_name, seats, teams, pace, speed,
-                                                transcripts), say, out)
-    host = build_host(exercise_name, seats, pace, speed, transcripts)
+                                                transcripts, length=length, lobby=lobby),
+                                    say, out)
+    host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
+                      lobby=lobby)
     host.start()
-    say(join_text(host))
-    out.print("Ctrl-C ends the session and scores it.", style="dim")
-    score = serve(host, say, threading.Event())
+    stop = threading.Event()
+    try:  # a Ctrl-C as soon as the join lines are out ends and scores it, as later
+        text = join_text(host)
+        kept = save_join_text(host.folder, text).resolve()
+        say(text)
+        say(f"  (also in {kept})")
+        if host.in_lobby:
+            say(f"The clock is held at the start until every seat has joined; then it runs "
+                f"at {host.live.speed:g}x.")
+        out.print("Ctrl-C ends the session and scores it.", style="dim")
+    except KeyboardInterrupt:
+        stop.set()
+    score = serve(host, say, stop)
     print_score(score.score, out, host.folder)
     return 0
 
@@ -93,12 +124,22 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console) -> int:
     from raceday.team.group import read_group
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text, serve_teams
+    from raceday.team.serve import group_join_text, save_join_text, serve_teams
 
     folder = teams.start()
-    say(group_join_text(teams))
-    out.print("Ctrl-C ends every team's session and scores it.", style="dim")
-    serve_teams(teams, say, threading.Event())
+    stop = threading.Event()
+    try:  # a Ctrl-C as soon as the join lines are out ends and scores every team, as later
+        text = group_join_text(teams)
+        kept = save_join_text(folder, text).resolve()
+        say(text)
+        say(f"  (also in {kept})")
+        if teams.in_lobby:
+            say(f"The clock is held at the start until every team's seats have joined; then "
+                f"it runs at {teams.live.speed:g}x.")
+        out.print("Ctrl-C ends every team's session and scores it.", style="dim")
+    except KeyboardInterrupt:
+        stop.set()
+    serve_teams(teams, say, stop)
     say("Leaderboard")
     for line in leaderboard_lines(standings(read_group(folder))):
         say(line)
@@ -170,13 +211,14 @@ def _published_speed(clock: str | None) -> float:
 def resume_headless(folder: Path, exercise_name: str | None, speed: float | None,
                     out: Console) -> int:
     """`raceday resume DIR --headless` for a team session: serve it again until it ends."""
-    from raceday.team.serve import join_text, serve
+    from raceday.team.serve import join_text, save_join_text, serve
     from raceday.transcript.render import print_score
 
     host = resumed_host(folder, exercise_name, speed)
     out.print(f"Resumed at {host.need().clock_face}: every seat joins again with its new "
               "token.", markup=False, highlight=False)
     out.print(join_text(host), markup=False, highlight=False, soft_wrap=True)
+    save_join_text(host.folder, join_text(host))
     out.print("Ctrl-C ends the session and scores it.", style="dim")
     score = serve(host, lambda line: out.print(line, markup=False, highlight=False,
                                                soft_wrap=True),

@@ -29,6 +29,22 @@ class Standing:
     lost_seats: tuple[str, ...] = ()
     score: vd.Score | None = None
     error: str | None = None
+    clock: str = ""
+    """The team's clock as its transcript last says it."""
+    hurt_since: str | None = None
+    """When the customers' harm began, while it lasts (None: service normal)."""
+    left_at: str | None = None
+    """When the team left (ended early): the automation played the rest of the night."""
+    outage_after_left: int = 0
+    """Minutes of outage that came after the team left (in the score's outage, not theirs)."""
+
+    @property
+    def phase(self) -> str:
+        if self.left_at is not None and self.score is None:
+            return f"left at {self.left_at}"
+        if self.hurt_since is not None:
+            return f"customers hurt since {self.hurt_since}"
+        return "service normal" if self.clock else "not started"
 
     @property
     def ended(self) -> bool:
@@ -54,7 +70,19 @@ def standing(team: str, folder: Path) -> Standing:
     lost: dict[str, str] = {}
     statements = declarations = 0
     score: vd.Score | None = None
+    hurt: tuple[int, str] | None = None  # since (minute, clock face)
+    spells: list[tuple[int, int]] = []
+    left: tuple[int, str] | None = None
+    last_minute = 0
     for event in events:
+        last_minute = max(last_minute, event.minute)
+        if isinstance(event, ev.Fault) and hurt is None:
+            hurt = (event.minute, event.sim_time)
+        elif isinstance(event, ev.Restored) and hurt is not None:
+            spells.append((hurt[0], event.minute))
+            hurt = None
+        elif isinstance(event, ev.TeamLeft) and left is None:
+            left = (event.minute, event.sim_time)
         if isinstance(event, ev.SeatJoined):
             players[event.seat] = event.player
             lost.pop(event.seat, None)
@@ -66,8 +94,14 @@ def standing(team: str, folder: Path) -> Standing:
             declarations += 1
         elif isinstance(event, ev.ScoreEvent):
             score = event.score
+    if hurt is not None:
+        spells.append((hurt[0], last_minute))
+    after = sum(max(0, end - max(start, left[0])) for start, end in spells) if left else 0
+    clock = events[-1].sim_time if events else ""
     return Standing(team, folder, tuple(players.values()), statements, declarations,
-                    tuple(lost.values()), score)
+                    tuple(lost.values()), score, clock=clock,
+                    hurt_since=hurt[1] if hurt is not None else None,
+                    left_at=left[1] if left is not None else None, outage_after_left=after)
 
 
 def standings(group: GroupInfo) -> list[Standing]:
@@ -89,19 +123,24 @@ def leaderboard_lines(rows: list[Standing]) -> list[str]:
             continue
         score = row.score
         if score is None:
-            busy = (f"playing: {row.statements} statement{'s' * (row.statements != 1)}, "
-                    f"{row.declarations} declared")
+            busy = (f"{f'playing {row.clock}, {row.phase}' if row.clock else 'playing'}: "
+                    f"{row.statements} "
+                    f"statement{'s' * (row.statements != 1)}, {row.declarations} declared")
             if row.lost_seats:
                 busy += f", lost: {', '.join(row.lost_seats)}"
             lines.append(f"{'':>2}  {name:<12} {'—':>7}  {inert(busy, one_line=True)}  [{who}]")
             continue
         place = 1 + sum(1 for key in scored if key < row.rank_key()[:4])  # ties share it
         outage = score.recovery.outage_minutes if score.recovery else None
+        left = ""
+        if row.left_at is not None:
+            left = (f"  (left at {row.left_at}; {row.outage_after_left} min of it after)"
+                    if row.outage_after_left else f"  (left at {row.left_at})")
         lines.append(
             f"{place:>2}. {name:<12} {score.total:>3}/{score.max:<3}  "
             f"{_points(score.detection):>6} {_points(score.guards):>6} "
             f"{_points(score.recovery):>7}  "
-            f"{(f'{outage} min' if outage is not None else '—'):>7}  {who}")
+            f"{(f'{outage} min' if outage is not None else '—'):>7}  {who}{left}")
     return lines
 
 

@@ -23,21 +23,38 @@ def join_text(host: Host, group: Path | None = None) -> str:
     """What the host prints: where the session is and each seat's join command (for a team
     of a group: the group's folder and the team's name)."""
     if group is not None:
+        group = group.resolve()
         lines = [f"Team {host.team} of {host.exercise.title}", f"  group folder: {group}",
                  "  join (one terminal per seat; hand each player their own line):"]
         lines += [f"    {line}" for line in host.join_lines(group)]
         lines.append(f"  projector:  raceday watch {group} --team {host.team}")
         return "\n".join(lines)
-    lines = [f"Team session of {host.exercise.title}", f"  session folder: {host.folder}"]
+    lines = [f"Team session of {host.exercise.title}",
+             f"  session folder: {host.folder.resolve()}"]
     if host.meeting is not None:
         lines.append("  meeting on PostgreSQL: each seat's line carries a login of its own "
                      "(seats join from any machine that reaches the server)")
     lines.append("  join (one terminal per seat; hand each player their own line):")
     lines += [f"    {line}" for line in host.join_lines()]
     where = (shlex.quote(host.projector_address or host.where) if host.meeting is not None
-             else str(host.folder))
+             else shlex.quote(str(host.folder.resolve())))
     lines.append(f"  projector:  raceday watch {where}")
     return "\n".join(lines)
+
+
+JOIN_FILE = "join.txt"
+
+
+def save_join_text(folder: Path, text: str) -> Path:
+    """Keep the join lines in the session's (or group's) folder, readable by the host's user
+    only (they hold the seats' tokens), to copy from rather than from a wrapped screen."""
+    import os
+
+    path = folder / JOIN_FILE
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text + "\n")
+    return path
 
 
 def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = True,
@@ -50,6 +67,9 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
         while not stop.is_set() and not host.ended:
             if not host.pump():
                 host.idle(stop, POLL_SECONDS)
+            if host.in_lobby and _all_here([host]):
+                host.start_clock()  # headless, the ready check is everyone having joined
+                say(f"Every seat has joined: the clock runs at {host.live.speed:g}x.")
             if end_when_over and session.timeline_over:
                 break
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score
@@ -66,6 +86,10 @@ def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = 
     return score
 
 
+def _all_here(hosts: list[Host]) -> bool:
+    return all(seat.player is not None for h in hosts for seat in h.seats.values())
+
+
 def _hear_ctrl_c() -> None:
     """Ctrl-C (SIGINT) ends the session and scores it, as the host says: also when the host
     was started with SIGINT ignored, as a shell does for `raceday host --headless &` (the
@@ -76,11 +100,12 @@ def _hear_ctrl_c() -> None:
 
 def group_join_text(teams: Teams) -> str:
     """Where the group is, and each team's join commands (tokens are per team)."""
+    folder = teams.folder.resolve() if teams.folder is not None else None
     lines = [f"{len(teams.hosts)} teams playing {teams.exercise.title} on one clock",
-             f"  group folder: {teams.folder}",
+             f"  group folder: {folder}",
              "  join (one terminal per seat; hand each player their own team's line):"]
     lines += [f"    {line}" for line in teams.join_lines()]
-    lines.append(f"  projector:  raceday watch {teams.folder} [--team NAME]  "
+    lines.append(f"  projector:  raceday watch {folder} [--team NAME]  "
                  "(without --team: the leaderboard)")
     return "\n".join(lines)
 
@@ -94,6 +119,9 @@ def serve_teams(teams: Teams, say: Say, stop: threading.Event) -> dict[str, ev.S
         while not stop.is_set() and not teams.ended:
             if not teams.pump():
                 stop.wait(POLL_SECONDS)
+            if teams.in_lobby and _all_here(list(teams.hosts.values())):
+                teams.start_clock()
+                say(f"Every team's seats have joined: the clock runs at {teams.live.speed:g}x.")
             if all(h.need().timeline_over for h in teams.hosts.values()):
                 break
     except KeyboardInterrupt:  # the facilitator's Ctrl-C: end and score every team

@@ -210,8 +210,11 @@ class Cast(Event):
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Facilitation(Event):
     """The facilitator's hand on the session: `action` is pause, resume, speed (`speed`, the
-    new one), length (`speed` for the target real length in `detail`), or schedule (an
-    inject planned for `at`, its title in `detail`, for `to` or everyone)."""
+    new one), length (`speed` for the target real length in `detail`), schedule (an
+    inject planned for `at`, its title in `detail`, for `to` or everyone), start (the lobby's
+    clock started at `speed`; who had joined in `detail`), skip (where it stops, in
+    `detail`), hint (its id in `detail`, for `to` or everyone) or screen (the console's
+    answer key hidden or shown, in `detail`)."""
 
     kind: ClassVar[str] = "facilitation"
     action: str
@@ -220,6 +223,11 @@ class Facilitation(Event):
     to: tuple[str, ...] = ()
     detail: str = ""
     text: str = ""  # a scheduled inject's text (so `raceday resume` schedules it again whole)
+    when: str = ""
+    """A planned inject that follows the world: the harm (invariant id) whose fault sends it,
+    `after` minutes into the fault (`at` is then empty)."""
+    after: int = 0
+    inject_kind: str = ""  # a planned inject's kind: message, status or alarm (empty: message)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -440,6 +448,8 @@ class Hint(Event):
     text: str
     cost: int = 0
     task: str | None = None
+    to: tuple[str, ...] = ()
+    """The roles the facilitator gave it to (empty: everyone); the team pays for it anyway."""
 
 
 # -- team play: seats and their commands ------------------------------------------------------

@@ -45,6 +45,23 @@ def describe(event: ev.Event) -> str:
     return inert(_describe(event))
 
 
+def describe_for_the_room(event: ev.Event) -> str:
+    """`describe` without the SQL anyone typed or edited (the projector's words): who ran a
+    statement and what it did, which monitor was saved, which statement was edited."""
+    e = event
+    if isinstance(e, ev.Statement):
+        who = e.role + (" (automation)" if e.automated else "")
+        flag = access_flag(e.sql, break_glass=e.break_glass, schema_changed=e.schema_changed,
+                           writes=e.writes)
+        glass = f" [{flag}]" if flag else ""
+        return inert(f"{who}{glass} ran a statement  -> {describe_statement(e)}")
+    if isinstance(e, ev.MonitorSaved):
+        return inert(f"{e.role} saved monitor '{e.name}'")
+    if isinstance(e, ev.Edit):
+        return inert(f"{e.role} edited automation statement '{e.statement}'")
+    return describe(e)
+
+
 def _describe(event: ev.Event) -> str:
     e = event
     if isinstance(e, ev.Statement):
@@ -162,9 +179,25 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = "clock running again"
     elif e.action == "speed":
         what = f"speed set to {e.speed:g}x" + (f" ({e.detail})" if e.detail else "")
+    elif e.action == "schedule" and e.when:
+        whom = ", ".join(e.to) if e.to else "everyone"
+        later = f", {e.after} min into it" if e.after else ""
+        what = (f"{e.inject_kind or 'message'} planned for when {e.when} holds{later}, to "
+                f"{whom}: {e.detail}")
     elif e.action == "schedule":
         whom = ", ".join(e.to) if e.to else "everyone"
         what = f"inject planned for {e.at} to {whom}: {e.detail}"
+    elif e.action == "start":
+        what = (f"clock started at {e.speed:g}x" if e.speed else "clock started") + \
+            (f" ({e.detail})" if e.detail else "")
+    elif e.action == "skip":
+        what = f"skip to {e.detail}" if e.detail else "skip"
+    elif e.action == "hint":
+        what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
+    elif e.action == "handover":
+        what = f"{', '.join(e.to)}: {e.detail}"
+    elif e.action in ("screen", "projector"):
+        what = e.detail or e.action
     else:
         what = f"{e.action} {e.detail}".strip()
     return f"facilitator: {what}"

@@ -44,6 +44,7 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
     if score is None:
         notes.append("The transcript has no score: the session stopped before it ended, so the "
                      "score and anything judged at the end (good paths, health) are missing.")
+    observations = people.observations(r)
     if r.start.schema < 3:
         notes.append("This transcript was written before exercises gave the debrief their "
                      "checklist and phases, so it shows neither.")
@@ -61,11 +62,12 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
         hints=tuple(HintInfo(r.time(e), e.id, e.text, e.cost) for e in of_kind(r.events, ev.Hint)),
         guards=guards,
         checklist=checklist,
-        after_action=after_action(r, score, declarations, guards, checklist),
+        after_action=people.with_observations(
+            after_action(r, score, declarations, guards, checklist), observations),
         notes=tuple(notes),
         checklist_title=r.start.checklist_title or "Checklist",
         names=people.names(r),
-        observations=people.observations(r),
+        observations=observations,
         injects=people.inject_responses(r),
         objectives=people.objectives(score),
         facilitation=people.facilitation(r),

@@ -49,10 +49,20 @@ def render(d: Debrief, fmt: str) -> str:
     raise InputError([f"unknown debrief format {fmt!r}; formats are md, html, json"])
 
 
-def load_debrief(session_dir: Path) -> Debrief:
-    """Read a session folder (or its events.jsonl) and build its debrief."""
+def load_debrief(session_dir: Path, *, edited: bool = True) -> Debrief:
+    """Read a session folder (or its events.jsonl) and build its debrief, with what the room
+    wrote into its after-action report (`aar.json`, unless not `edited`)."""
     log = read_events(session_dir)
-    return build_debrief(log.events, log.warning)
+    debrief = build_debrief(log.events, log.warning)
+    return _edited(debrief, session_dir) if edited else debrief
+
+
+def _edited(debrief: Debrief, session_dir: Path) -> Debrief:
+    from raceday.transcript.debrief.aar import aar_path, apply_edits, read_edits
+
+    if not aar_path(session_dir).is_file():
+        return debrief
+    return apply_edits(debrief, read_edits(session_dir))
 
 
 def write_debrief(folder: Path, events: Sequence[Event] | None = None) -> Path:
@@ -61,9 +71,24 @@ def write_debrief(folder: Path, events: Sequence[Event] | None = None) -> Path:
     `events` are the session's own as it recorded them, every one its events.jsonl holds
     (the same debrief, without reading the file back); None reads them from the folder."""
     path = folder / DEBRIEF_FILE
-    debrief = load_debrief(folder) if events is None else build_debrief(events)
+    debrief = load_debrief(folder) if events is None else _edited(build_debrief(events), folder)
     path.write_text(render(debrief, "md"), encoding="utf-8")
     return path
+
+
+DEBRIEF_HTML = "debrief.html"
+
+
+def write_debriefs(folder: Path) -> tuple[Path, Path]:
+    """Write `debrief.md` and `debrief.html` into a session folder (after the AAR is edited)."""
+    debrief = load_debrief(folder)
+    md, html = folder / DEBRIEF_FILE, folder / DEBRIEF_HTML
+    try:
+        md.write_text(render(debrief, "md"), encoding="utf-8")
+        html.write_text(render(debrief, "html"), encoding="utf-8")
+    except OSError as exc:
+        raise TranscriptError([f"{folder}: cannot write the debrief: {exc.strerror}"]) from None
+    return md, html
 
 
 def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = None,

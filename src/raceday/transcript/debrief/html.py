@@ -56,6 +56,16 @@ svg.timeline { display: block; margin: .6em 0; }
 svg.timeline-narrow { display: none; max-width: 420px; }
 @media (max-width: 640px) {
   svg.timeline-wide { display: none; } svg.timeline-narrow { display: block; }
+  body { padding: 12px; overflow-wrap: anywhere; }
+  table, thead, tbody, tr, th, td { display: block; width: 100%; }
+  thead { position: absolute; left: -9999px; }
+  tr { border: 1px solid var(--rule); margin-bottom: .6em; }
+  td { border: none; border-bottom: 1px solid var(--rule); }
+  td:last-child { border-bottom: none; }
+  td[data-label]::before { content: attr(data-label); display: block; font-weight: 600;
+                           color: var(--dim); font-size: .85em; }
+  td.num { text-align: left; white-space: normal; }
+  .status, .tag, .legend span { white-space: normal; }
 }
 svg .band-label { font: 12px system-ui, sans-serif; fill: var(--ink); }
 svg .lane-name-top { text-anchor: middle; font-size: 14px; }
@@ -90,10 +100,12 @@ def _e(text: object) -> str:
 def _table(header: Sequence[str], rows: Iterable[Sequence[object]],
            numeric: Sequence[int] = ()) -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    labels = [f' data-label="{_e(h)}"' if h else "" for h in header]  # a narrow screen's cards
     body = []
     for row in rows:
         cells = "".join(
-            f'<td class="num">{_e(c)}</td>' if i in numeric else f"<td>{c}</td>"
+            f'<td class="num"{labels[i]}>{_e(c)}</td>' if i in numeric
+            else f"<td{labels[i] if i < len(labels) else ''}>{c}</td>"
             for i, c in enumerate(row))
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -132,7 +144,7 @@ def render_html(d: Debrief) -> str:
     parts.append(f'<p class="outcome">{_e(s.outcome)}</p>')
     parts.append('<ul class="facts">'
                  f"<li>Exercise <code>{_e(s.exercise)}</code>"
-                 f"{', played ' + _e(s.date) if s.date else ''}</li>"
+                 f"{', ' + _e(s.dates()) if s.dates() else ''}</li>"
                  f"<li>Players held: {_e(_held(d) or 'nobody (all automated)')}; "
                  f"automation played: {_e(', '.join(s.automated) or 'nothing')}</li>"
                  f"<li>Clock {_e(s.clock_from)} to {_e(s.clock_to)} {_e(s.zone)} "
@@ -351,19 +363,20 @@ def _after_action(d: Debrief) -> str:
     a = d.after_action
     s = d.summary
     named = dict(d.names)
-    blank = '<span class="blank"></span>'
+    blank = '<span class="blank">____</span>'
     people = ", ".join(f"{role} ({named[role]})" if named.get(role) else role
                        for role in s.players) or "none"
     out = ["<h2>After-action report and improvement plan</h2>",
-           "<p>A skeleton in the AAR/IP shape, to finish together in the hot wash: add what "
-           "the transcript cannot know (the analysis, owners, dates).</p>",
+           "<p>In the AAR/IP shape, to finish together in the hot wash: <code>raceday aar "
+           "SESSION</code> adds what the transcript cannot know (the analysis, owners, dates, "
+           "observations) and writes this page again.</p>",
            "<h3>1. Exercise overview</h3>",
-           _ul([f"Exercise: {s.title} ({s.exercise})" + (f", played {s.date}" if s.date else ""),
+           _ul([f"Exercise: {s.title} ({s.exercise})" + (f", {s.dates()}" if s.dates() else ""),
                 f"Scenario: {s.text or '(see the briefing)'}",
                 f"Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
                 f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
                 f"Participants: {people}; automated: {', '.join(s.automated) or 'none'}",
-                "Facilitator / evaluators: ____"]),
+                f"Facilitator / evaluators: {a.evaluators or '____'}"]),
            "<h3>2. Objectives</h3>"]
     if d.objectives:
         out.append(_table(("Objective", "Points", "Rating"), [
@@ -376,8 +389,10 @@ def _after_action(d: Debrief) -> str:
             "<h4>Areas for improvement</h4>"]
     if a.improvements:
         out.append("<ol>" + "".join(
-            f"<li><strong>Observation:</strong> {_e(x)}<br><strong>Analysis:</strong> {blank}"
-            f"<br><strong>Recommendation:</strong> {blank}</li>" for x in a.improvements)
+            f"<li><strong>Observation:</strong> {_e(x)}<br><strong>Analysis:</strong> "
+            f"{_e(a.analysis_of(n).analysis) or blank}<br><strong>Recommendation:</strong> "
+            f"{_e(a.analysis_of(n).recommendation) or blank}</li>"
+            for n, x in enumerate(a.improvements))
             + "</ol>")
     else:
         out.append("<p>(none recorded: add them in the hot wash)</p>")
@@ -391,14 +406,16 @@ def _after_action(d: Debrief) -> str:
              "<br>".join(_e(x) for x in i.responses) or "<strong>no response seen</strong>")
             for i in d.injects]))
     out += ["<h3>5. Observer notes</h3>",
-            _ul([f"{o.time} {o.author or 'observer'}: {o.text}" for o in d.observations],
+            _ul([f"{o.time or 'hot wash'} {o.author or 'observer'}"
+                 + (f" ({'strength' if o.tag == 'strength' else 'area for improvement'})"
+                    if o.tag else "") + f": {o.text}" for o in d.observations],
                 "(none recorded: ctrl+o during play writes one)")]
     if d.facilitation:
         out.append(f"<p>Facilitation: {_e('; '.join(d.facilitation))}.</p>")
     out.append("<h3>Appendix A: Improvement plan</h3>")
     rows: list[Sequence[object]] = [
-        (n, _e(x.origin), blank, _e(x.action), f'<span class="blank">{_e(x.owner)}</span>',
-         blank, _e(x.due) or blank)
+        (n, _e(x.origin), _e(x.issue) or blank, _e(x.action), _e(x.owner) or blank,
+         _e(x.start) or blank, _e(x.due) or blank)
         for n, x in enumerate(a.actions, start=1)]
     if not rows:
         rows = [(1, "", blank, "", blank, blank, blank)]

@@ -83,7 +83,7 @@ def render_markdown(d: Debrief) -> str:
     played = ", ".join(f"{p} ({_text(named[p])})" if named.get(p) else p for p in s.players) \
         or "nobody (all automated)"
     out += [
-        f"- Exercise: {_code(s.exercise)}" + (f", played {s.date}" if s.date else ""),
+        f"- Exercise: {_code(s.exercise)}" + (f", {s.dates()}" if s.dates() else ""),
         f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
         f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
         f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
@@ -266,6 +266,9 @@ def _checklist(d: Debrief) -> list[str]:
     return out
 
 
+TAGS = {"strength": "strength", "improvement": "area for improvement"}
+
+
 def _after_action(d: Debrief) -> list[str]:
     """The after-action report in the AAR/IP shape (CISA/HSEEP): overview, objectives,
     analysis (observations with analysis and recommendation), injects beside the team's
@@ -274,18 +277,19 @@ def _after_action(d: Debrief) -> list[str]:
     s = d.summary
     named = dict(d.names)
     out = ["## After-action report and improvement plan", "",
-           "A skeleton in the AAR/IP shape, to finish together in the hot wash: add what the "
-           "transcript cannot know (the analysis, owners, dates).", "",
+           "In the AAR/IP shape, to finish together in the hot wash: `raceday aar SESSION` adds "
+           "what the transcript cannot know (the analysis, owners, dates, observations).", "",
            "### 1. Exercise overview", "",
            f"- Exercise: {_text(s.title)} ({_code(s.exercise)})"
-           + (f", played {s.date}" if s.date else ""),
+           + (f", {s.dates()}" if s.dates() else ""),
            f"- Scenario: {_text(s.text)}" if s.text else "- Scenario: (see the briefing)",
            f"- Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
            f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
            "- Participants: " + (", ".join(
                f"{role} ({_text(named[role])})" if named.get(role) else role for role in s.players)
                or "none") + "; automated: " + (", ".join(s.automated) or "none"),
-           "- Facilitator / evaluators: ____", ""]
+           f"- Facilitator / evaluators: {_text(a.evaluators) if a.evaluators else '____'}",
+           ""]
     out += ["### 2. Objectives", ""]
     if d.objectives:
         out += _table(("Objective", "Points", "Rating"),
@@ -299,8 +303,10 @@ def _after_action(d: Debrief) -> list[str]:
     if not a.improvements:
         out.append("- (none recorded: add them in the hot wash)")
     for n, x in enumerate(a.improvements, start=1):
-        out += [f"{n}. **Observation:** {x}", "   **Analysis:** ____ (why it happened)",
-                "   **Recommendation:** ____", ""]
+        filled = a.analysis_of(n - 1)
+        out += [f"{n}. **Observation:** {_text(x)}",
+                f"   **Analysis:** {_text(filled.analysis) or '____ (why it happened)'}",
+                f"   **Recommendation:** {_text(filled.recommendation) or '____'}", ""]
     out += ["", "### 4. Injects and the team's responses", "",
             "What the team did after each inject, until the next one (at most 15 minutes). "
             "An inject with no response is worth a question in the hot wash.", ""]
@@ -310,7 +316,8 @@ def _after_action(d: Debrief) -> list[str]:
                     i.to, "; ".join(i.responses) or "**no response seen**")
                    for i in d.injects]) if d.injects else ["(no injects)"]
     out += ["", "### 5. Observer notes", ""]
-    out += [f"- {o.time} **{_text(o.author or 'observer')}**: {_text(o.text)}"
+    out += [f"- {o.time or 'hot wash'} **{_text(o.author or 'observer')}**"
+            + (f" ({TAGS[o.tag]})" if o.tag in TAGS else "") + f": {_text(o.text)}"
             for o in d.observations] \
         or ["- (none recorded: ctrl+o during play writes one)"]
     if d.facilitation:
@@ -318,7 +325,7 @@ def _after_action(d: Debrief) -> list[str]:
     out += ["", "### Appendix A: Improvement plan", ""]
     out += _table(("#", "Objective / practice", "Issue or area for improvement",
                    "Corrective action", "Owner", "Start", "Due date"),
-                  [(n, x.origin, "", x.action, x.owner, "", x.due)
+                  [(n, x.origin, x.issue, x.action, x.owner, x.start, x.due)
                    for n, x in enumerate(a.actions, start=1)])
     if not a.actions:
         out.append("| 1 | | | | | | |")

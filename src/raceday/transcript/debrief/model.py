@@ -36,6 +36,16 @@ class Summary(Value):
     wall_ended: str | None
     events: int
     ended: str
+    played_on: str = ""
+    """The date it was played (UTC, from the first event's wall time); `date` is the
+    scenario's night."""
+
+    def dates(self) -> str:
+        """'played on 2026-12-02 (the scenario's night: 2025-10-19)'."""
+        night = f"the scenario's night: {self.date}" if self.date else ""
+        if self.played_on:
+            return f"played on {self.played_on}" + (f" ({night})" if night else "")
+        return night
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -373,6 +383,16 @@ class CorrectiveAction(Value):
     origin: str
     owner: str = ""
     due: str = ""
+    issue: str = ""
+    start: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Analysis(Value):
+    """What the room wrote in the hot wash for an area for improvement (`raceday aar`)."""
+
+    analysis: str = ""
+    recommendation: str = ""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -380,15 +400,23 @@ class AfterAction(Value):
     strengths: tuple[str, ...]
     improvements: tuple[str, ...]
     actions: tuple[CorrectiveAction, ...]
+    analyses: tuple[Analysis, ...] = ()
+    """One per area for improvement, in its order (blank until the room fills it in)."""
+    evaluators: str = ""
+
+    def analysis_of(self, index: int) -> Analysis:
+        return self.analyses[index] if index < len(self.analyses) else Analysis()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Observation(Value):
-    """An observer's note, with who wrote it, when."""
+    """An observer's note, with who wrote it, when; `tag` files it under the strengths
+    ("strength") or the areas for improvement ("improvement") of the AAR."""
 
     time: str
     author: str
     text: str
+    tag: str = ""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

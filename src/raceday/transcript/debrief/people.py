@@ -5,9 +5,12 @@ and the exercise's objectives (the parts of the score) rated the way an AAR/IP r
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import (
+    AfterAction,
     InjectResponse,
     Objective,
     Observation,
@@ -31,13 +34,52 @@ RATINGS = {
 
 
 def names(r: Reading) -> tuple[tuple[str, str], ...]:
+    """(role, who played it): the cast's names, and in a team session the name each player
+    joined their seat with (several people at one seat over the night: all of them)."""
     cast = next(of_kind(r.events, ev.Cast), None)
-    return tuple((str(role), str(name)) for role, name in cast.names.items()) if cast else ()
+    named: dict[str, list[str]] = {str(role): [str(name)] for role, name in
+                                   (cast.names.items() if cast else ())}
+    for joined in of_kind(r.events, ev.SeatJoined):
+        people = named.setdefault(joined.role, [])
+        if joined.player not in people:
+            people.append(joined.player)
+    return tuple((role, ", ".join(people)) for role, people in named.items() if people)
+
+
+STRENGTH_MARKS = ("+",)
+IMPROVEMENT_MARKS = ("-", "!")
+"""How an observer tags a note as they write it: '+ calm hand-off' is a strength, '- nobody
+checked the kill switch' an area for improvement (the mark is not kept)."""
+
+
+def tagged(text: str) -> tuple[str, str]:
+    """(tag, text without its mark) for an observer's note."""
+    stripped = text.strip()
+    for marks, tag in ((STRENGTH_MARKS, "strength"), (IMPROVEMENT_MARKS, "improvement")):
+        if stripped[:1] in marks:
+            return tag, stripped[1:].strip()
+    return "", stripped
 
 
 def observations(r: Reading) -> tuple[Observation, ...]:
-    return tuple(Observation(r.time(e), e.author or e.role or "", e.text)
-                 for e in of_kind(r.events, ev.Note))
+    out: list[Observation] = []
+    for note in of_kind(r.events, ev.Note):
+        tag, text = tagged(note.text)
+        out.append(Observation(r.time(note), note.author or note.role or "", text, tag))
+    return tuple(out)
+
+
+def with_observations(a: AfterAction, notes: Sequence[Observation]) -> AfterAction:
+    """The AAR's strengths and areas for improvement with the observers' tagged notes, each
+    linked to its moment."""
+    def line(o: Observation) -> str:
+        when = f"Observed at {o.time}" if o.time else "Observed in the hot wash"
+        return when + (f" by {o.author}" if o.author else "") + f": {o.text}"
+
+    strengths = tuple(line(o) for o in notes if o.tag == "strength")
+    improvements = tuple(line(o) for o in notes if o.tag == "improvement")
+    return replace(a, strengths=a.strengths + strengths,
+                   improvements=a.improvements + improvements)
 
 
 def facilitation(r: Reading) -> tuple[str, ...]:

@@ -120,7 +120,8 @@ def summary(r: Reading, score: ScoreReport | None, declarations: tuple[Declarati
         pace=s.pace, zone=s.zone, date=r.clock.date,
         clock_from=r.time(r.events[0]), clock_to=r.time(r.events[-1]),
         wall_started=walls[0] if walls else None, wall_ended=walls[-1] if walls else None,
-        events=len(r.events), ended=ended)
+        events=len(r.events), ended=ended,
+        played_on=walls[0][:10] if walls and len(walls[0]) >= 10 else "")
 
 
 def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
@@ -221,14 +222,22 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
             improvements.append(f"A guard also blocks the good path: {path.title} ({path.why}).")
             actions.append(CorrectiveAction(
                 f"Rework the guard that blocks '{path.title}': it must refuse the stale write "
-                "and still allow the good one.", "guards"))
+                "and still allow the good one.", "guards",
+                issue=f"area for improvement {len(improvements)}"))
     if guards.replay.ran:
         strengths.append(f"Replayed the race against the team's schema at {guards.replay.time}.")
     practices = {p.id: p for p in r.start.checklist}
     for item in checklist:
         action = practices[item.id].action if item.id in practices else ""
+        issue = ""
+        if item.status in ("not done", "partly done") and item.did_not:
+            # what the judge found missing, with its evidence: the team's own verdict
+            improvements.append(f"{item.practice} ({item.status}): "
+                                + "; ".join(x.rstrip(".") for x in item.did_not) + ".")
+            issue = f"area for improvement {len(improvements)}"
         if item.status in ("not done", "partly done") and action:
-            actions.append(CorrectiveAction(action, f"checklist: {item.practice}"))
+            actions.append(CorrectiveAction(action, f"checklist: {item.practice}",
+                                            issue=issue))
     if score is None:
         improvements.append("The session was interrupted before it ended; play it to the end "
                             "for a score.")
@@ -246,7 +255,8 @@ def _response(r: Reading, strengths: list[str], improvements: list[str],
                             if r.complete else f"The fault had not been surfaced by {r.last_time}.")
         actions.append(CorrectiveAction(
             f"Add a monitor that alerts on the fault itself ({r.first_fault.fault}), so the "
-            "alarm that points at the cause is not lost in the noise.", "detection"))
+            "alarm that points at the cause is not lost in the noise.", "detection",
+            issue=f"area for improvement {len(improvements)}"))
     elif detection is None or r.surfaced.latency <= detection:
         versus = f"; {r.night.lower()}: {duration(detection)}" if detection is not None else ""
         strengths.append(f"Surfaced the fault {duration(r.surfaced.latency)} after it "
@@ -256,7 +266,7 @@ def _response(r: Reading, strengths: list[str], improvements: list[str],
                             f"longer than {r.night.lower()}'s {duration(detection)}.")
         actions.append(CorrectiveAction(
             "Add a monitor on the fault's own symptom so it is surfaced in minutes.",
-            "detection"))
+            "detection", issue=f"area for improvement {len(improvements)}"))
     stop, repair = r.stop, r.repair
     if stop is not None and repair is not None:
         if stop.event.minute <= repair.event.minute:

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
@@ -29,6 +29,7 @@ from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import Snapshot
 from raceday.inert import inert
 from raceday.team.client import Clock, View
+from raceday.team.due_work import due_work
 from raceday.team.group import Teams, read_group
 from raceday.team.host import Host
 from raceday.transcript import events as ev
@@ -43,13 +44,15 @@ from raceday.tui.widgets.world import Alarms, WorldPanel
 
 FOLLOW_SECONDS = 0.05
 EVERYONE = "*everyone*"
+NOW = "*now*"
 
 CONSOLE_CSS = """
 #console-header { dock: top; height: 1; background: $panel; }
 #console-body { height: 1fr; }
 #console-main { width: 3fr; }
-#console-seats { height: auto; max-height: 10; padding: 0 1; border: round $primary 40%; }
-#console-feed { height: 1fr; border: round $primary 40%; }
+#console-seats { height: auto; max-height: 16; padding: 0 1; border: round $primary 40%; }
+#console-feed, #console-feed-shared { height: 1fr; border: round $primary 40%; }
+#console-feed-shared { display: none; }
 #console-private { width: 2fr; border-left: vkey $error 50%; }
 #console-world, #console-verdicts, #console-key { height: auto; padding: 0 1; }
 #console-verdicts { border: round $error 50%; }
@@ -79,6 +82,34 @@ class NoteDialog(ModalScreen[str | None]):
         self.dismiss(event.value.strip() or None)
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class JoinDialog(ModalScreen[None]):
+    """The join commands, one a line and never wrapped (a wrapped command pasted into a shell
+    breaks): wider than the screen, they scroll sideways; join.txt holds them too."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+    DEFAULT_CSS = """
+    JoinDialog #join-box { width: 100%; height: auto; max-height: 90%; padding: 1 1;
+                           background: $panel; border: round $primary; }
+    JoinDialog #join-scroll { height: auto; max-height: 30; overflow-x: auto; }
+    JoinDialog #join-lines { width: auto; text-wrap: nowrap; }
+    """
+
+    def __init__(self, text: str, where: Path) -> None:
+        super().__init__(classes="dialog-screen")
+        self.text = text
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-box"):
+            yield Label(f"How to join (also in {self.where}); Enter closes", markup=False,
+                        classes="dialog-title")
+            with ScrollableContainer(id="join-scroll"):
+                yield Static(Text(self.text, no_wrap=True, overflow="ignore"), id="join-lines")
+
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
@@ -156,6 +187,7 @@ class Verdicts:
 
 class ConsoleScreen(Screen[None]):
     BINDINGS = [
+        Binding("s", "start", "Start"),
         Binding("space,ctrl+t", "pause", "Pause/resume"),
         Binding("g", "speed", "Speed"),
         Binding("n", "skip", "Skip to next"),
@@ -163,6 +195,9 @@ class ConsoleScreen(Screen[None]):
         Binding("h", "hint", "Hint"),
         Binding("o", "note", "Note"),
         Binding("j", "join_info", "Join info"),
+        Binding("a", "hand_over", "Automate seat"),
+        Binding("v", "share", "Hide answers"),
+        Binding("w", "projector_sql", "SQL on projector"),
         Binding("e", "end", "End"),
     ]
 
@@ -179,13 +214,23 @@ class ConsoleScreen(Screen[None]):
         self.verdicts = Verdicts()
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
         self.last_action: dict[str, str] = {}
+        self.handed: set[str] = set()
+        """Roles whose routine tasks the automation runs (the facilitator handed them)."""
+        self.sharing = False
+        """Screen sharing: the answer key, the live verdicts, the scorer's feed and the
+        observer notes are hidden; the feed shows what the players see."""
 
+    @property
+    def steer(self) -> Host | Teams:
+        """What the clock keys act on: every team at once, or the one host."""
+        return self.group if self.group is not None else self.host
     def compose(self) -> ComposeResult:
         yield Static("", id="console-header")
         with Horizontal(id="console-body"):
             with Vertical(id="console-main"):
                 yield Static("", id="console-seats")
                 yield EventFeed(judge=True, id="console-feed")
+                yield EventFeed(judge=False, id="console-feed-shared")
             with VerticalScroll(id="console-private"):
                 yield WorldPanel(id="console-world")
                 yield Static("", id="console-verdicts")
@@ -195,6 +240,8 @@ class ConsoleScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#console-seats", Static).border_title = "Seats"
         self.query_one("#console-feed", EventFeed).border_title = "Everything (incl. notes)"
+        self.query_one("#console-feed-shared", EventFeed).border_title = \
+            "What the players see (screen sharing: v shows the answers again)"
         self.query_one("#console-verdicts", Static).border_title = \
             "Live verdicts (facilitator only)"
         self.query_one("#console-key", Static).border_title = "Answer key (facilitator only)"
@@ -250,7 +297,14 @@ class ConsoleScreen(Screen[None]):
         elif isinstance(event, ev.SeatCommand):
             self.last_action[event.seat] = f"{event.sim_time} {event.action}"
             return
+        elif isinstance(event, ev.Facilitation) and event.action == "handover":
+            from raceday.engine.session import HANDED
+
+            for role in event.to:
+                (self.handed.add if event.detail == HANDED else self.handed.discard)(role)
         self.query_one("#console-feed", EventFeed).add(event)
+        if not isinstance(event, ev.Note):
+            self.query_one("#console-feed-shared", EventFeed).add(event)
         self.alarms.note(event)
         self._show_all()
         if isinstance(event, ev.ScoreEvent):
@@ -270,12 +324,19 @@ class ConsoleScreen(Screen[None]):
         if self._taken_down():
             return
         if message.clock != self.clock:
+            lobby_changed = message.clock.lobby != self.clock.lobby
             self.clock = message.clock
-            self._show_header()
+            if lobby_changed:
+                self._show_all()
+            else:
+                self._show_header()
 
     def _show_all(self) -> None:
         self._show_header()
         seats = Text()
+        work_of = due_work(self.snapshot, self.exercise,
+                           {n: r for n, (r, _, _) in self.seated.items()}) \
+            if self.snapshot is not None else {}
         for name, (role, player, status) in self.seated.items():
             style = {"joined": "bold green", "left": "yellow",
                      "LOST": "bold white on red"}.get(status, "dim")
@@ -283,7 +344,20 @@ class ConsoleScreen(Screen[None]):
             seats.append(f" {role[:10]:<10} ")
             seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
             seats.append(f" {status:<6}", style=style)
+            if role in self.handed:
+                seats.append(" AUTO routine", style="bold magenta")
             seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
+            for work in work_of.get(name, [])[:3]:
+                seats.append(f"   {inert(work.words(), one_line=True)}\n",
+                             style="bold red" if work.overdue else "yellow")
+            if len(work_of.get(name, [])) > 3:
+                seats.append(f"   and {len(work_of[name]) - 3} more\n", style="dim")
+        if self.clock.lobby:
+            missing = [name for name, (_, _, status) in self.seated.items() if status == "empty"]
+            seats.append("LOBBY: the clock is held at the start. ", style="bold black on yellow")
+            seats.append(f"Missing: {', '.join(missing)}. " if missing else
+                         "Every seat is taken. ", style="bold" if missing else "bold green")
+            seats.append("s starts the night.", style="bold")
         self.query_one("#console-seats", Static).update(seats)
         if self.snapshot is not None:
             self.query_one("#console-world", WorldPanel).show(self.snapshot.world, self.alarms)
@@ -297,12 +371,17 @@ class ConsoleScreen(Screen[None]):
         text.append(" ")
         if clock.ended:
             text.append("■ ended", style="bold")
+        elif clock.lobby:
+            text.append(f"⏳ LOBBY ({clock.speed:g}x when started)",
+                        style="bold black on yellow")
         elif clock.pace == "live":
             text.append("⏸ PAUSED" if clock.paused else f"▶ live {clock.speed:g}x",
                         style="bold black on yellow" if clock.paused else "bold green")
         else:
             text.append("turns", style="bold")
         text.append("  │ facilitator console │ ", style="dim")
+        if self.sharing:
+            text.append("SCREEN SHARE: answers hidden │ ", style="bold magenta")
         if self.group is not None:
             names = list(self.group.hosts)
             text.append(f"team {inert(self.host.team, one_line=True)} "
@@ -344,32 +423,75 @@ class ConsoleScreen(Screen[None]):
 
         future.add_done_callback(done)
 
+    def action_start(self) -> None:
+        if not self.clock.lobby:
+            self.notify("The night has started already (space pauses it).")
+            return
+        steer = self.steer
+        self._send("start", lambda s: steer.start_clock())
+
     def action_pause(self) -> None:
         if self.host.pace.value != "live":
             self.notify("The turns pace has no running clock; n skips to the next inject.")
             return
+        steer = self.steer
         if self.clock.paused:
-            self._send("resume", lambda s: self.host.resume())
+            self._send("resume", lambda s: steer.resume())
         else:
-            self._send("pause", lambda s: self.host.pause())
+            self._send("pause", lambda s: steer.pause())
 
     def action_speed(self) -> None:
         length = self.host.session.exercise.clock.length_minutes if self.host.session else 0
         options = [(f"{c.speed:g}", c.label()) for c in speed_choices(length, self.clock.speed)]
+        steer = self.steer
 
         def chosen(value: str | None) -> None:
             if value is not None:
                 speed = float(value)
-                self._send("speed", lambda s: self.host.set_speed(speed))
+                self._send("speed", lambda s: steer.set_speed(speed))
 
         self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
 
     def action_skip(self) -> None:
-        group = self.group
-        if group is not None:
-            self._send("skip", lambda s: group.skip())
-            return
-        self._send("skip", lambda s: self.host.skip())
+        steer = self.steer
+        self._send("skip", lambda s: steer.skip())
+
+    def action_hand_over(self) -> None:
+        """Hand a seat's routine tasks to the automation, or give them back."""
+        options = [(name, f"{name} ({role}): " + ("give the routine tasks back to "
+                                                  f"{inert(player, one_line=True)}"
+                                                  if role in self.handed else
+                                                  "the automation runs its routine tasks"))
+                   for name, (role, player, _) in self.seated.items()]
+
+        def chosen(name: str | None) -> None:
+            if name is None:
+                return
+            automate = self.seated[name][0] not in self.handed
+            self._send("hand-over", lambda s: self.host.hand_over(name, automate))
+
+        self.app.push_screen(ChoiceDialog(
+            "Hand a seat to the automation (its story tasks stay the player's)", options),
+            chosen)
+
+    def action_projector_sql(self) -> None:
+        """Let the projector show the players' SQL (the hot wash), or hide it again."""
+        shown = not self.clock.projector_sql
+        self._send("projector", lambda s: self.host.show_sql_on_projector(shown))
+        self.notify("The projector shows the players' SQL." if shown else
+                    "The projector hides the players' SQL.", timeout=4)
+
+    def action_share(self) -> None:
+        """Hide (or show again) what only the facilitator may see, to share the screen."""
+        self.sharing = not self.sharing
+        self.query_one("#console-private").display = not self.sharing
+        self.query_one("#console-feed").display = not self.sharing
+        self.query_one("#console-feed-shared").display = self.sharing
+        sharing = self.sharing
+        self._send("screen", lambda s: self.host.screen_share(sharing))
+        self._show_header()
+        self.notify("Answer key, verdicts and notes hidden: share the screen. v shows them."
+                    if sharing else "Answer key and verdicts shown again.", timeout=4)
 
     def action_inject(self) -> None:
         def targeted(request: InjectRequest | None) -> None:
@@ -381,14 +503,26 @@ class ConsoleScreen(Screen[None]):
                 if to is None:
                     return
                 target = () if to == EVERYONE else (to,)
-                self._send("inject", lambda s: s.send_inject(request.title, request.text,
-                                                             target))
+                self.app.push_screen(ChoiceDialog("When", [(NOW, "now")] + [
+                    (harm.id, f"when it holds: {' '.join(harm.fault.split())}")
+                    for harm in self.exercise.invariants]), lambda when: at(target, when))
+
+            def at(target: tuple[str, ...], when: str | None) -> None:
+                if when == NOW:
+                    self._send("inject", lambda s: s.send_inject(request.title, request.text,
+                                                                 target))
+                elif when is not None:
+                    self._send("inject", lambda s: s.schedule_on_fault(
+                        request.title, request.text, when, 0, target))
 
             self.app.push_screen(ChoiceDialog("Send it to", options), send)
 
         self.app.push_screen(InjectDialog(classes="dialog-screen"), targeted)
 
     def action_hint(self) -> None:
+        if self.sharing:
+            self.notify("Hints show the answers: v ends screen sharing first.")
+            return
         left = [h for h in self.exercise.hints if h.id not in self.verdicts.hints]
         if not left:
             self.notify("No hint left to give.")
@@ -400,14 +534,16 @@ class ConsoleScreen(Screen[None]):
             if hint is None:
                 return
 
-            def confirmed(yes: bool | None) -> None:
-                if yes:
-                    self._send("hint", lambda s: s.reveal_hint(hint.id))
+            def to_whom(to: str | None) -> None:
+                if to is not None:
+                    role = None if to == EVERYONE else to
+                    self._send("hint", lambda s: self.host.give_hint(hint.id, role))
 
-            self.app.push_screen(ConfirmDialog(
-                f"Send this hint to every seat? It costs "
-                f"{hint.cost} point{'' if hint.cost == 1 else 's'}.\n\n"
-                f"{inert(hint.text)}", yes="Send", no="Not now"), confirmed)
+            self.app.push_screen(ChoiceDialog(
+                f"Send this hint? It costs the team {hint.cost} "
+                f"point{'' if hint.cost == 1 else 's'}.", [(EVERYONE, "to every seat")] + [
+                    (r, f"to {r} only") for r in self.host.roles],
+                note=inert(hint.text)), to_whom)
 
         self.app.push_screen(ChoiceDialog("Preview a hint", options), preview)
 
@@ -416,14 +552,16 @@ class ConsoleScreen(Screen[None]):
             if text:
                 self._send("note", lambda s: self.host.observer_note(text))
 
-        self.app.push_screen(NoteDialog("Observer note (the debrief keeps it; players do "
-                                        "not see it)"), save)
+        self.app.push_screen(NoteDialog("Observer note (players do not see it; start with + "
+                                        "for a strength, - for an area for improvement)"),
+                             save)
 
     def action_join_info(self) -> None:
-        from raceday.team.serve import join_text
+        from raceday.team.serve import JOIN_FILE, join_text
 
         group = self.group.folder if self.group is not None else None
-        self.app.push_screen(ConfirmDialog(join_text(self.host, group), yes="OK", no="Close"))
+        where = (group or self.host.folder).resolve() / JOIN_FILE
+        self.app.push_screen(JoinDialog(join_text(self.host, group), where))
 
     def action_end(self) -> None:
         group = self.group

@@ -81,17 +81,20 @@ def watch(session: Path | str, team: str | None = None) -> int:
     return run_watch(View(team_session(session, team)))
 
 
-def host_console(exercise: str, seats: str | None, pace: str, speed: float,
-                 transcripts: Path, teams: str | None = None) -> int:
+def host_console(exercise: str, seats: str | None, pace: str, speed: float | None,
+                 transcripts: Path, teams: str | None = None, *, length: float | None = None,
+                 lobby: bool = False) -> int:
     from raceday.team.launch import build_host
-    from raceday.team.serve import join_text
+    from raceday.team.serve import join_text, save_join_text
     from raceday.tui.team.console import ConsoleApp
 
     if teams is not None:
-        return _host_teams_console(exercise, seats, teams, pace, speed, transcripts)
-    host = build_host(exercise, seats, pace, speed, transcripts)
+        return _host_teams_console(exercise, seats, teams, pace, speed, transcripts,
+                                   length=length, lobby=lobby)
+    host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby)
     host.start()
     info = join_text(host)
+    save_join_text(host.folder, info)
     sys.stdout.write(info + "\n")
     try:
         result: Any = ConsoleApp(host).run()
@@ -101,17 +104,20 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float,
     return int(result) if isinstance(result, int) else 0
 
 
-def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str, speed: float,
-                        transcripts: Path) -> int:
+def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
+                        speed: float | None, transcripts: Path, *, length: float | None = None,
+                        lobby: bool = False) -> int:
     from raceday.team.group import read_group
     from raceday.team.launch import build_teams
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text
+    from raceday.team.serve import group_join_text, save_join_text
     from raceday.tui.team.console import GroupConsoleApp
 
-    group = build_teams(exercise, seats, teams, pace, speed, transcripts)
+    group = build_teams(exercise, seats, teams, pace, speed, transcripts, length=length,
+                        lobby=lobby)
     folder = group.start()
     info = group_join_text(group)
+    save_join_text(folder, info)
     sys.stdout.write(info + "\n")
     try:
         result: Any = GroupConsoleApp(group).run()
@@ -130,11 +136,12 @@ def resume_console(folder: Path, exercise: str | None = None,
     """`raceday resume DIR` on a team session: the host comes back with its console; every
     seat joins again with the new join lines printed here."""
     from raceday.team.launch import resumed_host
-    from raceday.team.serve import join_text
+    from raceday.team.serve import join_text, save_join_text
     from raceday.tui.team.console import ConsoleApp
 
     host = resumed_host(folder, exercise, speed)
     info = join_text(host)
+    save_join_text(host.folder, info)
     sys.stdout.write(f"Resumed at {host.need().clock_face}: every seat joins again.\n"
                      + info + "\n")
     try:

@@ -78,6 +78,9 @@ class LeaderboardScreen(Screen[None]):
         header = Text()
         header.append(f" {inert(self.group.title, one_line=True)} ", style="bold reverse")
         scored = sum(1 for r in self.rows if r.ended)
+        playing = [r for r in self.rows if not r.ended and r.clock]
+        if playing:
+            header.append(f"  {playing[0].clock} ", style="bold reverse")
         header.append(f"  {len(self.group.teams)} teams, {scored} scored", style="bold")
         if self.all_scored:
             header.append("  ■ every team is scored", style="bold green")

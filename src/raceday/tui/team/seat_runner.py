@@ -220,7 +220,7 @@ class SeatRunner:
     def _shows(self, event: ev.Event) -> bool:
         if isinstance(event, HIDDEN):
             return False
-        if isinstance(event, ev.Inject) and event.to:
+        if isinstance(event, ev.Inject | ev.Hint) and event.to:
             return self.client.role in event.to
         return True
 

@@ -46,6 +46,8 @@ class SeatScreen(PlayScreen):
             self.live.pause(now)
         elif not clock.paused and self.live.paused:
             self.live.resume(now)
+        self.sub_title = (f"seat {self.client.seat} · the night starts when the facilitator "
+                          "starts the clock" if clock.lobby else f"seat {self.client.seat}")
         self._show_header()
 
     @on(HostSilent)

@@ -1,8 +1,10 @@
 """`raceday watch SESSION`: the projector view for the room.
 
-The clock, what the customers see (every endpoint's answer), the feed and the team's
-declarations, read from session.db. No editor, no answer key: the scorer's own events
-(faults named, race steps) stay out of the feed, as on a player's screen.
+The clock and the night's phase, what the customers see (every endpoint's answer, the
+alarms), the feed and the team's declarations, read from session.db. No editor, no answer
+key: the scorer's own events (faults named, race steps) stay out of the feed, as on a
+player's screen, and so does the SQL the players type, unless the facilitator lets the
+projector show it (for the hot wash).
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from textual.worker import get_current_worker
 from raceday.engine.snapshot import Snapshot
 from raceday.inert import inert
 from raceday.team.client import Clock, View
+from raceday.team.phase import night_phase
 from raceday.transcript import events as ev
 from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.team.seat_runner import HIDDEN, HostClock
-from raceday.tui.widgets.feed import EventFeed
+from raceday.tui.widgets.feed import MAX_ROWS, EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
@@ -55,13 +58,15 @@ class WatchScreen(Screen[None]):
         self.alarms = Alarms(show_faults=False)
         self.declarations: list[ev.Declaration] = []
         self.seated: dict[str, str] = {}
-
+        self.shown: list[ev.Event] = []
+        """The feed's events, to lay it out again when the SQL is let in or kept out."""
+        self.hurt_since: str | None = None
     def compose(self) -> ComposeResult:
         yield Static("", id="watch-header")
         with Horizontal(id="watch-body"):
             yield WorldPanel(id="watch-world")
             with Vertical(id="watch-right"):
-                yield EventFeed(judge=False, id="watch-feed")
+                yield EventFeed(judge=False, sql=False, id="watch-feed")
                 yield Static("", id="watch-declarations")
         yield SteadyFooter(compact=True, show_command_palette=False)
 
@@ -93,9 +98,11 @@ class WatchScreen(Screen[None]):
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
         event = message.event
-        if isinstance(event, ev.Inject) and event.to:
-            return  # a message to one role is theirs, not the room's
+        if isinstance(event, ev.Inject | ev.Hint) and event.to:
+            return  # a message (or a hint) to one role is theirs, not the room's
         self.query_one("#watch-feed", EventFeed).add(event)
+        self.shown.append(event)
+        del self.shown[:-MAX_ROWS]
         if self.alarms.note(event):
             self._show_world()
         if isinstance(event, ev.Declaration):
@@ -110,14 +117,32 @@ class WatchScreen(Screen[None]):
         if message.snapshot.ended and self.snapshot is not None:
             return  # an ended session has no world to read: keep the last look at it
         self.snapshot = message.snapshot
+        if self.snapshot.healthy:
+            self.hurt_since = None
+        elif self.hurt_since is None:
+            self.hurt_since = self.snapshot.clock_face
         self._show_header()
         self._show_world()
 
     @on(HostClock)
     def _clock(self, message: HostClock) -> None:
         if message.clock != self.clock:
+            sql_changed = message.clock.projector_sql != self.clock.projector_sql
             self.clock = message.clock
+            if sql_changed:
+                self._lay_out_feed()
             self._show_header()
+
+    def _lay_out_feed(self) -> None:
+        """The feed again, with the players' SQL or without it, as the facilitator chose."""
+        feed = self.query_one("#watch-feed", EventFeed)
+        feed.sql = self.clock.projector_sql
+        feed.rows.clear()
+        feed.clear()
+        for event in self.shown:
+            feed.add(event)
+        feed.border_title = ("What happens (with the players' SQL)" if feed.sql
+                             else "What happens")
 
     def _show_world(self) -> None:
         if self.snapshot is not None:
@@ -135,11 +160,17 @@ class WatchScreen(Screen[None]):
             text.append("■ the session is over", style="bold")
         elif snap and snap.timeline_over:
             text.append("■ the night is over", style="bold")
+        elif clock.lobby:
+            text.append("⏳ waiting to start", style="bold black on yellow")
         elif clock.pace == "live":
             text.append("⏸ PAUSED" if clock.paused else f"▶ live {clock.speed:g}x",
                         style="bold black on yellow" if clock.paused else "bold green")
         else:
             text.append("turns", style="bold")
+        phase = night_phase(clock, snap, hurt_since=self.hurt_since)
+        text.append("  ")
+        text.append(phase, style="bold white on red" if phase.startswith("CUSTOMERS")
+                    else "bold")
         if self.seated:
             text.append("\n  at the table: ", style="dim")
             text.append(inert(", ".join(self.seated.values()), one_line=True))

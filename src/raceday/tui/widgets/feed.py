@@ -9,7 +9,7 @@ from textual.widgets import RichLog
 
 from raceday.inert import inert
 from raceday.transcript import events as ev
-from raceday.transcript.render import describe
+from raceday.transcript.render import describe, describe_for_the_room
 from raceday.transcript.wording import plural
 
 _QUIET = (ev.SessionStart, ev.Wait, ev.TaskDue)
@@ -56,10 +56,12 @@ def _row(event: ev.Event, body: Text) -> Table:
     return grid
 
 
-def feed_text(event: ev.Event, *, judge: bool = True) -> Text | None:
+def feed_text(event: ev.Event, *, judge: bool = True, sql: bool = True) -> Text | None:
     """The feed's words for an event, or None for events the feed leaves out (and, unless
-    `judge`, the scorer's events: faults, race steps, restores)."""
+    `judge`, the scorer's events: faults, race steps, restores; unless `sql`, the SQL
+    people typed: the projector's feed)."""
     e = event
+    say = describe if sql else describe_for_the_room
     if isinstance(e, _QUIET) or (not judge and isinstance(e, _JUDGE)):
         return None
     if isinstance(e, ev.Statement):
@@ -69,30 +71,32 @@ def feed_text(event: ev.Event, *, judge: bool = True) -> Text | None:
         if e.ok and not e.automated and e.rows is None and e.rowcount == 0 \
                 and not e.schema_changed:
             style = "yellow"  # a write that changed nothing
-        return Text(describe(e), style=style)
+        return Text(say(e), style=style)
     if isinstance(e, ev.Automation):
-        return Text(describe(e), style=_AUTOMATION_STYLE.get(e.outcome, "dim"))
+        return Text(say(e), style=_AUTOMATION_STYLE.get(e.outcome, "dim"))
     if isinstance(e, ev.Inject):
         if e.inject_kind == "alarm":
             line = Text.assemble((" ALARM ", "bold white on red"), " ", (inert(e.title), "bold red"))
         else:
-            line = Text(describe(e), style=_INJECT_STYLE.get(e.inject_kind, "bold"))
+            line = Text(say(e), style=_INJECT_STYLE.get(e.inject_kind, "bold"))
         if e.text:
             line.append("\n" + inert(" ".join(e.text.split())))
         return line
     if isinstance(e, ev.Hint):
-        return Text(inert(f"HINT (-{plural(e.cost, 'point')}): {e.text}"), style=_KIND_STYLE[ev.Hint])
+        to = f" to {', '.join(e.to)}" if e.to else ""
+        return Text(inert(f"HINT{to} (-{plural(e.cost, 'point')}): {e.text}"),
+                    style=_KIND_STYLE[ev.Hint])
     if isinstance(e, ev.TaskDue):
         return Text.assemble((inert(f"TASK for {e.role}: {e.title}"), _KIND_STYLE[ev.TaskDue]),
                              inert(f"\n{e.context}"))
     if isinstance(e, ev.MonitorSaved):
         return Text(inert(f"monitor '{e.name}' saved by {e.role}"),
                     style=_KIND_STYLE[ev.MonitorSaved])
-    return Text(describe(e), style=_KIND_STYLE.get(type(e), ""))
+    return Text(say(e), style=_KIND_STYLE.get(type(e), ""))
 
 
-def feed_line(event: ev.Event, *, judge: bool = True) -> Table | None:
-    body = feed_text(event, judge=judge)
+def feed_line(event: ev.Event, *, judge: bool = True, sql: bool = True) -> Table | None:
+    body = feed_text(event, judge=judge, sql=sql)
     return None if body is None else _row(event, body)
 
 
@@ -126,13 +130,14 @@ class MinuteGroups:
     def __init__(self) -> None:
         self.held: list[ev.Automation] = []
 
-    def push(self, event: ev.Event, *, judge: bool = True) -> list[tuple[ev.Event, Text]]:
+    def push(self, event: ev.Event, *, judge: bool = True,
+             sql: bool = True) -> list[tuple[ev.Event, Text]]:
         """The lines to show now, oldest first, for one more event. Events the feed leaves
         out (a task falling due, the automation's own statements) do not end the minute."""
         out: list[tuple[ev.Event, Text]] = []
         minute = self.held[0].sim_time if self.held else event.sim_time
         if not routine(event) and event.sim_time == minute \
-                and feed_text(event, judge=judge) is None:
+                and feed_text(event, judge=judge, sql=sql) is None:
             return out
         if self.held and (not routine(event) or event.sim_time != self.held[0].sim_time):
             out = self.flush()
@@ -155,22 +160,24 @@ class EventFeed(RichLog):
     EventFeed { background: $surface; }
     """
 
-    def __init__(self, *, judge: bool = True, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, judge: bool = True, sql: bool = True,
+                 id: str | None = None) -> None:  # noqa: A002
         # min_width=1: RichLog's default (78) lays every line out 78 cells wide and the
         # feed (narrower than that beside the side panel) cuts them off
         super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=4000,
                          auto_scroll=True, min_width=1)
         self.judge = judge
+        self.sql = sql
         self.rows: list[Table] = []
         self._laid_out_at = 0
         self.groups = MinuteGroups()
 
     def add(self, event: ev.Event) -> None:
-        for held, text in self.groups.push(event, judge=self.judge):
+        for held, text in self.groups.push(event, judge=self.judge, sql=self.sql):
             self._show(_row(held, text))
         if routine(event):
             return  # shown with its minute's other runs
-        line = feed_line(event, judge=self.judge)
+        line = feed_line(event, judge=self.judge, sql=self.sql)
         if line is not None:
             self._show(line)
 
