@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from chromium import Browser, Page, available
-from serving import start_serve, stop_serve
+from serving import Served, start_serve, stop_serve
 
 from raceday.team.client import HOST_SILENT_S
 from raceday.web.seat import claim
@@ -20,6 +20,17 @@ from raceday.web.seat import claim
 
 def ended(page: Page) -> bool:
     return bool(page.evaluate("document.body.classList.contains('-closed')"))
+
+
+def seats_running(served: Served) -> bool:
+    """Whether the server still has a seat's process (its last line not yet written)."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            if f"PPid:\t{served.process.pid}\n" in status.read_text():
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def wait_until(done: Callable[[], bool], seconds: float) -> None:
@@ -122,6 +133,30 @@ def test_a_seat_whose_host_is_gone_is_told_and_its_page_closes(tmp_path: Path) -
             gone = time.monotonic()
             wait_until(lambda: ended(page), 30)
             assert time.monotonic() - gone < 3 * HOST_SILENT_S  # was: open for good
+            wait_until(lambda: not seats_running(served), 30)
+    finally:
+        printed = stop_serve(served)
+    assert "the host has not answered for" in printed and "this browser's seat is closed" in printed
+
+
+@needs_chromium
+def test_a_seat_whose_host_never_answers_its_join_is_told_and_its_page_closes(
+        tmp_path: Path) -> None:
+    """The host gone before the browser came (killed, the session not over): the seat's join
+    is never answered. It is told as a silent host is, not after the join's 30 s wait, and
+    its page says the session ended."""
+    host, session, token = start_host(tmp_path)
+    host.kill()
+    host.communicate(timeout=60)
+    served = start_serve(tmp_path, "--join", session, f"--token={token}")
+    try:
+        with Browser() as browser:
+            page = browser.page(served.url)
+            page.wait_for("(browser-1)", timeout=90)  # the seat's screen, waiting for the host
+            asked = time.monotonic()
+            wait_until(lambda: ended(page), 60)
+            assert time.monotonic() - asked < 3 * HOST_SILENT_S  # was: an error after 30 s, open
+            wait_until(lambda: not seats_running(served), 30)
     finally:
         printed = stop_serve(served)
     assert "the host has not answered for" in printed and "this browser's seat is closed" in printed

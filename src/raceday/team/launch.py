@@ -83,9 +83,12 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                                                 transcripts), say, out)
     host = build_host(exercise_name, seats, pace, speed, transcripts)
     host.start()
-    say(join_text(host))
-    out.print("Ctrl-C ends the session and scores it.", style="dim")
-    score = serve(host, say, threading.Event())
+
+    def announce() -> None:
+        say(join_text(host))
+        out.print("Ctrl-C ends the session and scores it.", style="dim")
+
+    score = serve(host, say, threading.Event(), announce=announce)
     print_score(score.score, out, host.folder)
     return 0
 
