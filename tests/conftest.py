@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from reference_plays import ReferencePlays
 
 # The replay keeps the normal night's good writes in a cache folder; tests keep theirs in a
 # folder of their own run, not in the user's ~/.cache.
@@ -23,3 +24,13 @@ def _no_night_left_ahead() -> Iterator[None]:
     from raceday.engine.replay import discard_ahead
 
     discard_ahead()
+
+
+@pytest.fixture(scope="session")
+def reference_play(tmp_path_factory: pytest.TempPathFactory) -> ReferencePlays:
+    """`reference_play(exercise, script)`: the bundled script played once for the whole run
+    (all workers), its folder and score; for tests that only read what it left."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, shared by the workers (each has popen-gwN)
+    return ReferencePlays(base / "reference-plays")

@@ -34,6 +34,9 @@ from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 
+# The module plays its replays once (a module fixture): its tests run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("test_replay_matrix")
+
 ROOT = Path(__file__).resolve().parents[2]
 FLAGSHIP = ROOT / "exercises" / "dynamodb-dns-race"
 LOST_UPDATE = ROOT / "exercises" / "lost-update-basics"

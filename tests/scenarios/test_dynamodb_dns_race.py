@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from reference_plays import ReferencePlays
 
 from raceday.cli import main
 from raceday.engine.headless import run_script
@@ -36,6 +38,20 @@ def play(name: str, transcripts: Path) -> tuple[dict[str, Any], Events]:
     script = load_script(SCRIPTS / f"{name}.yaml", exercise)
     session, result = run_script(exercise, script, transcripts)
     return result, read_events(Path(result["session"])).events
+
+
+Played = Callable[[str], tuple[dict[str, Any], Events]]
+
+
+@pytest.fixture
+def played(reference_play: ReferencePlays) -> Played:
+    """A reference script's play, played once for the whole run: for tests that only read it."""
+
+    def get(name: str) -> tuple[dict[str, Any], Events]:
+        done = reference_play(EXERCISE.name, SCRIPTS / f"{name}.yaml")
+        return done.result, read_events(done.folder).events
+
+    return get
 
 
 def kinds(events: Events, kind: type[E]) -> list[E]:
@@ -70,8 +86,8 @@ def test_the_exercise_loads_and_every_inject_has_a_source(
     assert exercise.default_roles == ("responder",)
 
 
-def test_the_injects_arrive_at_the_nights_times(tmp_path: Path) -> None:
-    _, events = play("as-it-happened", tmp_path)
+def test_the_injects_arrive_at_the_nights_times(played: Played) -> None:
+    _, events = played("as-it-happened")
     seen = {e.id: (e.sim_time, e.source) for e in kinds(events, ev.Inject)}
     assert seen["other-teams-2351"] == ("23:51", "secondary")
     for at in ("00:11", "00:51", "02:01", "02:22"):
@@ -109,8 +125,8 @@ def test_the_alarms_of_the_empty_answer_follow_that_fault() -> None:
     assert all(i.title.startswith(("That night", "Later")) for i in history)
 
 
-def test_as_it_happened_the_alarms_arrive_at_that_nights_times(tmp_path: Path) -> None:
-    _, events = play("as-it-happened", tmp_path)
+def test_as_it_happened_the_alarms_arrive_at_that_nights_times(played: Played) -> None:
+    _, events = played("as-it-happened")
     seen = {e.id: e.sim_time for e in kinds(events, ev.Inject)}
     assert {i: seen.get(i) for i in FAULT_INJECTS} == FAULT_INJECTS
     fault = kinds(events, ev.Fault)[0]
@@ -119,8 +135,8 @@ def test_as_it_happened_the_alarms_arrive_at_that_nights_times(tmp_path: Path) -
     assert seen["enactor-a-lock-retries"] == "23:40"
 
 
-def test_a_night_without_the_fault_hears_none_of_its_alarms(tmp_path: Path) -> None:
-    result, events = play("guarded", tmp_path)
+def test_a_night_without_the_fault_hears_none_of_its_alarms(played: Played) -> None:
+    result, events = played("guarded")
     assert result["fault"]["occurred"] is False
     seen = {e.id for e in kinds(events, ev.Inject)}
     assert not seen & set(FAULT_INJECTS)
@@ -150,8 +166,8 @@ def test_a_fault_the_team_causes_early_brings_its_alarms_early(tmp_path: Path) -
 # -- the race as the automation plays it -----------------------------------------------------
 
 
-def test_untouched_the_race_runs_as_it_did_that_night(tmp_path: Path) -> None:
-    result, events = play("as-it-happened", tmp_path)
+def test_untouched_the_race_runs_as_it_did_that_night(played: Played) -> None:
+    result, events = played("as-it-happened")
     steps = {e.step: e.sim_time for e in kinds(events, ev.RaceStep)}
     assert steps == {"stale-apply": "23:48", "active-plan-delete": "23:48",
                      "empty-answer": "23:48", "wedged-automation": "23:50"}
@@ -176,8 +192,8 @@ def test_untouched_the_race_runs_as_it_did_that_night(tmp_path: Path) -> None:
 # -- the five reference plays -----------------------------------------------------------------
 
 
-def test_as_it_happened(tmp_path: Path) -> None:
-    result, events = play("as-it-happened", tmp_path)
+def test_as_it_happened(played: Played) -> None:
+    result, events = played("as-it-happened")
     assert result["fault"]["occurred"] is True
     assert result["fault"]["started_at"] == "23:48"
     assert result["detection"]["latency_minutes"] == 50
@@ -194,8 +210,8 @@ def test_as_it_happened(tmp_path: Path) -> None:
     assert result["total"] == result["detection"]["points"] + result["recovery"]["points"]
 
 
-def test_textbook(tmp_path: Path) -> None:
-    result, events = play("textbook", tmp_path)
+def test_textbook(played: Played) -> None:
+    result, events = played("textbook")
     assert result["fault"]["started_at"] == "23:48"
     assert result["detection"]["latency_minutes"] <= 5
     assert result["detection"]["points"] == 30
@@ -215,8 +231,8 @@ def test_textbook(tmp_path: Path) -> None:
     assert all(path["ok"] for path in result["guards"]["good_path"])  # its late guards cost nothing
 
 
-def test_guarded(tmp_path: Path) -> None:
-    result, events = play("guarded", tmp_path)
+def test_guarded(played: Played) -> None:
+    result, events = played("guarded")
     assert result["fault"]["occurred"] is False
     assert result["detection"]["latency_minutes"] is None
     assert sorted(result["guards"]["prevented"]) == sorted(STEPS)
@@ -231,8 +247,8 @@ def test_guarded(tmp_path: Path) -> None:
     assert not kinds(events, ev.Fault)
 
 
-def test_enactor_a_refuses(tmp_path: Path) -> None:
-    result, events = play("enactor-a-refuses", tmp_path)
+def test_enactor_a_refuses(played: Played) -> None:
+    result, events = played("enactor-a-refuses")
     assert result["fault"]["occurred"] is False
     # A person's care is not a guard: the replay, with every role automated, races again.
     assert result["guards"]["prevented"] == []
@@ -251,8 +267,8 @@ def test_enactor_a_refuses(tmp_path: Path) -> None:
     assert [e.rowcount for e in refusal] == [0]
 
 
-def test_hasty_repair(tmp_path: Path) -> None:
-    result, events = play("hasty-repair", tmp_path)
+def test_hasty_repair(played: Played) -> None:
+    result, events = played("hasty-repair")
     assert result["fault"]["started_at"] == "23:48"
     assert result["detection"]["diagnosis_minutes"] == 50
     relapses = [e.sim_time for e in kinds(events, ev.Fault) if e.relapse]
@@ -264,7 +280,7 @@ def test_hasty_repair(tmp_path: Path) -> None:
     text = reasons(result, "recovery")
     assert "the fault came back at 00:42 after a repair" in text
     assert result["recovery"]["outage_minutes"] == 51 + 79
-    as_documented, _ = play("as-it-happened", tmp_path / "aws")
+    as_documented, _ = played("as-it-happened")
     assert result["total"] < as_documented["total"]
 
 
@@ -274,9 +290,10 @@ def test_hasty_repair(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "name", ["as-it-happened", "textbook", "guarded", "enactor-a-refuses", "hasty-repair"]
 )
-def test_a_script_plays_the_same_twice(name: str, tmp_path: Path) -> None:
-    first, events_1 = play(name, tmp_path / "one")
+def test_a_script_plays_the_same_twice(name: str, tmp_path: Path, played: Played) -> None:
+    first, events_1 = played(name)  # the run's play of it, and one of this test's own
     second, events_2 = play(name, tmp_path / "two")
+    second = json.loads(json.dumps(second))  # as `raceday run --json` printed the first
 
     assert steady(events_1) == steady(events_2)
     first.pop("session"), second.pop("session")

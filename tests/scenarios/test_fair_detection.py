@@ -21,6 +21,9 @@ from raceday.engine.script import load_script
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 
+# The module plays its plays once (a module fixture): its tests run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("test_fair_detection")
+
 ROOT = Path(__file__).resolve().parents[2]
 PLAYS = Path(__file__).resolve().parent / "detection"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_plays import ReferencePlays
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
@@ -95,9 +96,10 @@ def test_leases_written_by_hand_are_a_forged_recovery(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("script", ["as-it-happened", "throttle-by-queue"])
-def test_an_honest_recovery_is_not_called_forged(script: str, tmp_path: Path) -> None:
-    result = play(ROOT / f"exercises/recovery-under-load/scripts/{script}.yaml", tmp_path,
-                  "recovery-under-load")
+def test_an_honest_recovery_is_not_called_forged(script: str,
+                                                reference_play: ReferencePlays) -> None:
+    result = reference_play("recovery-under-load",
+                            ROOT / f"exercises/recovery-under-load/scripts/{script}.yaml").result
     assert "forged" not in reasons(result)
     assert result["recovery"]["points"] > 0, reasons(result)
 

@@ -1,9 +1,10 @@
 """The second exercise, recovery-under-load, played end to end by its reference scripts.
 
-Each script is played headless once (module fixture: a play of the whole phase takes about
-half a minute), and what a facilitator would look at is asserted: the figures the fleet
-wrote each minute (minute_stats in the session's world.db), the score's sections, the race
-steps the replay saw prevented and the checklist the debrief prints.
+Each script is played headless once for the whole run (`reference_play`, shared with the
+golden debriefs and transcripts: a play of the whole phase takes about half a minute), and
+what a facilitator would look at is asserted: the figures the fleet wrote each minute
+(minute_stats in the session's world.db), the score's sections, the race steps the replay saw
+prevented and the checklist the debrief prints.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_plays import Played, ReferencePlays
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
@@ -33,9 +35,9 @@ DEFAULT_SIZE = "SELECT 20000 AS size"
 class Play:
     """One reference play: its JSON result, its events and the fleet's minute figures."""
 
-    def __init__(self, exercise: Exercise, script: Path, transcripts: Path) -> None:
-        _session, self.result = run_script(exercise, load_script(script, exercise), transcripts)
-        folder = Path(self.result["session"])
+    def __init__(self, exercise: Exercise, played: Played) -> None:
+        self.result = played.result
+        folder = played.folder
         self.events = read_events(folder).events
         self.exercise = exercise
         with sqlite3.connect(folder / "world.db") as db:
@@ -59,6 +61,12 @@ class Play:
         return dict(self.result[name])
 
 
+def play_now(exercise: Exercise, script: Path, transcripts: Path) -> Play:
+    """A play of this test's own (a smaller world, a script of its own)."""
+    _session, result = run_script(exercise, load_script(script, exercise), transcripts)
+    return Play(exercise, Played(Path(result["session"]), result))
+
+
 def sized(size: int) -> Exercise:
     exercise = load_exercise(EXERCISE)
     assert DEFAULT_SIZE in exercise.world_sql
@@ -67,12 +75,12 @@ def sized(size: int) -> Exercise:
 
 
 @pytest.fixture(scope="module")
-def plays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Play]:
+def plays(reference_play: ReferencePlays) -> dict[str, Play]:
     exercise = load_exercise(EXERCISE)
-    folder = tmp_path_factory.mktemp("recovery-under-load")
     names = ["nothing", "restart-without-throttle", "as-it-happened", "throttle-by-queue",
              "velocity-limit"]
-    return {n: Play(exercise, SCRIPTS / f"{n}.yaml", folder) for n in names}
+    return {n: Play(exercise, reference_play(EXERCISE.name, SCRIPTS / f"{n}.yaml"))
+            for n in names}
 
 
 def test_the_exercise_loads_and_every_inject_has_a_source() -> None:
@@ -213,7 +221,7 @@ def test_lazy_and_destructive_plays_earn_no_guard_points(name: str, tmp_path: Pa
     script = tmp_path / f"{name}.yaml"
     script.write_text(f"exercise: recovery-under-load\nroles: [responder]\nsteps:{LAZY[name]}"
                       '  - wait: "14:20"\n', encoding="utf-8")
-    play = Play(exercise, script, tmp_path / "t")
+    play = play_now(exercise, script, tmp_path / "t")
     assert play.section("guards")["points"] == 0
     assert play.section("recovery")["points"] < 20
     assert play.total < 30
@@ -221,8 +229,8 @@ def test_lazy_and_destructive_plays_earn_no_guard_points(name: str, tmp_path: Pa
 
 def test_a_play_gives_the_same_world_twice(tmp_path: Path) -> None:
     exercise = sized(4000)
-    first = Play(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "a")
-    second = Play(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "b")
+    first = play_now(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "a")
+    second = play_now(exercise, SCRIPTS / "velocity-limit.yaml", tmp_path / "b")
     assert first.stats == second.stats
     assert first.result["reasons"] == second.result["reasons"]
 

@@ -230,10 +230,12 @@ def test_the_terminal_debrief_has_the_score_the_chart_and_the_checklist() -> Non
 @pytest.mark.parametrize("fmt", ["md", "html", "json"])
 def test_the_command_writes_to_a_file_or_stdout(tmp_path: Path, fmt: str) -> None:
     out = io.StringIO()
-    target = tmp_path / f"debrief.{fmt}"
-    assert debrief_command(FIXTURES / "night", fmt, target, Console(file=out)) == 0
+    folder = tmp_path / ("a-folder-deeper-than-a-terminal-is-wide-" * 3)  # wider than 80 columns
+    folder.mkdir()
+    target = folder / f"debrief.{fmt}"
+    assert debrief_command(FIXTURES / "night", fmt, target, Console(file=out, width=80)) == 0
     assert target.read_text(encoding="utf-8") == render(load_debrief(FIXTURES / "night"), fmt)
-    assert str(target) in out.getvalue()
+    assert out.getvalue() == f"Debrief written to {target}\n"  # one line: the path copies whole
     to_stdout = io.StringIO()
     assert debrief_command(FIXTURES / "night", fmt, None, Console(file=to_stdout)) == 0
     assert to_stdout.getvalue() == target.read_text(encoding="utf-8")

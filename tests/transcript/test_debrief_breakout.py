@@ -22,6 +22,9 @@ from raceday.engine.load import load_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.files import load_debrief, render
 
+# The module plays its session once (a module fixture): its tests run on one xdist worker.
+pytestmark = pytest.mark.xdist_group("test_debrief_breakout")
+
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 FENCES = "````````` ~~~~~~~~~ ``` ~~~"

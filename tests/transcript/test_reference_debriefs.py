@@ -1,5 +1,6 @@
-"""Golden debriefs of the reference plays: each play is run headless with the CLI, then
-debriefed; wall times and folder names are normalised away."""
+"""Golden debriefs of the reference plays: each play is run headless with the CLI (once for
+the whole run: `reference_play`), then debriefed; wall times and folder names are normalised
+away."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from debrief_support import EXERCISES, check_golden, normalise, reference_plays
+from reference_plays import ReferencePlays
 from rich.console import Console
 
 from raceday.cli import main
@@ -31,9 +33,8 @@ def play(exercise: str, script: Path, transcripts: Path,
 @pytest.mark.parametrize(("exercise", "script"), PLAYS,
                          ids=[f"{e}/{s.stem}" for e, s in PLAYS])
 def test_the_debrief_of_a_reference_play_matches_its_golden_file(
-        exercise: str, script: Path, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    folder = play(exercise, script, tmp_path / "transcripts", capsys)
+        exercise: str, script: Path, reference_play: ReferencePlays) -> None:
+    folder = reference_play(exercise, script).folder
     out = io.StringIO()
     assert debrief_command(folder, "md", None, Console(file=out)) == 0
     check_golden(f"play-{exercise}-{script.stem}.md", normalise(out.getvalue(), folder))

@@ -16,9 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-from debrief_support import EXERCISES, GOLDEN, UPDATE, reference_plays
-
-from raceday.cli import main
+from debrief_support import GOLDEN, UPDATE, reference_plays
+from reference_plays import ReferencePlays
 
 HONEST = Path(__file__).resolve().parents[1] / "scenarios" / "honest"
 
@@ -58,14 +57,8 @@ def read_recorded(path: Path) -> list[str]:
 @pytest.mark.parametrize(("exercise", "script"), PLAYS,
                          ids=[f"{e}/{s.parent.name}/{s.stem}" for e, s in PLAYS])
 def test_a_reference_play_writes_the_transcript_it_wrote_before(
-        exercise: str, script: Path, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    transcripts = tmp_path / "transcripts"
-    status = main(["run", str(EXERCISES / exercise), "--script", str(script),
-                   "--transcripts", str(transcripts)])
-    capsys.readouterr()
-    assert status == 0, f"{script} did not play"
-    (folder,) = [p for p in transcripts.iterdir() if p.is_dir()]
+        exercise: str, script: Path, reference_play: ReferencePlays) -> None:
+    folder = reference_play(exercise, script).folder  # the play the golden debrief reads too
     lines = normalised_events(folder)
     path = RECORDED / f"{exercise}-{script.parent.name}-{script.stem}.jsonl.gz"
     if UPDATE or not path.exists():

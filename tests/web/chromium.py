@@ -154,6 +154,19 @@ class Page:
         self.screenshot(failed)
         raise TimeoutError(f"{text!r} did not reach the page in {timeout:.0f} s (the page: {failed})")
 
+    def settle(self, quiet: float = 0.3, timeout: float = 30.0) -> None:
+        """Until the page has received nothing new for `quiet` seconds: the screen is drawn
+        and the app waits for keys (a key sent mid-draw may reach a screen that is going)."""
+        start = time.monotonic()
+        seen, since = len(self.screen_text()), time.monotonic()
+        while time.monotonic() - since < quiet:
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(f"the page kept changing for {timeout:.0f} s")
+            time.sleep(0.05)
+            now = len(self.screen_text())
+            if now != seen:
+                seen, since = now, time.monotonic()
+
     def focus(self) -> None:
         self.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
 

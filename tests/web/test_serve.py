@@ -8,7 +8,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -30,16 +29,16 @@ def play_a_statement(page: Page, head: str, tail: str) -> str:
     page.focus()
     page.press("Enter")  # the briefing
     page.wait_for("Enter")
-    time.sleep(1)
+    page.settle()
     page.press("Enter")  # the night
     page.wait_for("F5 run")
-    time.sleep(1)
+    page.settle()
     since = len(page.screen_text())
     statement = f"SELECT '{head}' || '{tail}' AS checked;"
     page.type(statement)
     page.press("Enter")  # the editor's own statement moves down a line ...
     page.press("ArrowUp")  # ... and F5 runs the one under the cursor: ours
-    time.sleep(1)  # F5 is the app's own key: it would not wait for the editor's cursor
+    page.settle()  # F5 is the app's own key: it would not wait for the editor's cursor
     page.press("F5")
     page.wait_for(head + tail, since=since)
     return statement
@@ -55,10 +54,10 @@ def test_the_browser_shows_the_launcher_and_runs_a_typed_statement(served: Serve
     with Browser() as browser:
         page = browser.page(served.url)
         page.wait_for(LAUNCHER)
-        time.sleep(1)  # the frames drawn
+        page.settle()  # the frames drawn
         page.screenshot(tmp_path / "launcher.png")
         statement = play_a_statement(page, "browser", "-ok")
-        time.sleep(1)
+        page.settle()
         page.screenshot(tmp_path / "statement.png")
     keep = os.environ.get("RACEDAY_SCREENSHOTS")  # where a person wants to look at them
     if keep:

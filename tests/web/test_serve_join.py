@@ -7,17 +7,37 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from chromium import Browser, Page, available
-from serving import start_serve, stop_serve
+from serving import Served, start_serve, stop_serve
 
+from raceday.team.client import HOST_SILENT_S
 from raceday.web.seat import claim
 
 
 def ended(page: Page) -> bool:
     return bool(page.evaluate("document.body.classList.contains('-closed')"))
+
+
+def seats_running(served: Served) -> bool:
+    """Whether the server still has a seat's process (its last line not yet written)."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            if f"PPid:\t{served.process.pid}\n" in status.read_text():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_until(done: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"not within {seconds:.0f} s"
+        time.sleep(0.1)
 
 
 def test_each_claim_takes_the_next_free_seat_and_a_gone_process_frees_its_own(
@@ -65,10 +85,7 @@ def test_a_browser_on_a_session_that_is_over_is_shown_it_ended(tmp_path: Path) -
     try:
         with Browser() as browser:
             page = browser.page(served.url)
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and not ended(page):
-                time.sleep(0.2)
-            assert ended(page)  # "Session ended.", not a page that never draws
+            wait_until(lambda: ended(page), 90)  # "Session ended.", not a page that never draws
     finally:
         printed = stop_serve(served)
     assert "is over" in printed
@@ -92,12 +109,54 @@ def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
                 assert not ended(second)
                 second.focus()
                 second.type("q")  # closes it: the page's "Session ended." dialog
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and not ended(second):
-                    time.sleep(0.2)
-                assert ended(second)
+                wait_until(lambda: ended(second), 30)
         finally:
             stop_serve(served)
     finally:
         host.send_signal(2)
         host.communicate(timeout=60)
+
+
+@needs_chromium
+def test_a_seat_whose_host_is_gone_is_told_and_its_page_closes(tmp_path: Path) -> None:
+    """The host's process killed mid-session (no score, nobody to end it): the browser's seat
+    notices its beats go unanswered, says so on the server, and its page says the session
+    ended, instead of a screen that waits for a host that is not coming back."""
+    host, session, token = start_host(tmp_path)
+    served = start_serve(tmp_path, "--join", session, f"--token={token}")
+    try:
+        with Browser() as browser:
+            page = browser.page(served.url)
+            page.wait_for("(browser-1)", timeout=90)
+            host.kill()
+            host.communicate(timeout=60)
+            gone = time.monotonic()
+            wait_until(lambda: ended(page), 30)
+            assert time.monotonic() - gone < 3 * HOST_SILENT_S  # was: open for good
+            wait_until(lambda: not seats_running(served), 30)
+    finally:
+        printed = stop_serve(served)
+    assert "the host has not answered for" in printed and "this browser's seat is closed" in printed
+
+
+@needs_chromium
+def test_a_seat_whose_host_never_answers_its_join_is_told_and_its_page_closes(
+        tmp_path: Path) -> None:
+    """The host gone before the browser came (killed, the session not over): the seat's join
+    is never answered. It is told as a silent host is, not after the join's 30 s wait, and
+    its page says the session ended."""
+    host, session, token = start_host(tmp_path)
+    host.kill()
+    host.communicate(timeout=60)
+    served = start_serve(tmp_path, "--join", session, f"--token={token}")
+    try:
+        with Browser() as browser:
+            page = browser.page(served.url)
+            page.wait_for("(browser-1)", timeout=90)  # the seat's screen, waiting for the host
+            asked = time.monotonic()
+            wait_until(lambda: ended(page), 60)
+            assert time.monotonic() - asked < 3 * HOST_SILENT_S  # was: an error after 30 s, open
+            wait_until(lambda: not seats_running(served), 30)
+    finally:
+        printed = stop_serve(served)
+    assert "the host has not answered for" in printed and "this browser's seat is closed" in printed

@@ -104,8 +104,8 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
     host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
                       lobby=lobby)
     host.start()
-    stop = threading.Event()
-    try:  # a Ctrl-C as soon as the join lines are out ends and scores it, as later
+
+    def announce() -> None:  # once Ctrl-C is heard: a Ctrl-C at these lines ends and scores it
         text = join_text(host)
         kept = save_join_text(host.folder, text).resolve()
         say(text)
@@ -114,9 +114,8 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
             say(f"The clock is held at the start until every seat has joined; then it runs "
                 f"at {host.live.speed:g}x.")
         out.print("Ctrl-C ends the session and scores it.", style="dim")
-    except KeyboardInterrupt:
-        stop.set()
-    score = serve(host, say, stop)
+
+    score = serve(host, say, threading.Event(), announce=announce)
     print_score(score.score, out, host.folder)
     return 0
 

@@ -58,12 +58,17 @@ def save_join_text(folder: Path, text: str) -> Path:
 
 
 def serve(host: Host, say: Say, stop: threading.Event, *, end_when_over: bool = True,
-          ) -> ev.ScoreEvent:
-    """Run a started host until `stop` is set or the night is over; then end and score."""
+          announce: Callable[[], None] | None = None) -> ev.ScoreEvent:
+    """Run a started host until `stop` is set or the night is over; then end and score.
+
+    `announce` prints the join lines once Ctrl-C is heard: a Ctrl-C the moment they show
+    ends and scores the session (it killed an unscored host, its seats left waiting)."""
     _hear_ctrl_c()
     session = host.need()
-    session.subscribe(lambda event: _tell(event, say))
     try:
+        session.subscribe(lambda event: _tell(event, say))
+        if announce is not None:
+            announce()
         while not stop.is_set() and not host.ended:
             if not host.pump():
                 host.idle(stop, POLL_SECONDS)

@@ -64,7 +64,7 @@ def main() -> int:
         from raceday.tui.team.launch import join
 
         return join(Path(pool["session"]), f"browser-{place + 1}", None, tokens[place],
-                    team=pool["team"])
+                    team=pool["team"], host_gone_closes=True)
     except RacedayError as exc:
         sys.stderr.write(inert(f"raceday: {exc}", one_line=True) + "\n")
         _tell(inert(f"raceday: {exc}", one_line=True))

@@ -8,6 +8,7 @@ harmless statement, that what changed is only what the role may change).
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -235,8 +236,9 @@ def test_the_world_script_cannot_escape_either(pg_dsn: str) -> None:
     """The world is trusted SQL, yet it runs as raceday's own login, which is no superuser."""
     from raceday.errors import ExerciseError
 
+    session = "copyworld" + secrets.token_hex(3)  # its own: other runs share the server
     with pytest.raises(ExerciseError):
         PostgresStore.create(pg_dsn, f"COPY (SELECT 1) TO PROGRAM 'touch {EXFIL}'", ROLES,
-                             session="copyworld")
+                             session=session)
     assert not EXFIL.exists()
     assert os.environ.get("RACEDAY_TEST_PG_DSN")

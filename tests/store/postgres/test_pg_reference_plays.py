@@ -7,19 +7,25 @@ postgres.yaml variant applied to its world and SQL.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_plays import ReferencePlays
 
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
-from raceday.engine.session import Session
 from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.store.postgres.store import drop_world
 from raceday.transcript import events as ev
+from raceday.transcript.log import read_events
 
-pytestmark = pytest.mark.postgres
+# Each play is played once on each database for the module (the SQLite one once for the whole
+# run: `reference_play`), so the module's tests run on one xdist worker.
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("test_pg_reference_plays")]
 
 # Every play of the onboarding exercise; of the flagship's (three simulated hours each), the
 # ones that cover its story: the night as it happened, a person's care, the guards (twins).
@@ -37,7 +43,7 @@ def _twin(path: Path) -> Path:
     return twin if twin.exists() else path
 
 
-def _night(session: Session) -> list[tuple[Any, ...]]:
+def _night(events: Sequence[ev.Event]) -> list[tuple[Any, ...]]:
     """What happened, as both databases must agree: each event's kind, time, who, outcome.
 
     A player's own statements are left out: a twin says in one ALTER TABLE what SQLite says
@@ -47,30 +53,51 @@ def _night(session: Session) -> list[tuple[Any, ...]]:
         (type(e).__name__, e.minute, getattr(e, "role", None), getattr(e, "ok", None),
          getattr(e, "rowcount", None), getattr(e, "rows", None), getattr(e, "error_kind", None),
          getattr(e, "invariant", None), getattr(e, "id", None), getattr(e, "task", None))
-        for e in session.events if not isinstance(e, AFTER_THE_NIGHT)
+        for e in events if not isinstance(e, AFTER_THE_NIGHT)
         and not (isinstance(e, ev.Statement) and not e.automated)
     ]
 
 
-def _play(pg_dsn: str, tmp_path: Path, name: str, path: Path) -> tuple[Session, Session, dict[str, Any],
-                                                                          dict[str, Any]]:
+@dataclass(frozen=True)
+class Nights:
+    """One play on each database: the events its transcript holds, and its JSON score."""
+
+    sqlite: tuple[ev.Event, ...]
+    postgres: tuple[ev.Event, ...]
+    sqlite_score: dict[str, Any]
+    pg_score: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def played(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory,
+           reference_play: ReferencePlays) -> Callable[[str, Path], Nights]:
     from raceday.commands import load_named_exercise
 
-    exercise = load_named_exercise(name)
-    on_sqlite, sqlite_score = run_script(exercise, load_script(path, exercise), tmp_path / "sqlite")
-    on_postgres, pg_score = run_script(exercise, load_script(_twin(path), exercise), tmp_path / "pg",
-                                       db=pg_dsn)
-    drop_world(pg_dsn, (on_postgres.folder / "world.postgres").read_text().strip())
-    return on_sqlite, on_postgres, sqlite_score, pg_score
+    done: dict[Path, Nights] = {}
+
+    def get(name: str, path: Path) -> Nights:
+        if path not in done:
+            on_sqlite = reference_play(name, path)
+            exercise = load_named_exercise(name)
+            on_postgres, pg_score = run_script(exercise, load_script(_twin(path), exercise),
+                                               tmp_path_factory.mktemp("pg"), db=pg_dsn)
+            drop_world(pg_dsn, (on_postgres.folder / "world.postgres").read_text().strip())
+            done[path] = Nights(read_events(on_sqlite.folder).events,
+                                read_events(on_postgres.folder).events, on_sqlite.result,
+                                json.loads(json.dumps(pg_score)))  # as `raceday run --json`
+        return done[path]
+
+    return get
 
 
 @pytest.mark.parametrize("name, path", PLAYS, ids=[f"{n}/{p.stem}" for n, p in PLAYS])
 def test_a_reference_play_has_the_same_night_on_postgresql(
-    pg_dsn: str, tmp_path: Path, name: str, path: Path
+    played: Callable[[str, Path], Nights], name: str, path: Path
 ) -> None:
-    on_sqlite, on_postgres, sqlite_score, pg_score = _play(pg_dsn, tmp_path, name, path)
-    assert not [e for e in on_postgres.events if isinstance(e, ev.CheckFailed)]
-    assert _night(on_postgres) == _night(on_sqlite)
+    nights = played(name, path)
+    sqlite_score, pg_score = nights.sqlite_score, nights.pg_score
+    assert not [e for e in nights.postgres if isinstance(e, ev.CheckFailed)]
+    assert _night(nights.postgres) == _night(nights.sqlite)
     # and the score is the same, the guards judged by the replay on each database's own
     # replay worlds (PostgreSQL schemas forked from the session's on the same server)
     assert _same(pg_score) == _same(sqlite_score)
@@ -91,8 +118,10 @@ def _same(score: Any) -> Any:
     return score
 
 
-def test_the_flagship_textbook_play_scores_the_same_on_postgresql(pg_dsn: str, tmp_path: Path) -> None:
+def test_the_flagship_textbook_play_scores_the_same_on_postgresql(
+        played: Callable[[str, Path], Nights]) -> None:
     path = BUNDLED_DIR / "dynamodb-dns-race" / "scripts" / "textbook.yaml"
-    _, _, sqlite_score, pg_score = _play(pg_dsn, tmp_path, "dynamodb-dns-race", path)
+    nights = played("dynamodb-dns-race", path)  # the play the test above compares whole
+    sqlite_score, pg_score = nights.sqlite_score, nights.pg_score
     assert pg_score["total"] == sqlite_score["total"]
     assert pg_score["guards"]["prevented"] == sqlite_score["guards"]["prevented"] != []

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reference_plays import ReferencePlays
 
 from raceday.engine.headless import open_session, run_script
 from raceday.engine.replaywalk import load_walk
@@ -55,10 +56,11 @@ CHEATS = [
 
 @pytest.mark.parametrize(("name", "play", "words"), CHEATS, ids=[c[1] for c in CHEATS])
 def test_a_cheat_earns_on_postgresql_what_it_earns_on_sqlite(
-    pg_dsn: str, tmp_path: Path, name: str, play: str, words: str
+    pg_dsn: str, tmp_path: Path, name: str, play: str, words: str, reference_play: ReferencePlays
 ) -> None:
-    _, on_sqlite = _score(name, HONEST / f"{play}.yaml", tmp_path / "sqlite", None)
+    on_sqlite = reference_play(name, HONEST / f"{play}.yaml").result  # the golden transcript's
     folder, on_pg = _score(name, PLAYS / f"{play}.yaml", tmp_path / "pg", pg_dsn)
+    on_pg = json.loads(json.dumps(on_pg))  # as `raceday run --json` printed the SQLite one
     assert on_pg["guards"]["points"] == on_sqlite["guards"]["points"] == 0
     assert on_pg["total"] == on_sqlite["total"] <= 10
     assert any(words in r for r in on_pg["reasons"]), on_pg["reasons"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 
@@ -163,12 +164,13 @@ def test_escape_cancels_a_running_statement(pg_dsn: str) -> None:
 
 
 def test_a_broken_world_script_names_its_line_and_leaves_nothing_behind(pg_dsn: str) -> None:
+    session = "brokenworld" + secrets.token_hex(2)  # its own: other runs share the server
     with pytest.raises(ExerciseError) as caught:
         PostgresStore.create(pg_dsn, "CREATE TABLE a (x INT);\n\nCREATE TABLE b (y NOPE);", ROLES,
-                             session="brokenworld")
+                             session=session)
     assert "line 3" in str(caught.value) and "nope" in str(caught.value)
     with pytest.raises(StoreError, match="no raceday world"):
-        PostgresStore.open(pg_dsn, "brokenworld", ROLES)
+        PostgresStore.open(pg_dsn, session, ROLES)
 
 
 def test_a_session_reopened_keeps_its_world(pg_dsn: str) -> None:

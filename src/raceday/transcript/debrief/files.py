@@ -118,5 +118,6 @@ def debrief_command(session_dir: Path, fmt: str = "md", output: Path | None = No
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise TranscriptError([f"{output}: cannot write the debrief: {exc.strerror}"]) from None
-    out.print(f"Debrief written to {output}", markup=False, highlight=False)
+    # one line whatever the terminal's width: a path broken over lines cannot be copied
+    out.print(f"Debrief written to {output}", markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 from textual import events
 
 from raceday.engine.clock import Pace
+from raceday.inert import inert
 from raceday.team.client import Client, View
 from raceday.tui.app import RacedayApp, Settings, run_app
 
@@ -18,12 +19,19 @@ class SeatApp(RacedayApp):
 
     CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
 
-    def __init__(self, client: Client, settings: Settings, **kwargs: Any) -> None:
+    def __init__(self, client: Client, settings: Settings, *, host_gone_closes: bool = False,
+                 **kwargs: Any) -> None:
         from raceday.commands import load_named_exercise
 
         exercise = load_named_exercise(client.meta["exercise"])
         super().__init__(exercise, settings=settings, **kwargs)
         self.client = client
+        self.host_gone_closes = host_gone_closes
+        """A browser's seat (`raceday serve --join`): nobody there can run a new join line, so
+        a host that stops answering (or restarted, with new tokens) closes the seat, and its
+        page says the session ended, instead of a screen waiting for a host that is gone."""
+        self.closed_why: str | None = None
+        """Why the seat closed itself (its host gone), for the line `join` prints."""
         self.sub_title = f"{client.player} at seat {client.seat} ({client.role})"
 
     def _on_mount(self, event: events.Mount) -> None:
@@ -42,7 +50,7 @@ def seat_settings(client: Client) -> Settings:
 
 
 def join(session: Path | str, player: str, role: str | None, token: str,
-         team: str | None = None) -> int:
+         team: str | None = None, *, host_gone_closes: bool = False) -> int:
     from raceday.team.client import TeamError
     from raceday.team.group import is_group, read_group, team_of_token, team_session
 
@@ -63,7 +71,11 @@ def join(session: Path | str, player: str, role: str | None, token: str,
                          f"`raceday debrief {session}` shows how it went\n")
         return 2
     try:
-        return run_app(SeatApp(client, seat_settings(client)))
+        app = SeatApp(client, seat_settings(client), host_gone_closes=host_gone_closes)
+        code = run_app(app)
+        if app.closed_why is not None:
+            sys.stderr.write(inert(f"raceday: {app.closed_why}", one_line=True) + "\n")
+        return code
     finally:
         client.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from raceday.team.client import (
     Clock,
     CommandFailed,
     Heartbeat,
+    TeamError,
     event_of,
     results_of,
 )
@@ -48,10 +50,13 @@ if TYPE_CHECKING:
     from raceday.engine.clock import Pace
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise
+    from raceday.store.session_db import CommandRow
 
 _log = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 0.01
+JOIN_TIMEOUT_S = 30.0
+"""How long a seat waits for the host to answer its join before it says it could not."""
 """How often the seat looks for news (a `PRAGMA data_version`, nearly free)."""
 HIDDEN = (ev.SeatCommand,)
 HOST_RECORDS = ("cast", "facilitation")
@@ -136,6 +141,7 @@ class SeatRunner:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heartbeat: Heartbeat | None = None
+        self._told_silent = False
 
     @property
     def statement_running(self) -> bool:
@@ -152,12 +158,17 @@ class SeatRunner:
     def _follow(self) -> None:
         client = self.client
         worker = get_current_worker()
+        told: tuple[bool, str | None] = (False, None)
         try:
-            row = client.wait(client.join(beat=BEAT_SECONDS))
+            row = self._join(client, worker)
+            if row is None:
+                return  # closed while the host was silent
             event_of(row)
         except RacedayError as exc:
             self.target.post_message(JobFailed("open", str(exc)))
             return
+        if self._told_silent:
+            told = (True, None)  # the host answered after all: "answers again" is said
         self._heartbeat = Heartbeat(client).start()  # the host notices when it stops
         events = client.new_events()
         self.events.extend(events)
@@ -170,7 +181,6 @@ class SeatRunner:
         self.session = client
         if self._ended(events):
             return
-        told: tuple[bool, str | None] = (False, None)
         while not self._stop.is_set() and not worker.is_cancelled:
             told = self._tell_silence(told)
             if not client.changed():
@@ -178,6 +188,24 @@ class SeatRunner:
                 continue
             if self._catch_up():
                 return
+
+    def _join(self, client: Client, worker: Any) -> CommandRow | None:
+        """The host's answer to this seat's join. A host that does not answer (it is gone) is
+        told as the heartbeat tells it, after HOST_SILENT_S, not when the wait gives up; a
+        seat closed meanwhile stops waiting (None)."""
+        command = client.join(beat=BEAT_SECONDS)
+        asked = time.monotonic()
+        while not self._stop.is_set() and not worker.is_cancelled:
+            try:
+                return client.wait(command, timeout=BEAT_SECONDS)
+            except TeamError:
+                silent = time.monotonic() - asked
+                if silent >= JOIN_TIMEOUT_S:
+                    raise
+                if silent >= HOST_SILENT_S and not self._told_silent:
+                    self._told_silent = True
+                    self.target.post_message(HostSilent(silent))
+        return None
 
     def _tell_silence(self, told: tuple[bool, str | None]) -> tuple[bool, str | None]:
         """Post HostSilent when the host stops answering the beats, or answers again."""

@@ -6,6 +6,8 @@ the session are the facilitator's, so those keys say so instead.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on
 
 from raceday.engine.clock import Pace
@@ -55,6 +57,9 @@ class SeatScreen(PlayScreen):
         """A host that stopped answering: the clock stops here too, and the player is told
         (once), rather than watching a clock run on for a session that is not."""
         now = self.raceday.wall()
+        if (message.refusal is not None or message.seconds > 0) and self._closes_on_host_gone():
+            self._close_for_host_gone(message)
+            return
         if message.refusal is not None:  # a restarted host: this seat's token is old
             self.sub_title = f"seat {self.client.seat} · join again (the host restarted)"
             self.notify(f"{message.refusal}.", severity="error", timeout=30)
@@ -73,6 +78,23 @@ class SeatScreen(PlayScreen):
                 self.post_message(HostClock(runner.clock))  # the host's own clock again
             self.notify("The host answers again.", timeout=5)
         self._show_header()
+
+    def _closes_on_host_gone(self) -> bool:
+        """Set by `SeatApp` (a browser's seat); not imported here: the app imports this."""
+        return bool(getattr(self.app, "host_gone_closes", False))
+
+    def _close_for_host_gone(self, message: HostSilent) -> None:
+        """A browser's seat ends with its host: one line for the server's log, and the page
+        says the session ended (the seat stays the player's if the host comes back)."""
+        runner = self.runner
+        if isinstance(runner, SeatRunner):
+            runner.leave()
+        why = (f"{message.refusal}" if message.refusal is not None else
+               f"the host has not answered for {message.seconds:.0f} s: it has stopped")
+        app: Any = self.app  # a SeatApp (not imported: it imports this screen)
+        app.closed_why = (f"seat {self.client.seat} of {self.client.folder}: {why}; this "
+                          "browser's seat is closed")
+        app.exit(2)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in FACILITATOR_ONLY:
