@@ -68,6 +68,13 @@ async def test_a_seat_runs_sql_on_the_host_and_sees_its_rows(running: Host) -> N
         [command] = of_kind(events, ev.SeatCommand)
         assert command.player == "Rita" and command.role == "responder"
         assert not screen.check_action("pause", ())  # the facilitator's
+        minute = screen.snapshot.minute if screen.snapshot else None
+        notes: list[str] = []
+        screen.notify = lambda message, **_: notes.append(str(message))  # type: ignore[method-assign]
+        await pilot.press("ctrl+n")  # says whose key it is, and the clock stays
+        await pilot.pause()
+        assert notes and "facilitator" in notes[-1]
+        assert screen.snapshot is not None and screen.snapshot.minute == minute
 
 
 async def test_a_seat_sees_what_another_seat_does(running: Host) -> None:

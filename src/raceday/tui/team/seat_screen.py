@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import on
+from textual.binding import Binding
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
@@ -23,6 +24,14 @@ FACILITATOR_ONLY = ("pause", "speed", "next", "inject")
 
 
 class SeatScreen(PlayScreen):
+    # the clock's keys are the facilitator's here: pressed at a seat, they say so (hidden)
+    BINDINGS = [
+        Binding("ctrl+n", "facilitators('skips to the next task or inject')", show=False,
+                priority=True),
+        Binding("ctrl+t", "facilitators('pauses')", show=False, priority=True),
+        Binding("ctrl+g", "facilitators('sets the speed')", show=False, priority=True),
+    ]
+
     def __init__(self, exercise: Exercise, client: Client, settings: Settings) -> None:
         super().__init__(exercise, {client.role: client.player}, settings)
         self.client = client
@@ -95,6 +104,10 @@ class SeatScreen(PlayScreen):
         app.closed_why = (f"seat {self.client.seat} of {self.client.folder}: {why}; this "
                           "browser's seat is closed")
         app.exit(2)
+
+    def action_facilitators(self, what: str) -> None:
+        self.notify(f"In a team session the facilitator's console {what}: the clock moves "
+                    "for every seat at once.", title="The facilitator's key", timeout=5)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in FACILITATOR_ONLY:
