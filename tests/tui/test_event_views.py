@@ -102,10 +102,11 @@ def test_the_feed_gives_a_busy_minute_of_routine_automation_one_line() -> None:
                              outcome=outcome, changed=3 if outcome == "applied" else 0)
 
     groups = MinuteGroups()
-    busy = [run("04:14", f"t{i}") for i in range(8)] + [run("04:14", "idle", "skipped")]
-    quiet = ev.Statement(sim_time="04:14", role="dwfm", sql="UPDATE t SET a = 1", ok=True,
+    busy: list[ev.Event] = [run("04:14", f"t{i}") for i in range(8)]
+    busy.append(run("04:14", "idle", "skipped"))
+    statement = ev.Statement(sim_time="04:14", role="dwfm", sql="UPDATE t SET a = 1", ok=True,
                          rowcount=3, automated=True)  # left out of the feed: not a break
-    busy.insert(4, quiet)
+    busy.insert(4, statement)
     assert all(groups.push(e) == [] for e in busy)  # held until the minute is over
     alarm = ev.Inject(sim_time="04:14", id="a", title="NLB capacity low", inject_kind="alarm")
     shown = groups.push(alarm)  # the alarm comes right after one line for the minute
@@ -113,10 +114,10 @@ def test_the_feed_gives_a_busy_minute_of_routine_automation_one_line() -> None:
     assert shown[0][1].plain == ("automation: 9 runs (dwfm); 24 rows changed, "
                                  "1 with nothing to do")
     # a quiet minute keeps its lines, and a failed run is never folded away
-    quiet = [run("04:15", "a"), run("04:15", "b")]
-    for e in quiet:
+    calm = [run("04:15", "a"), run("04:15", "b")]
+    for e in calm:
         groups.push(e)
     failed = run("04:16", "c", "failed")
     lines = groups.push(failed)
-    assert [e for e, _t in lines] == quiet
+    assert [e for e, _t in lines] == calm
     assert groups.held == []

@@ -5,8 +5,10 @@ nothing is recorded. Taking the guard away opens the task again."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from tui_fixtures import MakeApp, settle, start_play, type_text, wait_until
 
 from raceday.commands import load_named_exercise
@@ -28,11 +30,11 @@ def task_line(screen: PlayScreen, title: str) -> str:
     return next((line for line in text.splitlines() if title in line), "")
 
 
-async def run_sql(pilot: object, screen: PlayScreen, sql: str) -> None:
+async def run_sql(pilot: Pilot[Any], screen: PlayScreen, sql: str) -> None:
     screen.editor.text = ""
     await type_text(pilot, sql)
-    await pilot.press("f5")  # type: ignore[attr-defined]
-    await settle(pilot)  # type: ignore[arg-type]
+    await pilot.press("f5")
+    await settle(pilot)
 
 
 async def test_a_unique_index_closes_its_guard_task_at_once_and_dropping_it_reopens_it(

@@ -318,7 +318,12 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         assert isinstance(play, PlayScreen)
         fed: list[ev.Event] = []
         shown = play.feed.add
-        play.feed.add = lambda event: (fed.append(event), shown(event))[-1]  # type: ignore[method-assign]
+
+        def add(event: ev.Event) -> None:
+            fed.append(event)
+            shown(event)
+
+        play.feed.add = add  # type: ignore[method-assign]
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("enter")
