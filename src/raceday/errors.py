@@ -30,6 +30,14 @@ _BREAKS = {ord(c): f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
 _BREAKS.update({ord("\n"): "\\n", ord("\r"): "\\r"})
 
 
+def first_line(exc: BaseException) -> str:
+    """What an exception says, on one line: its first line (its type when it says nothing).
+    For messages shown to a person, where a traceback or a multi-line driver message would
+    break the screen's line."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 def one_line(text: str) -> str:
     """`text` with every character Python or a terminal would break a line at escaped."""
     return text.translate(_BREAKS)

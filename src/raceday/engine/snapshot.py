@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from raceday.errors import first_line
 from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def read_store_world(store: Store, plan: WorldPlan, query: Query | None = None) 
             _, rows = ask(f"SELECT count(*) FROM {quoted}")
             counts.append((table, int(rows[0][0]) if rows else 0))
     except Exception as exc:  # the players may have dropped or changed a table
-        return WorldView(answers, tuple(counts), switches, error=_one_line(exc),
+        return WorldView(answers, tuple(counts), switches, error=first_line(exc),
                          answers_label=answers_label, switches_label=switches_label,
                          tables=tuple(tables), answers_total=total, answers_empty=empty)
     return WorldView(answers, tuple(counts), switches, answers_label=answers_label,
@@ -321,8 +322,3 @@ def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) ->
         tables=infos,
         statement_sql=tuple(session.statement_sql.items()),
     )
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

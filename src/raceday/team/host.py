@@ -29,7 +29,7 @@ from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.headless import open_session, stopped_words
 from raceday.engine.session import Session, SessionError
 from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
-from raceday.errors import MachineError, RacedayError
+from raceday.errors import MachineError, RacedayError, first_line
 from raceday.exercise.model import Exercise
 from raceday.inert import has_controls
 from raceday.store.session_db import (
@@ -433,11 +433,11 @@ class Host:
         except MachineError:
             raise  # the host stops, as a solo session does (see pump)
         except (RacedayError, SessionError) as exc:
-            self._done(row.id, "failed", error=_one_line(exc))
+            self._done(row.id, "failed", error=first_line(exc))
             return
         except Exception as exc:  # a bug: the seat is told, the log keeps the trace
             _log.error("command %s of seat %s failed", row.id, row.seat, exc_info=exc)
-            self._done(row.id, "failed", error=f"internal error: {_one_line(exc)}")
+            self._done(row.id, "failed", error=f"internal error: {first_line(exc)}")
             return
         self.commands_done += 1
         self._done(row.id, "done", result=result)
@@ -768,10 +768,6 @@ def _text(payload: dict[str, Any], key: str) -> str:
         raise CommandRefusal(f"the command needs {key!r} as text")
     return value
 
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def _write_debrief(folder: Path) -> None:

@@ -22,7 +22,7 @@ from textual.message import Message
 from raceday.engine.clock import Pace
 from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
-from raceday.errors import MachineError, RacedayError
+from raceday.errors import MachineError, RacedayError, first_line
 from raceday.transcript import events as ev
 from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
@@ -107,7 +107,7 @@ class SessionRunner:
                 messages = [self._stop(exc)]
             except (RacedayError, SessionError) as exc:  # refused, with a reason: say so
                 _log.info("%s refused: %s", queued.action, exc)
-                messages = [JobFailed(queued.action, _one_line(exc))]
+                messages = [JobFailed(queued.action, first_line(exc))]
             except Exception as exc:  # a bug: leave a trace, show it, keep playing
                 messages = [_unexpected(queued.action, exc)]
             for message in messages:
@@ -135,7 +135,7 @@ class SessionRunner:
         self.stopped = True
         session = self.session
         if session is None:
-            return SessionStopped(_one_line(exc))
+            return SessionStopped(first_line(exc))
         try:
             session.close()
         except Exception:  # closing a world whose file is gone: nothing more to save
@@ -237,7 +237,7 @@ class SessionRunner:
             try:
                 walk = load_walk(session.exercise, event, session.folder, edits)
             except Exception as exc:  # the replay is recorded; only the walk is missing
-                walk = unavailable(f"the replayed night could not be read: {_one_line(exc)}")
+                walk = unavailable(f"the replayed night could not be read: {first_line(exc)}")
             return [ReplayReady(event, walk)]
 
         self.submit("replay", job, refresh=False)  # a replay plays copies: nothing shown moved
@@ -323,9 +323,4 @@ def _unexpected(action: str, exc: BaseException) -> JobFailed:
     """Log an unexpected error with its traceback; the message for the crash panel."""
     _log.error("%s failed unexpectedly", action, exc_info=exc)
     trace = "".join(traceback.format_exception(exc))
-    return JobFailed(action, _one_line(exc), trace=trace, log=current_log())
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return JobFailed(action, first_line(exc), trace=trace, log=current_log())

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from raceday.errors import first_line
 from raceday.store.postgres import driver
 from raceday.store.postgres.meeting_logins import (
     Login,
@@ -191,7 +192,7 @@ class PgSessionDb:
         try:
             self._conn = driver.connect(dsn)
         except driver.Error as exc:
-            raise SessionDbError(f"PostgreSQL at {_safe(dsn)}: {_one_line(exc)}") from None
+            raise SessionDbError(f"PostgreSQL at {_safe(dsn)}: {first_line(exc)}") from None
         self._lock = threading.Lock()
         self._listener: _Listener | None = None
         self._host = host
@@ -206,7 +207,7 @@ class PgSessionDb:
                                        else self.seat_channel)
         except driver.Error as exc:
             self.close()
-            raise SessionDbError(f"PostgreSQL at {_safe(self.dsn)}: {_one_line(exc)}") from None
+            raise SessionDbError(f"PostgreSQL at {_safe(self.dsn)}: {first_line(exc)}") from None
 
     @classmethod
     def create(cls, dsn: str) -> PgSessionDb:
@@ -266,7 +267,7 @@ class PgSessionDb:
                 with self._conn.transaction():
                     yield self._conn
             except driver.Error as exc:
-                raise SessionDbError(f"session {self.session}: {_one_line(exc)}") from exc
+                raise SessionDbError(f"session {self.session}: {first_line(exc)}") from exc
 
     def _notify(self, conn: Any, channel: str) -> None:
         conn.execute("SELECT pg_notify(%s, '')", (channel,))
@@ -479,10 +480,6 @@ def _news(step: Publication) -> bool:
                 or step.clock is not None
                 or any(o.result is not None or o.error is not None for o in step.outcomes))
 
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def _safe(dsn: str) -> str:

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from raceday.errors import first_line
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.inert import inert
@@ -228,8 +229,7 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         try:
             self.post_message(self.DebriefRead(load_debrief(self.folder)))
         except Exception as exc:  # a transcript that cannot be read: say so, stay here
-            self.post_message(self.DebriefRead(None, str(exc).strip().splitlines()[0]
-                                               if str(exc).strip() else type(exc).__name__))
+            self.post_message(self.DebriefRead(None, first_line(exc)))
 
     @on(DebriefRead)
     def _debrief_read(self, message: DebriefRead) -> None:
