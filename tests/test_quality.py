@@ -39,16 +39,22 @@ def test_mypy_src() -> None:
 
 
 def _test_folders() -> list[Path]:
-    """tests/ and each folder under it: checked one at a time, as pytest imports them.
+    """tests/ and each folder under it, nested ones too: checked one at a time, as pytest
+    imports them.
 
     The folders are not packages: each has its own `conftest.py` and imports its helpers
     (`from engine_fixtures import ...`) from its own folder, so one mypy run over all of them
     would see several modules named `conftest`.
     """
-    return [TESTS] + sorted(p for p in TESTS.iterdir() if p.is_dir() and any(p.glob("*.py")))
+    return [TESTS] + sorted(p for p in TESTS.rglob("*") if p.is_dir() and any(p.glob("*.py"))
+                            and "__pycache__" not in p.parts)
 
 
-@pytest.mark.parametrize("folder", _test_folders(), ids=lambda p: p.name)
+def _folder_id(folder: Path) -> str:
+    return folder.relative_to(TESTS).as_posix() if folder != TESTS else "tests"
+
+
+@pytest.mark.parametrize("folder", _test_folders(), ids=_folder_id)
 def test_mypy_tests(folder: Path) -> None:
     run("mypy", *(str(p.relative_to(ROOT)) for p in sorted(folder.glob("*.py"))))
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from postgres_server import server_or_skip
 from team_fixtures import SEATS, TOKENS
 
 from raceday.engine.clock import Pace
@@ -36,18 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def pg_dsn() -> str:
-    found = os.environ.get(DSN_VARIABLE)
-    if not found:
-        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
-    try:
-        psycopg.connect(found, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
-    return found
+    return server_or_skip()
 
 
 class Wall:

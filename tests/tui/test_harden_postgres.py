@@ -3,13 +3,13 @@ exercise's PostgreSQL variant), so nothing is marked EDITED before the player to
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from postgres_server import server_or_skip
 from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_fixtures import MakeApp, settle, start_play
@@ -30,16 +30,7 @@ LAB = Path(__file__).parents[2] / "exercises" / "isolation-lab"
 @pytest.fixture
 def pg_world(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The server the session's world is built on (as `raceday play --db` leaves it)."""
-    found = os.environ.get(DSN_VARIABLE) or None
-    if found is None:
-        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
-    try:
-        import psycopg
-        psycopg.connect(found, connect_timeout=3).close()
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
+    found = server_or_skip()
     monkeypatch.setenv("RACEDAY_DB", found)
     yield found
 

@@ -3,13 +3,13 @@ given in RACEDAY_TEST_PG_DSN (tests that need it skip with the reason otherwise)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lab import DSN_VARIABLE, EXERCISE, SCRIPTS, Play
+from lab import EXERCISE, SCRIPTS, Play
+from postgres_server import server_or_skip
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
@@ -19,18 +19,7 @@ from raceday.engine.session import Session
 
 @pytest.fixture(scope="session")
 def pg_dsn() -> str:
-    found = os.environ.get(DSN_VARIABLE) or None
-    if found is None:
-        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
-    try:
-        psycopg.connect(found, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
-    return found
+    return server_or_skip()
 
 
 @pytest.fixture

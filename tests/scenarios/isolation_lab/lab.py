@@ -30,4 +30,4 @@ def world_rows(session: Session, sql: str, db: str | None = None) -> list[tuple[
     schema = f"rd_{(session.folder / 'world.postgres').read_text().split()[0]}_world"
     with psycopg.connect(db) as conn:
         conn.execute(f'SET search_path = "{schema}"')
-        return [tuple(r) for r in conn.execute(sql)]  # type: ignore[arg-type]
+        return [tuple(r) for r in conn.execute(sql)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pg_fixtures import DSN_VARIABLE, ROLES, WORLD_SQL, dsn
+from pg_fixtures import ROLES, WORLD_SQL
+from postgres_server import server_or_skip
 
 from raceday.store.postgres.store import PostgresStore  # psycopg itself is imported only when used
 
@@ -15,18 +16,7 @@ pytestmark = pytest.mark.postgres
 
 @pytest.fixture(scope="session")
 def pg_dsn() -> str:
-    found = dsn()
-    if found is None:
-        pytest.skip(f"no PostgreSQL: set {DSN_VARIABLE} (.ci/run starts a server and sets it)")
-    try:
-        import psycopg
-    except ImportError:
-        pytest.skip("psycopg is not installed (pip install -e '.[test]')")
-    try:
-        psycopg.connect(found, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL at {DSN_VARIABLE} is not reachable: {exc}")
-    return found
+    return server_or_skip()
 
 
 @pytest.fixture
