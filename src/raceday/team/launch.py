@@ -91,7 +91,7 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
 def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
                   transcripts: Path, out: Console, teams: str | None = None, *,
                   length: float | None = None, lobby: bool = False) -> int:
-    from raceday.team.serve import join_text, save_join_text, serve
+    from raceday.team.serve import join_text, serve
     from raceday.transcript.render import print_score
 
     def say(line: str) -> None:
@@ -106,36 +106,39 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
     host.start()
 
     def announce() -> None:  # once Ctrl-C is heard: a Ctrl-C at these lines ends and scores it
-        text = join_text(host)
-        kept = save_join_text(host.folder, text).resolve()
-        say(text)
-        say(f"  (also in {kept})")
-        if host.in_lobby:
-            say(f"The clock is held at the start until every seat has joined; then it runs "
-                f"at {host.live.speed:g}x.")
-        out.print("Ctrl-C ends the session and scores it.", style="dim")
+        _announce(join_text(host), host.folder, say, out,
+                  lobby=f"every seat has joined; then it runs at {host.live.speed:g}x"
+                  if host.in_lobby else None, ends="the session")
 
     score = serve(host, say, threading.Event(), announce=announce)
     print_score(score.score, out, host.folder)
     return 0
 
 
+def _announce(text: str, folder: Path, say: Callable[[str], None], out: Console, *,
+              lobby: str | None, ends: str) -> None:
+    """The join lines, where they are kept, what holds the clock, and how to end."""
+    from raceday.team.serve import save_join_text
+
+    say(text)
+    say(f"  (also in {save_join_text(folder, text).resolve()})")
+    if lobby is not None:
+        say(f"The clock is held at the start until {lobby}.")
+    out.print(f"Ctrl-C ends {ends} and scores it.", style="dim")
+
+
 def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console) -> int:
     from raceday.team.group import read_group
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text, save_join_text, serve_teams
+    from raceday.team.serve import group_join_text, serve_teams
 
     folder = teams.start()
     stop = threading.Event()
     try:  # a Ctrl-C as soon as the join lines are out ends and scores every team, as later
-        text = group_join_text(teams)
-        kept = save_join_text(folder, text).resolve()
-        say(text)
-        say(f"  (also in {kept})")
-        if teams.in_lobby:
-            say(f"The clock is held at the start until every team's seats have joined; then "
-                f"it runs at {teams.live.speed:g}x.")
-        out.print("Ctrl-C ends every team's session and scores it.", style="dim")
+        _announce(group_join_text(teams), folder, say, out,
+                  lobby=f"every team's seats have joined; then it runs at "
+                        f"{teams.live.speed:g}x" if teams.in_lobby else None,
+                  ends="every team's session")
     except KeyboardInterrupt:
         stop.set()
     serve_teams(teams, say, stop)

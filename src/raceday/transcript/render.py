@@ -50,11 +50,7 @@ def describe_for_the_room(event: ev.Event) -> str:
     statement and what it did, which monitor was saved, which statement was edited."""
     e = event
     if isinstance(e, ev.Statement):
-        who = e.role + (" (automation)" if e.automated else "")
-        flag = access_flag(e.sql, break_glass=e.break_glass, schema_changed=e.schema_changed,
-                           writes=e.writes)
-        glass = f" [{flag}]" if flag else ""
-        return inert(f"{who}{glass} ran a statement  -> {describe_statement(e)}")
+        return inert(f"{_who(e)} ran a statement  -> {describe_statement(e)}")
     if isinstance(e, ev.MonitorSaved):
         return inert(f"{e.role} saved monitor '{e.name}'")
     if isinstance(e, ev.Edit):
@@ -62,14 +58,17 @@ def describe_for_the_room(event: ev.Event) -> str:
     return describe(e)
 
 
+def _who(e: ev.Statement) -> str:
+    """Who ran a statement, and under which right (`[guard]`, `[break-glass]`)."""
+    flag = access_flag(e.sql, break_glass=e.break_glass, schema_changed=e.schema_changed,
+                       writes=e.writes)
+    return e.role + (" (automation)" if e.automated else "") + (f" [{flag}]" if flag else "")
+
+
 def _describe(event: ev.Event) -> str:
     e = event
     if isinstance(e, ev.Statement):
-        who = e.role + (" (automation)" if e.automated else "")
-        flag = access_flag(e.sql, break_glass=e.break_glass, schema_changed=e.schema_changed,
-                           writes=e.writes)
-        glass = f" [{flag}]" if flag else ""
-        return f"{who}{glass}: {_one_line(e.sql)}  -> {describe_statement(e)}"
+        return f"{_who(e)}: {_one_line(e.sql)}  -> {describe_statement(e)}"
     if isinstance(e, ev.Inject):
         source = f" [{e.source}]" if e.source else ""
         return f"{e.inject_kind.upper()}: {e.title}{source}"
