@@ -89,3 +89,19 @@ async def test_an_edited_statement_closes_its_guard_task(make_app: MakeApp,
         screen.act("edit", lambda s: s.edit_statement("operator", "writer-b-save", guarded))
         await wait_until(pilot, lambda: "guard-version" in screen.handled_tasks())
         assert "✓" in task_line(screen, "Guard 1: a save must prove it is")
+
+
+async def test_a_guard_that_stops_the_service_doing_its_job_closes_nothing(
+        make_app: MakeApp, lost_update: Exercise) -> None:
+    """Dropping the jobs' table "stops" every step of the race, and the normal morning's
+    good writes with them: no task closes, and one that had closed opens again."""
+    app = make_app(lost_update)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await start_play(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await run_sql(pilot, screen, "CREATE UNIQUE INDEX one_each ON read_pool (host)")
+        await wait_until(pilot, lambda: "guard-retry" in screen.handled_tasks())
+        await run_sql(pilot, screen, "DROP TABLE job_run")
+        await wait_until(pilot, lambda: "guard-retry" not in screen.handled_tasks())
+        assert not {t.id for t in lost_update.tasks if t.proves} & screen.handled_tasks()

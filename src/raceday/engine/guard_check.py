@@ -1,6 +1,8 @@
 """Do the team's guards stop the race's steps now? Tonight's race (and the variant, when the
 race shows a guard at work) played on a copy of the team's world, so the task panel can close
-a guard task the moment the guard is in place, without a ctrl+r.
+a guard task the moment the guard is in place, without a ctrl+r. A "guard" that also stops
+the normal night's good writes (a dropped table, a trigger refusing everything) stops
+nothing here, as the judge rules at the end.
 
 Nothing is recorded and nothing scores: the score's verdicts come from the final replay. The
 answer is the same `prevented` set a ctrl+r replay would show for the race steps.
@@ -14,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from raceday.engine import collector
 from raceday.engine.replay import (
+    _copy_world,
     _merge_steps,
+    _normal_nights_aside,
     _play,
     _shift,
     _step_replays,
@@ -49,8 +53,18 @@ def prevented_now(session: Session) -> frozenset[str]:
         race_world = folder / "race.db"
         build_replay_world(live, exercise.world_sql, race_world)
         kind = type(session)
+        nights = None
+        if exercise.replay is not None and exercise.replay.delayed:
+            _copy_world(race_world, folder / "normal-team.db")
+            nights = _normal_nights_aside(kind, exercise, team_exercise,
+                                          folder / "normal-team.db", folder, until, "", (),
+                                          False, [])  # played here: no child from a thread
         race = _play(kind, team_exercise, race_world, folder / "race", until, transcript=False)
         steps = _step_replays(exercise, race)
+        if nights is not None:
+            blocked, _checks, harmed = nights()
+            if blocked or harmed:  # it stops the service doing its job: nothing is in place
+                return frozenset()
         shift = session.variant
         if shift is not None and any(s.status == "prevented" for s in steps):
             shifted_world = folder / "shifted.db"
