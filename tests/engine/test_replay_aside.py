@@ -66,9 +66,9 @@ def test_a_child_or_none_the_replay_says_the_same(
 
     monkeypatch.setattr(replay, "_play", counted)
     forked = _guarded_replay(tmp_path / "forked")
-    # tonight's race, the variant's, and the two practice nights here; the four normal nights
-    # were played in children
-    assert played_here == ["race"] * 4
+    # tonight's race, the variant's, and the three practice nights here; the four normal
+    # nights were played in children
+    assert played_here == ["race"] * 5
     assert forked.result is not None and forked.result.blocked_good_writes  # and said something
     assert any(s.status == "prevented" for s in forked.result.steps)  # the shifted race too
     monkeypatch.setattr(aside, "_enabled", [False])
@@ -76,7 +76,7 @@ def test_a_child_or_none_the_replay_says_the_same(
         monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
     played_here.clear()
     here = _guarded_replay(tmp_path / "here")
-    assert sorted(played_here) == ["normal-original"] * 2 + ["normal-team"] * 2 + ["race"] * 4
+    assert sorted(played_here) == ["normal-original"] * 2 + ["normal-team"] * 2 + ["race"] * 5
     assert here.result == forked.result
     assert not list(tmp_path.rglob("normal-nights")) + list(tmp_path.rglob("original-night*"))
 

@@ -209,17 +209,19 @@ RETRY_0042 = {"stale-apply": "23:48", "active-plan-delete": "00:44", "empty-answ
 ONLY_STALE = {"stale-apply": "23:48"}
 
 # Guard points: the empty answer on tonight's race and the variant (20, by minutes), the stale
-# plan (10, never once), and the empty answer on each practice night (5 + 5): an apply of a
+# plan (5, never once), and the empty answer on each practice night (5 + 5 + 5): an apply of a
 # plan the Planner has not written yet (a foreign key on active_plan_id or a never-empty
-# trigger keeps it away), a plan with no records (only a never-empty trigger does).
+# trigger keeps it away), a plan with no records (only a never-empty trigger does), and an
+# Enactor that carries on to the next endpoint after a write that lost (a guard on what the
+# clean-up deletes keeps it away; a conditional write alone does not: it carries on).
 MATRIX: dict[str, Expect] = {
     # No guard: the night as it happened, to the minute.
     "none": Expect(AS_THAT_NIGHT, "23:48", 0),
     # A's write carries the check: at 23:48 the endpoint serves 148, so 140 < 148 is false and
     # the write changes 0 rows (on_zero_rows: ignore); plan 140 is never served, the clean-up
     # deletes only what nobody serves, and the retries change 0 rows too.
-    "conditional-a": Expect({}, None, 30),
-    "conditional-all": Expect({}, None, 30),
+    "conditional-a": Expect({}, None, 25),
+    "conditional-all": Expect({}, None, 25),
     # The trigger refuses 140 over 148 at 23:48 and at every retry: nothing downstream. But
     # it refuses the normal night's planned rollback too (23:20): no guard points.
     "forward-only": Expect({}, None, 20, ("planned-rollback-fips", "23:20")),
@@ -227,20 +229,20 @@ MATRIX: dict[str, Expect] = {
     "forward-but-rollback": Expect({}, None, 30),
     # A took its token at 23:31; B and C took newer ones at every pick since, so A's write at
     # 23:48 (and its retries) changes 0 rows. B's and C's own writes carry a fresh token.
-    "fence": Expect({}, None, 30),
+    "fence": Expect({}, None, 25),
     # The stale write itself is allowed (140 exists at 23:48), but the clean-up may not delete
     # the plan in service: the whole DELETE is refused. C moves the endpoint on at 23:50; 140
     # is deleted later, once nothing points at it, and A's retries are then refused by the
     # same foreign key (140 no longer exists). No empty answer, nothing wedged.
-    "fk-restrict": Expect(ONLY_STALE, None, 25),
+    "fk-restrict": Expect(ONLY_STALE, None, 30),
     # It refuses the 23:48 clean-up, but once C and B have moved the endpoint on, plan 140 is
     # deleted (23:52) and nothing stops A's retry at 00:12 pointing the endpoint at it: the
     # outage comes 24 minutes late. Only a replay that runs past the retry shows it.
-    "plan-in-use": Expect(RETRY_0012, "00:12", 6),
+    "plan-in-use": Expect(RETRY_0012, "00:12", 11),
     # The clean-up only marks plan 140 (23:48), so the answer stays; 00:12's retry serves it
     # again (it still exists). The purge removes it at 00:18, and the 00:42 retry points the
     # endpoint at a deleted plan: the same outage, an hour late.
-    "soft-delete": Expect(RETRY_0042, "00:42", 12),
+    "soft-delete": Expect(RETRY_0042, "00:42", 17),
     # Refusing an empty answer when the pointer moves changes nothing at 23:48: plan 140 has
     # its records when A points at it; the answer empties when the clean-up deletes them.
     # It keeps both practice nights' empty answers away (5 + 5): a plan that is not there,
@@ -248,13 +250,13 @@ MATRIX: dict[str, Expect] = {
     "no-empty-answer": Expect(AS_THAT_NIGHT, "23:48", 10),
     # Refusing to delete a served plan's records (the cascade) refuses the 23:48 clean-up, like
     # plan-in-use, and is defeated by the 00:12 retry the same way.
-    "records-in-use": Expect(RETRY_0012, "00:12", 6),
+    "records-in-use": Expect(RETRY_0012, "00:12", 11),
     # A's write would make the rollback (148) newer than the plan (140): refused at 23:48.
     "rollback-older": Expect({}, None, 20, ("planned-rollback-fips", "23:20")),
     # Stale write, delete and empty answer happen at 23:48 as that night; but C's apply at
     # 23:50 keeps no rollback to the deleted plan and goes through: the endpoint answers
     # again two minutes later. Only the wedge is prevented.
-    "rollback-tolerant": Expect({s: AS_THAT_NIGHT[s] for s in STEPS[:3]}, "23:48", 18),
+    "rollback-tolerant": Expect({s: AS_THAT_NIGHT[s] for s in STEPS[:3]}, "23:48", 23),
     # Combinations.
     # The reference pair (scripts/guarded.yaml): the trigger alone already stops everything.
     "forward-only+plan-in-use": Expect({}, None, 20, ("planned-rollback-fips", "23:20")),
@@ -263,11 +265,11 @@ MATRIX: dict[str, Expect] = {
     "soft-delete+forward-only": Expect({}, None, 20, ("planned-rollback-fips", "23:20")),
     # Two partial guards that cover each other: the delete trigger holds the 23:48 clean-up,
     # and the empty-answer trigger refuses A's 00:12 retry at the deleted plan 140.
-    "plan-in-use+no-empty-answer": Expect(ONLY_STALE, None, 30),
-    "records-in-use+no-empty-answer": Expect(ONLY_STALE, None, 30),
+    "plan-in-use+no-empty-answer": Expect(ONLY_STALE, None, 35),
+    "records-in-use+no-empty-answer": Expect(ONLY_STALE, None, 35),
     # The soft delete keeps 140 alive past the retry at 00:12, but the purge still precedes
     # the 00:42 one; the foreign key then refuses it (140 is gone). Stale write only.
-    "soft-delete+fk-restrict": Expect(ONLY_STALE, None, 25),
+    "soft-delete+fk-restrict": Expect(ONLY_STALE, None, 30),
     # Guards that block the good path. Every race step is "prevented" (nothing can move), but
     # every apply of the normal night is refused too: the good-write penalty (20) and the
     # failing good path (20) take the 40 back.
@@ -419,7 +421,7 @@ def test_a_guard_that_blocks_the_good_path_is_penalised(
     reasons = "\n".join(got.guards["reasons"])
     assert "so they stop the service doing its job" in reasons
     assert got.guards["points"] == 0
-    assert "a guard also blocks the good path" in reasons
+    assert "blocked the good path" in reasons
 
 
 def test_a_prevented_clean_up_step_shows_the_refused_run(

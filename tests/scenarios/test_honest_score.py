@@ -55,7 +55,9 @@ CHEATS = [
     ("lub-drop-config", 0, 10, "table config is gone"),
     ("lub-noop-save", 0, 10, "b-save-on-time"),
     ("never-plan-140", 0, 10, "in the variant night"),
-    ("backwards-in-window", 0, 10, "in the variant night"),
+    # its clock-free half (no plan in service deleted) keeps the lost-write night away: 11, what
+    # that trigger alone earns (tests/engine/test_replay_matrix.py, plan-in-use)
+    ("backwards-in-window", 0, 11, "in the variant night"),
     ("timed-monitor-plan", 0, 10, "not because of the fault"),
     ("timed-monitor-clock", 0, 10, "not because of the fault"),
     ("from-memory", 0, 10, "a diagnosis from memory is not a diagnosis"),
@@ -68,7 +70,7 @@ CHEATS = [
 
 
 @pytest.mark.parametrize(("name", "low", "high", "words"), CHEATS, ids=[c[0] for c in CHEATS])
-def test_no_cheat_scores_more_than_ten(name: str, low: int, high: int, words: str,
+def test_no_cheat_scores_more_than_what_it_honestly_did(name: str, low: int, high: int, words: str,
                                         tmp_path: Path) -> None:
     result, _ = play(PLAYS / f"{name}.yaml", tmp_path)
     assert low <= result["total"] <= high, reasons(result)
@@ -152,7 +154,9 @@ def test_an_edit_with_an_unbound_parameter_is_refused_at_once(tmp_path: Path) ->
 
 def test_the_version_equality_check_can_be_written(tmp_path: Path) -> None:
     result, _ = play(PLAYS / "version-column.yaml", tmp_path)
-    assert result["guards"]["points"] == 30  # the race's harms; the practice nights need more
+    # the race's harms; the practice nights need more (a version check alone carries on
+    # after a write that lost)
+    assert result["guards"]["points"] == 25
     assert result["guards"]["blocked_good_writes"] == []
 
 

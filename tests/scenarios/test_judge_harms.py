@@ -47,13 +47,17 @@ FLAGSHIP_PLAYS = [
     # exploits of the old patterns: no more than what they kept from the customers
     ("number-keyed-trigger", 0, 0, "in the variant night"),
     ("rollback-null-trigger", 0, 0, "on the normal night"),
-    ("rollback-pointer-edit", 20, 20, "it still happened from 23:48"),
+    ("rollback-pointer-edit", 25, 25, "it still happened from 23:48"),
     # right answers in forms no script used before
-    ("version-check-edit", 30, 30, "kept away all night in both replayed nights"),
-    ("foreign-key-only", 25, 25, "kept away all night in both replayed nights"),
-    ("never-empty-whole", 30, 30, "kept away all night in both replayed nights"),
-    ("never-empty-delete", 3, 8, "present 63 minutes from 00:12"),
+    ("version-check-edit", 25, 25, "kept away all night in both replayed nights"),
+    ("foreign-key-only", 30, 30, "kept away all night in both replayed nights"),
+    ("never-empty-whole", 35, 35, "kept away all night in both replayed nights"),
+    ("never-empty-delete", 8, 13, "present 63 minutes from 00:12"),
     ("forward-only-strict", 20, 20, "collateral: a good write of the normal night was refused"),
+    # row counts: a conditional write that lost, and the Enactor carried on to the next endpoint
+    ("row-count-conditional-only", 25, 25, "carried on): present 55 minutes"),
+    ("row-count-stop", 30, 30, "the Enactor carried on): kept away all night"),
+    ("row-count-noop-next", 0, 0, "enactor-a-apply-next changed 0 rows"),
 ]
 
 
@@ -194,3 +198,17 @@ steps:
     assert result["recovery"]["points"] == 0, reasons(result)
     assert result["total"] == 0, reasons(result)
     assert "still reaching the customers" in reasons(result)
+
+
+def test_a_stop_on_zero_rows_earns_more_than_the_same_conditional_write_without_it(
+        tmp_path: Path) -> None:
+    """The article's row counts: a conditional write that changed 0 rows lost its race. An
+    Enactor told to stop then leaves the next endpoint alone; one that carries on puts the old
+    plan there, and the clean-up of the same minute empties it."""
+    stop = play("row-count-stop", tmp_path / "stop")
+    carry = play("row-count-conditional-only", tmp_path / "carry")
+    assert stop["total"] > carry["total"]
+    night = next(h for h in stop["guards"]["harms"] if h.get("practice") == "lost-write")
+    assert night["points"] == night["max"] == 5
+    lost = next(h for h in carry["guards"]["harms"] if h.get("practice") == "lost-write")
+    assert lost["points"] == 0 and lost["minutes"] > 0

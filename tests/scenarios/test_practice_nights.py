@@ -84,7 +84,7 @@ def test_the_textbook_earns_every_practice_night(tmp_path: Path) -> None:
     result = play(ROOT / "exercises/dynamodb-dns-race/scripts/textbook.yaml", tmp_path)
     assert result["guards"]["points"] == result["guards"]["max"] == 40, reasons(result)
     assert {h.get("practice", "") for h in result["guards"]["harms"]} == {
-        "", "dangling-pointer", "empty-plan"}
+        "", "dangling-pointer", "empty-plan", "lost-write"}
 
 
 def test_leases_written_by_hand_are_a_forged_recovery(tmp_path: Path) -> None:
@@ -111,3 +111,13 @@ def test_a_guard_keyed_on_the_practice_nights_number_earns_nothing_net(tmp_path:
     assert practice(result, "dangling-pointer")["points"] == 5, reasons(result)
     assert result["guards"]["collateral"] >= 5, reasons(result)
     assert result["guards"]["points"] == 0, reasons(result)
+
+
+def test_the_checklist_credits_row_counts_as_the_judge_did(tmp_path: Path) -> None:
+    """Row counts is done when the lost-write night's harm was kept away, and not done when
+    the Enactor carried on after its write lost."""
+    stop = {i.id: i for i in checklist(play(PLAYS / "row-count-stop.yaml", tmp_path / "s"))}
+    carry = {i.id: i for i in checklist(
+        play(PLAYS / "row-count-conditional-only.yaml", tmp_path / "c"))}
+    assert stop["row-counts"].status == "done", stop["row-counts"]
+    assert carry["row-counts"].status == "not done", carry["row-counts"]

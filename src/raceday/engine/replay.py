@@ -413,23 +413,35 @@ def _harm_nights(exercise: Exercise, race: Session, baseline: dict[str, tuple[in
         for harm, (minutes, first) in mine.items())
 
 
-def _practiced(exercise: Exercise, night: PracticeNight) -> Exercise:
+def _practiced(exercise: Exercise, night: PracticeNight, clock: int = 0) -> Exercise:
     """A practice night: the normal night (no delayed worker) with the night's changes in
-    the runs they name; the statements stay the team's."""
+    the runs they name; the statements stay the team's. It plays on the variant's clock
+    (`clock` minutes moved), so a guard keyed on the times the file gives passes nothing."""
     def make() -> Exercise:
-        normal = _without_delayed(exercise)
+        moved = timedelta(minutes=clock)
+        normal = _without_delayed(replace(exercise, clock=replace(
+            exercise.clock, start=exercise.clock.start + moved, end=exercise.clock.end + moved)))
         changes: dict[str, list[PracticeChange]] = {}
         for change in night.changes:
             changes.setdefault(change.task, []).append(change)
-        return replace(normal, tasks=tuple(
-            replace(t, changes=tuple(changes[t.id])) if t.id in changes else t
-            for t in normal.tasks))
+        kept = {t.id for t in normal.tasks}
+        tasks = []
+        for t in exercise.tasks:  # the night's order: a delayed run keeps its place
+            if t.id in kept and t.id in changes:
+                tasks.append(replace(t, changes=tuple(changes[t.id])))
+            elif t.id in kept:
+                tasks.append(next(n for n in normal.tasks if n.id == t.id))
+            elif t.id in changes:  # the delayed worker, once, in the run the night names
+                tasks += [replace(t, at=c.at, every=None, until=None, changes=(c,))
+                          for c in changes[t.id]]
+        return replace(normal, tasks=tuple(tasks))
 
-    return _derived("practice", exercise, night.id, make)
+    return _derived("practice", exercise, (night.id, clock), make)
 
 
 def _practice_nights_sqlite(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
-                            live: Path, folder: Path, until: int) -> tuple[HarmNight, ...]:
+                            live: Path, folder: Path, until: int,
+                            clock: int = 0) -> tuple[HarmNight, ...]:
     """Each practice night on a world built from the team's as the race's is, beside the
     same night on the exercise's own world."""
     found: list[HarmNight] = []
@@ -438,10 +450,10 @@ def _practice_nights_sqlite(kind: type[Session], exercise: Exercise, team_exerci
         where.mkdir()
         world = where / "race.db"
         build_replay_world(live, exercise.world_sql, world)
-        played = _play(kind, _practiced(team_exercise, night), world, where / "race", until,
-                       transcript=False)
+        played = _play(kind, _practiced(team_exercise, night, clock), world, where / "race",
+                       until, transcript=False)
         remove_world(world)
-        own = _practiced(exercise, night)
+        own = _practiced(exercise, night, clock)
         found += _harm_nights(own, played, _baseline(kind, own, until, ""), until,
                               practice_words(night.title), practice=night.id)
     return tuple(found)
@@ -469,38 +481,59 @@ def _runs_by_key(session: Session) -> dict[RunKey, Run]:
     return found
 
 
-def _good_runs(original: Session) -> list[RunKey]:
+GoodRun = tuple[str, int, int, tuple[str, ...]]
+"""A run that changed rows on the original world (task, minute, attempt), with the statements
+of it that changed rows."""
+
+
+def _changed_statements(statements: list[ev.Statement]) -> tuple[str, ...]:
+    """The run's statements that changed rows (an edit that became several statements counts
+    as one: its parts carry the same id)."""
+    return tuple(dict.fromkeys(
+        e.statement for e in statements if e.ok and e.writes and e.rowcount and e.statement))
+
+
+def _good_runs(original: Session) -> list[GoodRun]:
     """The runs that changed rows on the original world, in the order of the night."""
     before = _runs_by_key(original)
-    return [key for key in sorted(before, key=lambda k: (k[1], k[0], k[2]))
+    return [(*key, _changed_statements(before[key][0]))
+            for key in sorted(before, key=lambda k: (k[1], k[0], k[2]))
             if before[key][1].outcome != "failed" and before[key][1].changed]
 
 
-Outcomes = dict[RunKey, str | None]
+Outcomes = dict[RunKey, tuple[str | None, tuple[str, ...]]]
 """Each run of a normal night on the team's world: None when it changed rows, else what it
-did instead (why a good write would not have taken)."""
+did instead (why a good write would not have taken); and the statements that changed rows."""
 
 
 def _outcomes(team: Session) -> Outcomes:
-    return {key: None if now.outcome != "failed" and now.changed else describe_run(statements)
+    return {key: (None if now.outcome != "failed" and now.changed else describe_run(statements),
+                  _changed_statements(statements))
             for key, (statements, now) in _runs_by_key(team).items()}
 
 
-def _blocked(good: list[RunKey], outcomes: Outcomes,
+def _blocked(good: list[GoodRun], outcomes: Outcomes,
              time_of: Callable[[int], str]) -> tuple[BlockedWrite, ...]:
     """Runs that changed rows on the original world (`good`) and changed none (or failed) on
-    the team's.
+    the team's, or in which a statement that changed rows changed none.
 
-    Whole runs are compared, not statements: the team may have edited a statement into
-    several (mark, then purge), and a run that still changed what it should is not blocked.
+    Statements are compared by id, not by text: the team may have edited a statement into
+    several (mark, then purge), and a statement that still changed rows is not blocked; but
+    a run that changed something is no alibi for a statement of it that no longer does.
     """
     blocked = []
-    for key in good:
+    for task, minute, attempt, changed in good:
+        key = (task, minute, attempt)
         if key not in outcomes:
-            blocked.append(BlockedWrite(task=key[0], at=time_of(key[1]),
+            blocked.append(BlockedWrite(task=task, at=time_of(minute),
                                         outcome="no statement ran"))
-        elif (outcome := outcomes[key]) is not None:
-            blocked.append(BlockedWrite(task=key[0], at=time_of(key[1]), outcome=outcome))
+            continue
+        outcome, now_changed = outcomes[key]
+        lost = [s for s in changed if s not in now_changed]
+        if outcome is None and lost:
+            outcome = f"{', '.join(lost)} changed 0 rows"
+        if outcome is not None:
+            blocked.append(BlockedWrite(task=task, at=time_of(minute), outcome=outcome))
     return tuple(blocked)
 
 
@@ -594,7 +627,7 @@ def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
 
 def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, until: int,
                        renumber: str, small: bool, started: list[Aside[Any]],
-                       ) -> Callable[[], list[RunKey]]:
+                       ) -> Callable[[], list[GoodRun]]:
     """`_good_writes`, from this process's memory or the cache folder at once, else played
     aside (`_aside`) while the race plays."""
     key = _good_key(kind, exercise, until, renumber)
@@ -603,13 +636,13 @@ def _good_writes_aside(kind: type[Session], exercise: Exercise, folder: Path, un
     if known is not None:
         return lambda: known
 
-    def play(scratch: Path) -> list[RunKey]:
+    def play(scratch: Path) -> list[GoodRun]:
         return _good_writes(kind, exercise, scratch, until, renumber)
 
     get = ahead or _aside(
         play, folder / f"original-night{renumber.strip() and '-shifted'}", small, started)
 
-    def answer() -> list[RunKey]:
+    def answer() -> list[GoodRun]:
         good = get()
         _good_known[key] = good  # a child's, kept here
         cached = _cache_file(key)
@@ -667,11 +700,11 @@ def _world_bytes(world: Path) -> int:
     return world.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
-_good_known: dict[str, list[RunKey]] = {}
+_good_known: dict[str, list[GoodRun]] = {}
 
 
 def _good_writes(kind: type[Session], exercise: Exercise, folder: Path, until: int,
-                 renumber: str) -> list[RunKey]:
+                 renumber: str) -> list[GoodRun]:
     """The good writes of the normal night on the original world: it is the same every time
     for the same exercise, seed and code, so it is played once and kept (in this process, and
     in raceday's cache folder, named by a digest of all three)."""
@@ -702,7 +735,7 @@ def _good_key(kind: type[Session], exercise: Exercise, until: int, renumber: str
     return _normal_night_key(kind, _without_delayed(exercise), until, renumber, "sqlite")
 
 
-def _good_cached(key: str) -> list[RunKey] | None:
+def _good_cached(key: str) -> list[GoodRun] | None:
     """The good writes named `key` (`_good_key`) already known in this process or kept in the
     cache folder, or None."""
     good = _good_known.get(key)
@@ -730,15 +763,16 @@ def _cache_file(key: str) -> Path | None:
     return folder / "normal-nights" / f"{key}.json" if folder is not None else None
 
 
-def _read_good(path: Path) -> list[RunKey] | None:
+def _read_good(path: Path) -> list[GoodRun] | None:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
-        return [(str(t), int(m), int(a)) for t, m, a in data["good"]]
+        return [(str(t), int(m), int(a), tuple(str(x) for x in c))
+                for t, m, a, c in data["good"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None  # absent or unreadable: the night is played again
 
 
-def _write_good(path: Path, good: list[RunKey]) -> None:
+def _write_good(path: Path, good: list[GoodRun]) -> None:
     # not written (a full disk, a read-only home): the next replay plays the night again
     write_atomically(path, json.dumps({"good": good}))
 
@@ -748,7 +782,7 @@ def _copy_world(built: Path, path: Path) -> None:
     shutil.copyfile(built, path)
 
 
-_ahead: dict[str, Callable[[], list[RunKey]]] = {}
+_ahead: dict[str, Callable[[], list[GoodRun]]] = {}
 """Good writes of the original world's normal nights being played in forked children since a
 session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`) that needs
 one takes that child's answer instead of playing the night again."""
@@ -802,13 +836,13 @@ def prepare_ahead(session: Session) -> None:
                 _ahead_folders.append(folder)
 
                 def play(scratch: Path, normal: Exercise = normal, renumber: str = renumber,
-                         ) -> list[RunKey]:
+                         ) -> list[GoodRun]:
                     return _good_writes(kind, normal, scratch, until, renumber)
 
                 get = _aside(play, folder, True, _ahead_started)
 
-                def answer(get: Callable[[], list[RunKey]] = get, folder: Path = folder,
-                           ) -> list[RunKey]:
+                def answer(get: Callable[[], list[GoodRun]] = get, folder: Path = folder,
+                           ) -> list[GoodRun]:
                     if folder in _ahead_folders:
                         _ahead_folders.remove(folder)
                     return get()
@@ -963,7 +997,8 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
 
-        harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until)
+        harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until,
+                                         shift.clock if shift is not None else 0)
 
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()
@@ -1070,7 +1105,7 @@ def _played_pg(kind: type[Session], exercise: Exercise, world: PostgresStore, fo
 
 
 def _good_writes_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, folder: Path,
-                    until: int, renumber: str, made: list[PostgresStore]) -> list[RunKey]:
+                    until: int, renumber: str, made: list[PostgresStore]) -> list[GoodRun]:
     """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
     (renumbered for the shifted race), kept under a key of its own (`postgresql`)."""
     from raceday.store.postgres.store import PostgresStore
@@ -1142,16 +1177,17 @@ def _baseline_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, f
 def _practice_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
                         live: PostgresStore, folder: Path, until: int,
                         made: list[PostgresStore], pool: ThreadPoolExecutor,
-                        ) -> tuple[HarmNight, ...]:
+                        clock: int = 0) -> tuple[HarmNight, ...]:
     """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
     team's, the nights played in `pool`."""
     playing = []
     for night in exercise.replay.practice if exercise.replay is not None else ():
         where = folder / f"practice-{night.id}"
         world, _ = _fork(live, made, exercise.world_sql)
-        own = _practiced(exercise, night)
+        own = _practiced(exercise, night, clock)
         playing.append((night, own,
-                        pool.submit(_played_pg, kind, _practiced(team_exercise, night), world,
+                        pool.submit(_played_pg, kind, _practiced(team_exercise, night, clock),
+                                    world,
                                     where / "race", until),
                         pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
                                     "", made)))
@@ -1227,7 +1263,7 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
         harms += _practice_nights_pg(kind, exercise, team_exercise, live, folder, until, made,
-                                     pool)
+                                     pool, shift.clock if shift is not None else 0)
         blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
         if shifted_normal is not None:
             seen = {b.task for b in blocked}

@@ -1019,7 +1019,8 @@ class Session:
         refused: str | None = None  # why a held transaction was refused (shown with the run)
         change = task.change_at(self.minute)  # a practice night's fault in this run
         bound = self._practice_values(change) if change is not None else None
-        for statement_id in task.statements:
+        carried_on = change.then if change is not None else ()
+        for statement_id in task.statements + carried_on:
             if change is not None and statement_id in change.skip:
                 continue
             sql = self.statement_sql[statement_id]

@@ -125,7 +125,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted", "practice")),
     "practice_night": (("id", "title", "changes"), ()),
-    "practice_change": (("task", "at"), ("bind", "bind_sql", "skip")),
+    "practice_change": (("task", "at"), ("bind", "bind_sql", "skip", "then")),
     "shifted": (("start",), ("later", "seed", "renumber")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
@@ -982,13 +982,14 @@ class _Reader:
         bind_sql = self.named_values(f, "bind_sql", where, "a query",
                                      lambda v: isinstance(v, str) and bool(v.strip()))
         skip = self.refs_list(f, "skip", where, "statement")
-        if not any(key in f for key in ("bind", "bind_sql", "skip")):
-            self.problem(item.line, f'{where}: give "bind", "bind_sql" or "skip": a change '
-                         "that changes nothing tests nothing")
+        then = self.refs_list(f, "then", where, "statement")
+        if not any(key in f for key in ("bind", "bind_sql", "skip", "then")):
+            self.problem(item.line, f'{where}: give "bind", "bind_sql", "skip" or "then": a '
+                         "change that changes nothing tests nothing")
         return PracticeChange(task=self.ref(f, "task", where, "task") or "",
                               at=self.clock_time(f, "at", where) or 0, bind=tuple(bind),
                               bind_sql=tuple((n, str(v)) for n, v in bind_sql), skip=skip,
-                              line=item.line)
+                              then=then, line=item.line)
 
     def named_values(self, m: dict[str, Located], key: str, what: str, wanted: str,
                      accept: Callable[[object], bool]) -> list[tuple[str, Any]]:

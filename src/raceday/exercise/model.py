@@ -373,6 +373,10 @@ class PracticeChange(Value):
     """Values read from the world as the run starts (trusted SQL, first column of the first
     row): "the next plan, not written yet" is no number a guard can be keyed on."""
     skip: tuple[str, ...] = ()
+    then: tuple[str, ...] = ()
+    """Statements the run carries on with after its own, whatever they changed: a worker
+    that goes on to its next endpoint after a write that lost. A task the normal night does
+    not run (the delayed worker's) runs once, at `at`, when a change names it."""
     line: int = 0
 
 

@@ -255,12 +255,12 @@ def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...
     if stops_the_service(rubric, len(blocked), sum(p for _t, _w, p in failed), harmed):
         writes = "; ".join(f"{b.task} at {b.at} ({b.outcome})" for b in blocked[:3])
         more = f" and {len(blocked) - 3} more" if len(blocked) > 3 else ""
-        what = [f"{plural(len(blocked), 'good write')} of the normal night ({writes}{more})"] \
-            if blocked else []
-        what += [f"a guard also blocks the good path: {t} ({why})" for t, why, _p in failed]
-        what += [f"{_lower(titles.get(h.harm, h.harm))} for {plural(h.minutes, 'minute')} "
-                 f"on {h.night}" for h in harmed]
-        reasons.append(f"guards -{total}: your guards or edits caused {'; '.join(what)}: "
+        what = [f"refused {plural(len(blocked), 'good write')} of the normal night "
+                f"({writes}{more})"] if blocked else []
+        what += [f"blocked the good path: {t} ({why})" for t, why, _p in failed]
+        what += [f"caused {_lower(titles.get(h.harm, h.harm))} for "
+                 f"{plural(h.minutes, 'minute')} on {h.night}" for h in harmed]
+        reasons.append(f"guards -{total}: your guards or edits {'; '.join(what)}: "
                        f"they cost {cost} of the {rubric.points} guard points, so they stop the "
                        "service doing its job, an outage of their own; they earn nothing")
         cost = total
