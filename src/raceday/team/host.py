@@ -46,6 +46,7 @@ from raceday.store.session_db import (
     pg_session_db,
 )
 from raceday.team import wire
+from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
@@ -115,7 +116,7 @@ class _Step:
     schema_changed: bool = False
 
 
-class Host:
+class Host(FacilitatorActions):
     """Owns one team session. Build it, `start()` it, then `pump()` (or `run()`)."""
 
     origin = ""  # "script": `raceday run --team` (the history keeps it apart from plays)
@@ -570,124 +571,7 @@ class Host:
               error: str | None = None) -> None:
         self._step.outcomes.append(Outcome(command_id, status, time.time(), result, error))
 
-    # -- the facilitator's own actions (call them through `call`, or in the host thread) --
-
-    def facilitated(self, action: str, **fields: Any) -> ev.Event:
-        """Record the facilitator's hand on the session (the transcript keeps every one)."""
-        return self.need().record(ev.Facilitation(action=action, **fields))
-
-    def lobby_words(self) -> str:
-        """Who has joined and who is missing, for the start's record and the console."""
-        joined = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player]
-        missing = [f"{s.name}" for s in self.seats.values() if not s.player]
-        return (f"joined: {', '.join(joined) or 'nobody'}"
-                + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken"))
-
-    def start_clock(self) -> bool:
-        """Leave the lobby: the live clock starts from where the night begins (False when it
-        had already started)."""
-        if not self.in_lobby:
-            return False
-        self.in_lobby = False
-        self.facilitated("start", speed=self.live.speed, detail=self.lobby_words())
-        if self._own_clock:
-            self.live.start(self.wall(), self.need().minute)
-        return True
-
-    def pause(self) -> None:
-        if self.in_lobby or self.live.paused:
-            return  # held already: nothing changes, nothing to record
-        self.live.pause(self.wall())
-        self.facilitated("pause")
-
-    def resume(self) -> None:
-        """Run the clock again (in the lobby: start it)."""
-        if self.start_clock() or not self.live.paused:
-            return
-        self.live.resume(self.wall())
-        self.facilitated("resume")
-
-    def set_speed(self, speed: float) -> None:
-        from raceday.engine.clock import length_words, real_minutes
-
-        if speed <= 0:
-            raise SessionError(f"a speed must be above 0, not {speed:g}")
-        if self._own_clock:
-            self.live.set_speed(speed, self.wall())
-        session = self.need()
-        left = max(0, session.end_minute - session.minute)
-        self.facilitated("speed", speed=speed,
-                         detail=f"the rest of the night lasts "
-                                f"{length_words(real_minutes(left, speed))}")
-
-    def next_stop(self) -> tuple[int | None, str]:
-        """Where the facilitator's skip stops: the next minute a seated role's task falls
-        due, or the next inject, whichever comes first (None: the next inject, as the session
-        finds it, a fault's included); and why, in words."""
-        session = self.need()
-        task_at, task = session.next_task_due(self.roles)
-        inject_at = session.next_inject_minute()
-        if task_at is not None and (inject_at is None or task_at < inject_at):
-            assert task is not None
-            return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
-                             f"{task.title}")
-        return None, "the next inject"
-
-    def skip(self) -> None:
-        """Let the clock run to the next inject or, sooner, to the next time a seat's task
-        falls due (the facilitator's "next"); recorded."""
-        session = self.need()
-        if self.in_lobby:
-            raise SessionError("the clock is held in the lobby: start it first")
-        stop, why = self.next_stop()
-        self.facilitated("skip", detail=why)
-        session.wait(stop)
-        self.live.jump_to(session.minute, self.wall())
-
-    def hand_over(self, seat_name: str, to_automation: bool) -> ev.Event:
-        """Hand a seat's routine tasks to the automation (its story tasks stay the player's),
-        or give them back; recorded."""
-        seat = self.seats.get(seat_name)
-        if seat is None:
-            raise SessionError(f"no seat {seat_name!r} in this session")
-        return self.need().hand_over(seat.role, to_automation)
-
-    def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
-        """A hint the facilitator chose to send, to one role's seat or (None) to everyone
-        (recorded as theirs, then revealed; the team pays for it either way)."""
-        to = (role,) if role else ()
-        self.facilitated("hint", to=to, detail=hint_id)
-        return self.need().reveal_hint(hint_id, role, to)
-
-    def show_sql_on_projector(self, shown: bool) -> None:
-        """Let the projector show the statements' SQL (the hot wash), or hide it again."""
-        if shown != self.projector_sql:
-            self.projector_sql = shown
-            self.facilitated("projector", detail="players' SQL shown on the projector"
-                             if shown else "players' SQL hidden from the projector")
-
-    def screen_share(self, hidden: bool) -> None:
-        """The console's answer key and verdicts hidden (or shown again) for screen sharing."""
-        self.facilitated("screen", detail="answer key and live verdicts hidden" if hidden
-                         else "answer key and live verdicts shown")
-
-    def wait_until(self, minute: int | None) -> None:
-        session = self.need()
-        session.wait(minute)
-        self.live.jump_to(session.minute, self.wall())
-
-    def advance_to(self, minute: int) -> None:
-        session = self.need()
-        session.advance_to(minute)
-        self.live.jump_to(session.minute, self.wall())
-
-    def observer_note(self, text: str) -> ev.Event:
-        """A note for the debrief; players do not see it."""
-        self._private = True
-        try:
-            return self.need().note(text)
-        finally:
-            self._private = False
+    # -- the end (the facilitator's other actions: team/facilitator.py) -----------------
 
     def end(self, reason: str = "ended by the facilitator") -> ev.ScoreEvent:
         session = self.need()
