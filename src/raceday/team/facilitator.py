@@ -124,6 +124,13 @@ class FacilitatorActions:
         self.facilitated("hint", to=to, detail=hint_id)
         return self.need().reveal_hint(hint_id, role, to)
 
+    def rule(self, declaration: int, ruling: str, note: str = "") -> ev.Event:
+        """The facilitator's ruling on a declaration (its event number): right, partly or
+        wrong, with a note; recorded, and the score reads it."""
+        from raceday.team.rulings import rule
+
+        return rule(self.need(), declaration, ruling, note)
+
     def show_sql_on_projector(self, shown: bool) -> None:
         """Let the projector show the statements' SQL (the hot wash), or hide it again."""
         if shown != self.projector_sql:

@@ -48,6 +48,7 @@ from raceday.store.session_db import (
 from raceday.team import wire
 from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
+from raceday.team.rulings import rulings_in
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -283,6 +284,7 @@ class Host(FacilitatorActions):
             if event.seq > published:
                 self._on_event(event)
         session.subscribe(self._on_event)
+        session.facts.rulings[:] = rulings_in(session.events)
         if self.pace is Pace.LIVE:
             self.live.start(self.wall(), session.minute)
         self.ended = session.ended

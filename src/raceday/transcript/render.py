@@ -195,11 +195,23 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
     elif e.action == "handover":
         what = f"{', '.join(e.to)}: {e.detail}"
+    elif e.action == "ruling":
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"
+                + (f": {e.text}" if e.text else ""))
     elif e.action in ("screen", "projector"):
         what = e.detail or e.action
     else:
         what = f"{e.action} {e.detail}".strip()
     return f"facilitator: {what}"
+
+
+RULING_WORDS = {"right": "right", "partly": "partly right", "wrong": "wrong"}
+
+
+def ruling_words(ruling: str) -> str:
+    """'right', 'partly right', 'wrong': how a facilitator's ruling reads."""
+    return RULING_WORDS.get(ruling, ruling)
 
 
 def style_of(event: ev.Event) -> str:
