@@ -371,7 +371,7 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):
-        session.send_inject(event.title, event.text, event.to)
+        session.send_inject(event.title, event.text, event.to, event.inject_kind or "message")
     elif isinstance(event, ev.Facilitation) and event.action == "schedule" and event.when:
         session.schedule_on_fault(event.detail, event.text, event.when, event.after, event.to,
                                   event.inject_kind)

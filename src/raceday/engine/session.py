@@ -806,13 +806,14 @@ class Session:
         return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task,
                                   to=tuple(to)))
 
-    def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
-        """A facilitator's ad-hoc inject."""
+    def send_inject(self, title: str, text: str = "", to: Sequence[str] = (),
+                    kind: str = "message") -> Event:
+        """A facilitator's ad-hoc inject (`kind`: message, status or alarm)."""
         flood = self._flooded("inject")
         if flood is not None:
             return flood
         return self._emit(ev.Inject(
-            id="adhoc", inject_kind="message", title=title, text=text, to=tuple(to),
+            id="adhoc", inject_kind=InjectKind(kind).value, title=title, text=text, to=tuple(to),
             source="facilitator",
         ))
 

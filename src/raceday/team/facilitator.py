@@ -17,6 +17,8 @@ from raceday.transcript import events as ev
 
 if TYPE_CHECKING:
     from raceday.team.host import Seat
+    from raceday.team.inject_file import PreparedInject
+    from raceday.team.inject_plan import InjectPlan, PlanEntry
 
 
 class FacilitatorActions:
@@ -29,6 +31,7 @@ class FacilitatorActions:
     projector_sql: bool
     _own_clock: bool
     _private: bool
+    injects: InjectPlan
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -92,10 +95,15 @@ class FacilitatorActions:
         session = self.need()
         task_at, task = session.next_task_due(self.roles)
         inject_at = session.next_inject_minute()
+        planned = self.injects.next_minute(session.minute)
+        if planned is not None and (inject_at is None or planned < inject_at):
+            inject_at = planned
         if task_at is not None and (inject_at is None or task_at < inject_at):
             assert task is not None
             return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
                              f"{task.title}")
+        if planned is not None and planned == inject_at:
+            return planned, f"{session.time_of(planned)}, the facilitator's next inject"
         return None, "the next inject"
 
     def skip(self) -> None:
@@ -108,6 +116,7 @@ class FacilitatorActions:
         self.facilitated("skip", detail=why)
         session.wait(stop)
         self.live.jump_to(session.minute, self.wall())
+        self.send_due_injects()
 
     def hand_over(self, seat_name: str, to_automation: bool) -> ev.Event:
         """Hand a seat's routine tasks to the automation (its story tasks stay the player's),
@@ -130,6 +139,74 @@ class FacilitatorActions:
         from raceday.team.rulings import rule
 
         return rule(self.need(), declaration, ruling, note)
+
+    # -- the master list of injects --------------------------------------------------------
+
+    def plan_injects(self, prepared: tuple[PreparedInject, ...], where: str) -> None:
+        """Put the facilitator's prepared injects (read from `where`) in the master list."""
+        for inject in prepared:
+            self.injects.add(inject, "prepared")
+        self.facilitated("plan", detail=f"{len(prepared)} prepared inject"
+                         f"{'' if len(prepared) == 1 else 's'} from {where}")
+
+    def plan_live(self, inject: PreparedInject) -> PlanEntry:
+        """An inject the facilitator adds during play (at a minute, or when a harm holds)."""
+        entry = self.injects.add(inject, "live")
+        self.facilitated("schedule-live", detail=inject.title, to=inject.to,
+                         inject_kind=inject.kind, when=inject.when, after=inject.after,
+                         at=self.need().time_of(inject.at) if inject.at is not None else None)
+        self.send_due_injects()
+        return entry
+
+    def move_inject(self, key: str, minutes: int) -> PlanEntry:
+        """Move a waiting inject of the facilitator's `minutes` later (negative: earlier)."""
+        from raceday.team.inject_plan import when_words
+
+        session = self.need()
+        try:
+            entry = self.injects.move(key, minutes, session.minute)
+        except (KeyError, ValueError) as exc:
+            raise SessionError(str(exc).strip("'\"")) from None
+        self.facilitated("move", detail=f"{entry.inject.title}: now "
+                         f"{when_words(entry, session.time_of)}")
+        self.send_due_injects()
+        return entry
+
+    def cancel_inject(self, key: str) -> PlanEntry:
+        try:
+            entry = self.injects.cancel(key)
+        except (KeyError, ValueError) as exc:
+            raise SessionError(str(exc).strip("'\"")) from None
+        self.facilitated("cancel", detail=entry.inject.title)
+        return entry
+
+    def send_inject_now(self, key: str) -> PlanEntry:
+        """Send a waiting inject of the facilitator's at once."""
+        try:
+            entry = self.injects.get(key)
+        except KeyError as exc:
+            raise SessionError(str(exc).strip("'\"")) from None
+        if not entry.movable:
+            whose = ", the exercise's" if entry.source == "exercise" else ""
+            raise SessionError(f"'{entry.inject.title}' is not waiting (it is "
+                               f"{entry.state}{whose})")
+        return self._send_planned(entry)
+
+    def send_due_injects(self) -> None:
+        """Send every waiting inject whose time has come (the host calls it each pump)."""
+        session = self.need()
+        if session.ended or self.in_lobby:
+            return
+        for entry in self.injects.due(session.minute):
+            self._send_planned(entry)
+
+    def _send_planned(self, entry: PlanEntry) -> PlanEntry:
+        session = self.need()
+        i = entry.inject
+        title = f"Question for discussion: {i.title}" if i.kind == "question" else i.title
+        session.send_inject(title, i.text, i.to,
+                            "message" if i.kind == "question" else i.kind)
+        return self.injects.sent(entry.key, session.clock_face)
 
     def show_sql_on_projector(self, shown: bool) -> None:
         """Let the projector show the statements' SQL (the hot wash), or hide it again."""

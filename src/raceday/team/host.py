@@ -48,6 +48,8 @@ from raceday.store.session_db import (
 from raceday.team import wire
 from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
+from raceday.team.inject_file import PreparedInject
+from raceday.team.inject_plan import InjectPlan
 from raceday.team.rulings import rulings_in
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
@@ -185,6 +187,11 @@ class Host(FacilitatorActions):
         self.projector_sql = False
         """The projector shows the players' SQL (the facilitator's choice, for the hot wash)."""
         self.in_lobby = lobby and pace is Pace.LIVE
+        self.injects = InjectPlan(exercise)
+        self.prepared: tuple[tuple[PreparedInject, ...], str] | None = None
+        """The facilitator's prepared injects and the file they came from (`--injects`): put
+        in the master list when the host starts."""
+        """The master list: the exercise's injects, the facilitator's prepared and live ones."""
         """The live clock is held at the start until the facilitator starts it (`start_clock`):
         seats join and look at the world meanwhile."""
 
@@ -218,6 +225,8 @@ class Host(FacilitatorActions):
         for event in session.events:  # session_start and whatever the first minute fired
             self._on_event(event)
         session.subscribe(self._on_event)
+        if self.prepared is not None:
+            self.plan_injects(*self.prepared)
         if self.pace is Pace.LIVE and self._own_clock and not self.in_lobby:
             self.live.start(self.wall(), 0)
         self._publish(meta={
@@ -379,8 +388,12 @@ class Host(FacilitatorActions):
                 and now - self._last_clock_read >= CLOCK_SECONDS):
             self._last_clock_read = now
             target = int(self.live.minutes(now))
+            planned = self.injects.next_minute(session.minute)  # stop there to send it
+            if planned is not None:
+                target = min(target, planned)
             if target > session.minute and session.minute < session.end_minute:
                 session.advance_to(target)
+        self.send_due_injects()
         drained = self._data_version != -1  # no seat's beat still waits in the queue
         if drained and not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
             self._last_beat_check = now
@@ -586,6 +599,7 @@ class Host(FacilitatorActions):
     # -- publishing ----------------------------------------------------------------------
 
     def _on_event(self, event: ev.Event) -> None:
+        self.injects.note(event, event.sim_time)
         private = self._private and isinstance(event, ev.Note)
         self._step.events.append(EventRow(event.seq, event.kind, private, to_json_line(event)))
         if isinstance(event, ev.Statement) and event.schema_changed:

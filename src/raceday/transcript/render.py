@@ -199,6 +199,17 @@ def facilitation_words(e: ev.Facilitation) -> str:
         whose = f"{', '.join(e.to)}'s " if e.to else ""
         what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"
                 + (f": {e.text}" if e.text else ""))
+    elif e.action == "plan":
+        what = f"loaded {e.detail}"
+    elif e.action == "schedule-live":
+        whom = ", ".join(e.to) if e.to else "everyone"
+        when = (f"for {e.at}" if e.at else f"for when {e.when} holds"
+                + (f", {e.after} min into it" if e.after else ""))
+        what = f"{e.inject_kind or 'message'} planned {when}, to {whom}: {e.detail}"
+    elif e.action == "move":
+        what = f"inject moved: {e.detail}"
+    elif e.action == "cancel":
+        what = f"inject cancelled: {e.detail}"
     elif e.action in ("screen", "projector"):
         what = e.detail or e.action
     else:

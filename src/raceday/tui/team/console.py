@@ -69,6 +69,7 @@ class ConsoleScreen(Screen[None]):
         Binding("g", "speed", "Speed"),
         Binding("n", "skip", "Skip to next"),
         Binding("i", "inject", "Inject"),
+        Binding("m", "inject_list", "Injects list"),
         Binding("h", "hint", "Hint"),
         Binding("o", "note", "Note"),
         Binding("r", "rule", "Rule"),
@@ -382,20 +383,36 @@ class ConsoleScreen(Screen[None]):
                     return
                 target = () if to == EVERYONE else (to,)
                 self.app.push_screen(ChoiceDialog("When", [(NOW, "now")] + [
+                    (f"+{n}", f"in {n} minutes (on the night's clock)") for n in (5, 15, 30)
+                ] + [
                     (harm.id, f"when it holds: {' '.join(harm.fault.split())}")
                     for harm in self.exercise.invariants]), lambda when: at(target, when))
 
             def at(target: tuple[str, ...], when: str | None) -> None:
+                from raceday.team.inject_file import PreparedInject
+
+                host = self.host
                 if when == NOW:
                     self._send("inject", lambda s: s.send_inject(request.title, request.text,
                                                                  target))
+                elif when is not None and when.startswith("+"):
+                    later = int(when[1:])
+                    self._send("inject", lambda s: host.plan_live(PreparedInject(
+                        id="live", title=request.title, text=request.text, to=target,
+                        at=s.minute + later)))
                 elif when is not None:
-                    self._send("inject", lambda s: s.schedule_on_fault(
-                        request.title, request.text, when, 0, target))
+                    self._send("inject", lambda s: host.plan_live(PreparedInject(
+                        id="live", title=request.title, text=request.text, to=target,
+                        when=when)))
 
             self.app.push_screen(ChoiceDialog("Send it to", options), send)
 
         self.app.push_screen(InjectDialog(classes="dialog-screen"), targeted)
+
+    def action_inject_list(self) -> None:
+        from raceday.tui.team.inject_list import InjectListScreen
+
+        self.app.push_screen(InjectListScreen(self.host))
 
     def action_hint(self) -> None:
         if self.sharing:

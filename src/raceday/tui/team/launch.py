@@ -95,15 +95,16 @@ def watch(session: Path | str, team: str | None = None) -> int:
 
 def host_console(exercise: str, seats: str | None, pace: str, speed: float | None,
                  transcripts: Path, teams: str | None = None, *, length: float | None = None,
-                 lobby: bool = False) -> int:
+                 lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.launch import build_host
     from raceday.team.serve import join_text, save_join_text
     from raceday.tui.team.console import ConsoleApp
 
     if teams is not None:
         return _host_teams_console(exercise, seats, teams, pace, speed, transcripts,
-                                   length=length, lobby=lobby)
-    host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby)
+                                   length=length, lobby=lobby, injects=injects)
+    host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby,
+                      injects=injects)
     host.start()
     info = join_text(host)
     save_join_text(host.folder, info)
@@ -118,7 +119,7 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float | Non
 
 def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
                         speed: float | None, transcripts: Path, *, length: float | None = None,
-                        lobby: bool = False) -> int:
+                        lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.group import read_group
     from raceday.team.launch import build_teams
     from raceday.team.leaderboard import leaderboard_lines, standings
@@ -126,7 +127,7 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
     from raceday.tui.team.console import GroupConsoleApp
 
     group = build_teams(exercise, seats, teams, pace, speed, transcripts, length=length,
-                        lobby=lobby)
+                        lobby=lobby, injects=injects)
     folder = group.start()
     info = group_join_text(group)
     save_join_text(folder, info)
