@@ -108,13 +108,13 @@ def test_prepared_injects_go_out_on_time_move_cancel_and_follow_the_harm(
     while host.need().minute < 70:  # to 00:10, past the fault (23:48) and five minutes in
         wall[0] += 1
         host.pump()
-    sent = {e.title: e for e in host.need().events if isinstance(e, ev.Inject)
-            and e.id == "adhoc"}
-    assert sent["Pager - error rate high"].sim_time == "23:35"
-    assert sent["Pager - error rate high"].inject_kind == "alarm"
-    assert "A spare message" not in sent
+    by_title = {e.title: e for e in host.need().events if isinstance(e, ev.Inject)
+                and e.id == "adhoc"}
+    assert by_title["Pager - error rate high"].sim_time == "23:35"
+    assert by_title["Pager - error rate high"].inject_kind == "alarm"
+    assert "A spare message" not in by_title
     fault = next(e for e in host.need().events if isinstance(e, ev.Fault))
-    social = sent["Customers say the app is down"]
+    social = by_title["Customers say the app is down"]
     assert social.minute == fault.minute + 5 and social.to == ("responder",)
     states = {e.inject.id: e.state for e in host.injects.entries}
     assert states["spare"] == CANCELLED and states["pager"] == SENT
