@@ -140,6 +140,25 @@ class FacilitatorActions:
 
         return rule(self.need(), declaration, ruling, note)
 
+    # -- the night's fault step ---------------------------------------------------------
+
+    def fault_task(self) -> str | None:
+        """The task of the night's first race step (the fault's), when the exercise has one."""
+        guards = self.need().exercise.scoring.guards
+        return guards.steps[0].task if guards and guards.steps else None
+
+    def hold_fault(self, hold: bool) -> ev.Event:
+        """Hold the night's fault step (a human Enactor is late, or early: the story waits),
+        or release it (it runs at the next minute if it fell due meanwhile); recorded."""
+        task = self.fault_task()
+        if task is None:
+            raise SessionError("this exercise names no race step to hold")
+        session = self.need()
+        if hold == (task in session.held):
+            raise SessionError("the fault step is held already" if hold else
+                               "the fault step is not held")
+        return session.hold_task(task, hold)
+
     # -- the master list of injects --------------------------------------------------------
 
     def plan_injects(self, prepared: tuple[PreparedInject, ...], where: str) -> None:

@@ -199,6 +199,10 @@ def facilitation_words(e: ev.Facilitation) -> str:
         whose = f"{', '.join(e.to)}'s " if e.to else ""
         what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"
                 + (f": {e.text}" if e.text else ""))
+    elif e.action in ("hold", "release"):
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = (f"held {whose}task '{e.text or e.detail}' (it runs when released)"
+                if e.action == "hold" else f"released {whose}task '{e.text or e.detail}'")
     elif e.action == "plan":
         what = f"loaded {e.detail}"
     elif e.action == "schedule-live":

@@ -75,6 +75,7 @@ class ConsoleScreen(Screen[None]):
         Binding("r", "rule", "Rule"),
         Binding("j", "join_info", "Join info"),
         Binding("a", "hand_over", "Automate seat"),
+        Binding("f", "hold_fault", "Hold fault"),
         Binding("v", "share", "Hide answers"),
         Binding("w", "projector_sql", "SQL on projector"),
         Binding("e", "end", "End"),
@@ -95,6 +96,8 @@ class ConsoleScreen(Screen[None]):
         self.last_action: dict[str, str] = {}
         self.handed: set[str] = set()
         """Roles whose routine tasks the automation runs (the facilitator handed them)."""
+        self.fault_held = False
+        """The facilitator holds the night's fault step (f): it waits for their release."""
         self.sharing = False
         """Screen sharing: the answer key, the live verdicts, the scorer's feed and the
         observer notes are hidden; the feed shows what the players see."""
@@ -176,6 +179,8 @@ class ConsoleScreen(Screen[None]):
         elif isinstance(event, ev.SeatCommand):
             self.last_action[event.seat] = f"{event.sim_time} {event.action}"
             return
+        elif isinstance(event, ev.Facilitation) and event.action in ("hold", "release"):
+            self.fault_held = event.action == "hold"
         elif isinstance(event, ev.Facilitation) and event.action == "handover":
             from raceday.engine.session import HANDED
 
@@ -258,6 +263,8 @@ class ConsoleScreen(Screen[None]):
                         style="bold black on yellow" if clock.paused else "bold green")
         else:
             text.append("turns", style="bold")
+        if self.fault_held:
+            text.append("  FAULT STEP HELD (f releases it)", style="bold white on magenta")
         text.append("  │ facilitator console │ ", style="dim")
         if self.sharing:
             text.append("SCREEN SHARE: answers hidden │ ", style="bold magenta")
@@ -352,6 +359,14 @@ class ConsoleScreen(Screen[None]):
         self.app.push_screen(ChoiceDialog(
             "Hand a seat to the automation (its story tasks stay the player's)", options),
             chosen)
+
+    def action_hold_fault(self) -> None:
+        """Hold the night's fault step, or release it (the story waits for the players)."""
+        hold = not self.fault_held
+        self._send("hold", lambda s: self.host.hold_fault(hold))
+        self.notify("The fault step is held: it runs when you release it (f)." if hold else
+                    "The fault step is released: it runs at the next minute if it was due.",
+                    timeout=4)
 
     def action_projector_sql(self) -> None:
         """Let the projector show the players' SQL (the hot wash), or hide it again."""
