@@ -187,6 +187,8 @@ class Host(FacilitatorActions):
         self.projector_sql = False
         """The projector shows the players' SQL (the facilitator's choice, for the hot wash)."""
         self.in_lobby = lobby and pace is Pace.LIVE
+        self.rewritten: set[str] = set()
+        """Seats whose row in the seat table someone other than the host changed (or added)."""
         self.injects = InjectPlan(exercise)
         self.prepared: tuple[tuple[PreparedInject, ...], str] | None = None
         """The facilitator's prepared injects and the file they came from (`--injects`): put
@@ -398,6 +400,7 @@ class Host(FacilitatorActions):
         if drained and not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
             self._last_beat_check = now
             self._check_heartbeats(now)
+            self._guard_seats()
         if session.ended:
             self.ended = True
         self._publish()
@@ -479,6 +482,7 @@ class Host(FacilitatorActions):
 
     def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
         if seat is None:
+            self._guard_seats()  # a seat added to the seat table is said now
             raise CommandRefusal(f"no seat {row.seat!r} in this session")
         if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac,
                       self.team):
@@ -490,6 +494,11 @@ class Host(FacilitatorActions):
                 kind = StaleBeat if row.kind == BEAT else CommandRefusal
                 raise kind("the command is not signed with this seat's token: the host "
                            "restarted with new tokens, join again with yours (or forged?)")
+            self._guard_seats()  # a rewritten seat table is put back, and said, now
+            if seat.name in self.rewritten:
+                raise CommandRefusal(f"the command is not signed with seat {seat.name}'s token: "
+                                     "its row in the seat table was rewritten, and the host "
+                                     "keeps the seats it issued")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
@@ -581,6 +590,35 @@ class Host(FacilitatorActions):
                                                player=seat.player, silent_seconds=int(silent)))
                 _log.warning("seat %s (%s) lost: silent for %.0f s", seat.name, seat.player,
                              silent)
+
+    def _guard_seats(self) -> None:
+        """The seats are the ones the host issued: a row of the seat table a client rewrote
+        (another seat's token, its role) or deleted is put back, its player joins again with
+        their own token, and it is recorded; a row a client added opens nothing (its
+        commands are refused: no such seat), and is recorded once."""
+        db, session = self.db, self.need()
+        assert db is not None
+        rows = {row.name: row for row in db.seats()}
+        for seat in self.seats.values():
+            issued = token_hash(seat.token)
+            row = rows.get(seat.name)
+            if row is not None and row.role == seat.role and row.token_hash == issued:
+                continue
+            db.reseat(seat.name, seat.role, issued)
+            self._step.seats[seat.name] = seat  # its player and join time, published again
+            self.rewritten.add(seat.name)
+            what = "deleted" if row is None else "rewritten"
+            _log.warning("seat %s's row in the seat table was %s: put back", seat.name, what)
+            session.record(ev.CommandRefused(
+                seat=seat.name, action="seat table", command=0, role=seat.role,
+                error=f"seat {seat.name}'s row in the seat table was {what} by someone other "
+                      "than the host; the host keeps the seats it issued and put it back"))
+        for name in rows.keys() - self.seats.keys() - self.rewritten:
+            self.rewritten.add(name)
+            session.record(ev.CommandRefused(
+                seat=shown_seat(name), action="seat table", command=0,
+                error=f"a seat {shown_seat(name)!r} was added to the seat table by someone "
+                      "other than the host: it opens nothing"))
 
     def _done(self, command_id: int, status: str, *, result: str | None = None,
               error: str | None = None) -> None:
