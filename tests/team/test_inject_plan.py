@@ -12,6 +12,7 @@ from team_fixtures import TOKENS
 from raceday.engine.clock import Pace
 from raceday.engine.session import SessionError
 from raceday.exercise.model import Exercise
+from raceday.team.client import View
 from raceday.team.host import Host
 from raceday.team.inject_file import InjectFileError, load_inject_file
 from raceday.team.inject_plan import CANCELLED, SENT
@@ -116,6 +117,9 @@ def test_prepared_injects_go_out_on_time_move_cancel_and_follow_the_harm(
     fault = next(e for e in host.need().events if isinstance(e, ev.Fault))
     social = by_title["Customers say the app is down"]
     assert social.minute == fault.minute + 5 and social.to == ("responder",)
+    seen = View(host.folder).new_events()  # what the seats and the projector read
+    assert not any(isinstance(e, ev.Facilitation) for e in seen)  # no spoiler of what comes
+    assert "Customers say the app is down" in {e.title for e in seen if isinstance(e, ev.Inject)}
     states = {e.inject.id: e.state for e in host.injects.entries}
     assert states["spare"] == CANCELLED and states["pager"] == SENT
     host.end()

@@ -302,6 +302,11 @@ def test_the_fault_step_held_waits_for_the_facilitators_release(
                and e.role == "enactor-a" and e.automated and e.minute > 70
                and "rollback_plan_id = active_plan_id, active_plan_id" in e.sql]
     assert applied and applied[0].sim_time == "00:11"  # the next minute after the release
+    host.pump()
+    players, facilitator = View(host.folder).new_events(), View(host.folder).new_events(True)
+    assert not any(isinstance(e, ev.Facilitation) for e in players)  # it would spoil the night
+    assert [e.action for e in facilitator if isinstance(e, ev.Facilitation)] == [
+        "hold", "release"]
     words = [describe(e) for e in _facilitation(host)]
     assert words == ["facilitator: held enactor-a's task 'Finish applying your plan to the "
                      "regional endpoint' (it runs when released)",

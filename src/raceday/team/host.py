@@ -80,6 +80,11 @@ MAX_BEAT_S = 60.0
 """The longest heartbeat a seat may promise (a longer one would never be missed)."""
 
 
+BACKSTAGE = ("hold", "release", "plan", "schedule-live", "move", "cancel")
+"""The facilitator's actions the players' screens do not show (the transcript and the console
+keep them): which task is the fault's, and the injects still to come, would spoil the night."""
+
+
 class CommandRefusal(Exception):
     """Why a seat's command is not run (recorded as `command_refused`)."""
 
@@ -638,7 +643,8 @@ class Host(FacilitatorActions):
 
     def _on_event(self, event: ev.Event) -> None:
         self.injects.note(event, event.sim_time)
-        private = self._private and isinstance(event, ev.Note)
+        private = (self._private and isinstance(event, ev.Note)) or (
+            isinstance(event, ev.Facilitation) and event.action in BACKSTAGE)
         self._step.events.append(EventRow(event.seq, event.kind, private, to_json_line(event)))
         if isinstance(event, ev.Statement) and event.schema_changed:
             self._step.schema_changed = True

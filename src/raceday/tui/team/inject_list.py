@@ -70,12 +70,16 @@ class InjectListScreen(ModalScreen[None]):
         i, session = entry.inject, self.host.session
         time_of = session.time_of if session is not None else str
         done = entry.state in (SENT, CANCELLED)
-        text = Text(style="dim" if done else "")
-        text.append(f"{when_words(entry, time_of):<34.34} ", style="" if done else "bold")
+        text = Text(style="dim" if done else "", no_wrap=True, overflow="ellipsis")
+        when = when_words(entry, time_of) if i.at is not None or done else \
+            f"when {i.when}" + (f" +{i.after} min" if i.after else "")
+        text.append(f"{when:<28.28} ", style="" if done else "bold")
         text.append(f"{KIND_MARK.get(i.kind, '·')} {i.kind:<8} ")
         text.append(f"{entry.source:<8} ", style="cyan" if entry.source != "exercise" else "dim")
-        text.append(f"to {', '.join(i.to) or 'everyone'}: "[:24].ljust(24))
-        text.append(inert(i.title, one_line=True)[:70])
+        text.append(f"{', '.join(i.to) or 'everyone':<12.12} ")
+        room = max(20, self.size.width - 84)  # one line each: the list stays a list
+        title = inert(i.title, one_line=True)
+        text.append(title if len(title) <= room else title[:room - 1] + "…")
         if entry.state == CANCELLED:
             text.stylize("strike")
         return text

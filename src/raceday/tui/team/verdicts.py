@@ -69,7 +69,12 @@ class Verdicts:
         t.append(f"\nRace steps: {', '.join(self.steps) or '—'}")
         for d in self.declarations:
             t.append(f"\n{d.sim_time} {inert(d.role)} declared ")
-            t.append("✓ " if d.correct else "✗ ", style="green" if d.correct else "bold red")
+            mark, style = {"confirmed": ("✓ ", "green"), "repeat": ("✓ again ", "green"),
+                           "false_alarm": ("✗ not so yet: ", "bold red"),
+                           "unseen": ("? nothing showed it yet: ", "yellow"),
+                           "wrong": ("✗ ", "bold red")}.get(
+                               d.verdict, ("✓ ", "green") if d.correct else ("✗ ", "bold red"))
+            t.append(mark, style=style)
             t.append(inert(d.text))
             ruled = self.rulings.get(d.seq)
             if ruled is not None:
