@@ -103,7 +103,7 @@ class FacilitatorActions:
             return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
                              f"{task.title}")
         if planned is not None and planned == inject_at:
-            return planned, f"{session.time_of(planned)}, the facilitator's next inject"
+            return planned, f"{session.time_of(planned)}, the next inject"
         return None, "the next inject"
 
     def skip(self) -> None:

@@ -633,6 +633,9 @@ class Host(FacilitatorActions):
 
     def end(self, reason: str = "ended by the facilitator") -> ev.ScoreEvent:
         session = self.need()
+        if not session.ended:
+            for task in list(session.held):  # the rest of the night plays as the exercise has it
+                session.hold_task(task, False)
         session.end(reason)
         self.ended = True
         self._publish()
