@@ -404,21 +404,23 @@ class ConsoleScreen(Screen[None]):
                     for harm in self.exercise.invariants]), lambda when: at(target, when))
 
             def at(target: tuple[str, ...], when: str | None) -> None:
+                if when is not None:
+                    self.app.push_screen(ChoiceDialog("Kind", [
+                        ("message", "message"), ("status", "status post"), ("alarm", "alarm"),
+                        ("question", "question for discussion")]),
+                        lambda kind: typed(target, when, kind))
+
+            def typed(target: tuple[str, ...], when: str, kind: str | None) -> None:
                 from raceday.team.inject_file import PreparedInject
 
+                if kind is None:
+                    return
                 host = self.host
-                if when == NOW:
-                    self._send("inject", lambda s: s.send_inject(request.title, request.text,
-                                                                 target))
-                elif when is not None and when.startswith("+"):
-                    later = int(when[1:])
-                    self._send("inject", lambda s: host.plan_live(PreparedInject(
-                        id="live", title=request.title, text=request.text, to=target,
-                        at=s.minute + later)))
-                elif when is not None:
-                    self._send("inject", lambda s: host.plan_live(PreparedInject(
-                        id="live", title=request.title, text=request.text, to=target,
-                        when=when)))
+                later = int(when[1:]) if when.startswith("+") else 0
+                harm = "" if when == NOW or when.startswith("+") else when
+                self._send("inject", lambda s: host.plan_live(PreparedInject(
+                    id="live", title=request.title, text=request.text, to=target, kind=kind,
+                    at=None if harm else s.minute + later, when=harm)))
 
             self.app.push_screen(ChoiceDialog("Send it to", options), send)
 
