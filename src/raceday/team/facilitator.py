@@ -135,7 +135,7 @@ class FacilitatorActions:
 
     def rule(self, declaration: int, ruling: str, note: str = "") -> ev.Event:
         """The facilitator's ruling on a declaration (its event number): right, partly or
-        wrong, with a note; recorded, and the score reads it."""
+        wrong, with a note; recorded, and put in the facts the judge scores from."""
         from raceday.team.rulings import rule
 
         return rule(self.need(), declaration, ruling, note)

@@ -3,7 +3,7 @@ note. The judge decides each declaration from the world; a facilitator who heard
 reasoning may rule otherwise, and the debrief shows their word beside the judge's.
 
 A ruling is a `Facilitation` event (action "ruling") and goes into the session's facts
-(`Facts.rulings`), where the score reads it.
+(`Facts.rulings`), where the judge finds it (the score does not read it yet).
 """
 
 from __future__ import annotations
