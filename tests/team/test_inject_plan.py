@@ -15,7 +15,7 @@ from raceday.exercise.model import Exercise
 from raceday.team.client import View
 from raceday.team.host import Host
 from raceday.team.inject_file import InjectFileError, load_inject_file
-from raceday.team.inject_plan import CANCELLED, SENT
+from raceday.team.inject_plan import CANCELLED, PLANNED, SENT
 from raceday.team.seats import seats_from_roles
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -149,3 +149,44 @@ def test_a_waiting_inject_goes_out_now_and_skip_stops_at_the_next(
     assert host.need().events[-1].title.startswith("Question for discussion")  # type: ignore[attr-defined]
     host.end()
     host.close()
+
+
+def test_a_resumed_host_has_the_master_list_as_it_was(flagship: Exercise,
+                                                      tmp_path: Path) -> None:
+    """The host killed mid-night: `raceday resume` lists the prepared and live injects again,
+    moved, cancelled and sent as they were; none goes out twice, the rest on time."""
+    from raceday.team.inject_file import PreparedInject
+
+    prepared = load_inject_file(_write(tmp_path, GOOD), flagship)
+    host = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path / "t",
+                pace=Pace.TURNS, tokens=TOKENS)
+    host.prepared = (prepared, "injects.yaml")
+    host.start()
+    keys = {e.inject.id: e.key for e in host.injects.entries}
+    host.move_inject(keys["pager"], 5)  # 23:35
+    host.cancel_inject(keys["spare"])
+    live = host.plan_live(PreparedInject(id="live", title="Legal asks for a timeline",
+                                         text="By 01:00", kind="question", at=50))
+    host.advance_to(10)  # the CEO's question went out at 23:06
+    host.pump()
+    before = {e.key: (e.state, e.inject.at, e.inject.after) for e in host.injects.entries}
+    folder = host.folder
+    host.need().close()  # killed: no score
+    host.close()
+
+    again = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path / "t",
+                 pace=Pace.TURNS, tokens={"responder": "new"})
+    again.resume_session(folder)
+    after = {e.key: (e.state, e.inject.at, e.inject.after) for e in again.injects.entries}
+    assert after == before
+    assert after[keys["pager"]] == (PLANNED, 35, 0) and after[live.key][0] == PLANNED
+    again.advance_to(60)
+    again.pump()
+    titles = [e.title for e in again.need().events if isinstance(e, ev.Inject)
+              and e.id == "adhoc"]
+    assert titles.count("Question for discussion: The CEO asks what to tell customers") == 1
+    assert titles.count("Pager - error rate high") == 1
+    assert "Question for discussion: Legal asks for a timeline" in titles
+    assert "A spare message" not in titles
+    again.end()
+    again.close()

@@ -163,17 +163,21 @@ class FacilitatorActions:
 
     def plan_injects(self, prepared: tuple[PreparedInject, ...], where: str) -> None:
         """Put the facilitator's prepared injects (read from `where`) in the master list."""
+        from raceday.team.inject_plan import save_prepared
+
         for inject in prepared:
             self.injects.add(inject, "prepared")
+        save_prepared(self.need().folder, prepared)  # a resumed host lists them again
         self.facilitated("plan", detail=f"{len(prepared)} prepared inject"
                          f"{'' if len(prepared) == 1 else 's'} from {where}")
 
     def plan_live(self, inject: PreparedInject) -> PlanEntry:
         """An inject the facilitator adds during play (at a minute, or when a harm holds)."""
         entry = self.injects.add(inject, "live")
-        self.facilitated("schedule-live", detail=inject.title, to=inject.to,
+        self.facilitated("schedule-live", detail=inject.title, text=inject.text, to=inject.to,
                          inject_kind=inject.kind, when=inject.when, after=inject.after,
-                         at=self.need().time_of(inject.at) if inject.at is not None else None)
+                         at=self.need().time_of(inject.at) if inject.at is not None else None,
+                         inject=entry.key)
         self.send_due_injects()
         return entry
 
@@ -186,8 +190,11 @@ class FacilitatorActions:
             entry = self.injects.move(key, minutes, session.minute)
         except (KeyError, ValueError) as exc:
             raise SessionError(str(exc).strip("'\"")) from None
+        at = entry.inject.at
         self.facilitated("move", detail=f"{entry.inject.title}: now "
-                         f"{when_words(entry, session.time_of)}")
+                         f"{when_words(entry, session.time_of)}", inject=key,
+                         at=session.time_of(at) if at is not None else None,
+                         after=entry.inject.after)
         self.send_due_injects()
         return entry
 
@@ -196,7 +203,7 @@ class FacilitatorActions:
             entry = self.injects.cancel(key)
         except (KeyError, ValueError) as exc:
             raise SessionError(str(exc).strip("'\"")) from None
-        self.facilitated("cancel", detail=entry.inject.title)
+        self.facilitated("cancel", detail=entry.inject.title, inject=key)
         return entry
 
     def send_inject_now(self, key: str) -> PlanEntry:

@@ -301,6 +301,7 @@ class Host(FacilitatorActions):
                 self._on_event(event)
         session.subscribe(self._on_event)
         session.facts.rulings[:] = rulings_in(session.events)
+        self._plan_again(session)
         if self.pace is Pace.LIVE:
             self.live.start(self.wall(), session.minute)
         self.ended = session.ended
@@ -309,6 +310,23 @@ class Host(FacilitatorActions):
         _log.info("team session resumed in %s with seats %s", session.folder,
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
         return session
+
+    def _plan_again(self, session: Session) -> None:
+        """The master list as it was: the prepared injects the session started with, and
+        what the transcript says was added, moved, cancelled and sent."""
+        from raceday.exercise.times import parse_time
+        from raceday.team.inject_plan import load_prepared, rebuild
+
+        try:
+            prepared = load_prepared(session.folder)
+        except ValueError as exc:
+            _log.warning("%s", exc)
+            prepared = ()
+        for inject in prepared:
+            self.injects.add(inject, "prepared")
+        start = session.exercise.clock.start
+        rebuild(self.injects, session.events,
+                lambda at, after: parse_time(at, start, after))
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""

@@ -9,14 +9,18 @@ harm has held for its `after`); it learns which harms hold from the session's ev
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 from raceday.exercise.model import Exercise
 from raceday.team.inject_file import PreparedInject
 from raceday.transcript import events as ev
 
 PLANNED, SENT, CANCELLED = "planned", "sent", "cancelled"
+PREPARED_FILE = "injects.json"
+"""The facilitator's prepared injects, kept in the session folder for a resumed host."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,54 @@ class InjectPlan:
 
     def sent(self, key: str, time: str) -> PlanEntry:
         return self._put(replace(self.get(key), state=SENT, sent_at=time))
+
+
+def save_prepared(folder: Path, prepared: Sequence[PreparedInject]) -> None:
+    (folder / PREPARED_FILE).write_text(
+        json.dumps([asdict(i) for i in prepared], ensure_ascii=False, indent=1) + "\n",
+        encoding="utf-8")
+
+
+def load_prepared(folder: Path) -> tuple[PreparedInject, ...]:
+    """The prepared injects a session started with (none when it had no file); the file is
+    the host's own, written at the start: one that does not read is none, and said so."""
+    path = folder / PREPARED_FILE
+    if not path.is_file():
+        return ()
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        return tuple(PreparedInject(**{**row, "to": tuple(row.get("to", ()))}) for row in rows)
+    except (OSError, ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: the prepared injects cannot be read again ({exc})") from None
+
+
+def rebuild(plan: InjectPlan, events: Sequence[ev.Event], minute_of: Callable[[str, int], int],
+            ) -> None:
+    """The list as the transcript left it: the live injects added, the moves and
+    cancellations, and which of the facilitator's went out (an adhoc inject of theirs is the
+    first waiting entry with its title and roles)."""
+    for e in events:
+        plan.note(e, e.sim_time)
+        if isinstance(e, ev.Facilitation) and e.inject:
+            if e.action == "schedule-live":
+                plan.add(PreparedInject(
+                    id="live", title=e.detail, text=e.text, kind=e.inject_kind or "message",
+                    to=e.to, at=minute_of(e.at, e.minute) if e.at else None, when=e.when,
+                    after=e.after), "live")
+            elif e.action == "move" and any(x.key == e.inject for x in plan.entries):
+                entry = plan.get(e.inject)
+                moved = (replace(entry.inject, at=minute_of(e.at, e.minute)) if e.at
+                         else replace(entry.inject, after=e.after))
+                plan._put(replace(entry, inject=moved))
+            elif e.action == "cancel" and any(x.key == e.inject for x in plan.entries):
+                plan._put(replace(plan.get(e.inject), state=CANCELLED))
+        elif isinstance(e, ev.Inject) and e.id == "adhoc" and e.source == "facilitator":
+            waiting = next((x for x in plan.entries if x.movable and x.inject.to == e.to
+                            and e.title in (x.inject.title,
+                                            f"Question for discussion: {x.inject.title}")),
+                           None)
+            if waiting is not None:
+                plan.sent(waiting.key, e.sim_time)
 
 
 def when_words(entry: PlanEntry, time_of: Callable[[int], str]) -> str:

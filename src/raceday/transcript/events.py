@@ -233,6 +233,9 @@ class Facilitation(Event):
     declaration's `seq` in `declaration`, its finding in `detail`, its role in `to`, its time
     in `at` and the facilitator's note in `text`; a later ruling on it replaces this one."""
     declaration: int = 0
+    inject: str = ""
+    """The master list's entry a plan, schedule-live, move or cancel acts on ("prepared:ID",
+    "live:N"): a resumed host rebuilds the list from them."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
