@@ -210,6 +210,9 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--headless", action="store_true",
                       help="no console: print how to join, run until the night is over "
                       "(Ctrl-C ends it)")
+    host.add_argument("--injects", type=Path, default=None, metavar="FILE",
+                      help="the facilitator's prepared injects (YAML: injects: - title, at or "
+                      "when, kind, to, text), in the console's master list (m)")
     host.add_argument("--teams", default=None,
                       help="several teams on one clock, each with the seats of --seats in "
                       "its own world: red,blue,... (a leaderboard at the end)")
@@ -486,13 +489,13 @@ def _team(args: argparse.Namespace, out: Console) -> int:
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
                              args.transcripts, out, teams=args.teams, length=args.length,
-                             lobby=not args.start_now)
+                             lobby=not args.start_now, injects=args.injects)
     from raceday.tui.team import launch  # the TUI, imported only here
 
     if args.command == "host":
         return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
                                    args.transcripts, teams=args.teams, length=args.length,
-                                   lobby=not args.start_now)
+                                   lobby=not args.start_now, injects=args.injects)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:

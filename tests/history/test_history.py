@@ -208,3 +208,31 @@ def test_a_history_from_before_origins_is_rebuilt_with_them(
     db.close()
     attempts, _ = load_attempts(root, scripts=True)
     assert [a.scripted for a in attempts] == [True]
+
+
+def test_team_sessions_hosted_together_are_in_the_history_by_team(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`raceday host --teams red,blue`: each team's session sits two folders down; both are
+    indexed where the transcripts are, and the history files them under the team's name."""
+    from raceday.engine.clock import Pace
+    from raceday.team.group import Teams, TeamSpec
+    from raceday.team.seats import SeatSpec
+
+    exercise = load_named_exercise(str(LOST))
+    seats = (SeatSpec(exercise.default_roles[0], exercise.default_roles[0]),)
+    for _ in range(2):  # two game days
+        group = Teams(exercise, [TeamSpec("red", seats), TeamSpec("blue", seats)],
+                      transcripts=tmp_path, pace=Pace.TURNS)
+        group.start()
+        group.end()
+        group.close()
+    assert not list(tmp_path.glob("*/*/history.db"))  # not beside the team's folder
+    attempts, _ = load_attempts(tmp_path)
+    assert sorted(a.team_name for a in attempts) == ["blue", "blue", "red", "red"]
+    assert len({a.session for a in attempts}) == 4  # same folder names, keys apart
+    code, out, _ = run(capsys, "history", "--transcripts", str(tmp_path))
+    assert code == 0 and "team: red" in out and "team: blue" in out
+    assert "4 attempts" in out
+    before = dump(sqlite_utils.Database(tmp_path / HISTORY_FILE))
+    rebuild(tmp_path)  # the same rows from the transcripts alone
+    assert dump(sqlite_utils.Database(tmp_path / HISTORY_FILE)) == before

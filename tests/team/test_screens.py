@@ -19,6 +19,7 @@ from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.inject_list import InjectListScreen
 from raceday.tui.team.launch import SeatApp, seat_settings
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.watch import WatchApp, WatchScreen
@@ -131,11 +132,35 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await pilot.press("down", "enter")  # to: the first role after "everyone"
         await pilot.pause()
         await pilot.press("enter")  # when: now
+        await pilot.pause()
+        await pilot.press("enter")  # kind: a message
         await until(pilot, lambda: any(isinstance(e, ev.Inject) and e.id == "adhoc"
                                        for e in read_events(running.folder).events))
         [inject] = [e for e in read_events(running.folder).events
                     if isinstance(e, ev.Inject) and e.id == "adhoc"]
         assert inject.title == "Page" and inject.to == (running.roles[0],)
+        # an alarm in 15 minutes, to everyone: it waits in the master list, which cancels it
+        await pilot.press("i")
+        await pilot.pause()
+        for ch in "Later":
+            await pilot.press(ch)
+        await pilot.press("enter", "enter")
+        await pilot.pause()
+        await pilot.press("enter")  # to everyone
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")  # in 15 minutes
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")  # an alarm
+        await until(pilot, lambda: any(e.inject.title == "Later"
+                                       for e in running.injects.entries))
+        [later] = [e for e in running.injects.entries if e.inject.title == "Later"]
+        assert later.inject.kind == "alarm" and later.inject.at == running.need().minute + 15
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, InjectListScreen))
+        await pilot.press("home", "c")  # the first line: the earliest waiting one, ours
+        await until(pilot, lambda: running.injects.get(later.key).state == "cancelled")
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("o")
         await pilot.pause()
         for ch in "ok":

@@ -278,3 +278,41 @@ def test_a_hint_given_to_one_seat_reaches_that_seat_alone_and_the_team_pays(
     rita.close()
     host.end()
     host.close()
+
+
+def test_the_fault_step_held_waits_for_the_facilitators_release(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """A human Enactor is late: the facilitator holds the night's fault step, and the story
+    goes on when they release it; both are recorded."""
+    host = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path,
+                pace=Pace.TURNS, tokens=TOKENS)
+    host.start()
+    task = host.fault_task()
+    assert task == "enactor-a-apply"
+    host.hold_fault(True)
+    host.advance_to(70)  # 00:10: at 23:48 the stale apply would have run
+    events = host.need().events
+    assert not any(isinstance(e, ev.Statement) and e.role == "enactor-a"
+                   and "SET rollback_plan_id = active_plan_id, active_plan_id" in e.sql
+                   for e in events)
+    assert not any(isinstance(e, ev.Fault) for e in events)
+    host.hold_fault(False)
+    host.advance_to(72)
+    applied = [e for e in host.need().events if isinstance(e, ev.Statement)
+               and e.role == "enactor-a" and e.automated and e.minute > 70
+               and "rollback_plan_id = active_plan_id, active_plan_id" in e.sql]
+    assert applied and applied[0].sim_time == "00:11"  # the next minute after the release
+    host.pump()
+    players, facilitator = View(host.folder).new_events(), View(host.folder).new_events(True)
+    assert not any(isinstance(e, ev.Facilitation) for e in players)  # it would spoil the night
+    assert [e.action for e in facilitator if isinstance(e, ev.Facilitation)] == [
+        "hold", "release"]
+    words = [describe(e) for e in _facilitation(host)]
+    assert words == ["facilitator: held enactor-a's task 'Finish applying your plan to the "
+                     "regional endpoint' (it runs when released)",
+                     "facilitator: released enactor-a's task 'Finish applying your plan to the "
+                     "regional endpoint'"]
+    host.hold_fault(True)
+    host.end()  # a hold left on is released: the rest of the night plays as written
+    assert [e.action for e in _facilitation(host)][-2:] == ["hold", "release"]
+    host.close()

@@ -117,3 +117,31 @@ def test_a_corrupt_or_missing_transcript_fails_before_the_screen_opens(tmp_path:
         ReviewApp.from_folder(tmp_path)
     shutil.copytree(FIXTURES / "night", tmp_path / "copy")
     assert ReviewApp.from_folder(tmp_path / "copy").folder == tmp_path / "copy"
+
+
+async def test_review_opens_on_the_moments_that_matter_one_key_each() -> None:
+    """The fault (f), the alarms (l), the declarations (e), the repair (r), the score (s):
+    the start lists them, and each key jumps to the next of its kind, wrapping round."""
+    app = ReviewApp.from_folder(FIXTURES / "night")
+    events = app.events
+    faults = [i for i, e in enumerate(events)
+              if isinstance(e, ev.Fault) or (isinstance(e, ev.RaceStep) and e.happened)]
+    declared = [i for i, e in enumerate(events) if isinstance(e, ev.Declaration)]
+    restored = [i for i, e in enumerate(events) if isinstance(e, (ev.Restored, ev.Milestone))]
+    assert faults and declared and restored
+    async with app.run_test(size=(120, 40)) as pilot:
+        start = text_of(app, "#review-detail")
+        assert "The moments that matter" in start
+        assert f"declarations: {len(declared)} at {events[declared[0]].sim_time}" in start
+        await pilot.press("f")
+        assert app.index == faults[0]
+        await pilot.press("f")
+        assert app.index == faults[1 % len(faults)]
+        await pilot.press("e")
+        assert isinstance(events[app.index], ev.Declaration)
+        await pilot.press("r")
+        assert app.index in restored and app.index > declared[0]
+        await pilot.press("s")
+        assert isinstance(events[app.index], ev.ScoreEvent)
+        await pilot.press("f")  # past the last fault: from the first again
+        assert app.index == faults[0]

@@ -45,7 +45,9 @@ def play_a_statement(page: Page, head: str, tail: str) -> str:
 
 
 def statements_in(transcripts: Path) -> list[str]:
-    return sorted(p.read_text(encoding="utf-8") for p in transcripts.glob("*/events.jsonl"))
+    """Every session's events, in each browser's own folder (transcripts/browser-ID/…)."""
+    return sorted(p.read_text(encoding="utf-8")
+                  for p in transcripts.glob("browser-*/*/events.jsonl"))
 
 
 @needs_chromium
@@ -80,6 +82,24 @@ def test_each_browser_plays_its_own_session(served: Served) -> None:
     assert len(transcripts) == 2
     for statement in ours:  # each in one session, not the other's
         assert [statement in t for t in transcripts].count(True) == 1
+
+
+@needs_chromium
+def test_a_browser_sees_only_its_own_sessions(served: Served) -> None:
+    """A browser left mid-session finds it again (its cookie names its folder); another
+    browser's launcher never lists it."""
+    with Browser() as mine, Browser() as theirs:
+        page = mine.page(served.url)
+        play_a_statement(page, "mine", "-only")
+        page.close()  # its process ends: the session is unfinished
+        again = mine.page(served.url)
+        again.wait_for("unfinished session (1)", timeout=90)
+        other = theirs.page(served.url)
+        other.wait_for(LAUNCHER)
+        other.settle(quiet=2.0)
+        assert "unfinished session" not in other.screen_text()
+    [session] = list(served.transcripts.glob("browser-*/*/events.jsonl"))
+    assert "mine" in session.read_text(encoding="utf-8")
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:

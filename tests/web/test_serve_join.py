@@ -33,6 +33,17 @@ def seats_running(served: Served) -> bool:
     return False
 
 
+def take_seat(page: Page, name: str = "") -> None:
+    """The browser asks its player's name first; Enter alone keeps the seat's own."""
+    page.wait_for("Your name, for seat", timeout=90)
+    page.focus()
+    page.settle()
+    if name:
+        page.type(name)
+    page.press("Enter")
+    page.wait_for(f"({name or 'browser-1'})", timeout=90)  # the seat's status bar: role (name)
+
+
 def wait_until(done: Callable[[], bool], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not done():
@@ -100,7 +111,11 @@ def test_a_browser_takes_the_seat_and_the_next_is_told_every_seat_is_taken(
         try:
             with Browser() as browser:
                 seated = browser.page(served.url)
-                seated.wait_for("(browser-1)", timeout=90)  # the seat's status bar: role (name)
+                take_seat(seated, "Ana Ruiz")
+                wait_until(lambda: any(  # her name, in the transcript
+                    '"seat_joined"' in line and '"Ana Ruiz"' in line for line in
+                    (Path(session) / "events.jsonl").read_text(encoding="utf-8").splitlines()),
+                    30)
                 assert "The lost update" in seated.screen_text()
                 second = browser.page(served.url)  # a second browser: no seat left
                 second.wait_for("raceday: every seat of", timeout=90)
@@ -127,7 +142,7 @@ def test_a_seat_whose_host_is_gone_is_told_and_its_page_closes(tmp_path: Path) -
     try:
         with Browser() as browser:
             page = browser.page(served.url)
-            page.wait_for("(browser-1)", timeout=90)
+            take_seat(page)
             host.kill()
             host.communicate(timeout=60)
             gone = time.monotonic()
@@ -152,7 +167,7 @@ def test_a_seat_whose_host_never_answers_its_join_is_told_and_its_page_closes(
     try:
         with Browser() as browser:
             page = browser.page(served.url)
-            page.wait_for("(browser-1)", timeout=90)  # the seat's screen, waiting for the host
+            take_seat(page)  # the seat's screen, waiting for the host
             asked = time.monotonic()
             wait_until(lambda: ended(page), 60)
             assert time.monotonic() - asked < 3 * HOST_SILENT_S  # was: an error after 30 s, open

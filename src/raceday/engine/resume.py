@@ -371,13 +371,15 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):
-        session.send_inject(event.title, event.text, event.to)
+        session.send_inject(event.title, event.text, event.to, event.inject_kind or "message")
     elif isinstance(event, ev.Facilitation) and event.action == "schedule" and event.when:
         session.schedule_on_fault(event.detail, event.text, event.when, event.after, event.to,
                                   event.inject_kind)
     elif isinstance(event, ev.Facilitation) and event.action == "schedule":
         session.schedule_inject(event.detail, event.text,
                                 _minute_at(session, event.at or "", event.minute + 1), event.to)
+    elif isinstance(event, ev.Facilitation) and event.action in ("hold", "release"):
+        session.hold_task(event.detail, event.action == "hold")
     elif isinstance(event, ev.Facilitation) and event.action == "handover" and event.to:
         session.hand_over(event.to[0], event.detail == HANDED)
     elif isinstance(event, (ev.Refused, ev.Replay)):

@@ -170,6 +170,7 @@ class Session:
         self._onsets: dict[str, int] = {}  # invariant -> how many times its fault has begun
         self.injects_heard = 0  # injects sent so far (a wait for the next one stops at it)
         self._stopped_tasks: set[str] = set()
+        self.held: dict[str, bool] = {}  # task id -> fell due while the facilitator held it
         self.handed: set[str] = set()
         """Roles a player holds whose routine (repeating) tasks the facilitator handed to the
         automation; their one-off (story) tasks stay the player's."""
@@ -806,13 +807,14 @@ class Session:
         return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task,
                                   to=tuple(to)))
 
-    def send_inject(self, title: str, text: str = "", to: Sequence[str] = ()) -> Event:
-        """A facilitator's ad-hoc inject."""
+    def send_inject(self, title: str, text: str = "", to: Sequence[str] = (),
+                    kind: str = "message") -> Event:
+        """A facilitator's ad-hoc inject (`kind`: message, status or alarm)."""
         flood = self._flooded("inject")
         if flood is not None:
             return flood
         return self._emit(ev.Inject(
-            id="adhoc", inject_kind="message", title=title, text=text, to=tuple(to),
+            id="adhoc", inject_kind=InjectKind(kind).value, title=title, text=text, to=tuple(to),
             source="facilitator",
         ))
 
@@ -848,6 +850,19 @@ class Session:
         return self._emit(ev.Facilitation(
             action="handover", to=(role,),
             detail=HANDED if to_automation else "back to the player"))
+
+    def hold_task(self, task_id: str, hold: bool) -> Event:
+        """The facilitator holds a task (the night's fault step) so it does not run when due,
+        or releases it: one that fell due while held runs at the next minute. Recorded."""
+        task = next((t for t in self.exercise.tasks if t.id == task_id), None)
+        if task is None:
+            raise SessionError(f"no task {task_id!r} in this exercise")
+        if hold:
+            self.held.setdefault(task_id, False)
+        elif self.held.pop(task_id, False):
+            self._schedule(self.minute + 1, _TASK, task)
+        return self._emit(ev.Facilitation(action="hold" if hold else "release", to=(task.role,),
+                                          detail=task_id, text=task.title))
 
     def schedule_on_fault(self, title: str, text: str, harm: str, after: int = 0,
                           to: Sequence[str] = (), kind: str = "message") -> Event:
@@ -948,6 +963,9 @@ class Session:
 
     def _due_task(self, task: Task, attempt: int) -> None:
         if task.id in self._stopped_tasks:
+            return
+        if task.id in self.held:  # the facilitator holds it: it runs when they release it
+            self.held[task.id] = True
             return
         routine_handed = task.role in self.handed and task.every is not None
         if task.role in self.players and self.team_left_at is None and not routine_handed:

@@ -4,7 +4,9 @@ Rows are built from typed events only (`transcript.log` reads them, `ScoreEvent.
 the scoring's own verdict), so the same transcript always gives the same rows: that is what
 makes a deleted `history.db` come back identically. A session is keyed by its folder's
 name; the sessions of a transcripts folder are the folders directly inside it (the
-committed examples, one level further down, are not your attempts).
+committed examples, one level further down, are not your attempts), and the sessions of each
+team a facilitator hosted on one clock (`raceday host --teams`: a group folder with
+`teams.json`, a folder per team), keyed by their path and filed under their team's name.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:  # sqlite-utils for `raceday history` and tools; a session's e
     import sqlite_utils
 
 HISTORY_FILE = "history.db"
+GROUP_FILE = "teams.json"  # a group of teams' folder (raceday.team.group writes it)
 
 SESSIONS_COLUMNS: dict[str, Any] = {
     "id": str,  # the session folder's name
@@ -47,6 +50,7 @@ SESSIONS_COLUMNS: dict[str, Any] = {
     "outage_minutes": int,
     "hint_cost": int,
     "origin": str,  # "script": a headless run (`raceday run`), "" a session people played
+    "team_name": str,  # the team's name when a facilitator hosted several ("" otherwise)
 }
 SCORES_COLUMNS: dict[str, Any] = {"session_id": str, "part": str, "points": int, "max": int}
 PEOPLE_COLUMNS: dict[str, Any] = {"session_id": str, "role": str, "player": str,
@@ -66,7 +70,8 @@ class SessionRows:
     people: tuple[dict[str, Any], ...]
 
 
-def rows_for(session_id: str, events: Sequence[ev.Event]) -> SessionRows | None:
+def rows_for(session_id: str, events: Sequence[ev.Event],
+             team_name: str = "") -> SessionRows | None:
     """The history rows of a session's events; None when it did not finish (no score yet)
     or was aborted (a script that failed half-way is not an attempt)."""
     start = events[0] if events and isinstance(events[0], ev.SessionStart) else None
@@ -99,6 +104,7 @@ def rows_for(session_id: str, events: Sequence[ev.Event]) -> SessionRows | None:
         "outage_minutes": recovery.outage_minutes if recovery else None,
         "hint_cost": score.hints.cost,
         "origin": start.origin,
+        "team_name": team_name,
     }
     scores = tuple({"session_id": session_id, "part": name, "points": part.points,
                     "max": part.max} for name, part in score.parts)
@@ -212,10 +218,11 @@ def store(db: sqlite_utils.Database, rows: SessionRows) -> None:
 def record_session(folder: Path, events: Sequence[ev.Event]) -> bool:
     """Index a session that has just ended (its events as the engine wrote them) into the
     history beside its folder; True when it was indexed."""
-    rows = rows_for(folder.name, events)
+    root, session_id, team = placed(folder)
+    rows = rows_for(session_id, events, team)
     if rows is None:
         return False
-    conn = connect(folder.parent)
+    conn = connect(root)
     try:
         write_rows(conn, rows)
     finally:
@@ -223,11 +230,29 @@ def record_session(folder: Path, events: Sequence[ev.Event]) -> bool:
     return True
 
 
+def placed(folder: Path) -> tuple[Path, str, str]:
+    """A session folder's transcripts root, its key there and its team's name: a team's
+    session of a group sits at ROOT/GROUP/TEAM/SESSION (keyed "GROUP/TEAM/SESSION")."""
+    group = folder.parent.parent
+    if (group / GROUP_FILE).is_file():
+        return (group.parent, f"{group.name}/{folder.parent.name}/{folder.name}",
+                folder.parent.name)
+    return folder.parent, folder.name, ""
+
+
 def session_folders(root: Path) -> list[Path]:
-    """The session folders directly inside `root`, in name (so time) order."""
+    """The session folders directly inside `root`, and those of each team of a group folder
+    inside it, in name (so time) order."""
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if (p / EVENTS_FILE).is_file())
+    found: list[Path] = []
+    for p in sorted(root.iterdir()):
+        if (p / EVENTS_FILE).is_file():
+            found.append(p)
+        elif (p / GROUP_FILE).is_file():
+            found += sorted(s for team in p.iterdir() if team.is_dir()
+                            for s in team.iterdir() if (s / EVENTS_FILE).is_file())
+    return found
 
 
 def sync(root: Path) -> tuple[sqlite_utils.Database, list[str]]:
@@ -243,14 +268,15 @@ def sync(root: Path) -> tuple[sqlite_utils.Database, list[str]]:
         warnings.append(f"{root / HISTORY_FILE}: damaged ({exc}); rebuilt from the transcripts")
         db, known = open_db(root), set()
     for folder in session_folders(root):
-        if folder.name in known:
+        _, session_id, team = placed(folder)
+        if session_id in known:
             continue
         try:
             log = read_events(folder)
         except TranscriptError as exc:
             warnings.append(f"skipped: {'; '.join(exc.problems)}")
             continue
-        rows = rows_for(folder.name, log.events)
+        rows = rows_for(session_id, log.events, team)
         if rows is not None:
             store(db, rows)
     return db, warnings

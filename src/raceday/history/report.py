@@ -38,6 +38,12 @@ class Attempt:
     fault_occurred: bool
     detect_minutes: int | None
     scripted: bool = False  # a headless run of a play script, not a session people played
+    team_name: str = ""  # the team's name, when a facilitator hosted several teams
+
+    @property
+    def team_words(self) -> str:
+        """A named team's name ('red', whoever played in it); else who played ('Ana, Bo')."""
+        return self.team_name or self.team or NO_TEAM
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,8 @@ def load_attempts(root: Path, *, scripts: bool = False) -> tuple[list[Attempt], 
                     players=tuple(dict.fromkeys(players.get(r["id"], []))),
                     total=r["total"], max=r["max"], fault_occurred=bool(r["fault_occurred"]),
                     detect_minutes=r["detect_minutes"],
-                    scripted=(r["origin"] or "") == "script")
+                    scripted=(r["origin"] or "") == "script",
+                    team_name=r["team_name"] or "")
             for r in db.query("SELECT * FROM sessions ORDER BY started_at, id")
         ]
     finally:
@@ -133,7 +140,7 @@ def _groups(attempts: Sequence[Attempt], by: str) -> list[tuple[str, list[Attemp
     """Attempts by team (the same names together) or by player (each name on its own)."""
     groups: dict[str, list[Attempt]] = {}
     for a in attempts:
-        keys = (a.players or (NO_TEAM,)) if by == "player" else (a.team or NO_TEAM,)
+        keys = (a.players or (NO_TEAM,)) if by == "player" else (a.team_words,)
         for key in keys:
             groups.setdefault(key, []).append(a)
     return list(groups.items())

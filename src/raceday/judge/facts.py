@@ -93,6 +93,9 @@ class Facts:
     # the fault returned rows on the normal night too): name -> the reason in words
     noise_reasons: dict[str, str] = field(default_factory=dict)
     team_left_at: int | None = None
+    # the facilitator's rulings on declarations: (the declaration's minute, its finding,
+    # "right" | "partly" | "wrong", the facilitator's note); the last one on a declaration counts
+    rulings: list[tuple[int, str, str, str]] = field(default_factory=list)
     live_steps: dict[str, str] = field(default_factory=dict)
 
     def outage_minutes(self, until: int) -> int:

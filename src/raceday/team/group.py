@@ -24,6 +24,7 @@ from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.store.session_db import SESSION_DB, CommandRow
 from raceday.team.host import HEARTBEAT_TIMEOUT_S, POLL_SECONDS, Host
+from raceday.team.inject_file import PreparedInject
 from raceday.team.seats import SeatSpec, verify
 from raceday.textfile import UnreadableText, read_text
 from raceday.transcript import events as ev
@@ -119,6 +120,8 @@ class Teams:
         self._tokens = tokens or {}
         self._heartbeat_timeout_s = heartbeat_timeout_s
         self.in_lobby = lobby and pace is Pace.LIVE
+        self.prepared: tuple[tuple[PreparedInject, ...], str] | None = None
+        """The facilitator's prepared injects (`--injects`): every team's list gets them."""
 
     @property
     def ended(self) -> bool:
@@ -140,6 +143,7 @@ class Teams:
                         tokens=self._tokens.get(spec.name), live=self.live, team=spec.name,
                         foreign=self._signed_elsewhere(spec.name),
                         heartbeat_timeout_s=self._heartbeat_timeout_s, lobby=self.in_lobby)
+            host.prepared = self.prepared
             host.start()
             self.hosts[spec.name] = host
         if self.pace is Pace.LIVE and not self.in_lobby:

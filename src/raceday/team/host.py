@@ -46,7 +46,11 @@ from raceday.store.session_db import (
     pg_session_db,
 )
 from raceday.team import wire
+from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
+from raceday.team.inject_file import PreparedInject
+from raceday.team.inject_plan import InjectPlan
+from raceday.team.rulings import rulings_in
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -74,6 +78,11 @@ DROP_GRACE_S = 1.0
 woken by it reads the score before its login is dropped."""
 MAX_BEAT_S = 60.0
 """The longest heartbeat a seat may promise (a longer one would never be missed)."""
+
+
+BACKSTAGE = ("hold", "release", "plan", "schedule-live", "move", "cancel")
+"""The facilitator's actions the players' screens do not show (the transcript and the console
+keep them): which task is the fault's, and the injects still to come, would spoil the night."""
 
 
 class CommandRefusal(Exception):
@@ -115,7 +124,7 @@ class _Step:
     schema_changed: bool = False
 
 
-class Host:
+class Host(FacilitatorActions):
     """Owns one team session. Build it, `start()` it, then `pump()` (or `run()`)."""
 
     origin = ""  # "script": `raceday run --team` (the history keeps it apart from plays)
@@ -183,6 +192,13 @@ class Host:
         self.projector_sql = False
         """The projector shows the players' SQL (the facilitator's choice, for the hot wash)."""
         self.in_lobby = lobby and pace is Pace.LIVE
+        self.rewritten: set[str] = set()
+        """Seats whose row in the seat table someone other than the host changed (or added)."""
+        self.injects = InjectPlan(exercise)
+        self.prepared: tuple[tuple[PreparedInject, ...], str] | None = None
+        """The facilitator's prepared injects and the file they came from (`--injects`): put
+        in the master list when the host starts."""
+        """The master list: the exercise's injects, the facilitator's prepared and live ones."""
         """The live clock is held at the start until the facilitator starts it (`start_clock`):
         seats join and look at the world meanwhile."""
 
@@ -216,6 +232,8 @@ class Host:
         for event in session.events:  # session_start and whatever the first minute fired
             self._on_event(event)
         session.subscribe(self._on_event)
+        if self.prepared is not None:
+            self.plan_injects(*self.prepared)
         if self.pace is Pace.LIVE and self._own_clock and not self.in_lobby:
             self.live.start(self.wall(), 0)
         self._publish(meta={
@@ -282,6 +300,8 @@ class Host:
             if event.seq > published:
                 self._on_event(event)
         session.subscribe(self._on_event)
+        session.facts.rulings[:] = rulings_in(session.events)
+        self._plan_again(session)
         if self.pace is Pace.LIVE:
             self.live.start(self.wall(), session.minute)
         self.ended = session.ended
@@ -290,6 +310,23 @@ class Host:
         _log.info("team session resumed in %s with seats %s", session.folder,
                   ", ".join(f"{s.name}={s.role}" for s in self.seats.values()))
         return session
+
+    def _plan_again(self, session: Session) -> None:
+        """The master list as it was: the prepared injects the session started with, and
+        what the transcript says was added, moved, cancelled and sent."""
+        from raceday.exercise.times import parse_time
+        from raceday.team.inject_plan import load_prepared, rebuild
+
+        try:
+            prepared = load_prepared(session.folder)
+        except ValueError as exc:
+            _log.warning("%s", exc)
+            prepared = ()
+        for inject in prepared:
+            self.injects.add(inject, "prepared")
+        start = session.exercise.clock.start
+        rebuild(self.injects, session.events,
+                lambda at, after: parse_time(at, start, after))
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
@@ -376,12 +413,17 @@ class Host:
                 and now - self._last_clock_read >= CLOCK_SECONDS):
             self._last_clock_read = now
             target = int(self.live.minutes(now))
+            planned = self.injects.next_minute(session.minute)  # stop there to send it
+            if planned is not None:
+                target = min(target, planned)
             if target > session.minute and session.minute < session.end_minute:
                 session.advance_to(target)
+        self.send_due_injects()
         drained = self._data_version != -1  # no seat's beat still waits in the queue
         if drained and not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
             self._last_beat_check = now
             self._check_heartbeats(now)
+            self._guard_seats()
         if session.ended:
             self.ended = True
         self._publish()
@@ -463,6 +505,7 @@ class Host:
 
     def _admit(self, row: CommandRow, seat: Seat | None) -> dict[str, Any]:
         if seat is None:
+            self._guard_seats()  # a seat added to the seat table is said now
             raise CommandRefusal(f"no seat {row.seat!r} in this session")
         if not verify(seat.token, row.seat, row.nonce, row.kind, row.payload, row.mac,
                       self.team):
@@ -474,6 +517,11 @@ class Host:
                 kind = StaleBeat if row.kind == BEAT else CommandRefusal
                 raise kind("the command is not signed with this seat's token: the host "
                            "restarted with new tokens, join again with yours (or forged?)")
+            self._guard_seats()  # a rewritten seat table is put back, and said, now
+            if seat.name in self.rewritten:
+                raise CommandRefusal(f"the command is not signed with seat {seat.name}'s token: "
+                                     "its row in the seat table was rewritten, and the host "
+                                     "keeps the seats it issued")
             raise CommandRefusal("the command is not signed with this seat's token (forged?)")
         if row.nonce <= seat.last_nonce:
             raise CommandRefusal(f"command number {row.nonce} was already used by this seat "
@@ -566,131 +614,46 @@ class Host:
                 _log.warning("seat %s (%s) lost: silent for %.0f s", seat.name, seat.player,
                              silent)
 
+    def _guard_seats(self) -> None:
+        """The seats are the ones the host issued: a row of the seat table a client rewrote
+        (another seat's token, its role) or deleted is put back, its player joins again with
+        their own token, and it is recorded; a row a client added opens nothing (its
+        commands are refused: no such seat), and is recorded once."""
+        db, session = self.db, self.need()
+        assert db is not None
+        rows = {row.name: row for row in db.seats()}
+        for seat in self.seats.values():
+            issued = token_hash(seat.token)
+            row = rows.get(seat.name)
+            if row is not None and row.role == seat.role and row.token_hash == issued:
+                continue
+            db.reseat(seat.name, seat.role, issued)
+            self._step.seats[seat.name] = seat  # its player and join time, published again
+            self.rewritten.add(seat.name)
+            what = "deleted" if row is None else "rewritten"
+            _log.warning("seat %s's row in the seat table was %s: put back", seat.name, what)
+            session.record(ev.CommandRefused(
+                seat=seat.name, action="seat table", command=0, role=seat.role,
+                error=f"seat {seat.name}'s row in the seat table was {what} by someone other "
+                      "than the host; the host keeps the seats it issued and put it back"))
+        for name in rows.keys() - self.seats.keys() - self.rewritten:
+            self.rewritten.add(name)
+            session.record(ev.CommandRefused(
+                seat=shown_seat(name), action="seat table", command=0,
+                error=f"a seat {shown_seat(name)!r} was added to the seat table by someone "
+                      "other than the host: it opens nothing"))
+
     def _done(self, command_id: int, status: str, *, result: str | None = None,
               error: str | None = None) -> None:
         self._step.outcomes.append(Outcome(command_id, status, time.time(), result, error))
 
-    # -- the facilitator's own actions (call them through `call`, or in the host thread) --
-
-    def facilitated(self, action: str, **fields: Any) -> ev.Event:
-        """Record the facilitator's hand on the session (the transcript keeps every one)."""
-        return self.need().record(ev.Facilitation(action=action, **fields))
-
-    def lobby_words(self) -> str:
-        """Who has joined and who is missing, for the start's record and the console."""
-        joined = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player]
-        missing = [f"{s.name}" for s in self.seats.values() if not s.player]
-        return (f"joined: {', '.join(joined) or 'nobody'}"
-                + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken"))
-
-    def start_clock(self) -> bool:
-        """Leave the lobby: the live clock starts from where the night begins (False when it
-        had already started)."""
-        if not self.in_lobby:
-            return False
-        self.in_lobby = False
-        self.facilitated("start", speed=self.live.speed, detail=self.lobby_words())
-        if self._own_clock:
-            self.live.start(self.wall(), self.need().minute)
-        return True
-
-    def pause(self) -> None:
-        if self.in_lobby or self.live.paused:
-            return  # held already: nothing changes, nothing to record
-        self.live.pause(self.wall())
-        self.facilitated("pause")
-
-    def resume(self) -> None:
-        """Run the clock again (in the lobby: start it)."""
-        if self.start_clock() or not self.live.paused:
-            return
-        self.live.resume(self.wall())
-        self.facilitated("resume")
-
-    def set_speed(self, speed: float) -> None:
-        from raceday.engine.clock import length_words, real_minutes
-
-        if speed <= 0:
-            raise SessionError(f"a speed must be above 0, not {speed:g}")
-        if self._own_clock:
-            self.live.set_speed(speed, self.wall())
-        session = self.need()
-        left = max(0, session.end_minute - session.minute)
-        self.facilitated("speed", speed=speed,
-                         detail=f"the rest of the night lasts "
-                                f"{length_words(real_minutes(left, speed))}")
-
-    def next_stop(self) -> tuple[int | None, str]:
-        """Where the facilitator's skip stops: the next minute a seated role's task falls
-        due, or the next inject, whichever comes first (None: the next inject, as the session
-        finds it, a fault's included); and why, in words."""
-        session = self.need()
-        task_at, task = session.next_task_due(self.roles)
-        inject_at = session.next_inject_minute()
-        if task_at is not None and (inject_at is None or task_at < inject_at):
-            assert task is not None
-            return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
-                             f"{task.title}")
-        return None, "the next inject"
-
-    def skip(self) -> None:
-        """Let the clock run to the next inject or, sooner, to the next time a seat's task
-        falls due (the facilitator's "next"); recorded."""
-        session = self.need()
-        if self.in_lobby:
-            raise SessionError("the clock is held in the lobby: start it first")
-        stop, why = self.next_stop()
-        self.facilitated("skip", detail=why)
-        session.wait(stop)
-        self.live.jump_to(session.minute, self.wall())
-
-    def hand_over(self, seat_name: str, to_automation: bool) -> ev.Event:
-        """Hand a seat's routine tasks to the automation (its story tasks stay the player's),
-        or give them back; recorded."""
-        seat = self.seats.get(seat_name)
-        if seat is None:
-            raise SessionError(f"no seat {seat_name!r} in this session")
-        return self.need().hand_over(seat.role, to_automation)
-
-    def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
-        """A hint the facilitator chose to send, to one role's seat or (None) to everyone
-        (recorded as theirs, then revealed; the team pays for it either way)."""
-        to = (role,) if role else ()
-        self.facilitated("hint", to=to, detail=hint_id)
-        return self.need().reveal_hint(hint_id, role, to)
-
-    def show_sql_on_projector(self, shown: bool) -> None:
-        """Let the projector show the statements' SQL (the hot wash), or hide it again."""
-        if shown != self.projector_sql:
-            self.projector_sql = shown
-            self.facilitated("projector", detail="players' SQL shown on the projector"
-                             if shown else "players' SQL hidden from the projector")
-
-    def screen_share(self, hidden: bool) -> None:
-        """The console's answer key and verdicts hidden (or shown again) for screen sharing."""
-        self.facilitated("screen", detail="answer key and live verdicts hidden" if hidden
-                         else "answer key and live verdicts shown")
-
-    def wait_until(self, minute: int | None) -> None:
-        session = self.need()
-        session.wait(minute)
-        self.live.jump_to(session.minute, self.wall())
-
-    def advance_to(self, minute: int) -> None:
-        session = self.need()
-        session.advance_to(minute)
-        self.live.jump_to(session.minute, self.wall())
-
-    def observer_note(self, text: str) -> ev.Event:
-        """A note for the debrief; players do not see it."""
-        self._private = True
-        try:
-            return self.need().note(text)
-        finally:
-            self._private = False
+    # -- the end (the facilitator's other actions: team/facilitator.py) -----------------
 
     def end(self, reason: str = "ended by the facilitator") -> ev.ScoreEvent:
         session = self.need()
+        if not session.ended:
+            for task in list(session.held):  # the rest of the night plays as the exercise has it
+                session.hold_task(task, False)
         session.end(reason)
         self.ended = True
         self._publish()
@@ -700,7 +663,9 @@ class Host:
     # -- publishing ----------------------------------------------------------------------
 
     def _on_event(self, event: ev.Event) -> None:
-        private = self._private and isinstance(event, ev.Note)
+        self.injects.note(event, event.sim_time)
+        private = (self._private and isinstance(event, ev.Note)) or (
+            isinstance(event, ev.Facilitation) and event.action in BACKSTAGE)
         self._step.events.append(EventRow(event.seq, event.kind, private, to_json_line(event)))
         if isinstance(event, ev.Statement) and event.schema_changed:
             self._step.schema_changed = True

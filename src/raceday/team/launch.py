@@ -15,6 +15,7 @@ from raceday.exercise.model import Exercise
 from raceday.inert import json_text
 from raceday.team.group import GroupError, Teams, TeamSpec, team_names
 from raceday.team.host import Host
+from raceday.team.inject_file import PreparedInject
 from raceday.team.seats import SeatSpec, seats_from_roles
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ def game_day_speed(exercise: Exercise, speed: float | None, length: float | None
 
 
 def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | None,
-               transcripts: Path, *, length: float | None = None, lobby: bool = False) -> Host:
+               transcripts: Path, *, length: float | None = None, lobby: bool = False,
+               injects: Path | None = None) -> Host:
     """A host for the named exercise with the seats `responder,enactor-a,...` (not started).
 
     `raceday host --db postgresql://…` leaves the DSN in RACEDAY_DB (cli.py) for the world;
@@ -51,15 +53,28 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | 
     exercise = load_named_exercise(exercise_name)
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     db = os.environ.get(DB_VARIABLE)
-    return Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
+    prepared = prepared_injects(injects, exercise)
+    host = Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
                 transcripts=transcripts, pace=Pace(pace),
                 speed=game_day_speed(exercise, speed, length),
                 meeting=db if is_postgres(db) else None, lobby=lobby)
+    host.prepared = prepared
+    return host
+
+
+def prepared_injects(path: Path | None, exercise: Exercise,
+                     ) -> tuple[tuple[PreparedInject, ...], str] | None:
+    """`--injects FILE` read and checked before any session starts (None: no file)."""
+    if path is None:
+        return None
+    from raceday.team.inject_file import load_inject_file
+
+    return load_inject_file(path, exercise), path.name
 
 
 def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str,
                 speed: float | None, transcripts: Path, *, length: float | None = None,
-                lobby: bool = False) -> Teams:
+                lobby: bool = False, injects: Path | None = None) -> Teams:
     """Several teams of the same seats on one clock (not started)."""
     from raceday.commands import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
@@ -71,9 +86,12 @@ def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str,
     exercise = load_named_exercise(exercise_name)
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     specs = parse_seats(exercise, seats)
-    return Teams(exercise, [TeamSpec(name, tuple(specs)) for name in names], exercise_ref=ref,
-                 transcripts=transcripts, pace=Pace(pace),
-                 speed=game_day_speed(exercise, speed, length), lobby=lobby)
+    prepared = prepared_injects(injects, exercise)
+    group = Teams(exercise, [TeamSpec(name, tuple(specs)) for name in names], exercise_ref=ref,
+                  transcripts=transcripts, pace=Pace(pace),
+                  speed=game_day_speed(exercise, speed, length), lobby=lobby)
+    group.prepared = prepared
+    return group
 
 
 def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
@@ -90,7 +108,8 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
 
 def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
                   transcripts: Path, out: Console, teams: str | None = None, *,
-                  length: float | None = None, lobby: bool = False) -> int:
+                  length: float | None = None, lobby: bool = False,
+                  injects: Path | None = None) -> int:
     from raceday.team.serve import join_text, serve
     from raceday.transcript.render import print_score
 
@@ -99,10 +118,11 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 
     if teams is not None:
         return _host_teams_headless(build_teams(exercise_name, seats, teams, pace, speed,
-                                                transcripts, length=length, lobby=lobby),
+                                                transcripts, length=length, lobby=lobby,
+                                                injects=injects),
                                     say, out)
     host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
-                      lobby=lobby)
+                      lobby=lobby, injects=injects)
     host.start()
 
     def announce() -> None:  # once Ctrl-C is heard: a Ctrl-C at these lines ends and scores it

@@ -213,8 +213,8 @@ class Facilitation(Event):
     new one), length (`speed` for the target real length in `detail`), schedule (an
     inject planned for `at`, its title in `detail`, for `to` or everyone), start (the lobby's
     clock started at `speed`; who had joined in `detail`), skip (where it stops, in
-    `detail`), hint (its id in `detail`, for `to` or everyone) or screen (the console's
-    answer key hidden or shown, in `detail`)."""
+    `detail`), hint (its id in `detail`, for `to` or everyone), screen (the console's
+    answer key hidden or shown, in `detail`) or ruling (see `ruling`)."""
 
     kind: ClassVar[str] = "facilitation"
     action: str
@@ -228,6 +228,14 @@ class Facilitation(Event):
     `after` minutes into the fault (`at` is then empty)."""
     after: int = 0
     inject_kind: str = ""  # a planned inject's kind: message, status or alarm (empty: message)
+    ruling: str = ""
+    """action "ruling": the facilitator's word on a declaration (right, partly or wrong), the
+    declaration's `seq` in `declaration`, its finding in `detail`, its role in `to`, its time
+    in `at` and the facilitator's note in `text`; a later ruling on it replaces this one."""
+    declaration: int = 0
+    inject: str = ""
+    """The master list's entry a plan, schedule-live, move or cancel acts on ("prepared:ID",
+    "live:N"): a resumed host rebuilds the list from them."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -195,11 +195,38 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
     elif e.action == "handover":
         what = f"{', '.join(e.to)}: {e.detail}"
+    elif e.action == "ruling":
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"
+                + (f": {e.text}" if e.text else ""))
+    elif e.action in ("hold", "release"):
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = (f"held {whose}task '{e.text or e.detail}' (it runs when released)"
+                if e.action == "hold" else f"released {whose}task '{e.text or e.detail}'")
+    elif e.action == "plan":
+        what = f"loaded {e.detail}"
+    elif e.action == "schedule-live":
+        whom = ", ".join(e.to) if e.to else "everyone"
+        when = (f"for {e.at}" if e.at else f"for when {e.when} holds"
+                + (f", {e.after} min into it" if e.after else ""))
+        what = f"{e.inject_kind or 'message'} planned {when}, to {whom}: {e.detail}"
+    elif e.action == "move":
+        what = f"inject moved: {e.detail}"
+    elif e.action == "cancel":
+        what = f"inject cancelled: {e.detail}"
     elif e.action in ("screen", "projector"):
         what = e.detail or e.action
     else:
         what = f"{e.action} {e.detail}".strip()
     return f"facilitator: {what}"
+
+
+RULING_WORDS = {"right": "right", "partly": "partly right", "wrong": "wrong"}
+
+
+def ruling_words(ruling: str) -> str:
+    """'right', 'partly right', 'wrong': how a facilitator's ruling reads."""
+    return RULING_WORDS.get(ruling, ruling)
 
 
 def style_of(event: ev.Event) -> str:

@@ -1,7 +1,8 @@
 """One browser's seat under `raceday serve --join`: claim the next free token, then play
 `raceday join`'s seat screen with it.
 
-textual-serve starts this once per browser. A seat is claimed with a lock file named after the
+textual-serve starts this once per browser; its player is asked their name before the seat is
+taken (the others see it, the transcript keeps it). A seat is claimed with a lock file named after the
 token's place, holding this process's id, so the seat is free again once that browser's
 process is gone. What stops a browser from taking a seat (none free, a token the session does
 not know) is shown in that browser: a page that never draws would tell its player nothing.
@@ -64,7 +65,7 @@ def main() -> int:
         from raceday.tui.team.launch import join
 
         return join(Path(pool["session"]), f"browser-{place + 1}", None, tokens[place],
-                    team=pool["team"], host_gone_closes=True)
+                    team=pool["team"], host_gone_closes=True, ask_name=True)
     except RacedayError as exc:
         sys.stderr.write(inert(f"raceday: {exc}", one_line=True) + "\n")
         _tell(inert(f"raceday: {exc}", one_line=True))

@@ -1,9 +1,11 @@
 """`raceday serve`: the launcher (or a team session's seats) in browsers, with textual-serve.
 
 For workshops where attendees have no Python: each browser's websocket starts its own
-`raceday play` process (textual-serve does that), so each browser plays its own session and
-the server's transcripts folder collects them all. With `--join`, each browser starts
-`raceday join` on the next free seat of the tokens it was given (web/seat.py).
+`raceday play` process (textual-serve does that), so each browser plays its own session. A
+browser is known by a random cookie the page sets, and plays in a folder of its own inside the
+server's transcripts folder: its launcher lists only its own sessions, scores and unfinished
+sessions, never the room's. With `--join`, each browser starts `raceday join` on the next free
+seat of the tokens it was given, and asks its player's name (web/seat.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import errno
 import json
 import logging
 import os
+import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -51,6 +55,22 @@ class Join:
     session: Path
     tokens: tuple[str, ...]
     team: str | None = None
+
+
+BROWSER_COOKIE = "raceday_browser"
+_BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def browser_folder(transcripts: Path, cookie: str | None) -> Path:
+    """The folder a browser plays in: its own, named by its cookie (a new one when the cookie
+    is missing or not one the server gives: a browser without cookies gets a folder per
+    page)."""
+    known = cookie if cookie is not None and _BROWSER_ID.fullmatch(cookie) else None
+    return transcripts / f"browser-{known or new_browser_id()}"
+
+
+def new_browser_id() -> str:
+    return secrets.token_urlsafe(12)
 
 
 def play_command(exercise: str | None, transcripts: Path) -> list[str]:
@@ -158,10 +178,14 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
             width, height = guard.screen_size(request.query.get("width", 80),
                                               request.query.get("height", 24))
             app_service = None
+            command = self.command
+            if join is None:  # each browser in its own folder: it sees only its own sessions
+                command = shlex.join(play_command(exercise, browser_folder(
+                    Path(transcripts), request.cookies.get(BROWSER_COOKIE))))
             try:
                 await websocket.prepare(request)
                 app_service = service(
-                    self.command, write_bytes=websocket.send_bytes,
+                    command, write_bytes=websocket.send_bytes,
                     write_str=websocket.send_str, close=websocket.close,  # type: ignore[arg-type]
                     download_manager=self.download_manager, debug=self.debug)
                 await app_service.start(width, height)
@@ -214,6 +238,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         async def _make_app(self) -> web.Application:
             """textual-serve's routes, with no listing of the static folder."""
             app = await super()._make_app()
+            app.middlewares.append(aiohttp_web.middleware(_known_browser))
             for resource in app.router.resources():
                 if getattr(resource, "_show_index", False):
                     resource._show_index = False  # type: ignore[attr-defined]
@@ -261,6 +286,18 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         if locks is not None:
             shutil.rmtree(locks, ignore_errors=True)
     return 0
+
+
+async def _known_browser(request: web.Request, handler: Any) -> web.StreamResponse:
+    """The page gives a browser its cookie (random, HttpOnly, this site only) the first time,
+    so its later pages and reloads play in the same folder of its own."""
+    response: web.StreamResponse = await handler(request)
+    known = request.cookies.get(BROWSER_COOKIE)
+    if request.path == "/" and not (known and _BROWSER_ID.fullmatch(known)) \
+            and not response.prepared:
+        response.set_cookie(BROWSER_COOKIE, new_browser_id(), httponly=True, samesite="Strict",
+                            max_age=60 * 60 * 24 * 30)
+    return response
 
 
 def _guarded(base: type[AppService]) -> type[AppService]:

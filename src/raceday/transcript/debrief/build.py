@@ -35,9 +35,7 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
     failures: list[Change] = []
     for _, change in r.changes():
         (changes if change.ok else failures).append(change)
-    declarations = tuple(Declaration(r.time(e), e.role, e.finding, e.text, e.correct,
-                                     e.verdict)
-                         for e in of_kind(r.events, ev.Declaration))
+    declarations = _declarations(r)
     guards = build_guards(r)
     checklist = build_checklist(r, guards)
     notes = []
@@ -101,3 +99,25 @@ def _monitors(r: Reading) -> tuple[MonitorInfo, ...]:
                 m = replace(m, removed_at=r.time(e))
             monitors[index] = m
     return tuple(monitors)
+
+
+def _declarations(r: Reading) -> tuple[Declaration, ...]:
+    """Each declaration with the judge's verdict, the facilitator's last ruling on it, and
+    whether the score took it back as blind: the score's diagnosis is the earliest finding it
+    kept, so a confirmed declaration before it (or with none kept) was taken back."""
+    rulings = {e.declaration: e for e in of_kind(r.events, ev.Facilitation)
+               if e.action == "ruling" and e.ruling}
+    detection = r.score.detection if r.score is not None else None
+    kept: int | None = None  # the minute of the diagnosis the score kept
+    if detection is not None and detection.diagnosis_minutes is not None \
+            and r.first_fault is not None:
+        kept = r.first_fault.minute + detection.diagnosis_minutes
+    judged = detection is not None and r.first_fault is not None
+    out: list[Declaration] = []
+    for e in of_kind(r.events, ev.Declaration):
+        ruled = rulings.get(e.seq)
+        blind = judged and e.verdict == "confirmed" and (kept is None or e.minute < kept)
+        out.append(Declaration(r.time(e), e.role, e.finding, e.text, e.correct, e.verdict,
+                               ruling=ruled.ruling if ruled else "",
+                               ruling_note=ruled.text if ruled else "", blind=blind))
+    return tuple(out)

@@ -285,7 +285,7 @@ def _monitors(d: Debrief) -> str:
     if d.declarations:
         out.append(_table(("When", "Role", "Finding", "Right?"), [
             (_e(x.time), _e(x.role), _e(x.text),
-             f'<span class="{"ok" if x.judged.startswith("right") else "bad"}">'
+             f'<span class="{"ok" if x.right else "bad"}">'
              f"{_e(x.judged)}</span>")
             for x in d.declarations]))
     else:

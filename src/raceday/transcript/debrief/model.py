@@ -231,14 +231,38 @@ class Declaration(Value):
     finding: str
     text: str
     correct: bool
-    verdict: str = ""  # confirmed | false_alarm | wrong | repeat ("" before they were judged)
+    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
+    ruling: str = ""  # the facilitator's: right | partly | wrong ("" when they did not rule)
+    ruling_note: str = ""
+    blind: bool = False  # the score took it back: the look it rested on showed no fault
+
+    @property
+    def judge_said(self) -> str:
+        """'right', 'wrong', 'false alarm (not so then)', 'right (again)'…: the judge's word."""
+        if self.blind:
+            return "not counted (its query showed the same on a normal night)"
+        return {"false_alarm": "false alarm (not so then)", "repeat": "right (again)",
+                "unseen": "not yet shown by anything the team looked at",
+                "wrong": "wrong", "confirmed": "right"}.get(
+                    self.verdict, "right" if self.correct else "wrong")
 
     @property
     def judged(self) -> str:
-        """'right', 'wrong', 'false alarm (not so then)', 'right (again)'."""
-        return {"false_alarm": "false alarm (not so then)", "repeat": "right (again)",
-                "wrong": "wrong", "confirmed": "right"}.get(
-                    self.verdict, "right" if self.correct else "wrong")
+        """The judge's word, and the facilitator's ruling after it when they ruled."""
+        if not self.ruling:
+            return self.judge_said
+        ruled = {"partly": "partly right"}.get(self.ruling, self.ruling)
+        note = f": {self.ruling_note}" if self.ruling_note else ""
+        return f"{self.judge_said}; the facilitator ruled it {ruled}{note}"
+
+    @property
+    def right(self) -> bool:
+        """A strength of the team's: the facilitator ruled it right, or (unruled) the judge
+        counted it (a right finding before its evidence, or resting on a blind look, is not)."""
+        if self.ruling:
+            return self.ruling == "right"
+        return not self.blind and (self.verdict in ("confirmed", "repeat")
+                                   or (not self.verdict and self.correct))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

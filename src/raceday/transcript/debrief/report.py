@@ -212,11 +212,7 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
     if r.first_fault is not None:
         _response(r, strengths, improvements, actions)
     for d in declarations:
-        if d.correct:
-            strengths.append(f"Declared a right finding at {d.time}: {d.text}.")
-        else:
-            improvements.append(f"Declared a wrong finding at {d.time}: {d.text}. What "
-                                "evidence pointed there?")
+        _declared(d, strengths, improvements)
     for path in guards.good_path:
         if not path.ok:
             improvements.append(f"A guard also blocks the good path: {path.title} ({path.why}).")
@@ -242,6 +238,32 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
         improvements.append("The session was interrupted before it ended; play it to the end "
                             "for a score.")
     return AfterAction(tuple(strengths), tuple(improvements), tuple(actions))
+
+
+def _declared(d: Declaration, strengths: list[str], improvements: list[str]) -> None:
+    """A declaration is a strength only when it counted (or the facilitator ruled it right):
+    a right finding declared before the fault, or on a look that could not show it, is not."""
+    ruled = ""
+    if d.ruling:
+        word = {"partly": "partly right"}.get(d.ruling, d.ruling)
+        ruled = f" (the facilitator ruled it {word}" + \
+            (f": {d.ruling_note.rstrip('.')})" if d.ruling_note else ")")
+    if d.verdict == "repeat" and not d.ruling:
+        return  # the first declaration of it says it
+    if d.right:
+        strengths.append(f"Declared a right finding at {d.time}: {d.text}{ruled}.")
+    elif d.ruling == "partly":
+        improvements.append(f"Declared a finding at {d.time} that was only partly right: "
+                            f"{d.text}{ruled}.")
+    elif d.correct and not d.ruling and d.verdict in ("false_alarm", "unseen") or d.blind:
+        why = {"false_alarm": "before it was so (a false alarm)",
+               "unseen": "before anything the team had looked at showed it"}.get(
+                   d.verdict, "on a query that showed the same on a normal night")
+        improvements.append(f"Declared '{d.text}' at {d.time}, {why}: what pointed there, "
+                            "and what would have shown it?")
+    else:
+        improvements.append(f"Declared a wrong finding at {d.time}: {d.text}{ruled}. What "
+                            "evidence pointed there?")
 
 
 def _response(r: Reading, strengths: list[str], improvements: list[str],

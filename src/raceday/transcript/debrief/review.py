@@ -99,7 +99,8 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
         elif isinstance(e, ev.AlertClear):
             changes["alerting"] = tuple(m for m in state.alerting if m != e.name)
         elif isinstance(e, ev.Declaration):
-            right = "right" if e.correct else "wrong"
+            right = {"false_alarm": "false alarm: not so then", "unseen": "not yet shown",
+                     "repeat": "right, again"}.get(e.verdict, "right" if e.correct else "wrong")
             changes["declarations"] = (*state.declarations, f"{time} {e.text} ({right})")
         elif isinstance(e, ev.RaceStep) and e.happened:
             changes["race_steps"] = (*state.race_steps, f"{time} {e.step}")
@@ -126,3 +127,37 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
         state = replace(state, **changes)
         states.append(state)
     return tuple(states)
+
+
+MOMENTS = (("f", "fault", "the fault and the race"), ("l", "alarms", "alarms"),
+           ("e", "declarations", "declarations"), ("r", "repair", "the repair"),
+           ("s", "score", "the score"))
+"""The moments `review` jumps to, one key each: (key, kind, words)."""
+
+
+def moment_of(event: ev.Event) -> str | None:
+    """Which key moment an event is (None: not one): the fault, its relapses and the race's
+    steps; the alarms (a monitor's, an alarm inject); the declarations; the repair (the world
+    restored, a milestone such as the automation stopped); the score."""
+    if isinstance(event, ev.Fault) or (isinstance(event, ev.RaceStep) and event.happened):
+        return "fault"
+    if (isinstance(event, ev.Alert) and not event.noise) or (
+            isinstance(event, ev.Inject) and event.inject_kind == "alarm"):
+        return "alarms"
+    if isinstance(event, ev.Declaration):
+        return "declarations"
+    if isinstance(event, (ev.Restored, ev.Milestone)):
+        return "repair"
+    if isinstance(event, ev.ScoreEvent):
+        return "score"
+    return None
+
+
+def key_moments(events: Sequence[ev.Event]) -> dict[str, tuple[int, ...]]:
+    """Each kind of moment -> the indexes of its events, in order."""
+    out: dict[str, list[int]] = {kind: [] for _, kind, _ in MOMENTS}
+    for index, event in enumerate(events):
+        kind = moment_of(event)
+        if kind is not None:
+            out[kind].append(index)
+    return {kind: tuple(found) for kind, found in out.items()}

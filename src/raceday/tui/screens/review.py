@@ -28,6 +28,7 @@ from raceday.transcript.debrief import (
     render_markdown,
     world_states,
 )
+from raceday.transcript.debrief.review import MOMENTS, key_moments
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
 from raceday.tui.notify import InertNotifications
@@ -183,6 +184,8 @@ class ReviewApp(InertNotifications):
         Binding("left_square_bracket", "jump(-1)", "Prev notable"),
         Binding("home", "go(0)", "First", show=False, priority=True),
         Binding("end", "go(-1)", "Last", show=False, priority=True),
+        *(Binding(key, f"moment('{kind}')", kind.capitalize())
+          for key, kind, words in MOMENTS),
         Binding("a", "toggle_all", "All / what matters"),
         Binding("d", "debrief", "Debrief"),
         Binding("q,ctrl+q", "quit", "Quit"),
@@ -195,6 +198,8 @@ class ReviewApp(InertNotifications):
         self.warning = warning
         self.folder = folder
         self.states = world_states(events)
+        self.moments = key_moments(events)
+        """Each kind of key moment -> its events' indexes (one key each jumps through them)."""
         self.everything = False
         self.rows = self._rows()
         """The events listed (indexes into `events`): what matters, or all of them."""
@@ -268,6 +273,8 @@ class ReviewApp(InertNotifications):
         event = self.events[self.index]
         state = self.states[self.index]
         self.detail = event_detail(event)
+        if isinstance(event, ev.SessionStart):
+            self.detail = Group(self.detail, self.moments_text())
         self.query_one("#review-detail", Static).update(self.detail)
         self.query_one("#review-world", Static).update(world_text(state))
         where = f"  ({self.folder})" if self.folder else ""
@@ -302,6 +309,41 @@ class ReviewApp(InertNotifications):
                 return
             row += direction
         self.show(self.rows[-1] if direction > 0 else self.rows[0])
+
+    def moments_text(self) -> Text:
+        """The moments that matter, each with its key: what a narration jumps between."""
+        text = Text("\nThe moments that matter (one key each; again for the next):\n",
+                    style="bold")
+        for key, kind, words in MOMENTS:
+            found = self.moments[kind]
+            text.append(f"  {key}  ", style="bold reverse")
+            text.append(f" {words}: ")
+            if not found:
+                text.append("none\n", style="dim")
+                continue
+            times = ", ".join(inert(self.events[i].sim_time) for i in found[:6])
+            more = f" and {len(found) - 6} more" if len(found) > 6 else ""
+            text.append(f"{len(found)} at {times}{more}\n",
+                        style=_STYLE.get(type(self.events[found[0]]), ""))
+        return text
+
+    def action_moment(self, kind: str) -> None:
+        """To the next moment of this kind after the event in hand (from the first again once
+        past the last)."""
+        found = self.moments.get(kind, ())
+        words = next(w for _, k, w in MOMENTS if k == kind)
+        if not found:
+            self.notify(f"No {words} in this session.", timeout=3)
+            return
+        later = [i for i in found if i > self.index]
+        target = later[0] if later else found[0]
+        if target not in self.rows:  # listed only with every event: list them all
+            self.everything = True
+            self.rows = self._rows()
+            self._fill()
+        self.show(target)
+        self.notify(f"{words.capitalize()}: {found.index(target) + 1} of {len(found)}",
+                    timeout=2)
 
     def action_debrief(self) -> None:
         self.push_screen(DebriefScreen(build_debrief(self.events, self.warning)))

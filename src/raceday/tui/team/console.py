@@ -19,10 +19,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, Label, Static
+from textual.screen import Screen
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
@@ -37,7 +37,9 @@ from raceday.transcript.log import read_events
 from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
+from raceday.tui.team.console_dialogs import JoinDialog, NoteDialog
 from raceday.tui.team.seat_runner import HostClock
+from raceday.tui.team.verdicts import Verdicts
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
@@ -60,131 +62,6 @@ CONSOLE_CSS = """
 """
 
 
-class NoteDialog(ModalScreen[str | None]):
-    """One line of text: an observer note for the debrief."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, title: str) -> None:
-        super().__init__(classes="dialog-screen")
-        self.title_text = title
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog dialog-wide"):
-            yield Label(self.title_text, classes="dialog-title", markup=False)
-            yield Input(placeholder="Enter saves it", id="note-text")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    @on(Input.Submitted)
-    def _done(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class JoinDialog(ModalScreen[None]):
-    """The join commands, one a line and never wrapped (a wrapped command pasted into a shell
-    breaks): wider than the screen, they scroll sideways; join.txt holds them too."""
-
-    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
-    DEFAULT_CSS = """
-    JoinDialog #join-box { width: 100%; height: auto; max-height: 90%; padding: 1 1;
-                           background: $panel; border: round $primary; }
-    JoinDialog #join-scroll { height: auto; max-height: 30; overflow-x: auto; }
-    JoinDialog #join-lines { width: auto; text-wrap: nowrap; }
-    """
-
-    def __init__(self, text: str, where: Path) -> None:
-        super().__init__(classes="dialog-screen")
-        self.text = text
-        self.where = where
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="join-box"):
-            yield Label(f"How to join (also in {self.where}); Enter closes", markup=False,
-                        classes="dialog-title")
-            with ScrollableContainer(id="join-scroll"):
-                yield Static(Text(self.text, no_wrap=True, overflow="ignore"), id="join-lines")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-class Verdicts:
-    """What the scorer knows so far, kept from every event (private ones included)."""
-
-    def __init__(self) -> None:
-        self.faults: dict[str, str] = {}
-        self.first_fault: str | None = None
-        self.detected: str | None = None
-        self.restored: str | None = None
-        self.steps: list[str] = []
-        self.declarations: list[ev.Declaration] = []
-        self.tasks_done: list[str] = []
-        self.hints: list[str] = []
-        self.refused: list[ev.CommandRefused] = []
-        self.lost: dict[str, ev.SeatLost] = {}
-        self.score: ev.ScoreEvent | None = None
-
-    def note(self, event: ev.Event) -> None:
-        if isinstance(event, ev.Fault):
-            self.faults[event.invariant] = event.fault
-            self.first_fault = self.first_fault or event.sim_time
-            self.restored = None
-        elif isinstance(event, ev.InvariantClear):
-            self.faults.pop(event.invariant, None)
-        elif isinstance(event, ev.Restored):
-            self.restored = event.sim_time
-        elif isinstance(event, ev.Detected):
-            self.detected = f"{event.sim_time} ({event.latency_minutes} min: {event.how})"
-        elif isinstance(event, ev.RaceStep):
-            self.steps.append(f"{event.sim_time} {event.step}")
-        elif isinstance(event, ev.Declaration):
-            self.declarations.append(event)
-        elif isinstance(event, ev.TaskDone):
-            self.tasks_done.append(f"{event.sim_time} {event.role}: {event.title}")
-        elif isinstance(event, ev.Hint):
-            self.hints.append(event.id)
-        elif isinstance(event, ev.CommandRefused):
-            self.refused.append(event)
-        elif isinstance(event, ev.SeatLost):
-            self.lost[event.seat] = event
-        elif isinstance(event, (ev.SeatJoined, ev.SeatLeft)):
-            self.lost.pop(event.seat, None)
-        elif isinstance(event, ev.ScoreEvent):
-            self.score = event
-
-    def render(self) -> Text:
-        t = Text()
-        t.append("Faults now: ", style="bold")
-        if self.faults:
-            t.append(inert("; ".join(self.faults.values())), style="bold white on red")
-        else:
-            t.append("none", style="green")
-        t.append(f"\nFirst fault: {self.first_fault or '—'}")
-        t.append(f"\nDetected: {inert(self.detected or '—')}")
-        t.append(f"\nRestored: {self.restored or '—'}")
-        t.append(f"\nRace steps: {', '.join(self.steps) or '—'}")
-        for d in self.declarations:
-            t.append(f"\n{d.sim_time} {inert(d.role)} declared ")
-            t.append("✓ " if d.correct else "✗ ", style="green" if d.correct else "bold red")
-            t.append(inert(d.text))
-        for done in self.tasks_done[-4:]:
-            t.append(f"\ntask done {inert(done)}", style="green")
-        if self.hints:
-            t.append(f"\nHints given: {', '.join(self.hints)}", style="magenta")
-        for refused in self.refused[-3:]:
-            t.append(f"\nREFUSED {inert(refused.seat)}: {inert(refused.error)}", style="red")
-        for lost in self.lost.values():
-            t.append(f"\nSEAT LOST {lost.sim_time} {inert(lost.seat)} "
-                     f"({inert(lost.player, one_line=True)}): no heartbeat for "
-                     f"{lost.silent_seconds} s", style="bold red")
-        return t
-
-
 class ConsoleScreen(Screen[None]):
     BINDINGS = [
         Binding("s", "start", "Start"),
@@ -192,10 +69,13 @@ class ConsoleScreen(Screen[None]):
         Binding("g", "speed", "Speed"),
         Binding("n", "skip", "Skip to next"),
         Binding("i", "inject", "Inject"),
+        Binding("m", "inject_list", "Injects list"),
         Binding("h", "hint", "Hint"),
         Binding("o", "note", "Note"),
+        Binding("r", "rule", "Rule"),
         Binding("j", "join_info", "Join info"),
         Binding("a", "hand_over", "Automate seat"),
+        Binding("f", "hold_fault", "Hold fault"),
         Binding("v", "share", "Hide answers"),
         Binding("w", "projector_sql", "SQL on projector"),
         Binding("e", "end", "End"),
@@ -216,6 +96,8 @@ class ConsoleScreen(Screen[None]):
         self.last_action: dict[str, str] = {}
         self.handed: set[str] = set()
         """Roles whose routine tasks the automation runs (the facilitator handed them)."""
+        self.fault_held = False
+        """The facilitator holds the night's fault step (f): it waits for their release."""
         self.sharing = False
         """Screen sharing: the answer key, the live verdicts, the scorer's feed and the
         observer notes are hidden; the feed shows what the players see."""
@@ -297,6 +179,8 @@ class ConsoleScreen(Screen[None]):
         elif isinstance(event, ev.SeatCommand):
             self.last_action[event.seat] = f"{event.sim_time} {event.action}"
             return
+        elif isinstance(event, ev.Facilitation) and event.action in ("hold", "release"):
+            self.fault_held = event.action == "hold"
         elif isinstance(event, ev.Facilitation) and event.action == "handover":
             from raceday.engine.session import HANDED
 
@@ -379,6 +263,8 @@ class ConsoleScreen(Screen[None]):
                         style="bold black on yellow" if clock.paused else "bold green")
         else:
             text.append("turns", style="bold")
+        if self.fault_held:
+            text.append("  FAULT STEP HELD (f releases it)", style="bold white on magenta")
         text.append("  │ facilitator console │ ", style="dim")
         if self.sharing:
             text.append("SCREEN SHARE: answers hidden │ ", style="bold magenta")
@@ -474,6 +360,14 @@ class ConsoleScreen(Screen[None]):
             "Hand a seat to the automation (its story tasks stay the player's)", options),
             chosen)
 
+    def action_hold_fault(self) -> None:
+        """Hold the night's fault step, or release it (the story waits for the players)."""
+        hold = not self.fault_held
+        self._send("hold", lambda s: self.host.hold_fault(hold))
+        self.notify("The fault step is held: it runs when you release it (f)." if hold else
+                    "The fault step is released: it runs at the next minute if it was due.",
+                    timeout=4)
+
     def action_projector_sql(self) -> None:
         """Let the projector show the players' SQL (the hot wash), or hide it again."""
         shown = not self.clock.projector_sql
@@ -504,20 +398,38 @@ class ConsoleScreen(Screen[None]):
                     return
                 target = () if to == EVERYONE else (to,)
                 self.app.push_screen(ChoiceDialog("When", [(NOW, "now")] + [
+                    (f"+{n}", f"in {n} minutes (on the night's clock)") for n in (5, 15, 30)
+                ] + [
                     (harm.id, f"when it holds: {' '.join(harm.fault.split())}")
                     for harm in self.exercise.invariants]), lambda when: at(target, when))
 
             def at(target: tuple[str, ...], when: str | None) -> None:
-                if when == NOW:
-                    self._send("inject", lambda s: s.send_inject(request.title, request.text,
-                                                                 target))
-                elif when is not None:
-                    self._send("inject", lambda s: s.schedule_on_fault(
-                        request.title, request.text, when, 0, target))
+                if when is not None:
+                    self.app.push_screen(ChoiceDialog("Kind", [
+                        ("message", "message"), ("status", "status post"), ("alarm", "alarm"),
+                        ("question", "question for discussion")]),
+                        lambda kind: typed(target, when, kind))
+
+            def typed(target: tuple[str, ...], when: str, kind: str | None) -> None:
+                from raceday.team.inject_file import PreparedInject
+
+                if kind is None:
+                    return
+                host = self.host
+                later = int(when[1:]) if when.startswith("+") else 0
+                harm = "" if when == NOW or when.startswith("+") else when
+                self._send("inject", lambda s: host.plan_live(PreparedInject(
+                    id="live", title=request.title, text=request.text, to=target, kind=kind,
+                    at=None if harm else s.minute + later, when=harm)))
 
             self.app.push_screen(ChoiceDialog("Send it to", options), send)
 
         self.app.push_screen(InjectDialog(classes="dialog-screen"), targeted)
+
+    def action_inject_list(self) -> None:
+        from raceday.tui.team.inject_list import InjectListScreen
+
+        self.app.push_screen(InjectListScreen(self.host))
 
     def action_hint(self) -> None:
         if self.sharing:
@@ -546,6 +458,38 @@ class ConsoleScreen(Screen[None]):
                 note=inert(hint.text)), to_whom)
 
         self.app.push_screen(ChoiceDialog("Preview a hint", options), preview)
+
+    def action_rule(self) -> None:
+        """Rule on a declaration: right, partly right or wrong, with a note (the score and the
+        debrief use the ruling)."""
+        from raceday.transcript.render import ruling_words
+
+        declared = self.verdicts.declarations
+        if not declared:
+            self.notify("Nobody has declared a finding yet.")
+            return
+        options = [(str(d.seq), f"{d.sim_time} {d.role}: {' '.join(d.text.split())[:60]}"
+                    + (f" (ruled {ruling_words(r.ruling)})"
+                       if (r := self.verdicts.rulings.get(d.seq)) else ""))
+                   for d in reversed(declared)]
+
+        def which(seq: str | None) -> None:
+            if seq is None:
+                return
+            self.app.push_screen(ChoiceDialog("Your ruling", [
+                ("right", "right"), ("partly", "partly right"), ("wrong", "wrong")]),
+                lambda ruling: note(int(seq), ruling))
+
+        def note(seq: int, ruling: str | None) -> None:
+            if ruling is None:
+                return
+            self.app.push_screen(NoteDialog("A note with the ruling (Enter with none: no "
+                                            "note)"), lambda text: send(seq, ruling, text))
+
+        def send(seq: int, ruling: str, text: str | None) -> None:
+            self._send("ruling", lambda s: self.host.rule(seq, ruling, text or ""))
+
+        self.app.push_screen(ChoiceDialog("Rule on a declaration", options), which)
 
     def action_note(self) -> None:
         def save(text: str | None) -> None:

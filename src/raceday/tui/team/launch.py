@@ -9,9 +9,11 @@ from typing import Any
 from textual import events
 
 from raceday.engine.clock import Pace
-from raceday.inert import inert
+from raceday.inert import has_controls, inert
 from raceday.team.client import Client, View
 from raceday.tui.app import RacedayApp, Settings, run_app
+
+MAX_PLAYER = 40  # as the host keeps a player's name
 
 
 class SeatApp(RacedayApp):
@@ -20,7 +22,7 @@ class SeatApp(RacedayApp):
     CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
 
     def __init__(self, client: Client, settings: Settings, *, host_gone_closes: bool = False,
-                 **kwargs: Any) -> None:
+                 ask_name: bool = False, **kwargs: Any) -> None:
         from raceday.commands import load_named_exercise
 
         exercise = load_named_exercise(client.meta["exercise"])
@@ -32,15 +34,34 @@ class SeatApp(RacedayApp):
         page says the session ended, instead of a screen waiting for a host that is gone."""
         self.closed_why: str | None = None
         """Why the seat closed itself (its host gone), for the line `join` prints."""
+        self.ask_name = ask_name
+        """A browser's seat: its player is asked their name before the seat is taken (the
+        others see it, the transcript and the AAR keep it)."""
         self.sub_title = f"{client.player} at seat {client.seat} ({client.role})"
 
     def _on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # RacedayApp's on_mount would open the briefing
+        self._check_size(self.size.width, self.size.height)
+        if not self.ask_name:
+            self._take_seat()
+            return
+        from raceday.tui.team.console_dialogs import NoteDialog
+
+        self.push_screen(NoteDialog(f"Your name, for seat {self.client.seat} "
+                                    f"({self.client.role}): the others see it"), self._named)
+
+    def _named(self, name: str | None) -> None:
+        cleaned = " ".join((name or "").split())[:MAX_PLAYER]
+        if cleaned and not has_controls(cleaned, one_line=True):
+            self.client.player = cleaned
+        self.sub_title = f"{self.client.player} at seat {self.client.seat} ({self.client.role})"
+        self._take_seat()
+
+    def _take_seat(self) -> None:
         from raceday.tui.team.seat_screen import SeatScreen
 
-        event.prevent_default()  # RacedayApp's on_mount would open the briefing
         assert self.exercise is not None
         self.push_screen(SeatScreen(self.exercise, self.client, self.settings))
-        self._check_size(self.size.width, self.size.height)
 
 
 def seat_settings(client: Client) -> Settings:
@@ -50,7 +71,8 @@ def seat_settings(client: Client) -> Settings:
 
 
 def join(session: Path | str, player: str, role: str | None, token: str,
-         team: str | None = None, *, host_gone_closes: bool = False) -> int:
+         team: str | None = None, *, host_gone_closes: bool = False,
+         ask_name: bool = False) -> int:
     from raceday.team.client import TeamError
     from raceday.team.group import is_group, read_group, team_of_token, team_session
 
@@ -71,7 +93,8 @@ def join(session: Path | str, player: str, role: str | None, token: str,
                          f"`raceday debrief {session}` shows how it went\n")
         return 2
     try:
-        app = SeatApp(client, seat_settings(client), host_gone_closes=host_gone_closes)
+        app = SeatApp(client, seat_settings(client), host_gone_closes=host_gone_closes,
+                      ask_name=ask_name)
         code = run_app(app)
         if app.closed_why is not None:
             sys.stderr.write(inert(f"raceday: {app.closed_why}", one_line=True) + "\n")
@@ -95,15 +118,16 @@ def watch(session: Path | str, team: str | None = None) -> int:
 
 def host_console(exercise: str, seats: str | None, pace: str, speed: float | None,
                  transcripts: Path, teams: str | None = None, *, length: float | None = None,
-                 lobby: bool = False) -> int:
+                 lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.launch import build_host
     from raceday.team.serve import join_text, save_join_text
     from raceday.tui.team.console import ConsoleApp
 
     if teams is not None:
         return _host_teams_console(exercise, seats, teams, pace, speed, transcripts,
-                                   length=length, lobby=lobby)
-    host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby)
+                                   length=length, lobby=lobby, injects=injects)
+    host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby,
+                      injects=injects)
     host.start()
     info = join_text(host)
     save_join_text(host.folder, info)
@@ -118,7 +142,7 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float | Non
 
 def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
                         speed: float | None, transcripts: Path, *, length: float | None = None,
-                        lobby: bool = False) -> int:
+                        lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.group import read_group
     from raceday.team.launch import build_teams
     from raceday.team.leaderboard import leaderboard_lines, standings
@@ -126,7 +150,7 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
     from raceday.tui.team.console import GroupConsoleApp
 
     group = build_teams(exercise, seats, teams, pace, speed, transcripts, length=length,
-                        lobby=lobby)
+                        lobby=lobby, injects=injects)
     folder = group.start()
     info = group_join_text(group)
     save_join_text(folder, info)

@@ -1,0 +1,190 @@
+"""The facilitator's prepared injects: a YAML file written before the game day and loaded by
+`raceday host --injects FILE`. It is checked as an exercise is (PyYAML's safe loader through
+`yaml_lines`), and every problem is one line `file:line: what is wrong`.
+
+```yaml
+exercise: dynamodb-dns-race      # optional check
+injects:
+  - id: ceo-call                 # optional (default: prepared-N)
+    kind: question               # message (default), status, alarm or question (for discussion)
+    to: [responder]              # roles; default everyone
+    at: "23:40"                  # a time on the night's clock, or:
+    # when: regional-dns-answers # a harm (the exercise's invariant id) holds,
+    # after: 5m                  #   this long into it
+    title: The CEO is on the phone
+    text: What do we tell customers?
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from raceday.errors import InputError
+from raceday.exercise.model import Exercise
+from raceday.exercise.times import parse_duration, parse_time
+from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.inert import has_controls
+from raceday.textfile import UnreadableText, read_text
+
+KINDS = ("message", "status", "alarm", "question")
+_TOP = ("exercise", "injects")
+_FIELDS = ("id", "kind", "to", "at", "when", "after", "title", "text")
+MAX_TITLE = 120
+MAX_TEXT = 2000
+
+
+class InjectFileError(InputError):
+    """A prepared inject file is invalid; each problem reads `file:line: what is wrong`."""
+
+
+@dataclass(frozen=True)
+class PreparedInject:
+    """One inject the facilitator prepared: at a minute (`at`, since the clock's start) or
+    when a harm holds (`when`, `after` minutes into it); `to` empty is everyone."""
+
+    id: str
+    title: str
+    text: str = ""
+    kind: str = "message"
+    to: tuple[str, ...] = ()
+    at: int | None = None
+    when: str = ""
+    after: int = 0
+    line: int = 0
+
+
+def load_inject_file(path: Path, exercise: Exercise) -> tuple[PreparedInject, ...]:
+    """Read and check a prepared inject file for `exercise`."""
+    try:
+        root, yaml_problems = load_located(read_text(path))
+    except (OSError, UnreadableText) as exc:
+        raise InjectFileError([f"{path}: cannot read the inject file: {exc}"]) from None
+    except YamlSyntaxError as exc:
+        raise InjectFileError([f"{path}:{exc.line}: not valid YAML: {exc.message}"]) from None
+    problems = [f"{path}:{line}: {message}" for line, message in yaml_problems]
+    if root is None or not root.is_mapping or "injects" not in root.value:
+        raise InjectFileError([f"{path}:1: an inject file is a mapping with `injects:` (a "
+                               "list of injects)"])
+    top: dict[str, Located] = root.value
+    for key, node in top.items():
+        if key not in _TOP:
+            problems.append(f"{path}:{node.line}: unknown key '{key}' (expected one of: "
+                            f"{', '.join(_TOP)})")
+    if "exercise" in top and str(top["exercise"].plain_value()) != exercise.id:
+        problems.append(f"{path}:{top['exercise'].line}: this file is for exercise "
+                        f"'{top['exercise'].plain_value()}', not '{exercise.id}'")
+    items = top["injects"]
+    if not items.is_list or not items.value:
+        problems.append(f"{path}:{items.line}: injects is a list of injects (- title: ...)")
+        raise InjectFileError(problems)
+    out: list[PreparedInject] = []
+    for n, node in enumerate(items.value, start=1):
+        reader = _Reader(path, exercise, problems)
+        made = reader.inject(node, n)
+        if made is not None:
+            if any(x.id == made.id for x in out):
+                problems.append(f"{path}:{node.line}: inject id '{made.id}' is used twice")
+            out.append(made)
+    if problems:
+        raise InjectFileError(problems)
+    return tuple(out)
+
+
+class _Reader:
+    def __init__(self, path: Path, exercise: Exercise, problems: list[str]) -> None:
+        self.path, self.exercise, self.problems = path, exercise, problems
+
+    def problem(self, line: int, message: str) -> None:
+        self.problems.append(f"{self.path}:{line}: {message}")
+
+    def text(self, m: dict[str, Located], key: str, what: str, limit: int) -> str:
+        node = m.get(key)
+        if node is None:
+            return ""
+        if not isinstance(node.value, str):
+            self.problem(node.line, f"{what}: {key} is text (put it in quotes)")
+            return ""
+        value = node.value.strip()
+        if len(value) > limit:
+            self.problem(node.line, f"{what}: {key} has at most {limit} characters")
+        elif has_controls(value, one_line=key != "text"):
+            self.problem(node.line, f"{what}: {key} holds control characters")
+        return value
+
+    def inject(self, node: Located, n: int) -> PreparedInject | None:
+        what = f"inject {n}"
+        if not node.is_mapping:
+            self.problem(node.line, f"{what}: an inject is a mapping (title, at or when, ...)")
+            return None
+        m: dict[str, Located] = node.value
+        for key, value in m.items():
+            if key not in _FIELDS:
+                self.problem(value.line, f"{what}: unknown key '{key}' (expected one of: "
+                                         f"{', '.join(_FIELDS)})")
+        ident = self.text(m, "id", what, 40) or f"prepared-{n}"
+        what = f'inject "{ident}"'
+        title = self.text(m, "title", what, MAX_TITLE)
+        if not title:
+            self.problem(node.line, f"{what} needs a title")
+        kind = self.text(m, "kind", what, 20) or "message"
+        if kind not in KINDS:
+            self.problem(m["kind"].line, f"{what}: kind '{kind}' is not one of "
+                                         f"{', '.join(KINDS)}")
+        at, when, after = self.timing(m, node.line, what)
+        return PreparedInject(id=ident, title=title, text=self.text(m, "text", what, MAX_TEXT),
+                              kind=kind, to=self.roles(m, what), at=at, when=when, after=after,
+                              line=node.line)
+
+    def roles(self, m: dict[str, Located], what: str) -> tuple[str, ...]:
+        node = m.get("to")
+        if node is None:
+            return ()
+        values = node.value if node.is_list else [node]
+        roles: list[str] = []
+        for item in values:
+            role = str(item.plain_value())
+            if role not in self.exercise.role_ids:
+                self.problem(item.line, f"{what}: unknown role '{role}' (roles are "
+                                        f"{', '.join(self.exercise.role_ids)})")
+            roles.append(role)
+        return tuple(roles)
+
+    def timing(self, m: dict[str, Located], line: int,
+               what: str) -> tuple[int | None, str, int]:
+        """(at, when, after): a minute, or a harm and how long into it."""
+        if ("at" in m) == ("when" in m):
+            self.problem(line, f'{what} needs "at" (a time, "23:40") or "when" (a harm that '
+                               'holds), one of the two')
+            return 0, "", 0
+        if "at" in m:
+            node = m["at"]
+            if "after" in m:
+                self.problem(m["after"].line, f'{what}: "after" goes with "when"; a timed '
+                                              'inject has none')
+            if not isinstance(node.value, str):
+                self.problem(node.line, f'{what}: at is a time in quotes, "23:40"'
+                             + (" (unquoted, YAML reads 23:40 as a number)"
+                                if node.plain else ""))
+                return 0, "", 0
+            try:
+                at = parse_time(node.value, self.exercise.clock.start)
+            except ValueError as exc:
+                self.problem(node.line, f"{what}: {exc}")
+                return 0, "", 0
+            if at > self.exercise.clock.length_minutes:
+                self.problem(node.line, f"{what}: {node.value} is after the night ends")
+            return at, "", 0
+        harm = str(m["when"].plain_value())
+        harms = [i.id for i in self.exercise.invariants]
+        if harm not in harms:
+            self.problem(m["when"].line, f"{what}: unknown harm '{harm}' (harms are "
+                                         f"{', '.join(harms)})")
+        after = 0
+        if "after" in m:
+            try:
+                after = parse_duration(m["after"].plain_value())
+            except ValueError as exc:
+                self.problem(m["after"].line, f"{what}: after: {exc}")
+        return None, harm, after

@@ -1,0 +1,55 @@
+"""The facilitator's rulings on the team's declarations: right, partly right or wrong, with a
+note. The judge decides each declaration from the world; a facilitator who heard the team's
+reasoning may rule otherwise, and the debrief shows their word beside the judge's.
+
+A ruling is a `Facilitation` event (action "ruling") and goes into the session's facts
+(`Facts.rulings`), where the judge finds it (the score does not read it yet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from raceday.engine.session import Session, SessionError
+from raceday.inert import has_controls
+from raceday.transcript import events as ev
+
+RULINGS = ("right", "partly", "wrong")
+MAX_NOTE = 300
+
+
+def declaration_of(session: Session, seq: int) -> ev.Declaration:
+    """The declaration event number `seq`, or a one-line error."""
+    found = next((e for e in session.events if e.seq == seq), None)
+    if not isinstance(found, ev.Declaration):
+        raise SessionError(f"event {seq} is not a declaration of this session")
+    return found
+
+
+def rule(session: Session, seq: int, ruling: str, note: str = "") -> ev.Event:
+    """Record the facilitator's ruling on declaration `seq` and hand it to the judge."""
+    if ruling not in RULINGS:
+        raise SessionError(f"a ruling is one of {', '.join(RULINGS)}, not {ruling!r}")
+    note = " ".join(note.split())
+    if len(note) > MAX_NOTE or has_controls(note, one_line=True):
+        raise SessionError(f"a ruling's note is one line of at most {MAX_NOTE} printable "
+                           "characters")
+    if session.ended:
+        raise SessionError("the session is scored: rule before it ends (the hot wash's "
+                           "words go into `raceday aar`)")
+    declared = declaration_of(session, seq)
+    event = session.record(ev.Facilitation(
+        action="ruling", ruling=ruling, declaration=seq, detail=declared.finding,
+        to=(declared.role,), at=declared.sim_time, text=note))
+    session.facts.rulings.append((declared.minute, declared.finding, ruling, note))
+    return event
+
+
+def rulings_in(events: Sequence[ev.Event]) -> list[tuple[int, str, str, str]]:
+    """The facts' rulings from a transcript's events (a resumed session's)."""
+    declared = {e.seq: e for e in events if isinstance(e, ev.Declaration)}
+    return [(declared[e.declaration].minute, declared[e.declaration].finding, e.ruling, e.text)
+            for e in events
+            if isinstance(e, ev.Facilitation) and e.action == "ruling"
+            and e.declaration in declared]
+

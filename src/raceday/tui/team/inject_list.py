@@ -1,0 +1,144 @@
+"""The console's master scenario events list (m): the exercise's injects, the facilitator's
+prepared ones and the live ones, in the order they come. The facilitator's waiting ones move
+a minute ([ ]) or five ({ }) earlier or later, go out now (Enter) or are cancelled (c); every
+change is a call to the host, recorded in the transcript."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from raceday.inert import inert
+from raceday.team.host import Host
+from raceday.team.inject_plan import CANCELLED, SENT, PlanEntry, when_words
+
+REFRESH_S = 0.5
+KIND_MARK = {"alarm": "🔔", "status": "📰", "message": "✉", "question": "?", "reveal": "📖"}
+
+
+def _order(entry: PlanEntry) -> tuple[int, int]:
+    """Waiting ones first by their minute, then the conditional, then those done."""
+    done = entry.state in (SENT, CANCELLED)
+    at = entry.inject.at
+    return (2 if done else 0 if at is not None else 1, at if at is not None else 0)
+
+
+class InjectListScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,m", "close", "Close"),
+        Binding("left_square_bracket", "move(-1)", "1 min earlier"),
+        Binding("right_square_bracket", "move(1)", "1 min later"),
+        Binding("left_curly_bracket", "move(-5)", "5 min earlier"),
+        Binding("right_curly_bracket", "move(5)", "5 min later"),
+        Binding("enter", "send", "Send now", priority=True),
+        Binding("c", "cancel_inject", "Cancel it"),
+    ]
+    DEFAULT_CSS = """
+    InjectListScreen #plan-box { width: 100%; height: 90%; padding: 0 1; background: $panel;
+                                 border: round $primary; }
+    InjectListScreen #plan { height: 1fr; }
+    """
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(classes="dialog-screen")
+        self.host = host
+        self.keys: list[str] = []
+        self._shown: tuple[PlanEntry, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="plan-box"):
+            yield Label("Master scenario events list: [ ] a minute earlier/later, { } five, "
+                        "Enter sends now, c cancels, Esc closes", classes="dialog-title",
+                        markup=False)
+            yield OptionList(id="plan")
+            yield Static("", id="plan-status")
+
+    def on_mount(self) -> None:
+        self._show()
+        self.query_one(OptionList).focus()
+        self.set_interval(REFRESH_S, self._show)
+
+    def _line(self, entry: PlanEntry) -> Text:
+        i, session = entry.inject, self.host.session
+        time_of = session.time_of if session is not None else str
+        done = entry.state in (SENT, CANCELLED)
+        text = Text(style="dim" if done else "", no_wrap=True, overflow="ellipsis")
+        when = when_words(entry, time_of) if i.at is not None or done else \
+            f"when {i.when}" + (f" +{i.after} min" if i.after else "")
+        text.append(f"{when:<28.28} ", style="" if done else "bold")
+        text.append(f"{KIND_MARK.get(i.kind, '·')} {i.kind:<8} ")
+        text.append(f"{entry.source:<8} ", style="cyan" if entry.source != "exercise" else "dim")
+        text.append(f"{', '.join(i.to) or 'everyone':<12.12} ")
+        room = max(20, self.size.width - 84)  # one line each: the list stays a list
+        title = inert(i.title, one_line=True)
+        text.append(title if len(title) <= room else title[:room - 1] + "…")
+        if entry.state == CANCELLED:
+            text.stylize("strike")
+        return text
+
+    def _show(self) -> None:
+        entries = self.host.injects.entries
+        if entries is self._shown:
+            return
+        self._shown = entries
+        ordered = sorted(entries, key=_order)
+        options = self.query_one(OptionList)
+        keep = options.highlighted
+        options.clear_options()
+        options.add_options([Option(self._line(e), id=e.key) for e in ordered])
+        self.keys = [e.key for e in ordered]
+        if keep is not None and self.keys:
+            options.highlighted = min(keep, len(self.keys) - 1)
+
+    def _current(self) -> PlanEntry | None:
+        index = self.query_one(OptionList).highlighted
+        if index is None or index >= len(self.keys):
+            return None
+        return self.host.injects.get(self.keys[index])
+
+    def _call(self, what: str, fn: Any) -> None:
+        future: Future[Any] = self.host.call(fn)
+
+        def done(f: Future[Any]) -> None:
+            error = f.exception()
+            if error is not None:
+                self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
+                                          severity="error")
+
+        future.add_done_callback(done)
+
+    def _waiting(self) -> PlanEntry | None:
+        entry = self._current()
+        if entry is None:
+            return None
+        if not entry.movable:
+            self.notify("Only your own waiting injects move, go out now or are cancelled; the "
+                        "exercise's come as the night brings them.")
+            return None
+        return entry
+
+    def action_move(self, minutes: int) -> None:
+        entry = self._waiting()
+        if entry is not None:
+            self._call("move", lambda s: self.host.move_inject(entry.key, minutes))
+
+    def action_send(self) -> None:
+        entry = self._waiting()
+        if entry is not None:
+            self._call("send", lambda s: self.host.send_inject_now(entry.key))
+
+    def action_cancel_inject(self) -> None:
+        entry = self._waiting()
+        if entry is not None:
+            self._call("cancel", lambda s: self.host.cancel_inject(entry.key))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
