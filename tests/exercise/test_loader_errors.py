@@ -658,3 +658,19 @@ replay:
     assert problems(broken) == [
         f'minimal/exercise.yaml:{line}: practice night "odd": changes item 1: bind_sql "value" '
         "must be a query, not the number 7"]
+
+
+def test_a_swap_group_of_one_name_is_refused_at_its_line(broken: Broken) -> None:
+    path = broken.folder / "exercise.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + """
+replay:
+  shifted:
+    start: ["12:00", "20:30"]
+    swap:
+      - [writer-a, writer-b]
+      - [writer-a]
+""", encoding="utf-8")
+    line = broken.line_of("- [writer-a]")
+    assert problems(broken) == [
+        f'minimal/exercise.yaml:{line}: replay: shifted: each "swap" group must list two or '
+        "more different names (no quotes in them), not a list"]

@@ -58,6 +58,10 @@ FLAGSHIP_PLAYS = [
     ("row-count-conditional-only", 25, 25, "carried on): present 55 minutes"),
     ("row-count-stop", 30, 30, "the Enactor carried on): kept away all night"),
     ("row-count-noop-next", 0, 0, "enactor-a-apply-next changed 0 rows"),
+    # names: the variant night draws which Enactor is slow and which endpoint it is slow on
+    ("name-keyed-enactor", 0, 0, "in the variant night"),
+    ("name-keyed-endpoint", 0, 0, "in the variant night"),
+    ("name-free-forward", 30, 30, "kept away all night in both replayed nights"),
 ]
 
 
@@ -117,6 +121,10 @@ def test_the_variant_is_drawn_for_the_session_and_no_file_says_it(
     assert len(drawn) > 10  # the renumbering differs from session to session
     offsets = {draw(shift, seed).clock for seed in range(20)}
     assert len(offsets) > 5
+    # which Enactor is slow, and on which endpoint: each of the others drawn in some session
+    trades = {draw(shift, seed).swapped for seed in range(40)}
+    assert {t[0][1] for t in trades} == {"enactor-b", "enactor-c"}
+    assert len({t[1][1] for t in trades}) == 3
     # nothing in the exercise's folder names a drawn renumbering
     text = "\n".join(p.read_text(encoding="utf-8") for p in FLAGSHIP.rglob("*")
                      if p.is_file() and p.suffix in (".yaml", ".sql", ".md"))
@@ -212,3 +220,14 @@ def test_a_stop_on_zero_rows_earns_more_than_the_same_conditional_write_without_
     assert night["points"] == night["max"] == 5
     lost = next(h for h in carry["guards"]["harms"] if h.get("practice") == "lost-write")
     assert lost["points"] == 0 and lost["minutes"] > 0
+
+
+def test_the_drawn_names_trade_places_in_sql_text_only() -> None:
+    from raceday.judge.variant import swap_names
+
+    sql = ("UPDATE endpoint SET updated_by = 'enactor-a' WHERE name = 'x' "
+           "AND updated_by <> 'enactor-c' AND note LIKE 'enactor-%'")
+    swapped = swap_names(sql, (("enactor-a", "enactor-c"),))
+    assert swapped == ("UPDATE endpoint SET updated_by = 'enactor-c' WHERE name = 'x' "
+                       "AND updated_by <> 'enactor-a' AND note LIKE 'enactor-%'")
+    assert swap_names(swapped, (("enactor-a", "enactor-c"),)) == sql

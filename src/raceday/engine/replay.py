@@ -48,6 +48,7 @@ from raceday.exercise.model import (
 )
 from raceday.judge.facts import step_statuses
 from raceday.judge.guards import practice_words
+from raceday.judge.variant import swap_names
 from raceday.store.protocol import Store
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
@@ -124,7 +125,27 @@ def _shifted(exercise: Exercise, shift: ShiftSpec) -> Exercise:
                 until=t.until + later[t.id] if t.until is not None else None)
         if t.id in later else t
         for t in exercise.tasks)
-    return replace(exercise, clock=clock, tasks=tasks)
+    return _names_swapped(replace(exercise, clock=clock, tasks=tasks), shift.swapped)
+
+
+def _names_swapped(exercise: Exercise, swapped: tuple[tuple[str, str], ...]) -> Exercise:
+    """The night with the drawn names traded in every statement (the team's edits included),
+    in the tasks' conditions and in the race steps' checks (the story told of the night)."""
+    if not swapped:
+        return exercise
+
+    def sql(text: str | None) -> str | None:
+        return swap_names(text, swapped) if text is not None else None
+
+    statements = tuple(replace(s, sql=swap_names(s.sql, swapped)) for s in exercise.statements)
+    tasks = tuple(replace(t, when=sql(t.when), done_when=sql(t.done_when))
+                  for t in exercise.tasks)
+    guards = exercise.scoring.guards
+    if guards is not None:
+        guards = replace(guards, steps=tuple(replace(s, happened=swap_names(s.happened, swapped))
+                                             for s in guards.steps))
+    return replace(exercise, statements=statements, tasks=tasks,
+                   scoring=replace(exercise.scoring, guards=guards))
 
 
 def _describe_shift(exercise: Exercise, shift: ShiftSpec, *, reveal: bool = True) -> str:
@@ -139,6 +160,7 @@ def _describe_shift(exercise: Exercise, shift: ShiftSpec, *, reveal: bool = True
     if shift.seed.strip():
         parts.append("the plans renumbered")
     parts += [f"{task} {minutes} min later" for task, minutes in shift.later]
+    parts += [f"'{first}' and '{other}' trading places" for first, other in shift.swapped]
     name = "the variant night" if drawn else "the shifted race"
     return f"{name} ({', '.join(parts)})"
 
@@ -413,14 +435,18 @@ def _harm_nights(exercise: Exercise, race: Session, baseline: dict[str, tuple[in
         for harm, (minutes, first) in mine.items())
 
 
-def _practiced(exercise: Exercise, night: PracticeNight, clock: int = 0) -> Exercise:
+def _practiced(exercise: Exercise, night: PracticeNight,
+               shift: ShiftSpec | None = None) -> Exercise:
     """A practice night: the normal night (no delayed worker) with the night's changes in
-    the runs they name; the statements stay the team's. It plays on the variant's clock
-    (`clock` minutes moved), so a guard keyed on the times the file gives passes nothing."""
+    the runs they name; the statements stay the team's. It plays on the variant's clock and
+    names (`shift`), so a guard keyed on the times or names the file gives passes nothing."""
+    clock, swapped = (shift.clock, shift.swapped) if shift is not None else (0, ())
+
     def make() -> Exercise:
         moved = timedelta(minutes=clock)
-        normal = _without_delayed(replace(exercise, clock=replace(
-            exercise.clock, start=exercise.clock.start + moved, end=exercise.clock.end + moved)))
+        normal = _without_delayed(_names_swapped(replace(exercise, clock=replace(
+            exercise.clock, start=exercise.clock.start + moved, end=exercise.clock.end + moved)),
+            swapped))
         changes: dict[str, list[PracticeChange]] = {}
         for change in night.changes:
             changes.setdefault(change.task, []).append(change)
@@ -436,12 +462,12 @@ def _practiced(exercise: Exercise, night: PracticeNight, clock: int = 0) -> Exer
                           for c in changes[t.id]]
         return replace(normal, tasks=tuple(tasks))
 
-    return _derived("practice", exercise, (night.id, clock), make)
+    return _derived("practice", exercise, (night.id, clock, swapped), make)
 
 
 def _practice_nights_sqlite(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
                             live: Path, folder: Path, until: int,
-                            clock: int = 0) -> tuple[HarmNight, ...]:
+                            shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
     """Each practice night on a world built from the team's as the race's is, beside the
     same night on the exercise's own world."""
     found: list[HarmNight] = []
@@ -450,10 +476,10 @@ def _practice_nights_sqlite(kind: type[Session], exercise: Exercise, team_exerci
         where.mkdir()
         world = where / "race.db"
         build_replay_world(live, exercise.world_sql, world)
-        played = _play(kind, _practiced(team_exercise, night, clock), world, where / "race",
+        played = _play(kind, _practiced(team_exercise, night, shift), world, where / "race",
                        until, transcript=False)
         remove_world(world)
-        own = _practiced(exercise, night, clock)
+        own = _practiced(exercise, night, shift)
         found += _harm_nights(own, played, _baseline(kind, own, until, ""), until,
                               practice_words(night.title), practice=night.id)
     return tuple(found)
@@ -998,7 +1024,7 @@ def _replay_race_sqlite(session: Session, probes: tuple[Probe, ...], *,
                             if reveal else f"in {what}")
 
         harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until,
-                                         shift.clock if shift is not None else 0)
+                                         shift)
 
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()
@@ -1177,16 +1203,16 @@ def _baseline_pg(kind: type[Session], exercise: Exercise, live: PostgresStore, f
 def _practice_nights_pg(kind: type[Session], exercise: Exercise, team_exercise: Exercise,
                         live: PostgresStore, folder: Path, until: int,
                         made: list[PostgresStore], pool: ThreadPoolExecutor,
-                        clock: int = 0) -> tuple[HarmNight, ...]:
+                        shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
     """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
     team's, the nights played in `pool`."""
     playing = []
     for night in exercise.replay.practice if exercise.replay is not None else ():
         where = folder / f"practice-{night.id}"
         world, _ = _fork(live, made, exercise.world_sql)
-        own = _practiced(exercise, night, clock)
+        own = _practiced(exercise, night, shift)
         playing.append((night, own,
-                        pool.submit(_played_pg, kind, _practiced(team_exercise, night, clock),
+                        pool.submit(_played_pg, kind, _practiced(team_exercise, night, shift),
                                     world,
                                     where / "race", until),
                         pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
@@ -1263,7 +1289,7 @@ def replay_race_postgres(session: Session, probes: tuple[Probe, ...] = (), *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
         harms += _practice_nights_pg(kind, exercise, team_exercise, live, folder, until, made,
-                                     pool, shift.clock if shift is not None else 0)
+                                     pool, shift)
         blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
         if shifted_normal is not None:
             seen = {b.task for b in blocked}

@@ -126,7 +126,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "replay": ((), ("until", "delayed", "normal", "shifted", "practice")),
     "practice_night": (("id", "title", "changes"), ()),
     "practice_change": (("task", "at"), ("bind", "bind_sql", "skip", "then")),
-    "shifted": (("start",), ("later", "seed", "renumber")),
+    "shifted": (("start",), ("later", "seed", "renumber", "swap")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),
@@ -1123,7 +1123,31 @@ class _Reader:
             self.problem(m["seed"].line, f'{what}: "seed" uses :offset but no "renumber" range '
                          "says what to draw it from")
         return ShiftSpec(clock=clock, later=tuple(later), seed=seed, clock_range=clock_range,
-                         later_range=tuple(later_range), renumber=renumber)
+                         later_range=tuple(later_range), renumber=renumber,
+                         swap=self.swap_groups(m, what))
+
+    def swap_groups(self, m: dict[str, Located], what: str) -> tuple[tuple[str, ...], ...]:
+        """`swap`: a list of groups, each a list of two or more distinct names."""
+        node = m.get("swap")
+        if node is None:
+            return ()
+        if not isinstance(node.value, list):
+            self.problem(node.line, f'{what}: "swap" must be a list of groups of names, not '
+                         f"{_describe(node)}")
+            return ()
+        groups: list[tuple[str, ...]] = []
+        for item in node.value:
+            names = item.value if isinstance(item.value, list) else None
+            texts = tuple(str(n.value) for n in names or ()
+                          if isinstance(n.value, str) and n.value and "'" not in n.value)
+            if names is None or len(texts) != len(names) or len(set(texts)) < 2 \
+                    or len(set(texts)) != len(texts):
+                self.problem(item.line, f'{what}: each "swap" group must list two or more '
+                             "different names (no quotes in them), not "
+                             f"{_describe(item)}")
+                continue
+            groups.append(texts)
+        return tuple(groups)
 
     def truth(self, top: dict[str, Located]) -> Truth | None:
         node = top.get("truth")

@@ -350,11 +350,18 @@ class ShiftSpec(Value):
     Tasks given the same range move together (one worker's delay, drawn once)."""
     renumber: tuple[int, int] | None = None
     """The range `:offset` is drawn from for each session (the seed's renumbering)."""
+    swap: tuple[tuple[str, ...], ...] = ()
+    """Groups of names the automation's SQL writes as text literals ('enactor-a', an
+    endpoint's name): the first of each group trades places with another drawn for each
+    session, in every statement of the night (the team's edits included), so the slow worker
+    or the endpoint it is slow on is another one, and a guard keyed on a name is seen."""
+    swapped: tuple[tuple[str, str], ...] = ()
+    """The drawn trades (the first of a group, the one it trades with)."""
 
     @property
     def drawn(self) -> bool:
         return (self.clock_range is not None or bool(self.later_range)
-                or self.renumber is not None)
+                or self.renumber is not None or bool(self.swap))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

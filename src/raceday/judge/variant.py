@@ -45,5 +45,18 @@ def draw(shift: ShiftSpec, seed: int) -> ShiftSpec:
             drawn[span] = least + step * rng.randint(0, (most - least) // step)
         later[task] = drawn[span]
     offset = rng.randint(*shift.renumber) if shift.renumber is not None else 0
+    swapped = tuple((group[0], rng.choice(group[1:])) for group in shift.swap)
     return ShiftSpec(clock=clock, later=tuple(later.items()),
-                     seed=_OFFSET.sub(str(offset), shift.seed))
+                     seed=_OFFSET.sub(str(offset), shift.seed), swapped=swapped)
+
+
+def swap_names(sql: str, swapped: tuple[tuple[str, str], ...]) -> str:
+    """`sql` with each drawn pair of text literals traded ('enactor-a' for 'enactor-c' and
+    back), in one pass so a trade is not undone by the next."""
+    if not swapped:
+        return sql
+    other: dict[str, str] = {}
+    for first, second in swapped:
+        other[first], other[second] = second, first
+    names = "|".join(re.escape(n) for n in sorted(other, key=len, reverse=True))
+    return re.sub(f"'({names})'", lambda m: f"'{other[m.group(1)]}'", sql)
