@@ -109,6 +109,28 @@ def test_a_schema_role_adds_a_postgres_guard_and_it_refuses_a_bad_write(pg_store
     assert "forward_only" in next(t for t in pg_store.tables() if t.name == "endpoint").triggers
 
 
+def test_a_guard_a_cascade_fires_reads_what_its_maker_may_read(pg_store: PostgresStore) -> None:
+    """PostgreSQL runs a cascade as the owner of the table it changes: the guard on
+    plan_record that `DELETE FROM plan` fires reads endpoint as that owner, and refuses with
+    its own words, as on SQLite (not "permission denied for table endpoint")."""
+    guard = pg_store.execute("responder", """
+        CREATE FUNCTION records_in_use() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM endpoint AS e
+                       WHERE e.active_plan_id = old.plan_id AND e.name = old.endpoint) THEN
+                RAISE EXCEPTION 'refused: an endpoint serves these records';
+            END IF;
+            RETURN old;
+        END $$;
+        CREATE TRIGGER records_in_use BEFORE DELETE ON plan_record
+            FOR EACH ROW EXECUTE FUNCTION records_in_use()""")
+    assert [r.ok for r in guard] == [True, True], guard
+    served = one(pg_store, "enactor-b", "DELETE FROM plan WHERE id = 2")
+    assert "refused: an endpoint serves these records" in (served.error or ""), served
+    assert one(pg_store, "enactor-b", "DELETE FROM plan WHERE id = 3").rowcount == 1
+    assert pg_store.app_query("SELECT count(*) FROM plan_record WHERE plan_id = 3")[1] == [(0,)]
+
+
 def test_a_role_without_schema_rights_cannot_change_the_schema(pg_store: PostgresStore) -> None:
     for sql in ("CREATE TABLE lease (name TEXT)", "ALTER TABLE plan ADD COLUMN x INT",
                 "DROP TABLE plan", "CREATE INDEX ON plan (created_at)"):

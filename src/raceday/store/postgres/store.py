@@ -992,6 +992,32 @@ def _grant_rights(admin: psycopg.Connection[Any], names: _Names, roles: Sequence
                 rights += ["INSERT", "UPDATE", "DELETE", "TRIGGER", "REFERENCES"]
             if rights:
                 admin.execute(f"GRANT {', '.join(rights)} ON TABLE {target} TO {_q(names.roles[role.id])}")
+    _owners_read(admin, names, roles, {str(n) for n, k in objects if k != "S" and str(n) in original})
+
+
+def _owners_read(admin: psycopg.Connection[Any], names: _Names, roles: Sequence[RoleRights],
+                 tables: set[str]) -> None:
+    """Each table's owner role may read the world's tables (of the world as first built, as
+    they are now) that every one of its members may read.
+
+    PostgreSQL runs a foreign key's cascade as the owner of the table it changes, and a
+    player's trigger the cascade fires acts for that owner: `DELETE FROM plan` cascading to
+    `plan_record` runs a guard on `plan_record` that reads `endpoint` as plan_record's owner.
+    On SQLite the same guard reads as the role that made it. Reads every member already has
+    widen no member's rights.
+    """
+    by_name = {names.roles[r.id]: r for r in roles}
+    owners = admin.execute(
+        "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
+        "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
+        "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
+        [f"rd\\_{names.session}\\_own%"]).fetchall()
+    for owner, members in owners:
+        players = [by_name[m] for m in members if m in by_name]
+        readable = sorted(t for t in tables if players and all(p.may_read(t) for p in players))
+        if readable:
+            targets = ", ".join(f"{_q(names.world)}.{_q(t)}" for t in readable)
+            admin.execute(f"GRANT SELECT ON TABLE {targets} TO {_q(str(owner))}")
 
 
 def _compat(admin: psycopg.Connection[Any], names: _Names) -> None:
