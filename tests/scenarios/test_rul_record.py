@@ -5,9 +5,9 @@ restarts at 04:14, failover off at 09:36, throttles relaxed from 11:23, failover
 nothing in the exercise is timed to the record, so each phase below comes from the model's
 rules. The phases are asserted at 4,000 and 20,000 droplets (the fleet's size is a scale, not
 a different story); within 20 minutes of the record where the model lands there (leases,
-failover off ending the NLB harm), and in the record's order where it does not yet (see
-the issue-28 note: the flapping begins early at 20,000, Network Manager recovers 30 minutes
-early, launches are normal 30 minutes early).
+failover off ending the NLB harm, Network Manager back to normal, launches normal), and in
+the record's order where it does not yet (the flapping begins 40 minutes early at 20,000, and
+Network Manager's latency with it: see the notes of issues 28 and 28b).
 """
 
 from __future__ import annotations
@@ -98,9 +98,10 @@ def test_nlb_capacity_falls_with_the_flapping_and_returns_when_failover_is_off(
 
 
 def test_network_manager_catches_up_after_the_flapping_stops(morning: Morning) -> None:
-    # that night propagation was back to normal at 10:36; here Network Manager works off what
-    # the flapping left within the hour after failover is turned off (about 10:06)
-    assert morning.at("09:36") < morning.last("no-network") <= morning.at("10:36")
+    # that night propagation was back to normal at 10:36, an hour after failover went off:
+    # Network Manager works off the appliance changes the flapping left (10:36 at 4,000
+    # droplets, 10:44 at 20,000)
+    assert morning.near(morning.last("no-network"), "10:36")
 
 
 def test_relaxing_the_throttles_brings_no_relapse(morning: Morning) -> None:
@@ -110,9 +111,10 @@ def test_relaxing_the_throttles_brings_no_relapse(morning: Morning) -> None:
 
 
 def test_launches_are_normal_once_the_throttles_are_lifted(morning: Morning) -> None:
-    # that night all EC2 APIs and launches were normal at 13:50; the play lifts the last
-    # throttle at 13:03 (the Health Dashboard's "reducing throttles"), launches recover by 13:18
-    assert morning.at("13:03") < morning.last("launches-failing") < morning.at("13:50")
+    # that night all EC2 APIs and launches were normal at 13:50; the play raises the limit above
+    # the usual rate at 13:03 (the Health Dashboard's "reducing throttles") and the customers'
+    # pile of throttled retries takes until about 13:51 to drain
+    assert morning.near(morning.last("launches-failing"), "13:50")
     assert morning.result["recovery"]["restored"]
 
 
