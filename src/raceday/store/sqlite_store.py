@@ -37,14 +37,20 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from raceday.errors import ExerciseError, MachineError, RacedayError
+from raceday.errors import ExerciseError, MachineError
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext, WorldNames
+from raceday.store.base import (
+    MAX_ERROR_CHARS,
+    StoreBase,
+    StoreError,
+    WorldUnavailable,
+    capped_rows,
+)
 from raceday.store.protocol import RoleRights
 from raceday.store.reads import ReadCollector
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
@@ -81,17 +87,8 @@ ROLE_LIMITS: dict[int, int] = {
     sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 10,
     sqlite3.SQLITE_LIMIT_WORKER_THREADS: 0,
 }
-# A submission longer than this is refused before it is even split.
-MAX_SUBMISSION_CHARS = 1_000_000
-# A submission of more statements than this is refused whole, before any of them runs (one
-# paste of 100,000 `SELECT 1;` would otherwise be 100,000 results and events).
-MAX_STATEMENTS = 200
 # The world may not grow past MAX_WORLD_BYTES (prepare.py; SQLite's max_page_count on every
 # connection that writes it): a statement that would pass it fails and changes nothing.
-# Error messages are one line; a RAISE text can be as long as any string.
-MAX_ERROR_CHARS = 300
-# Rows stop being collected once a result holds this much text and blob data.
-MAX_RESULT_BYTES = 16_000_000
 # How often (in SQLite VM instructions) the progress handler checks the deadline.
 PROGRESS_EVERY = 1000
 _clock = time.perf_counter  # the progress handler's clock, bound once
@@ -103,22 +100,6 @@ _PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
 # `PRAGMA schema_version` never caught that either.)
 _NO_DDL = frozenset({"SELECT", "VALUES", "WITH", "EXPLAIN", "INSERT", "UPDATE", "DELETE", "REPLACE"})
 _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token", "parser stack")
-
-
-class StoreError(RacedayError):
-    """A trusted call (app_query, create, open) failed; `kind` is an error_kind."""
-
-    def __init__(self, message: str, kind: str = "error") -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class WorldUnavailable(StoreError, MachineError):
-    """The world cannot be read or written any more: its file was deleted or moved, the disk
-    is full, an I/O error. The session cannot go on; its transcript is whole."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "machine")
 
 
 LOCK_WAIT_S = 1.0
@@ -194,7 +175,7 @@ BEGIN_MODES = ("deferred", "immediate", "exclusive")
 every SQLite transaction is serializable, and there is one writer at a time."""
 
 
-class WorldStore:
+class WorldStore(StoreBase[_RoleConnection]):
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     backend = "sqlite"
@@ -320,52 +301,40 @@ class WorldStore:
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s,
                    max_world_bytes=max_world_bytes, durable=durable)
 
-    def __enter__(self) -> WorldStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- running role SQL ---------------------------------------------------------------
 
-    def execute(self, role: str, sql: str, params: Mapping[str, Any] | None = None) -> list[StatementResult]:
-        """Run a submission as `role`, statement by statement, stopping at the first error.
+    def _role_call(self, role: str) -> AbstractContextManager[_RoleConnection]:
+        return self._role_held(role)
 
-        Never raises for anything in `sql` or `params`: every problem is an error result.
-        Statements after a failed one are not run and get no result. Raises KeyError for a
-        role the store was not given (a bug in the caller, not player input).
-        """
+    @contextmanager
+    def _role_held(self, role: str) -> Iterator[_RoleConnection]:
+        """The store's lock, its checks, and the role's connection (statements run one at a
+        time: SQLite has one writer)."""
         with self._lock:
             self._begin_call()
             handle = self._role(role)
             self._mind_own_locks(handle)
-            refusal = _check_text(sql)
-            if refusal is not None:
-                return [refusal]
-            self._sync_names()
-            statements = split_statements(sql)
-            if len(statements) > MAX_STATEMENTS:
-                return [_too_many(sql, len(statements))]
-            results: list[StatementResult] = []
-            for statement in statements:
-                result = self._run(handle, statement, params)
-                if handle.held is not None and (result.error is not None
-                                                or not handle.conn.in_transaction):
-                    handle.held = None  # an error ends a held transaction, as on PostgreSQL
-                    if handle.conn.in_transaction:
-                        self._internal(handle, "ROLLBACK")
-                    if result.error is not None:
-                        result = replace(result, error=f"{result.error} (the transaction was "
-                                                       "rolled back)")
-                results.append(result)
-                if result.error is not None:
-                    break
-            return results
+            yield handle
+
+    def _prepare(self, handle: _RoleConnection) -> None:
+        self._sync_names()
+
+    def _split(self, sql: str) -> list[str]:
+        return split_statements(sql)
+
+    def _held(self, handle: _RoleConnection) -> str | None:
+        return handle.held
+
+    def _statement(self, handle: _RoleConnection, statement: str,
+                   params: Mapping[str, Any] | None) -> StatementResult:
+        result = self._run(handle, statement, params)
+        if handle.held is not None and (result.error is not None or not handle.conn.in_transaction):
+            handle.held = None  # an error ends a held transaction, as on PostgreSQL
+            if handle.conn.in_transaction:
+                self._internal(handle, "ROLLBACK")
+            if result.error is not None:
+                result = replace(result, error=f"{result.error} (the transaction was rolled back)")
+        return result
 
     def begin(self, role: str, isolation: str | None = None) -> StatementResult:
         """Hold a transaction open for `role` (the isolation lab): its statements then run in
@@ -424,53 +393,25 @@ class WorldStore:
         handle.held = mode
         return StatementResult(sql=sql, elapsed_ms=(time.perf_counter() - started) * 1000)
 
-    def probe(
-        self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
-    ) -> list[StatementResult]:
-        """Run statements as `role` and roll everything back: would they pass, what would change.
+    # -- the probe (StoreBase.probe): a savepoint rolled back ----------------------------
 
-        Used by the replay's good-path check and by "what if" questions. Stops at the first
-        error like `execute`; the world is unchanged afterwards whatever happened.
-        """
-        with self._call():
-            handle = self._role(role)
-            if handle.held is not None:  # its rollback would end the held transaction
-                return [StatementResult(sql=statements[0] if statements else "", error_kind="error",
-                                        error=f"{role} holds a transaction: commit or roll it "
-                                              "back first")]
-            self._mind_own_locks(handle)
-            self._sync_names()
-            results: list[StatementResult] = []
-            schema_touched = False
-            self._internal(handle, "SAVEPOINT raceday_probe")
-            try:
-                for sql in statements:
-                    refusal = _check_text(sql)
-                    if refusal is not None:
-                        results.append(refusal)
-                        break
-                    failed = False
-                    statements = split_statements(sql)
-                    if len(statements) > MAX_STATEMENTS:
-                        results.append(_too_many(sql, len(statements)))
-                        break
-                    for statement in statements:
-                        result = self._run(handle, statement, params)
-                        results.append(result)
-                        schema_touched = schema_touched or result.schema_changed
-                        # An error, or a trigger's RAISE(ROLLBACK) that ended the transaction:
-                        # nothing more may run, or it would run in autocommit and stay.
-                        if result.error is not None or not handle.conn.in_transaction:
-                            failed = True
-                            break
-                    if failed:
-                        break
-            finally:
-                if handle.conn.in_transaction:
-                    self._internal(handle, "ROLLBACK")
-                if schema_touched:
-                    self._refresh_names()
-            return results
+    def _probe_begin(self, handle: _RoleConnection) -> None:
+        self._internal(handle, "SAVEPOINT raceday_probe")
+
+    def _probe_statement(self, handle: _RoleConnection, statement: str,
+                         params: Mapping[str, Any] | None) -> StatementResult:
+        return self._run(handle, statement, params)
+
+    def _probe_over(self, handle: _RoleConnection) -> bool:
+        # a trigger's RAISE(ROLLBACK) ended the transaction: nothing more may run, or it
+        # would run in autocommit and stay
+        return not handle.conn.in_transaction
+
+    def _probe_end(self, handle: _RoleConnection, results: Sequence[StatementResult]) -> None:
+        if handle.conn.in_transaction:
+            self._internal(handle, "ROLLBACK")
+        if any(r.schema_changed for r in results):
+            self._refresh_names()
 
     def interrupt(self) -> None:
         """Cancel the running statement (Escape in the TUI). Safe from any thread; no lock."""
@@ -553,10 +494,6 @@ class WorldStore:
                 handle.conn.close()
             self._role_conns.clear()
             self._app.close()
-
-    @property
-    def role_ids(self) -> tuple[str, ...]:
-        return tuple(self._roles)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -674,7 +611,7 @@ class WorldStore:
             ctx = self._verdict(handle, statement)
             # DDL has no result, though SQLite describes the check ADD COLUMN runs inside.
             columns = () if ctx.ddl else _columns(cursor)
-            rows, truncated = self._fetch(cursor) if columns else ([], False)
+            rows, truncated = capped_rows(cursor, self.row_cap) if columns else ([], False)
             cursor_rowcount = cursor.rowcount
             cursor.close()
             cursor = None
@@ -760,21 +697,6 @@ class WorldStore:
         if known is not None:
             ctx = auth.context = known.reused()
         return ctx
-
-    def _fetch(self, cursor: sqlite3.Cursor) -> tuple[list[Row], bool]:
-        """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left.
-
-        Reads one row past the cap to know whether there were more, like fetchmany(cap+1).
-        The byte budget matters because one row may hold 200 columns of 1 MB each.
-        """
-        rows: list[Row] = []
-        size = 0
-        for row in cursor:
-            if len(rows) >= self.row_cap or size > MAX_RESULT_BYTES:
-                return rows, True
-            rows.append(tuple(row))
-            size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
-        return rows, False
 
     def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[str, str]:
         """Turn an exception into (error_kind, one clear line)."""
@@ -1026,17 +948,6 @@ def _megabytes(size: int) -> str:
     return f"{size / (1024 * 1024):,.0f} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
 
 
-def _too_many(sql: str, count: int) -> StatementResult:
-    return StatementResult(
-        sql=_printable(sql[:200]) + ("…" if len(sql) > 200 else ""),
-        error=(
-            f"submission has {count:,} statements; the limit is {MAX_STATEMENTS:,} "
-            "(nothing was run: send them in smaller parts)"
-        ),
-        error_kind="error",
-    )
-
-
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
@@ -1098,32 +1009,3 @@ def _one_line(message: str) -> str:
     if len(line) > MAX_ERROR_CHARS:
         line = line[: MAX_ERROR_CHARS - 1] + "…"
     return line
-
-
-def _printable(sql: str) -> str:
-    """The submission as it can be shown and logged: NULs and lone surrogates escaped."""
-    return sql.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _check_text(sql: str) -> StatementResult | None:
-    """Refuse text SQLite cannot take, before it reaches the splitter or SQLite."""
-    if len(sql) > MAX_SUBMISSION_CHARS:
-        return StatementResult(
-            sql=_printable(sql[:200]) + "…",
-            error=f"submission is too long ({len(sql):,} characters; the limit is {MAX_SUBMISSION_CHARS:,})",
-            error_kind="error",
-        )
-    if "\x00" in sql:
-        return StatementResult(
-            sql=_printable(sql), error="statement contains a NUL character", error_kind="syntax"
-        )
-    try:
-        sql.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = sql[exc.start : exc.end].encode("utf-8", "backslashreplace").decode("utf-8")
-        return StatementResult(
-            sql=_printable(sql),
-            error=f"statement contains text that is not valid UTF-8 ({bad})",
-            error_kind="syntax",
-        )
-    return None

@@ -32,7 +32,8 @@ from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
 from raceday.errors import MachineError, RacedayError, first_line
 from raceday.exercise.model import Exercise
 from raceday.inert import has_controls
-from raceday.store.session_db import (
+from raceday.store.session_db import SessionDb, pg_session_db
+from raceday.store.team_db import (
     MAX_SEAT_NAME,
     SESSION_DB,
     SESSION_POSTGRES,
@@ -40,10 +41,8 @@ from raceday.store.session_db import (
     EventRow,
     Outcome,
     Publication,
-    SessionDb,
     SessionDbError,
     TeamDb,
-    pg_session_db,
 )
 from raceday.team import wire
 from raceday.team.gate import Gate, Verdict, shown_seat

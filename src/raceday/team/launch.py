@@ -179,7 +179,8 @@ def resumed_host(folder: Path, exercise_name: str | None = None,
     session that cannot be resumed says why in one line."""
     from raceday.commands import load_named_exercise
     from raceday.engine.resume import check_resumable
-    from raceday.store.session_db import SESSION_DB, SessionDb
+    from raceday.store.session_db import SessionDb
+    from raceday.store.team_db import SESSION_DB
     from raceday.transcript.log import read_events
 
     played = check_resumable(folder)

@@ -10,8 +10,8 @@ import pytest
 from pg_fixtures import ROLES, WORLD_SQL, one
 
 from raceday.errors import ExerciseError
+from raceday.store.base import StoreError
 from raceday.store.postgres.store import PostgresStore
-from raceday.store.sqlite_store import StoreError
 
 pytestmark = pytest.mark.postgres
 

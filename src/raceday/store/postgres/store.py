@@ -33,21 +33,13 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError
+from raceday.store.base import StoreBase, StoreError, capped_rows, one_line
 from raceday.store.postgres import pgsql
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
-from raceday.store.sqlite_store import (
-    MAX_ERROR_CHARS,
-    MAX_RESULT_BYTES,
-    MAX_STATEMENTS,
-    MAX_SUBMISSION_CHARS,
-    StoreError,
-)
 
 if TYPE_CHECKING:
     import psycopg
@@ -154,10 +146,11 @@ class _Login:
     """Scans of each world table (sequential and index) before the statement: what it read."""
 
 
-class PostgresStore:
+class PostgresStore(StoreBase["_Login"]):
     """A world schema in PostgreSQL and the roles that play in it. Build with `create`."""
 
     backend = "postgresql"
+    can_fork = True
 
     def __init__(
         self,
@@ -330,67 +323,51 @@ class PostgresStore:
                               time_limit_s=self.time_limit_s, _passwords=passwords)
         return store, warnings
 
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- running role SQL ---------------------------------------------------------------
 
-    def execute(self, role: str, sql: str, params: Mapping[str, Any] | None = None) -> list[StatementResult]:
-        """Run a submission as `role`, statement by statement, stopping at the first error.
+    # -- the statement loop (StoreBase.execute): one transaction a statement -------------
+    # Each statement is its own transaction, unless the role holds one open (`begin`): then
+    # they run in it, and an error ends it (rolled back). Roles run side by side: one role's
+    # statement waiting for another's lock does not stop the rest.
 
-        Each statement is its own transaction, unless the role holds one open (`begin`):
-        then they run in it, and an error ends it (rolled back). Roles run side by side:
-        one role's statement waiting for another's lock does not stop the rest.
-        Never raises for anything in `sql` or `params`; raises KeyError for an unknown role.
-        """
+    @contextmanager
+    def _role_call(self, role: str) -> Iterator[_Login]:
         login = self._role_login(role)
         with login.lock:
-            refusal = _check_text(sql)
-            if refusal is not None:
-                return [refusal]
-            statements = pgsql.split(sql)
-            if len(statements) > MAX_STATEMENTS:
-                return [_error(sql[:200], f"submission has {len(statements):,} statements; the limit "
-                                          f"is {MAX_STATEMENTS:,} (nothing was run)")]
-            results: list[StatementResult] = []
-            for statement in statements:
-                held = login.held is not None
-                try:
-                    if not held:
-                        self._begin(login)
-                except Exception as exc:
-                    results.append(_lost(login, statement, exc))
-                    break
-                # a statement of its own transaction commits in the exchange that reads
-                # what it wrote (one round trip fewer for every statement of the night)
-                result = self._run(login, statement, params, commit=not held)
-                if login.conn.broken or login.conn.closed:
-                    results.append(_lost(login, statement, None))
-                    break
-                if held and not result.ok:
-                    _end(login.conn, "ROLLBACK")
-                    login.held = None
-                    result = replace(result, error=f"{result.error} (the transaction was rolled back)")
-                elif not held and result.ok:
-                    pass  # committed by _run; a refused COMMIT (a deferred constraint, a
-                    # serialization failure) is its failed result, rolled back below
-                elif not held:
-                    _end(login.conn, "ROLLBACK")
-                if result.ok and (result.schema_changed or pgsql.first_keyword(statement) in _CODE):
-                    with self._call():
-                        self._apply_rights()  # a table made again under a world table's name
-                results.append(result)
-                if not result.ok:
-                    break
-            return results
+            yield login
+
+    def _split(self, sql: str) -> list[str]:
+        return pgsql.split(sql)
+
+    def _held(self, handle: _Login) -> str | None:
+        return handle.held
+
+    def _statement(self, handle: _Login, statement: str,
+                   params: Mapping[str, Any] | None) -> StatementResult:
+        login = handle
+        held = login.held is not None
+        try:
+            if not held:
+                self._begin(login)
+        except Exception as exc:
+            return _lost(login, statement, exc)
+        # a statement of its own transaction commits in the exchange that reads what it
+        # wrote (one round trip fewer for every statement of the night)
+        result = self._run(login, statement, params, commit=not held)
+        if login.conn.broken or login.conn.closed:
+            return _lost(login, statement, None)
+        if held and not result.ok:
+            _end(login.conn, "ROLLBACK")
+            login.held = None
+            result = replace(result, error=f"{result.error} (the transaction was rolled back)")
+        elif not held and not result.ok:
+            # committed by _run when it passed; a refused COMMIT (a deferred constraint, a
+            # serialization failure) is its failed result, rolled back here
+            _end(login.conn, "ROLLBACK")
+        if result.ok and (result.schema_changed or pgsql.first_keyword(statement) in _CODE):
+            with self._call():
+                self._apply_rights()  # a table made again under a world table's name
+        return result
 
     def begin(self, role: str, isolation: str | None = "read committed") -> StatementResult:
         """Hold a transaction open for `role` at an isolation level (the isolation lab).
@@ -440,33 +417,18 @@ class PostgresStore:
                 return self._failed(word, exc, started)
             return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
 
-    def probe(
-        self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
-    ) -> list[StatementResult]:
-        """Run statements as `role` in one transaction and roll it back (not while the role
-        holds one: then the probe would end it)."""
-        login = self._role_login(role)
-        with login.lock:
-            if login.held is not None:
-                return [_error(statements[0] if statements else "", f"{role} holds a transaction: "
-                               "commit or roll it back first")]
-            results: list[StatementResult] = []
-            self._begin(login)
-            try:
-                for sql in statements:
-                    refusal = _check_text(sql)
-                    if refusal is not None:
-                        results.append(refusal)
-                        return results
-                    for statement in pgsql.split(sql):
-                        result = self._run(login, statement, params)
-                        results.append(result)
-                        if not result.ok:
-                            return results
-                return results
-            finally:
-                if not (login.conn.closed or login.conn.broken):
-                    _end(login.conn, "ROLLBACK")
+    # -- the probe (StoreBase.probe): one transaction rolled back -------------------------
+
+    def _probe_begin(self, handle: _Login) -> None:
+        self._begin(handle)
+
+    def _probe_statement(self, handle: _Login, statement: str,
+                         params: Mapping[str, Any] | None) -> StatementResult:
+        return self._run(handle, statement, params)
+
+    def _probe_end(self, handle: _Login, results: Sequence[StatementResult]) -> None:
+        if not (handle.conn.closed or handle.conn.broken):
+            _end(handle.conn, "ROLLBACK")
 
     def interrupt(self) -> None:
         """Cancel the running statements. Safe from any thread; no lock."""
@@ -517,9 +479,6 @@ class PostgresStore:
         with self._call():
             return _describe(self._admin, self.names.world)
 
-    def backup_to(self, path: Path) -> None:
-        raise StoreError("a PostgreSQL world cannot be copied to a file (the replay needs SQLite for now)")
-
     def close(self) -> None:
         """Close every connection; the world schema and its roles stay (see `drop`)."""
         with self._lock:
@@ -536,10 +495,6 @@ class PostgresStore:
         """Remove the session's schemas and roles from the server, then close."""
         self.close()
         drop_world(self.dsn, self.session)
-
-    @property
-    def role_ids(self) -> tuple[str, ...]:
-        return tuple(self._roles)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -701,21 +656,9 @@ class PostgresStore:
         return tuple(writes), reads
 
     def _fetch(self, cursor: psycopg.Cursor[Any]) -> tuple[list[Row], bool]:
-        """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left."""
-        rows: list[Row] = []
-        size = 0
-        while True:
-            batch = cursor.fetchmany(min(200, self.row_cap + 1 - len(rows)))
-            for row in batch:
-                if len(rows) >= self.row_cap or size > MAX_RESULT_BYTES:
-                    return rows, True
-                rows.append(tuple(row))
-                size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
-            if not batch or len(rows) > self.row_cap:
-                return rows, False
-            if len(rows) == self.row_cap:
-                more = cursor.fetchmany(1)
-                return rows, bool(more)
+        """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left.
+        Fetched in batches, never more than one row past the cap from the server."""
+        return capped_rows(_batched(cursor, self.row_cap + 1), self.row_cap)
 
     def _failed(self, statement: str, exc: BaseException, started: float) -> StatementResult:
         kind, message = self._classify(exc, started)
@@ -853,7 +796,7 @@ def _dump(dsn: str, schema: str, section: str) -> str:
         [pg_dump, "--dbname", dsn, "--schema-only", "--no-privileges", "--schema", schema,
          f"--section={section}"], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        raise StoreError(f"pg_dump failed: {_one_line(done.stderr)}")
+        raise StoreError(f"pg_dump failed: {one_line(done.stderr)}")
     # psql's own commands (\restrict) are not SQL
     return "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
 
@@ -1125,7 +1068,7 @@ def _connect(dsn: str, user: str | None = None, password: str | None = None) -> 
     try:
         return driver.connect(dsn, user, password)
     except driver.Error as exc:
-        raise StoreError(f"cannot connect to PostgreSQL: {_one_line(str(exc))}") from exc
+        raise StoreError(f"cannot connect to PostgreSQL: {one_line(str(exc))}") from exc
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:
@@ -1182,29 +1125,19 @@ def _message(exc: BaseException) -> str:
     """The server's own sentence (without the LINE/QUERY context), on one line."""
     diag = getattr(exc, "diag", None)
     primary = getattr(diag, "message_primary", None) if diag is not None else None
-    return _one_line(str(primary or exc)) or type(exc).__name__
-
-
-def _one_line(message: str) -> str:
-    line = " ".join(message.split()).strip()
-    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
+    return one_line(str(primary or exc)) or type(exc).__name__
 
 
 def _error(sql: str, message: str) -> StatementResult:
     return StatementResult(sql=sql, error=message, error_kind="error")
 
 
-def _check_text(sql: str) -> StatementResult | None:
-    """Refuse text PostgreSQL cannot take, before anything is sent."""
-    if len(sql) > MAX_SUBMISSION_CHARS:
-        return _error(sql[:200] + "…", f"submission is too long ({len(sql):,} characters; "
-                                       f"the limit is {MAX_SUBMISSION_CHARS:,})")
-    if "\x00" in sql:
-        return StatementResult(sql=sql.replace("\x00", "\\x00"), error="statement contains a NUL character",
-                               error_kind="syntax")
-    try:
-        sql.encode("utf-8")
-    except UnicodeEncodeError:
-        return StatementResult(sql=sql.encode("utf-8", "backslashreplace").decode("utf-8"),
-                               error="statement contains text that is not valid UTF-8", error_kind="syntax")
-    return None
+def _batched(cursor: psycopg.Cursor[Any], most: int) -> Iterator[Row]:
+    """The cursor's rows, `most` at most, fetched 200 at a time."""
+    given = 0
+    while given < most:
+        batch = cursor.fetchmany(min(200, most - given))
+        if not batch:
+            return
+        given += len(batch)
+        yield from batch
