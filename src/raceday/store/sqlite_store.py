@@ -51,10 +51,10 @@ from raceday.store.base import (
     WorldUnavailable,
     capped_rows,
 )
+from raceday.store.dialect.sqlite import called_functions, first_keyword, split_statements
 from raceday.store.protocol import RoleRights
 from raceday.store.reads import ReadCollector
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
-from raceday.store.split import called_functions, first_keyword, split_statements
 from raceday.store.world import (
     MAX_WORLD_BYTES,
     WORLD_TIME_LIMIT,

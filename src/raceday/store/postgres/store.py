@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError
 from raceday.store.base import StoreBase, StoreError, capped_rows, one_line
-from raceday.store.postgres import pgsql
+from raceday.store.dialect import postgres as pgsql
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 
