@@ -71,7 +71,7 @@ class Nights:
 @pytest.fixture(scope="module")
 def played(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory,
            reference_play: ReferencePlays) -> Callable[[str, Path], Nights]:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     done: dict[Path, Nights] = {}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.errors import ExerciseError
 from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.exercise.postgres import VARIANT_FILE, for_postgres
