@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from raceday.errors import MachineError, RacedayError
 from raceday.store.protocol import Backend, RoleRights
-from raceday.store.results import Row, StatementResult, TableInfo
+from raceday.store.results import ErrorKind, Row, StatementResult, TableInfo
 
 MAX_SUBMISSION_CHARS = 1_000_000
 """A submission longer than this is refused before it is even split."""
@@ -39,7 +39,7 @@ MAX_RESULT_BYTES = 16_000_000
 class StoreError(RacedayError):
     """A trusted call (app_query, create, open) failed; `kind` is an error_kind."""
 
-    def __init__(self, message: str, kind: str = "error") -> None:
+    def __init__(self, message: str, kind: ErrorKind = "error") -> None:
         super().__init__(message)
         self.kind = kind
 

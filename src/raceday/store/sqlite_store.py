@@ -54,7 +54,15 @@ from raceday.store.base import (
 from raceday.store.dialect.sqlite import called_functions, first_keyword, split_statements
 from raceday.store.protocol import RoleRights
 from raceday.store.reads import ReadCollector
-from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
+from raceday.store.results import (
+    ColumnInfo,
+    ErrorKind,
+    ForeignKeyInfo,
+    Row,
+    StatementResult,
+    TableInfo,
+    TableKind,
+)
 from raceday.store.world import (
     MAX_WORLD_BYTES,
     WORLD_TIME_LIMIT,
@@ -698,7 +706,7 @@ class WorldStore(StoreBase[_RoleConnection]):
             ctx = auth.context = known.reused()
         return ctx
 
-    def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[str, str]:
+    def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[ErrorKind, str]:
         """Turn an exception into (error_kind, one clear line)."""
         message = str(exc)
         if isinstance(exc, sqlite3.Error):
@@ -852,7 +860,7 @@ def _describe(conn: sqlite3.Connection) -> list[TableInfo]:
     triggers: dict[str, list[str]] = {}
     for trigger in db.triggers:
         triggers.setdefault(trigger.table.lower(), []).append(trigger.name)
-    objects: list[tuple[str, Table | View]] = [("table", db.table(n)) for n in db.table_names()]
+    objects: list[tuple[TableKind, Table | View]] = [("table", db.table(n)) for n in db.table_names()]
     objects += [("view", db.view(n)) for n in db.view_names()]
     infos: list[TableInfo] = []
     for kind, item in sorted(objects, key=lambda o: o[1].name):

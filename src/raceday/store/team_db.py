@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from raceday.errors import RacedayError
 
@@ -27,6 +27,10 @@ MAX_COMMAND_PAYLOAD = 1_200_000
 """A submission's longest SQL (1,000,000 characters) with the JSON around it."""
 MAX_QUEUED_PER_SEAT = 100
 """Commands one seat may have waiting for the host: a client waits for each answer."""
+
+CommandStatus = Literal["queued", "done", "refused", "failed"]
+"""A command's state (the commands table's CHECK says the same)."""
+
 
 class SessionDbError(RacedayError):
     """session.db is missing, not a raceday session store, or could not be written."""
@@ -50,7 +54,7 @@ class CommandRow:
     kind: str
     payload: str
     mac: str
-    status: str
+    status: CommandStatus
     submitted_at: float
     done_at: float | None = None
     result: str | None = None
@@ -70,7 +74,7 @@ class Outcome:
     """What the host decided for one command."""
 
     id: int
-    status: str  # done | refused | failed
+    status: CommandStatus
     done_at: float
     result: str | None = None
     error: str | None = None

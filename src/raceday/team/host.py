@@ -38,6 +38,7 @@ from raceday.store.team_db import (
     SESSION_DB,
     SESSION_POSTGRES,
     CommandRow,
+    CommandStatus,
     EventRow,
     Outcome,
     Publication,
@@ -565,7 +566,7 @@ class Host:
                 _log.warning("seat %s (%s) lost: silent for %.0f s", seat.name, seat.player,
                              silent)
 
-    def _done(self, command_id: int, status: str, *, result: str | None = None,
+    def _done(self, command_id: int, status: CommandStatus, *, result: str | None = None,
               error: str | None = None) -> None:
         self._step.outcomes.append(Outcome(command_id, status, time.time(), result, error))
 

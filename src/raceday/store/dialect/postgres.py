@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from raceday.store.dialect.piece import Piece, make_piece
 
@@ -22,9 +22,12 @@ _WORD = re.compile(r"[^\W\d][\w$]*")
 _PARAM = re.compile(r":([^\W\d]\w*)")
 
 
+TokenKind = Literal["ws", "comment", "string", "quoted", "dollar", "word", "param", "semi", "other"]
+
+
 @dataclass(frozen=True)
 class Token:
-    kind: str  # ws, comment, string, quoted, dollar, word, param, semi, other
+    kind: TokenKind
     text: str
     start: int
 

@@ -39,7 +39,7 @@ from raceday.errors import ExerciseError
 from raceday.store.base import StoreBase, StoreError, capped_rows, one_line
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.protocol import RoleRights
-from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
+from raceday.store.results import ColumnInfo, ErrorKind, ForeignKeyInfo, Row, StatementResult, TableInfo
 
 if TYPE_CHECKING:
     import psycopg
@@ -665,7 +665,7 @@ class PostgresStore(StoreBase["_Login"]):
         return StatementResult(sql=statement, elapsed_ms=(time.perf_counter() - started) * 1000,
                                error=message, error_kind=kind)
 
-    def _classify(self, exc: BaseException, started: float) -> tuple[str, str]:
+    def _classify(self, exc: BaseException, started: float) -> tuple[ErrorKind, str]:
         """(error_kind, one line) from the server's SQLSTATE."""
         state = getattr(exc, "sqlstate", None) or ""
         message = _message(exc)
