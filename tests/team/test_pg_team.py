@@ -223,7 +223,7 @@ def test_no_player_role_can_read_the_meeting(flagship: Exercise, tmp_path: Path,
 
 
 def _drop_world(dsn: str, folder: Path) -> None:
-    from raceday.store.postgres.store import drop_world
+    from raceday.store.postgres.world import drop_world
 
     marker = folder / "world.postgres"
     if marker.is_file():

@@ -19,7 +19,7 @@ from reference_plays import ReferencePlays
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
 from raceday.exercise.catalog import BUNDLED_DIR
-from raceday.store.postgres.store import drop_world
+from raceday.store.postgres.world import drop_world
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 

@@ -16,7 +16,7 @@ from raceday.engine.replaywalk import load_walk
 from raceday.engine.script import load_script
 from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.store import KEEP_VARIABLE
-from raceday.store.postgres.store import drop_world
+from raceday.store.postgres.world import drop_world
 
 pytestmark = pytest.mark.postgres
 
