@@ -67,9 +67,11 @@ BAD_IMPORTS = {
     "store imports the engine": ("store/results.py", "import raceday.engine.session"),
     "core imports textual": ("judge/facts.py", "import textual"),
     "core imports the TUI": ("transcript/log.py", "import raceday.tui.app"),
-    "exercise imports the store": ("exercise/model.py", "import raceday.store.split"),
+    "exercise imports the store": ("exercise/model.py", "import raceday.store.dialect.sqlite"),
     "engine modules in a circle": ("engine/clock.py", "import raceday.engine.session"),
     "screens in a circle": ("tui/screens/help.py", "import raceday.tui.screens.play"),
+    "team databases in a circle": ("store/team_db.py", "import raceday.store.session_db"),
+    "store dialects in a circle": ("store/dialect/piece.py", "import raceday.store.dialect.sqlite"),
 }
 
 

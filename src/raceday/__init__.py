@@ -4,6 +4,6 @@ import logging
 
 __version__ = "0.1.0"
 
-# Records go to a session's raceday.log once one is open (transcript/logfile.py); until then
+# Records go to a session's raceday.log once one is open (logfile.py); until then
 # nowhere, and never to the terminal the TUI draws on.
 logging.getLogger("raceday").addHandler(logging.NullHandler())

@@ -426,8 +426,8 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
         from raceday.tui.launch import launch_resume  # the TUI, imported only here
 
         return launch_resume(args.session, args.exercise, speed=args.speed, length=args.length)
-    from raceday.commands import load_named_exercise
     from raceday.engine.headless import play_script_on
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.resume import check_resumable, resume_session
     from raceday.engine.script import load_script
     from raceday.transcript.events import ScoreEvent, score_to_json
@@ -532,8 +532,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, out: Console) -> int:
 
-    from raceday.commands import load_named_exercise
     from raceday.engine.headless import run_script
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.script import load_script
     from raceday.transcript.events import ScoreEvent
 
@@ -557,7 +557,7 @@ def _run(args: argparse.Namespace, out: Console) -> int:
 def _run_team(args: argparse.Namespace, out: Console) -> int:
     """`raceday run --team`: the script's seats play through a host (debrief included)."""
 
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.script import load_script
     from raceday.team.script import run_team_script
     from raceday.transcript.events import ScoreEvent, score_to_json

@@ -1,17 +1,16 @@
-"""The CLI's commands that are more than a call: listing, checking, briefing.
+"""The CLI's commands that are more than a call: listing, checking, briefing. Only cli.py
+imports it (pyproject's contracts); what other doors share lives below (engine.load).
 
-`raceday play` imports this module for `load_named_exercise` before the TUI starts, so rich's
-renderables (Markdown alone pulls in markdown-it and Pygments) are imported by the commands
-that print them, not here.
+rich's renderables (Markdown alone pulls in markdown-it and Pygments) are imported by the
+commands that print them, not here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from raceday.engine.load import find_exercises, load_exercise
+from raceday.engine.load import find_exercises, load_exercise, load_named_exercise
 from raceday.errors import ExerciseError
-from raceday.exercise.catalog import resolve_exercise
 from raceday.inert import inert
 from raceday.transcript.wording import plural
 
@@ -20,12 +19,6 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from raceday.exercise.model import Exercise
-
-
-def load_named_exercise(name: str) -> Exercise:
-    """An exercise by bundled id or by path; errors are `file:line` problems (exit 2)."""
-    return load_exercise(resolve_exercise(name))
 
 
 def list_exercises(out: Console) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from raceday.commands import load_named_exercise
 from raceday.engine.clock import Pace
 from raceday.engine.headless import open_session
+from raceday.engine.load import load_named_exercise
 from raceday.engine.session import SessionError
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from raceday.engine.session import MAX_ACTIONS_PER_MINUTE, MAX_MONITORS, Session
-from raceday.store.sqlite_store import MAX_STATEMENTS
+from raceday.store.base import MAX_STATEMENTS
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 

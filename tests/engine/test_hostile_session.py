@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from raceday.commands import load_named_exercise
 from raceday.engine.headless import open_session
+from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 

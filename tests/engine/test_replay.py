@@ -15,7 +15,8 @@ import pytest
 
 from raceday.exercise.model import Role
 from raceday.store.replay_world import build_replay_world
-from raceday.store.sqlite_store import WORLD_TABLE, WorldStore
+from raceday.store.sqlite_store import WorldStore
+from raceday.store.sqlite_world import WORLD_TABLE
 
 SEED = """
 CREATE TABLE plan (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL);

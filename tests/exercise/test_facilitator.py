@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from raceday.cli import main
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.exercise.facilitator import facilitator_markdown
 
 

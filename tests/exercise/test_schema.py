@@ -14,7 +14,7 @@ from exercise_fixtures import MINIMAL
 import raceday.exercise
 from raceday.engine.load import load_exercise
 from raceday.exercise.catalog import BUNDLED_DIR
-from raceday.exercise.loader import FIELDS
+from raceday.exercise.fields import FIELDS
 from raceday.exercise.yaml_lines import load_located
 
 SCHEMA_PATH = Path(raceday.exercise.__file__).parent / "exercise.schema.json"

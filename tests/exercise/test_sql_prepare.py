@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from raceday.store.dialect.sqlite import is_blank, statement_pieces
 from raceday.store.prepare import check_sql, prepare_each
-from raceday.store.split import is_blank, statement_pieces
 
 WORLD = """\
 -- world

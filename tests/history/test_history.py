@@ -10,8 +10,8 @@ import pytest
 import sqlite_utils
 
 from raceday.cli import main
-from raceday.commands import load_named_exercise
 from raceday.engine.headless import open_session
+from raceday.engine.load import load_named_exercise
 from raceday.history.index import (
     HISTORY_FILE,
     PEOPLE_COLUMNS,

@@ -8,7 +8,8 @@ import pytest
 from store_fixtures import ROLES, WORLD_SQL
 
 from raceday.errors import ExerciseError
-from raceday.store.sqlite_store import WorldStore, describe_world
+from raceday.store.sqlite_store import WorldStore
+from raceday.store.sqlite_world import describe_world
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 WORLDS = sorted(EXERCISES.glob("*/world.sql"))

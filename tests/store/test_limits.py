@@ -12,7 +12,8 @@ import pytest
 from store_fixtures import ROLES, WORLD_SQL, one, snapshot
 
 from raceday.errors import ExerciseError
-from raceday.store.sqlite_store import MAX_STATEMENTS, WorldStore
+from raceday.store.base import MAX_STATEMENTS
+from raceday.store.sqlite_store import WorldStore
 
 SMALL = 2 * 1024 * 1024
 

@@ -12,8 +12,9 @@ from store_fixtures import ROLES, WORLD_SQL, one, snapshot
 
 from raceday.errors import ExerciseError
 from raceday.exercise.model import Role
+from raceday.store.base import StoreError
 from raceday.store.results import StatementResult
-from raceday.store.sqlite_store import StoreError, WorldStore
+from raceday.store.sqlite_store import WorldStore
 
 RUNAWAY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race" / "world.sql"

@@ -10,7 +10,7 @@ import pytest
 from team_fixtures import TOKENS, make_host
 
 import raceday.engine.headless as headless
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.exercise.model import Exercise
 from raceday.team.host import Host
 from raceday.transcript.log import session_folder

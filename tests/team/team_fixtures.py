@@ -6,7 +6,7 @@ from pathlib import Path
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import CommandRow
+from raceday.store.team_db import CommandRow
 from raceday.team.client import Client
 from raceday.team.host import Host
 from raceday.team.seats import seats_from_roles

@@ -13,13 +13,8 @@ from team_fixtures import TOKENS, joined
 
 from raceday.engine.session import SessionError
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import (
-    MAX_QUEUED_PER_SEAT,
-    SESSION_DB,
-    CommandRow,
-    SessionDb,
-    SessionDbError,
-)
+from raceday.store.session_db import SessionDb
+from raceday.store.team_db import MAX_QUEUED_PER_SEAT, SESSION_DB, CommandRow, SessionDbError
 from raceday.team.gate import Bounds, Gate
 from raceday.team.host import Host
 from raceday.team.seats import SeatSpec, sign

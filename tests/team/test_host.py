@@ -11,7 +11,8 @@ from team_fixtures import TOKENS, joined, send
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import SessionDb, SessionDbError
+from raceday.store.session_db import SessionDb
+from raceday.store.team_db import SessionDbError
 from raceday.team.client import Client, CommandFailed, TeamError, View, event_of, results_of
 from raceday.team.host import Host
 from raceday.team.seats import SeatSpec

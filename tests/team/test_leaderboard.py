@@ -33,8 +33,8 @@ def test_total_then_outage_then_detection_and_ties_share_a_place() -> None:
 
 def test_the_leaderboard_shows_each_teams_clock_and_phase_and_the_outage_after_it_left(
         tmp_path: Path) -> None:
-    from raceday.commands import load_named_exercise
     from raceday.engine.clock import Pace
+    from raceday.engine.load import load_named_exercise
     from raceday.team.group import Teams, TeamSpec, read_group
     from raceday.team.leaderboard import standings
     from raceday.team.seats import SeatSpec

@@ -22,7 +22,7 @@ from team_fixtures import SEATS, TOKENS
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import SESSION_DB, SESSION_POSTGRES, CommandRow
+from raceday.store.team_db import SESSION_DB, SESSION_POSTGRES, CommandRow
 from raceday.team.client import Client, TeamError, View
 from raceday.team.host import Host
 from raceday.team.seats import seats_from_roles
@@ -65,7 +65,7 @@ def pg_host(flagship: Exercise, tmp_path: Path, pg_dsn: str) -> Iterator[Host]:
 def _drop_meeting(address: str) -> None:
     """Remove what a test left (a host that ended has removed it already)."""
     from raceday.store.postgres.session_db import PgSessionDb
-    from raceday.store.session_db import SessionDbError
+    from raceday.store.team_db import SessionDbError
 
     try:
         db = PgSessionDb.open(address)
@@ -111,7 +111,7 @@ def test_the_host_prints_an_address_that_needs_no_folder(pg_host: Host) -> None:
 
 
 def test_an_address_for_no_session_is_a_one_line_error(pg_dsn: str) -> None:
-    from raceday.store.session_db import SessionDbError
+    from raceday.store.team_db import SessionDbError
 
     with pytest.raises(SessionDbError, match="no team session deadbeef"):
         View(pg_dsn + ("&" if "?" in pg_dsn else "?") + "session=deadbeef")
@@ -223,7 +223,7 @@ def test_no_player_role_can_read_the_meeting(flagship: Exercise, tmp_path: Path,
 
 
 def _drop_world(dsn: str, folder: Path) -> None:
-    from raceday.store.postgres.store import drop_world
+    from raceday.store.postgres.world import drop_world
 
     marker = folder / "world.postgres"
     if marker.is_file():

@@ -16,7 +16,8 @@ from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
 from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import CommandRow, SessionDb
+from raceday.store.session_db import SessionDb
+from raceday.store.team_db import CommandRow
 from raceday.team.client import Client, TeamError
 from raceday.team.group import (
     GroupError,

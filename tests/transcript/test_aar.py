@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from raceday.commands import load_named_exercise
 from raceday.engine.clock import Pace
 from raceday.engine.headless import open_session
+from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import build_debrief, render_markdown
 from raceday.transcript.debrief.html import render_html

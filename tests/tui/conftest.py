@@ -19,9 +19,11 @@ from textual.widgets import Input, TextArea  # noqa: E402
 from tui_fixtures import DATA, FakeWall, MakeApp  # noqa: E402
 
 import raceday.engine.headless as headless  # noqa: E402
-from raceday.commands import load_named_exercise  # noqa: E402
 from raceday.engine.clock import Pace  # noqa: E402
-from raceday.engine.load import load_exercise  # noqa: E402
+from raceday.engine.load import (
+    load_exercise,  # noqa: E402
+    load_named_exercise,  # noqa: E402
+)
 from raceday.exercise.model import Exercise  # noqa: E402
 from raceday.transcript.log import session_folder  # noqa: E402
 from raceday.tui.app import RacedayApp, Settings  # noqa: E402

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from tui_fixtures import MakeApp, settle, start_play, wait_until
 
 from raceday.exercise.model import Exercise
-from raceday.transcript.logfile import LOG_FILE
+from raceday.logfile import LOG_FILE
 from raceday.tui.screens.crash import CrashScreen
 from raceday.tui.screens.play import PlayScreen
 

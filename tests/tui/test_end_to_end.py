@@ -11,8 +11,8 @@ import yaml
 from textual.widgets import TextArea
 from tui_fixtures import MakeApp, settle, start_play, type_text
 
-from raceday.commands import load_named_exercise
 from raceday.engine.headless import run_script
+from raceday.engine.load import load_named_exercise
 from raceday.engine.script import load_script
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from raceday.commands import load_named_exercise
 from raceday.engine.guide import Guide, guide_steps
+from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.end import end_markdown
 from raceday.tui.screens.review import event_detail, line_of, notable

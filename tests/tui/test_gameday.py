@@ -293,7 +293,7 @@ async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish
 
 
 async def test_onboarding_tasks_come_one_at_a_time(make_app: MakeApp) -> None:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     lost_update = load_named_exercise("lost-update-basics")
     app = make_app(lost_update, mode="onboarding")

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from tui_fixtures import MakeApp, settle, start_play
 
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise
 from raceday.store.postgres.store import PostgresStore

@@ -11,7 +11,7 @@ import pytest
 from textual import events
 from tui_fixtures import MakeApp, settle, start_play, wait_until
 
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.play import PlayScreen

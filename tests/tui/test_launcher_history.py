@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import DataTable
 from tui_fixtures import MakeApp, settle
 
-from raceday.commands import load_named_exercise
 from raceday.engine.headless import open_session
+from raceday.engine.load import load_named_exercise
 
 pytestmark = pytest.mark.tui
 

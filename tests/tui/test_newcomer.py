@@ -106,7 +106,7 @@ async def test_a_newcomer_plays_the_onboarding_from_the_first_launcher_to_the_sc
 
 @pytest.mark.parametrize("exercise_id", ["lost-update-basics", "dynamodb-dns-race"])
 def test_the_briefing_says_how_it_is_scored_once(exercise_id: str) -> None:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.tui.app import Settings
     from raceday.tui.screens.briefing import situation_markdown
 
@@ -117,7 +117,7 @@ def test_the_briefing_says_how_it_is_scored_once(exercise_id: str) -> None:
 
 
 def test_the_flagship_briefing_does_not_name_the_slow_enactor() -> None:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     exercise = load_named_exercise("dynamodb-dns-race")
     read_before_play = exercise.briefing + " ".join(r.briefing for r in exercise.roles)

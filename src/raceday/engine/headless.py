@@ -15,10 +15,10 @@ from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
+from raceday.logfile import log_to
 from raceday.store import DB_VARIABLE, create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
-from raceday.transcript.logfile import log_to
 
 _log = logging.getLogger(__name__)
 

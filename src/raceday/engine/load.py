@@ -21,6 +21,13 @@ def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
     return loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
 
 
+def load_named_exercise(name: str) -> Exercise:
+    """An exercise by bundled id or by path; errors are `file:line` problems (exit 2).
+
+    What the CLI, the TUI's launcher, team play and the browser seat all open a night with."""
+    return load_exercise(catalog.resolve_exercise(name))
+
+
 def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True) -> list[ExerciseEntry]:
     """Every exercise found (see `catalog.find_exercises`), its SQL checked unless told not to."""
     return catalog.find_exercises(extra_dirs, sql_checker=prepare_each if check_sql else None)

@@ -32,12 +32,12 @@ from raceday.engine.clock import Pace
 from raceday.engine.session import HANDED, Session, SessionError
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
+from raceday.logfile import log_to
 from raceday.store.sqlite_store import WorldStore
 from raceday.store.world_digest import world_digest
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event, to_record
 from raceday.transcript.log import EVENTS_FILE, EventLog, read_events, repair_tail
-from raceday.transcript.logfile import log_to
 
 WORLD = "world.db"
 CRASHED_WORLD = "world-at-crash.db"

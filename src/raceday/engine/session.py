@@ -1206,9 +1206,7 @@ class Session:
                           task: str | None = None, statement: str | None = None) -> None:
         if result.error_kind == "machine":  # the world cannot be written: play cannot go on
             raise MachineError(result.error or "the world cannot be written")  # (not recorded)
-        role_def = self._role_defs.get(role) or self.exercise.role(role)
-        break_glass = bool(result.break_glass) or any(
-            t in role_def.break_glass and t not in role_def.write for t in result.writes)
+        break_glass = bool(result.break_glass)  # decided by the store (StoreBase._with_break_glass)
         self._emit(ev.Statement(
             role=role,
             sql=result.sql,

@@ -22,6 +22,6 @@ def describe_exercise_world(exercise: Exercise, db: str | None = None) -> list[T
 
         assert db is not None
         return describe_world(db, for_postgres(exercise).world_sql)
-    from raceday.store.sqlite_store import describe_world as describe_sqlite_world
+    from raceday.store.sqlite_world import describe_world as describe_sqlite_world
 
     return describe_sqlite_world(exercise.world_sql)

@@ -15,8 +15,8 @@ from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE
 
 if TYPE_CHECKING:  # finding one (resolve_exercise) imports neither the loader nor YAML
-    from raceday.exercise.loader import SqlChecker
     from raceday.exercise.model import Exercise
+    from raceday.exercise.sql_check import SqlChecker
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
 """Bundled exercises: a symlink to the repository's `exercises/` (copied into wheels)."""

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from raceday.store.split import statement_pieces
+from raceday.store.dialect.sqlite import statement_pieces
 from raceday.store.world import (
     NUL_MESSAGE,
     WORLD_TIME_LIMIT,

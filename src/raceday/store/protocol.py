@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from raceday.store.results import Row, StatementResult, TableInfo
+
+Backend = Literal["sqlite", "postgresql"]
+"""Which database holds a world."""
 
 
 class RoleRights(Protocol):
@@ -37,8 +40,11 @@ class Store(Protocol):
     """One statement path for players and automation alike."""
 
     row_cap: int
-    backend: str
-    """Which database holds the world: "sqlite" or "postgresql" (what a replay forks)."""
+
+    @property
+    def backend(self) -> Backend:
+        """Which database holds the world (what a replay forks)."""
+        ...
 
     def execute(
         self, role: str, sql: str, params: Mapping[str, Any] | None = None

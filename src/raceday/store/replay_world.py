@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from raceday.store.sqlite_store import WORLD_TABLE
+from raceday.store.sqlite_world import WORLD_TABLE
 from raceday.store.world import build_world
 
 _SCHEMA = (

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 Row = tuple[Any, ...]
+ErrorKind = Literal["refused", "constraint", "timeout", "syntax", "error", "machine"]
+"""Who refused a statement (see StatementResult); "machine": the world cannot be written."""
+TableKind = Literal["table", "view"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,7 @@ class StatementResult:
     truncated: bool = False
     elapsed_ms: float = 0.0
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: str | None = None  # an ErrorKind from the stores; events may carry others
     writes: tuple[str, ...] = ()
     schema_changed: bool = False
     break_glass: tuple[str, ...] = ()
@@ -80,7 +83,7 @@ class TableInfo:
     """A table or view of the world, for the schema browser and completion."""
 
     name: str
-    kind: str
+    kind: TableKind
     columns: tuple[ColumnInfo, ...] = ()
     sql: str = ""
     triggers: tuple[str, ...] = field(default_factory=tuple)

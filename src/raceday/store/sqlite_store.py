@@ -12,7 +12,7 @@ replay's nights were 40% SQLite preparing them again). SQLite asks the authorize
 it prepares a statement, so a cached one is reused unchecked; that is safe because the
 authorizer's answer for a text on a connection changes only with its names or its
 `internal` flag, and each of those expires every prepared statement of the connection
-(`_expire`: `set_authorizer` again, and SQLite prepares each again, asking the authorizer,
+(`expire`: `set_authorizer` again, and SQLite prepares each again, asking the authorizer,
 before its next run). What the authorizer recorded when it prepared a statement (the tables
 it writes and reads) is kept per text (`verdicts`) for the runs that reuse it.
 
@@ -37,61 +37,63 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from raceday.errors import ExerciseError, MachineError, RacedayError
-from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext, WorldNames
+from raceday.errors import ExerciseError, MachineError
+from raceday.store.authorizer import Authorizer, StatementContext, WorldNames
+from raceday.store.base import (
+    StoreBase,
+    StoreError,
+    WorldUnavailable,
+    capped_rows,
+)
+from raceday.store.dialect.sqlite import called_functions, first_keyword, split_statements
 from raceday.store.protocol import RoleRights
 from raceday.store.reads import ReadCollector
-from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
-from raceday.store.split import called_functions, first_keyword, split_statements
+from raceday.store.results import (
+    ErrorKind,
+    Row,
+    StatementResult,
+    TableInfo,
+)
+from raceday.store.sqlite_world import (
+    CREATE_OWNER_TABLE,
+    FOREIGN_KEY_FAILED,
+    LOCK_WAIT_MS,
+    MACHINE_CODES,
+    ROLE_LIMITS,
+    TRIGGER_OWNER_TABLE,
+    WORLD_TABLE,
+    RoleConnection,
+    changes_of,
+    columns_of,
+    connect_world,
+    describe_tables,
+    disk_short,
+    expire,
+    foreign_key_named,
+    harden,
+    is_full,
+    megabytes,
+    one_line,
+    record_world,
+    unhurried,
+)
 from raceday.store.world import (
     MAX_WORLD_BYTES,
-    WORLD_TIME_LIMIT,
     WorldError,
     build_world,
     limit_size,
 )
 
 if TYPE_CHECKING:
-    from sqlite_utils.db import Table, View
+    pass
 
-# Where raceday remembers which tables and views the world had when first built: only
-# those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
-WORLD_TABLE = f"{RESERVED_PREFIX}_world"
-# Which role made each trigger made during play: its body acts for that role (authorizer.py).
-TRIGGER_OWNER_TABLE = f"{RESERVED_PREFIX}_trigger_owner"
-
-# Limits for role connections (sql-safety.md §6); the app connection keeps SQLite's defaults.
-ROLE_LIMITS: dict[int, int] = {
-    sqlite3.SQLITE_LIMIT_LENGTH: 1_000_000,
-    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,
-    sqlite3.SQLITE_LIMIT_COLUMN: 200,
-    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 100,
-    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 50,
-    sqlite3.SQLITE_LIMIT_VDBE_OP: 250_000,
-    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 32,
-    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
-    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1_000,
-    sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER: 100,
-    sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 10,
-    sqlite3.SQLITE_LIMIT_WORKER_THREADS: 0,
-}
-# A submission longer than this is refused before it is even split.
-MAX_SUBMISSION_CHARS = 1_000_000
-# A submission of more statements than this is refused whole, before any of them runs (one
-# paste of 100,000 `SELECT 1;` would otherwise be 100,000 results and events).
-MAX_STATEMENTS = 200
 # The world may not grow past MAX_WORLD_BYTES (prepare.py; SQLite's max_page_count on every
 # connection that writes it): a statement that would pass it fails and changes nothing.
-# Error messages are one line; a RAISE text can be as long as any string.
-MAX_ERROR_CHARS = 300
-# Rows stop being collected once a result holds this much text and blob data.
-MAX_RESULT_BYTES = 16_000_000
 # How often (in SQLite VM instructions) the progress handler checks the deadline.
 PROGRESS_EVERY = 1000
 _clock = time.perf_counter  # the progress handler's clock, bound once
@@ -105,45 +107,6 @@ _NO_DDL = frozenset({"SELECT", "VALUES", "WITH", "EXPLAIN", "INSERT", "UPDATE", 
 _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token", "parser stack")
 
 
-class StoreError(RacedayError):
-    """A trusted call (app_query, create, open) failed; `kind` is an error_kind."""
-
-    def __init__(self, message: str, kind: str = "error") -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class WorldUnavailable(StoreError, MachineError):
-    """The world cannot be read or written any more: its file was deleted or moved, the disk
-    is full, an I/O error. The session cannot go on; its transcript is whole."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "machine")
-
-
-LOCK_WAIT_S = 1.0
-"""How long a statement waits for SQLite's write lock, as long as PostgreSQL's lock timeout.
-The engine runs one statement at a time, so a lock a role holds is only let go by a later
-call: the wait is for someone outside the session (a facilitator's sqlite3 shell). While
-another role of the session holds a transaction open, the lock is likely its: a statement
-then does not wait at all (`_mind_own_locks`)."""
-_LOCK_WAIT_MS = int(LOCK_WAIT_S * 1000)  # as SQLite's busy_timeout takes it
-
-
-@dataclass
-class _RoleConnection:
-    conn: sqlite3.Connection
-    auth: Authorizer
-    held: str | None = None
-    """How the transaction the role holds open began (`begin`: deferred, immediate,
-    exclusive), or None: then each statement is its own transaction."""
-    verdicts: dict[str, StatementContext] = field(default_factory=dict)
-    """What the authorizer recorded when each statement text in the statement cache was
-    last prepared (emptied whenever the cache is expired)."""
-    wait_ms: int = _LOCK_WAIT_MS
-    """The connection's busy timeout now (`_mind_own_locks`)."""
-
-
 ROLE_CACHED_STATEMENTS = 128
 """Prepared statements kept per role connection (Python's LRU cache)."""
 _MAX_VERDICTS = 512
@@ -151,50 +114,12 @@ _MAX_VERDICTS = 512
 (a player typing many different statements must not grow memory without end)."""
 
 
-FOREIGN_KEY_FAILED = "FOREIGN KEY constraint failed"
-
-
-def _foreign_key_named(conn: sqlite3.Connection, written: Sequence[str], *,
-                       deleting: bool = False) -> str:
-    """SQLite's "FOREIGN KEY constraint failed" names no key: say which it can be, the keys
-    from or to the tables the statement wrote (one, or the few it is one of; a DELETE
-    cannot fail on a key that cascades or sets null)."""
-    names = {t.lower() for t in written if t}
-    keys: list[str] = []
-    try:
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE ?",
-            (f"{RESERVED_PREFIX}%",))]
-        for table in tables:
-            for src, parent, to, on_delete in conn.execute(
-                    'SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list(?)',
-                    (table,)):
-                if deleting and str(on_delete).upper() in ("CASCADE", "SET NULL", "SET DEFAULT"):
-                    continue
-                if table.lower() in names or str(parent).lower() in names:
-                    keys.append(f"{table}.{src} -> {parent}" + (f".{to}" if to else ""))
-    except sqlite3.Error:
-        return FOREIGN_KEY_FAILED
-    if not keys:
-        return FOREIGN_KEY_FAILED
-    if len(keys) == 1:
-        return f"{FOREIGN_KEY_FAILED}: {keys[0]}"
-    return f"{FOREIGN_KEY_FAILED}: one of {', '.join(keys)}"
-
-
-def _expire(handle: _RoleConnection) -> None:
-    """Make SQLite prepare every cached statement of the role's connection again (asking the
-    authorizer) before its next run, and forget what was recorded for them."""
-    handle.conn.set_authorizer(handle.auth)  # SQLite expires all prepared statements
-    handle.verdicts.clear()
-
-
 BEGIN_MODES = ("deferred", "immediate", "exclusive")
 """SQLite's BEGIN: when the transaction takes the write lock. There are no isolation levels:
 every SQLite transaction is serializable, and there is one writer at a time."""
 
 
-class WorldStore:
+class WorldStore(StoreBase[RoleConnection]):
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
     backend = "sqlite"
@@ -228,7 +153,7 @@ class WorldStore:
         self._cancelled = False
         self._deadline = float("inf")
         self._closed = False
-        self._role_conns: dict[str, _RoleConnection] = {}
+        self._role_conns: dict[str, RoleConnection] = {}
         self._names = WorldNames()
         self._schema_version = -1
         # True when the schema may have changed since the names were read (module docstring).
@@ -237,13 +162,13 @@ class WorldStore:
         if not self.path.exists():
             raise StoreError(f"no world database at {self.path}")
         try:
-            self._app = _connect(self.path, mode="rw")
+            self._app = connect_world(self.path, mode="rw")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         try:
-            _harden(self._app)
+            harden(self._app)
             if not durable:
-                _unhurried(self._app)
+                unhurried(self._app)
             limit_size(self._app, max_world_bytes)
             self._app.set_progress_handler(self._progress, PROGRESS_EVERY)
             self._ensure_world_table()
@@ -273,19 +198,19 @@ class WorldStore:
         if path.exists():
             raise StoreError(f"{path} already exists; a new world needs a fresh file")
         try:
-            conn = _connect(path, mode="rwc")
+            conn = connect_world(path, mode="rwc")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot create {path}: {exc}") from exc
         try:
-            _harden(conn)
+            harden(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=OFF")  # a failed build is rebuilt, not recovered
             build_world(conn, world_sql, max_bytes=max_world_bytes)
             conn.execute("PRAGMA journal_mode=WAL")  # in case the world SQL changed it
-            _record_world(conn)
+            record_world(conn)
         except (sqlite3.Error, WorldError) as exc:
             cause = exc.__cause__ if isinstance(exc, WorldError) else exc
-            disk_full = cause is not None and _is_full(cause) and _disk_short(conn, path,
+            disk_full = cause is not None and is_full(cause) and disk_short(conn, path,
                                                                               max_world_bytes)
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
@@ -294,11 +219,11 @@ class WorldStore:
             if disk_full:
                 raise MachineError(f"{path}: cannot build the world here (the disk is full)"
                                    ) from exc
-            if (getattr(cause, "sqlite_errorcode", 0) or 0) & 0xFF in _MACHINE_CODES:  # not the SQL's
-                raise MachineError(f"{path}: cannot build the world here ({_one_line(str(cause))}"
+            if (getattr(cause, "sqlite_errorcode", 0) or 0) & 0xFF in MACHINE_CODES:  # not the SQL's
+                raise MachineError(f"{path}: cannot build the world here ({one_line(str(cause))}"
                                    "; a full disk, a file-size limit or a read-only folder?)"
                                    ) from exc
-            raise ExerciseError([f"world SQL failed: {_one_line(message)}"]) from exc
+            raise ExerciseError([f"world SQL failed: {one_line(message)}"]) from exc
         conn.close()
         return cls(
             path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes
@@ -320,52 +245,40 @@ class WorldStore:
         return cls(path, roles, row_cap=row_cap, time_limit_s=time_limit_s,
                    max_world_bytes=max_world_bytes, durable=durable)
 
-    def __enter__(self) -> WorldStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- running role SQL ---------------------------------------------------------------
 
-    def execute(self, role: str, sql: str, params: Mapping[str, Any] | None = None) -> list[StatementResult]:
-        """Run a submission as `role`, statement by statement, stopping at the first error.
+    def _role_call(self, role: str) -> AbstractContextManager[RoleConnection]:
+        return self._role_held(role)
 
-        Never raises for anything in `sql` or `params`: every problem is an error result.
-        Statements after a failed one are not run and get no result. Raises KeyError for a
-        role the store was not given (a bug in the caller, not player input).
-        """
+    @contextmanager
+    def _role_held(self, role: str) -> Iterator[RoleConnection]:
+        """The store's lock, its checks, and the role's connection (statements run one at a
+        time: SQLite has one writer)."""
         with self._lock:
             self._begin_call()
             handle = self._role(role)
             self._mind_own_locks(handle)
-            refusal = _check_text(sql)
-            if refusal is not None:
-                return [refusal]
-            self._sync_names()
-            statements = split_statements(sql)
-            if len(statements) > MAX_STATEMENTS:
-                return [_too_many(sql, len(statements))]
-            results: list[StatementResult] = []
-            for statement in statements:
-                result = self._run(handle, statement, params)
-                if handle.held is not None and (result.error is not None
-                                                or not handle.conn.in_transaction):
-                    handle.held = None  # an error ends a held transaction, as on PostgreSQL
-                    if handle.conn.in_transaction:
-                        self._internal(handle, "ROLLBACK")
-                    if result.error is not None:
-                        result = replace(result, error=f"{result.error} (the transaction was "
-                                                       "rolled back)")
-                results.append(result)
-                if result.error is not None:
-                    break
-            return results
+            yield handle
+
+    def _prepare(self, handle: RoleConnection) -> None:
+        self._sync_names()
+
+    def _split(self, sql: str) -> list[str]:
+        return split_statements(sql)
+
+    def _held(self, handle: RoleConnection) -> str | None:
+        return handle.held
+
+    def _statement(self, handle: RoleConnection, statement: str,
+                   params: Mapping[str, Any] | None) -> StatementResult:
+        result = self._run(handle, statement, params)
+        if handle.held is not None and (result.error is not None or not handle.conn.in_transaction):
+            handle.held = None  # an error ends a held transaction, as on PostgreSQL
+            if handle.conn.in_transaction:
+                self._internal(handle, "ROLLBACK")
+            if result.error is not None:
+                result = replace(result, error=f"{result.error} (the transaction was rolled back)")
+        return result
 
     def begin(self, role: str, isolation: str | None = None) -> StatementResult:
         """Hold a transaction open for `role` (the isolation lab): its statements then run in
@@ -408,7 +321,7 @@ class WorldStore:
             self._mind_own_locks(handle)
             return self._end_or_begin(handle, word, None)
 
-    def _end_or_begin(self, handle: _RoleConnection, sql: str, mode: str | None) -> StatementResult:
+    def _end_or_begin(self, handle: RoleConnection, sql: str, mode: str | None) -> StatementResult:
         """BEGIN (mode given) or COMMIT/ROLLBACK on the role's connection; the caller holds
         the lock. A lock SQLite cannot get within the busy timeout is an error result."""
         started = time.perf_counter()
@@ -424,53 +337,25 @@ class WorldStore:
         handle.held = mode
         return StatementResult(sql=sql, elapsed_ms=(time.perf_counter() - started) * 1000)
 
-    def probe(
-        self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None
-    ) -> list[StatementResult]:
-        """Run statements as `role` and roll everything back: would they pass, what would change.
+    # -- the probe (StoreBase.probe): a savepoint rolled back ----------------------------
 
-        Used by the replay's good-path check and by "what if" questions. Stops at the first
-        error like `execute`; the world is unchanged afterwards whatever happened.
-        """
-        with self._call():
-            handle = self._role(role)
-            if handle.held is not None:  # its rollback would end the held transaction
-                return [StatementResult(sql=statements[0] if statements else "", error_kind="error",
-                                        error=f"{role} holds a transaction: commit or roll it "
-                                              "back first")]
-            self._mind_own_locks(handle)
-            self._sync_names()
-            results: list[StatementResult] = []
-            schema_touched = False
-            self._internal(handle, "SAVEPOINT raceday_probe")
-            try:
-                for sql in statements:
-                    refusal = _check_text(sql)
-                    if refusal is not None:
-                        results.append(refusal)
-                        break
-                    failed = False
-                    statements = split_statements(sql)
-                    if len(statements) > MAX_STATEMENTS:
-                        results.append(_too_many(sql, len(statements)))
-                        break
-                    for statement in statements:
-                        result = self._run(handle, statement, params)
-                        results.append(result)
-                        schema_touched = schema_touched or result.schema_changed
-                        # An error, or a trigger's RAISE(ROLLBACK) that ended the transaction:
-                        # nothing more may run, or it would run in autocommit and stay.
-                        if result.error is not None or not handle.conn.in_transaction:
-                            failed = True
-                            break
-                    if failed:
-                        break
-            finally:
-                if handle.conn.in_transaction:
-                    self._internal(handle, "ROLLBACK")
-                if schema_touched:
-                    self._refresh_names()
-            return results
+    def _probe_begin(self, handle: RoleConnection) -> None:
+        self._internal(handle, "SAVEPOINT raceday_probe")
+
+    def _probe_statement(self, handle: RoleConnection, statement: str,
+                         params: Mapping[str, Any] | None) -> StatementResult:
+        return self._run(handle, statement, params)
+
+    def _probe_over(self, handle: RoleConnection) -> bool:
+        # a trigger's RAISE(ROLLBACK) ended the transaction: nothing more may run, or it
+        # would run in autocommit and stay
+        return not handle.conn.in_transaction
+
+    def _probe_end(self, handle: RoleConnection, results: Sequence[StatementResult]) -> None:
+        if handle.conn.in_transaction:
+            self._internal(handle, "ROLLBACK")
+        if any(r.schema_changed for r in results):
+            self._refresh_names()
 
     def interrupt(self) -> None:
         """Cancel the running statement (Escape in the TUI). Safe from any thread; no lock."""
@@ -493,7 +378,7 @@ class WorldStore:
             cursor: sqlite3.Cursor | None = None
             try:
                 cursor = self._app.execute(sql, dict(params or {}))
-                columns = _columns(cursor)
+                columns = columns_of(cursor)
                 rows = cursor.fetchall()
             except Exception as exc:
                 kind, message = self._classify(exc, None, started)
@@ -529,7 +414,7 @@ class WorldStore:
     def tables(self) -> list[TableInfo]:
         """Tables and views of the world with columns, CREATE text and triggers, by name."""
         with self._call():
-            return _describe(self._app)
+            return describe_tables(self._app)
 
     def backup_to(self, path: Path) -> None:
         """Write a consistent copy of the world to `path` (SQLite backup API, one file; not
@@ -553,10 +438,6 @@ class WorldStore:
                 handle.conn.close()
             self._role_conns.clear()
             self._app.close()
-
-    @property
-    def role_ids(self) -> tuple[str, ...]:
-        return tuple(self._roles)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -587,22 +468,22 @@ class WorldStore:
             return 1
         return 0
 
-    def _mind_own_locks(self, handle: _RoleConnection) -> None:
+    def _mind_own_locks(self, handle: RoleConnection) -> None:
         """Wait for SQLite's lock (`LOCK_WAIT_S`) only when no other role of this session
         holds a transaction open. If one does, the lock is most likely its, and it can only
         be let go by a later call of this session, after this one: waiting could only end in
         the same "database is locked", a second later (in the isolation lab, every write of
         the automation while a player held a transaction)."""
         if not self._durable:
-            return  # a replay's world never waits (`_unhurried`)
+            return  # a replay's world never waits (`unhurried`)
         own = any(other is not handle and other.conn.in_transaction
                   for other in self._role_conns.values())
-        wait = 0 if own else _LOCK_WAIT_MS
+        wait = 0 if own else LOCK_WAIT_MS
         if handle.wait_ms != wait:
             self._internal(handle, f"PRAGMA busy_timeout = {wait}")
             handle.wait_ms = wait
 
-    def _role(self, role_id: str) -> _RoleConnection:
+    def _role(self, role_id: str) -> RoleConnection:
         handle = self._role_conns.get(role_id)
         if handle is None:
             role = self._roles.get(role_id)
@@ -612,15 +493,15 @@ class WorldStore:
             self._role_conns[role_id] = handle
         return handle
 
-    def _open_role(self, role: RoleRights) -> _RoleConnection:
+    def _open_role(self, role: RoleRights) -> RoleConnection:
         try:
-            conn = _connect(self.path, mode="rw", cached_statements=ROLE_CACHED_STATEMENTS)
+            conn = connect_world(self.path, mode="rw", cached_statements=ROLE_CACHED_STATEMENTS)
         except sqlite3.Error as exc:
             raise WorldUnavailable(f"{self.path}: the world cannot be opened ({exc})") from exc
         try:
-            _harden(conn)
+            harden(conn)
             if not self._durable:
-                _unhurried(conn)
+                unhurried(conn)
             limit_size(conn, self.max_world_bytes)
             for limit, value in ROLE_LIMITS.items():
                 conn.setlimit(limit, value)
@@ -632,9 +513,9 @@ class WorldStore:
         except BaseException:
             conn.close()
             raise
-        return _RoleConnection(conn, auth)
+        return RoleConnection(conn, auth)
 
-    def _internal(self, handle: _RoleConnection, sql: str, params: Sequence[Any] = ()) -> None:
+    def _internal(self, handle: RoleConnection, sql: str, params: Sequence[Any] = ()) -> None:
         """Raceday's own statement on a role connection; prepared with the authorizer
         waived, so it is expired at once (typed by the role, the same text is checked)."""
         handle.auth.internal = True
@@ -642,11 +523,11 @@ class WorldStore:
             handle.conn.execute(sql, params).close()
         finally:
             handle.auth.internal = False
-            _expire(handle)
+            expire(handle)
 
     def _run(
         self,
-        handle: _RoleConnection,
+        handle: RoleConnection,
         statement: str,
         params: Mapping[str, Any] | None,
     ) -> StatementResult:
@@ -673,8 +554,8 @@ class WorldStore:
             cursor = conn.execute(statement, dict(params or {}))
             ctx = self._verdict(handle, statement)
             # DDL has no result, though SQLite describes the check ADD COLUMN runs inside.
-            columns = () if ctx.ddl else _columns(cursor)
-            rows, truncated = self._fetch(cursor) if columns else ([], False)
+            columns = () if ctx.ddl else columns_of(cursor)
+            rows, truncated = capped_rows(cursor, self.row_cap) if columns else ([], False)
             cursor_rowcount = cursor.rowcount
             cursor.close()
             cursor = None
@@ -687,7 +568,7 @@ class WorldStore:
                 else:
                     # cursor.rowcount misses `WITH ... UPDATE` and capped RETURNING; changes()
                     # counts the statement's own rows (not its triggers' or cascades').
-                    rowcount = _changes(handle)
+                    rowcount = changes_of(handle)
             if guarded_ddl:
                 if ctx.created_trigger is not None and not explain:
                     self._internal(
@@ -718,7 +599,7 @@ class WorldStore:
             failed = self._verdict(handle, statement)  # prepared, then failed: may be reused
             kind, message = self._classify(exc, auth, started)
             if kind == "constraint" and message == FOREIGN_KEY_FAILED:
-                message = _foreign_key_named(self._app, failed.writes or [failed.target or ""],
+                message = foreign_key_named(self._app, failed.writes or [failed.target or ""],
                                              deleting=keyword == "DELETE")
             return StatementResult(
                 sql=statement,
@@ -745,7 +626,7 @@ class WorldStore:
                     pass
 
     @staticmethod
-    def _verdict(handle: _RoleConnection, statement: str) -> StatementContext:
+    def _verdict(handle: RoleConnection, statement: str) -> StatementContext:
         """The authorizer's record of the statement just run: kept when SQLite prepared it,
         the kept one when SQLite took it from the statement cache unchecked."""
         auth = handle.auth
@@ -753,7 +634,7 @@ class WorldStore:
         if ctx.prepared:
             if not ctx.denials:
                 if len(handle.verdicts) >= _MAX_VERDICTS:
-                    _expire(handle)
+                    expire(handle)
                 handle.verdicts[statement] = ctx
             return ctx
         known = handle.verdicts.get(statement)
@@ -761,29 +642,14 @@ class WorldStore:
             ctx = auth.context = known.reused()
         return ctx
 
-    def _fetch(self, cursor: sqlite3.Cursor) -> tuple[list[Row], bool]:
-        """At most row_cap rows (and MAX_RESULT_BYTES of them); True if more were left.
-
-        Reads one row past the cap to know whether there were more, like fetchmany(cap+1).
-        The byte budget matters because one row may hold 200 columns of 1 MB each.
-        """
-        rows: list[Row] = []
-        size = 0
-        for row in cursor:
-            if len(rows) >= self.row_cap or size > MAX_RESULT_BYTES:
-                return rows, True
-            rows.append(tuple(row))
-            size += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
-        return rows, False
-
-    def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[str, str]:
+    def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[ErrorKind, str]:
         """Turn an exception into (error_kind, one clear line)."""
         message = str(exc)
         if isinstance(exc, sqlite3.Error):
             if auth is not None and auth.context.denials:
-                return "refused", "refused: " + _one_line(auth.context.denials[0])
+                return "refused", "refused: " + one_line(auth.context.denials[0])
             if isinstance(exc, sqlite3.IntegrityError):
-                return "constraint", _one_line(message)
+                return "constraint", one_line(message)
             if message == "interrupted":
                 seconds = time.perf_counter() - started
                 if self._cancelled:
@@ -792,16 +658,16 @@ class WorldStore:
                     "timeout",
                     f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
                 )
-            if _is_full(exc):
+            if is_full(exc):
                 full = self._full_message()
                 return ("machine" if full.startswith("the disk is full") else "error"), full
-            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in _MACHINE_CODES:
-                return "machine", f"the world cannot be written ({_one_line(message)})"
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in MACHINE_CODES:
+                return "machine", f"the world cannot be written ({one_line(message)})"
             if message == "query string is too large":
                 limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
                 return "error", f"statement is too long (the limit is {limit:,} bytes)"
             if any(marker in message for marker in _SYNTAX_MARKERS):
-                return "syntax", _one_line(message)
+                return "syntax", one_line(message)
             if message == "database is locked":
                 return "timeout", ("database is locked (another connection holds SQLite's one "
                                    "write lock, or wrote after this transaction read)")
@@ -811,11 +677,11 @@ class WorldStore:
             if message.startswith("Binding ") and "has no name" in message:
                 return "error", "use named parameters such as :plan; ? is not supported here"
             if "not authorized" in message or "may not be modified" in message:
-                return "refused", "refused: " + _one_line(message)
-            return "error", _one_line(message)
+                return "refused", "refused: " + one_line(message)
+            return "error", one_line(message)
         if isinstance(exc, MemoryError):
             return "error", "out of memory"
-        return "error", _one_line(f"{type(exc).__name__}: {message}")
+        return "error", one_line(f"{type(exc).__name__}: {message}")
 
     def _full_message(self) -> str:
         """Why a write failed with SQLITE_FULL: the world's size limit, or the disk itself.
@@ -832,7 +698,7 @@ class WorldStore:
         if free >= self.max_world_bytes - pages * size:
             return (
                 f"the world is full: this statement would grow it past its limit of "
-                f"{_megabytes(self.max_world_bytes)}; nothing was changed"
+                f"{megabytes(self.max_world_bytes)}; nothing was changed"
             )
         return "the disk is full: nothing was changed"
 
@@ -848,7 +714,7 @@ class WorldStore:
             self._refresh_names()
         self._schema_unsure = False
 
-    def _refresh_names(self, handle: _RoleConnection | None = None) -> None:
+    def _refresh_names(self, handle: RoleConnection | None = None) -> None:
         """Re-read the world's tables and triggers (through `handle`'s connection if given)."""
         conn = self._app if handle is None else handle.conn
         if handle is not None:
@@ -866,7 +732,7 @@ class WorldStore:
             # the authorizers' answers follow the names: no statement prepared before (nor
             # these, prepared with the authorizer waived) is reused unchecked
             for each in self._role_conns.values():
-                _expire(each)
+                expire(each)
         tables: dict[str, str] = {}
         views: set[str] = set()
         triggers: set[str] = set()
@@ -895,167 +761,11 @@ class WorldStore:
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (WORLD_TABLE,)
         ).fetchone()
         if found is None:
-            _record_world(self._app)
-        self._app.execute(_CREATE_OWNER_TABLE)
-
-
-# -- the world without a store ------------------------------------------------------------
-
-def describe_world(world_sql: str, *, time_limit_s: float = WORLD_TIME_LIMIT) -> list[TableInfo]:
-    """The tables and views `world_sql` builds, as `WorldStore.tables()` describes them.
-
-    For a briefing's schema cheat-sheet before any session exists: the world is built in
-    memory, as `WorldStore.create` builds it (trusted exercise SQL, one script), and thrown
-    away. Raises ExerciseError when the script fails, tries to ATTACH a file or runs longer
-    than `time_limit_s`.
-    """
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    try:
-        _harden(conn)
-        try:
-            build_world(conn, world_sql, time_limit_s=time_limit_s)
-        except WorldError as exc:
-            raise ExerciseError([f"world SQL failed: {_one_line(exc.message)}"]) from exc
-        return _describe(conn)
-    finally:
-        conn.close()
-
-
-def _describe(conn: sqlite3.Connection) -> list[TableInfo]:
-    """Tables and views (not raceday's or SQLite's own) with columns, CREATE text, triggers
-    and foreign keys, read through sqlite-utils' introspection (its own PRAGMA queries)."""
-    from sqlite_utils.db import Database, Table  # 80 ms to import: only when asked
-
-    db = Database(conn, recursive_triggers=False, execute_plugins=False)
-    triggers: dict[str, list[str]] = {}
-    for trigger in db.triggers:
-        triggers.setdefault(trigger.table.lower(), []).append(trigger.name)
-    objects: list[tuple[str, Table | View]] = [("table", db.table(n)) for n in db.table_names()]
-    objects += [("view", db.view(n)) for n in db.view_names()]
-    infos: list[TableInfo] = []
-    for kind, item in sorted(objects, key=lambda o: o[1].name):
-        if _hidden(item.name):
-            continue
-        foreign_keys = (
-            tuple(
-                ForeignKeyInfo(tuple(fk.columns), fk.other_table, tuple(fk.other_columns))
-                for fk in item.foreign_keys
-            )
-            if isinstance(item, Table)
-            else ()
-        )
-        infos.append(
-            TableInfo(
-                name=item.name,
-                kind=kind,
-                columns=tuple(
-                    ColumnInfo(name=c.name, type=c.type or "", notnull=bool(c.notnull), pk=bool(c.is_pk))
-                    for c in item.columns
-                ),
-                sql=item.schema or "",
-                triggers=tuple(sorted(triggers.get(item.name.lower(), ()))),
-                foreign_keys=foreign_keys,
-            )
-        )
-    return infos
+            record_world(self._app)
+        self._app.execute(CREATE_OWNER_TABLE)
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _connect(path: Path, *, mode: str, cached_statements: int = 128) -> sqlite3.Connection:
-    uri = f"{Path(path).resolve().as_uri()}?mode={mode}"
-    return sqlite3.connect(
-        uri,
-        uri=True,
-        isolation_level=None,
-        timeout=LOCK_WAIT_S,
-        check_same_thread=False,
-        cached_statements=cached_statements,
-    )
-
-
-def _harden(conn: sqlite3.Connection) -> None:
-    """Settings every connection needs before anything else runs on it."""
-    # Text a player stored as invalid UTF-8 must not make every later read fail.
-    conn.text_factory = _decode
-    # In autocommit, right after connect: inside a transaction this PRAGMA is a silent no-op.
-    conn.execute("PRAGMA foreign_keys=ON")
-    if conn.execute("PRAGMA foreign_keys").fetchone()[0] != 1:
-        raise StoreError("SQLite refused to turn foreign keys on")
-    conn.execute("PRAGMA trusted_schema=OFF")
-    conn.execute("PRAGMA recursive_triggers=ON")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA temp_store=MEMORY")  # no temp files, anywhere
-
-
-def _unhurried(conn: sqlite3.Connection) -> None:
-    """A replay's world: thrown away once read, so never synced; and played by one thread,
-    every role on a connection of this store, so a lock one role holds cannot be let go
-    while another waits for it, and nobody else opens the file. Waiting (`LOCK_WAIT_S`)
-    could only end in the same "database is locked": it fails at once (a team that never
-    commits made the final replay wait 5 s a write, over two minutes in all)."""
-    conn.execute("PRAGMA synchronous=OFF")
-    conn.execute("PRAGMA busy_timeout=0")
-
-
-def _is_full(exc: BaseException) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return code == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
-
-
-# SQLite's primary result codes when the machine, not the SQL, stops a read or a write.
-_MACHINE_CODES = frozenset({sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY,
-                            sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB,
-                            sqlite3.SQLITE_CORRUPT})
-
-
-def _disk_short(conn: sqlite3.Connection, path: Path, max_bytes: int) -> bool:
-    """Did a write stop for the disk (less room left than the world's limit allows), not
-    for the world's own size limit?"""
-    try:
-        pages = conn.execute("PRAGMA page_count").fetchone()[0]
-        size = conn.execute("PRAGMA page_size").fetchone()[0]
-        free = shutil.disk_usage(path.parent).free
-    except (sqlite3.Error, OSError):
-        return False
-    return bool(free < max_bytes - pages * size)
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):,.0f} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
-
-
-def _too_many(sql: str, count: int) -> StatementResult:
-    return StatementResult(
-        sql=_printable(sql[:200]) + ("…" if len(sql) > 200 else ""),
-        error=(
-            f"submission has {count:,} statements; the limit is {MAX_STATEMENTS:,} "
-            "(nothing was run: send them in smaller parts)"
-        ),
-        error_kind="error",
-    )
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
-_CREATE_OWNER_TABLE = (
-    f"CREATE TABLE IF NOT EXISTS {TRIGGER_OWNER_TABLE} (name TEXT PRIMARY KEY, role TEXT NOT NULL)"
-)
-
-
-def _record_world(conn: sqlite3.Connection) -> None:
-    """Remember the world's tables and views as first built (see WorldNames.original)."""
-    conn.execute(f"CREATE TABLE IF NOT EXISTS {WORLD_TABLE} (name TEXT PRIMARY KEY, kind TEXT)")
-    conn.execute(
-        f"INSERT OR IGNORE INTO {WORLD_TABLE} (name, kind) "
-        "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
-        f"AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-        f"AND name NOT LIKE '\\{RESERVED_PREFIX}%' ESCAPE '\\'"
-    )
-    conn.execute(_CREATE_OWNER_TABLE)
 
 
 @functools.lru_cache(maxsize=512)
@@ -1064,66 +774,7 @@ def _may_change_schema(sql: str) -> bool:
     return first_keyword(sql) not in _NO_DDL
 
 
-def _changes(handle: _RoleConnection) -> int:
-    """changes() of the statement just run, asked as the role (its authorizer allows it:
-    the prepared statement may stay in the cache) on a record of its own, so the statement's
-    record is kept."""
-    auth = handle.auth
-    kept = auth.context
-    auth.context = StatementContext()
-    try:
-        row = handle.conn.execute("SELECT changes()").fetchone()
-    finally:
-        auth.context = kept
-    return int(row[0])
-
-
-def _columns(cursor: sqlite3.Cursor) -> tuple[str, ...]:
-    if cursor.description is None:
-        return ()
-    return tuple(str(column[0]) for column in cursor.description)
-
-
-def _hidden(name: str) -> bool:
-    lowered = name.lower()
-    return lowered.startswith("sqlite_") or lowered.startswith(RESERVED_PREFIX)
-
-
 def _sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
 
 
-def _one_line(message: str) -> str:
-    line = " ".join(message.splitlines()).strip()
-    if len(line) > MAX_ERROR_CHARS:
-        line = line[: MAX_ERROR_CHARS - 1] + "…"
-    return line
-
-
-def _printable(sql: str) -> str:
-    """The submission as it can be shown and logged: NULs and lone surrogates escaped."""
-    return sql.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _check_text(sql: str) -> StatementResult | None:
-    """Refuse text SQLite cannot take, before it reaches the splitter or SQLite."""
-    if len(sql) > MAX_SUBMISSION_CHARS:
-        return StatementResult(
-            sql=_printable(sql[:200]) + "…",
-            error=f"submission is too long ({len(sql):,} characters; the limit is {MAX_SUBMISSION_CHARS:,})",
-            error_kind="error",
-        )
-    if "\x00" in sql:
-        return StatementResult(
-            sql=_printable(sql), error="statement contains a NUL character", error_kind="syntax"
-        )
-    try:
-        sql.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = sql[exc.start : exc.end].encode("utf-8", "backslashreplace").decode("utf-8")
-        return StatementResult(
-            sql=_printable(sql),
-            error=f"statement contains text that is not valid UTF-8 ({bad})",
-            error_kind="syntax",
-        )
-    return None

@@ -1,7 +1,7 @@
 """SQL text helpers for the editor: which statement is under the cursor, completion, colours.
 
-Where a statement ends is decided by the store's own splitter, so the editor and the engine
-never disagree. Nothing here knows Textual.
+Where a statement ends is decided by the dialect's own splitter (store/dialect/), the one the
+stores use, so the editor and the engine never disagree. Nothing here knows Textual.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from raceday.store.postgres import pgsql
-from raceday.store.split import statement_pieces
+from raceday.store.dialect import postgres as pgsql
+from raceday.store.dialect.sqlite import statement_pieces
 
 KEYWORDS = (
     "ABORT ACTION ADD AFTER ALL ALTER AND AS ASC BEFORE BEGIN BETWEEN BY CASCADE CASE CAST "
@@ -59,31 +59,16 @@ def statement_spans(text: str) -> list[Span]:
     """Every statement of `text` with where it sits, in order (blank pieces left out).
 
     A PostgreSQL function body in dollar quotes holds semicolons that end nothing; SQLite has
-    no dollar quotes, so text with one is cut by PostgreSQL's tokenizer."""
+    no dollar quotes, so text with one is cut by PostgreSQL's dialect (from its first word:
+    comments before it are not the statement's)."""
     if "$" in text and any(t.kind == "dollar" for t in pgsql.tokens(text)):
-        return _dollar_spans(text)
+        return [Span(p.start + p.lead, p.end, p.body) for p in pgsql.statement_pieces(text)]
     try:
         pieces = statement_pieces(text)
     except (ValueError, UnicodeEncodeError):
         stripped = text.strip()
         return [Span(text.find(stripped), text.find(stripped) + len(stripped), stripped)]
     return [Span(piece.start, piece.end, piece.sql) for piece in pieces]
-
-
-def _dollar_spans(text: str) -> list[Span]:
-    spans: list[Span] = []
-    first = -1
-    for token in pgsql.tokens(text):
-        if token.kind == "semi":
-            if first >= 0:
-                spans.append(Span(first, token.start + 1, text[first:token.start + 1]))
-            first = -1
-        elif token.kind not in ("ws", "comment") and first < 0:
-            first = token.start
-    if first >= 0:
-        sql = text[first:].rstrip()
-        spans.append(Span(first, first + len(sql), sql))
-    return spans
 
 
 def statement_at(text: str, offset: int) -> str:

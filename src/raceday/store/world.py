@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from raceday.store.split import statement_pieces
+from raceday.store.dialect.sqlite import statement_pieces
 
 WORLD_TIME_LIMIT = 30.0
 """Seconds a world script may take before the build gives up on it (a runaway query)."""

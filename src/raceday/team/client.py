@@ -20,7 +20,8 @@ from typing import Any
 from raceday.engine.snapshot import Snapshot
 from raceday.errors import RacedayError
 from raceday.store.results import StatementResult, TableInfo
-from raceday.store.session_db import CommandRow, TeamDb, open_team_db
+from raceday.store.session_db import open_team_db
+from raceday.store.team_db import CommandRow, TeamDb
 from raceday.team import wire
 from raceday.team.seats import sign, token_hash
 from raceday.transcript import events as ev

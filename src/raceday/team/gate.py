@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from raceday.store.session_db import (
+from raceday.store.team_db import (
     MAX_COMMAND_KIND,
     MAX_COMMAND_MAC,
     MAX_COMMAND_PAYLOAD,

@@ -22,7 +22,7 @@ from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.session import Session, SessionError
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import SESSION_DB, CommandRow
+from raceday.store.team_db import SESSION_DB, CommandRow
 from raceday.team.host import HEARTBEAT_TIMEOUT_S, POLL_SECONDS, Host
 from raceday.team.inject_file import PreparedInject
 from raceday.team.seats import SeatSpec, verify

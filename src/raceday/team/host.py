@@ -32,18 +32,18 @@ from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
 from raceday.errors import MachineError, RacedayError, first_line
 from raceday.exercise.model import Exercise
 from raceday.inert import has_controls
-from raceday.store.session_db import (
+from raceday.store.session_db import SessionDb, pg_session_db
+from raceday.store.team_db import (
     MAX_SEAT_NAME,
     SESSION_DB,
     SESSION_POSTGRES,
     CommandRow,
+    CommandStatus,
     EventRow,
     Outcome,
     Publication,
-    SessionDb,
     SessionDbError,
     TeamDb,
-    pg_session_db,
 )
 from raceday.team import wire
 from raceday.team.facilitator import FacilitatorActions
@@ -643,7 +643,7 @@ class Host(FacilitatorActions):
                 error=f"a seat {shown_seat(name)!r} was added to the seat table by someone "
                       "other than the host: it opens nothing"))
 
-    def _done(self, command_id: int, status: str, *, result: str | None = None,
+    def _done(self, command_id: int, status: CommandStatus, *, result: str | None = None,
               error: str | None = None) -> None:
         self._step.outcomes.append(Outcome(command_id, status, time.time(), result, error))
 

@@ -46,7 +46,7 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | 
     the host meets its seats on the same server, so they can join from other machines."""
     import os
 
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
     from raceday.store import DB_VARIABLE, is_postgres
 
@@ -76,7 +76,7 @@ def build_teams(exercise_name: str, seats: str | None, teams: str, pace: str,
                 speed: float | None, transcripts: Path, *, length: float | None = None,
                 lobby: bool = False, injects: Path | None = None) -> Teams:
     """Several teams of the same seats on one clock (not started)."""
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.exercise.catalog import resolve_exercise
 
     try:
@@ -197,9 +197,10 @@ def resumed_host(folder: Path, exercise_name: str | None = None,
     folder with a session.db): its seats from session.db, its exercise and pace from the
     transcript, its speed as its clock last published it (unless `speed` says another). A
     session that cannot be resumed says why in one line."""
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.resume import check_resumable
-    from raceday.store.session_db import SESSION_DB, SessionDb
+    from raceday.store.session_db import SessionDb
+    from raceday.store.team_db import SESSION_DB
     from raceday.transcript.log import read_events
 
     played = check_resumable(folder)

@@ -20,7 +20,7 @@ from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
 from raceday.engine.script import Script, Step
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise
-from raceday.store.session_db import CommandRow
+from raceday.store.team_db import CommandRow
 from raceday.team.client import Client, CommandFailed, TeamError
 from raceday.team.host import Host, HostStopped
 from raceday.team.seats import SeatSpec, seats_from_roles

@@ -93,7 +93,7 @@ def launch_resume(folder: Path, exercise: str | None = None, *, speed: float | N
 
     What cannot be resumed (a finished session, a damaged transcript, another exercise) is
     one line before the screen opens."""
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.resume import check_resumable
 
     name = check_resumable(folder)

@@ -23,8 +23,8 @@ from raceday.engine.clock import Pace
 from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
 from raceday.errors import MachineError, RacedayError, first_line
+from raceday.logfile import current_log
 from raceday.transcript import events as ev
-from raceday.transcript.logfile import current_log
 from raceday.tui.messages import (
     ActionDone,
     EngineEvent,

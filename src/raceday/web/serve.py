@@ -129,7 +129,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
     service = _guarded(AppService)
     setattr(textual_serve, "AppService", service)  # noqa: B010
     if exercise is not None:
-        from raceday.commands import load_named_exercise
+        from raceday.engine.load import load_named_exercise
 
         load_named_exercise(exercise)  # a bad exercise is `file:line` now, not in each browser
     locks = None

@@ -42,7 +42,7 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Play]:
     yield run
     if not made:
         return
-    from raceday.store.postgres.store import drop_world
+    from raceday.store.postgres.world import drop_world
 
     for db, session in made:
         drop_world(db, (session.folder / "world.postgres").read_text().split()[0])

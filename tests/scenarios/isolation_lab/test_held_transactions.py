@@ -15,7 +15,8 @@ from lab import EXERCISE
 
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
-from raceday.store.sqlite_store import LOCK_WAIT_S, WorldStore
+from raceday.store.sqlite_store import WorldStore
+from raceday.store.sqlite_world import LOCK_WAIT_S
 from raceday.store.transactions import Control, NotControl, transaction_control
 from raceday.transcript import events as ev
 

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from raceday.commands import load_named_exercise
+from raceday.engine.load import load_named_exercise
 from raceday.engine.snapshot import ANSWERS_SHOWN, WorldPlan, WorldView, read_store_world
 from raceday.exercise.postgres import for_postgres
 from raceday.store.postgres.store import PostgresStore

@@ -19,7 +19,7 @@ from reference_plays import ReferencePlays
 from raceday.engine.headless import run_script
 from raceday.engine.script import load_script
 from raceday.exercise.catalog import BUNDLED_DIR
-from raceday.store.postgres.store import drop_world
+from raceday.store.postgres.world import drop_world
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 
@@ -71,7 +71,7 @@ class Nights:
 @pytest.fixture(scope="module")
 def played(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory,
            reference_play: ReferencePlays) -> Callable[[str, Path], Nights]:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     done: dict[Path, Nights] = {}
 

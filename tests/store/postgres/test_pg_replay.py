@@ -16,7 +16,7 @@ from raceday.engine.replaywalk import load_walk
 from raceday.engine.script import load_script
 from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.store import KEEP_VARIABLE
-from raceday.store.postgres.store import drop_world
+from raceday.store.postgres.world import drop_world
 
 pytestmark = pytest.mark.postgres
 
@@ -37,7 +37,7 @@ def _on_server(dsn: str, session: str) -> list[str]:
 
 
 def _score(name: str, script: Path, tmp_path: Path, db: str | None) -> tuple[Path, dict[str, Any]]:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     exercise = load_named_exercise(name)
     session, score = run_script(exercise, load_script(script, exercise), tmp_path, db=db)
@@ -70,7 +70,7 @@ def test_a_cheat_earns_on_postgresql_what_it_earns_on_sqlite(
 
 
 def test_replay_worlds_are_dropped_and_the_walk_reads_the_newest(pg_dsn: str, tmp_path: Path) -> None:
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
 
     exercise = load_named_exercise("lost-update-basics")
     session = open_session(exercise, ("operator",), tmp_path, db=pg_dsn)
@@ -139,7 +139,7 @@ def test_the_briefings_cheat_sheet_comes_from_the_server_play_uses(
 ) -> None:
     """`raceday play --db` leaves its server in RACEDAY_DB: the briefing's tables are the ones
     the exercise's PostgreSQL world has there, with PostgreSQL's own types."""
-    from raceday.commands import load_named_exercise
+    from raceday.engine.load import load_named_exercise
     from raceday.engine.world_tables import describe_exercise_world
     from raceday.store import DB_VARIABLE
 

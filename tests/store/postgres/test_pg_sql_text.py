@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from raceday.store.postgres import pgsql
+from raceday.store.dialect import postgres as pgsql
 
 
 @pytest.mark.parametrize("text, pieces", [

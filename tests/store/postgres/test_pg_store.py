@@ -10,8 +10,8 @@ import pytest
 from pg_fixtures import ROLES, WORLD_SQL, one
 
 from raceday.errors import ExerciseError
+from raceday.store.base import StoreError
 from raceday.store.postgres.store import PostgresStore
-from raceday.store.sqlite_store import StoreError
 
 pytestmark = pytest.mark.postgres
 
@@ -30,6 +30,16 @@ def test_a_role_writes_only_its_tables(pg_store: PostgresStore) -> None:
     done = one(pg_store, "enactor-a", "UPDATE endpoint SET active_plan_id = 3 WHERE name = 'ddb'")
     assert done.ok and done.rowcount == 1
     assert pg_store.app_query("SELECT active_plan_id FROM endpoint WHERE name = 'ddb'")[1] == [(3,)]
+
+
+def test_the_store_names_a_break_glass_write_as_sqlites_does(pg_store: PostgresStore) -> None:
+    """The transcript's [break-glass] comes from the store, on PostgreSQL as on SQLite."""
+    broke = one(pg_store, "responder", "UPDATE automation SET enabled = 0 WHERE name = 'dns-planner'")
+    assert broke.ok and broke.break_glass == ("automation",)
+    own = one(pg_store, "enactor-a", "UPDATE endpoint SET active_plan_id = 3 WHERE name = 'ddb'")
+    assert own.ok and own.break_glass == ()
+    probed = pg_store.probe("responder", ["UPDATE automation SET enabled = 1"])
+    assert probed[0].ok and probed[0].break_glass == ("automation",)
 
 
 def test_writes_name_the_tables_a_trigger_wrote_and_a_write_of_no_rows(pg_store: PostgresStore) -> None:

@@ -35,7 +35,7 @@ from raceday.store.postgres.meeting_logins import (
     pub_schema,
     public_sql,
 )
-from raceday.store.session_db import (
+from raceday.store.team_db import (
     MAX_COMMAND_KIND,
     MAX_COMMAND_MAC,
     MAX_COMMAND_PAYLOAD,

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker, WorkerState
 
-from raceday.transcript.logfile import current_log
+from raceday.logfile import current_log
 
 _log = logging.getLogger(__name__)
 

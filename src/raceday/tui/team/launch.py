@@ -23,7 +23,7 @@ class SeatApp(RacedayApp):
 
     def __init__(self, client: Client, settings: Settings, *, host_gone_closes: bool = False,
                  ask_name: bool = False, **kwargs: Any) -> None:
-        from raceday.commands import load_named_exercise
+        from raceday.engine.load import load_named_exercise
 
         exercise = load_named_exercise(client.meta["exercise"])
         super().__init__(exercise, settings=settings, **kwargs)

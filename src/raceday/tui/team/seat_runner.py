@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from raceday.engine.clock import Pace
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise
-    from raceday.store.session_db import CommandRow
+    from raceday.store.team_db import CommandRow
 
 _log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raceday.store.split import (
+from raceday.store.dialect.sqlite import (
     called_functions,
     first_keyword,
     is_blank,

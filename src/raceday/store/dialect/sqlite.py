@@ -1,13 +1,14 @@
-"""Splitting SQL into statements, and a light look at SQL text: raceday's only splitter.
+"""SQLite's SQL text: where statements end, the first keyword, the functions called.
 
 Python's `execute()` takes one statement at a time and `executescript()` must never see
 player SQL (it commits first and runs everything), so a submission is split here and each
 piece is authorized and run on its own. The world builder (world.py), the exercise check
 (prepare.py) and the editor (sqltext.py) split with it too, so none of them can disagree
-about where a statement ends. Where a statement ends is decided by
-`sqlite3.complete_statement`, which knows strings, comments and `CREATE TRIGGER ... BEGIN
-...; END`; the small tokenizer below only finds the candidate semicolons (those outside
-strings, quoted names and comments) and tells comment-only pieces from real ones.
+about where a statement ends (PostgreSQL's dialect is postgres.py beside it). Where a
+statement ends is decided by `sqlite3.complete_statement`, which knows strings, comments and
+`CREATE TRIGGER ... BEGIN ...; END`; the small tokenizer below only finds the candidate
+semicolons (those outside strings, quoted names and comments) and tells comment-only pieces
+from real ones.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import functools
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from raceday.store.dialect.piece import Piece, make_piece
 
 # One alternative per token kind. Unterminated strings, quoted names and block comments run
 # to the end of the text, as SQLite's own tokenizer treats them.
@@ -59,27 +61,6 @@ def is_blank(sql: str) -> bool:
     if "--" not in sql and "/*" not in sql:
         return not sql.replace(";", "").strip()
     return all(m.lastgroup in ("ws", "comment", "semi") for m in _tokens(sql))
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One statement of a text, and where it sits in it."""
-
-    start: int
-    """Offset of its first character (surrounding whitespace left out)."""
-    end: int
-    """Offset just past its last character (its semicolon, when it has one)."""
-    line: int
-    """1-based line of its first word (leading comments skipped), for error messages."""
-    sql: str
-    """Its text as typed: `text[start:end]`, leading comments and semicolon included."""
-    lead: int = 0
-    """Length of the comments and whitespace before its first word."""
-
-    @property
-    def body(self) -> str:
-        """The statement from its first word on (without leading comments)."""
-        return self.sql[self.lead :]
 
 
 def statement_pieces(sql: str) -> list[Piece]:
@@ -128,21 +109,13 @@ def _split(sql: str) -> list[Piece]:
 
 
 def _piece(sql: str, start: int, end: int) -> Piece:
-    text = sql[start:end]
-    stripped = text.strip()
-    begin = start + (len(text) - len(text.lstrip()))
-    first_word = begin
+    stripped = sql[start:end].strip()
+    first_word = 0
     for match in _tokens(stripped):
         if match.lastgroup not in ("ws", "comment"):
-            first_word = begin + match.start()
+            first_word = match.start()
             break
-    return Piece(
-        start=begin,
-        end=begin + len(stripped),
-        line=sql.count("\n", 0, first_word) + 1,
-        sql=stripped,
-        lead=first_word - begin,
-    )
+    return make_piece(sql, start, end, first_word)
 
 
 def split_statements(sql: str) -> list[str]:

@@ -1,6 +1,6 @@
 """PostgreSQL's SQL text: where statements end, named parameters, the first keyword.
 
-SQLite's splitter (store/split.py) cannot be used for PostgreSQL: a function body in dollar
+SQLite's splitter (sqlite.py beside it) cannot be used for PostgreSQL: a function body in dollar
 quotes (`$$ ... ; ... $$`), an `E'...\\''` string or a nested block comment hold semicolons
 that do not end anything. This tokenizer knows those. It only decides where raceday cuts a
 submission; each piece is then sent with the extended protocol, which refuses more than one
@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from raceday.store.dialect.piece import Piece, make_piece
 
 # Dollar-quote tag: $$ or $tag$ (a tag is an identifier without $).
 _DOLLAR = re.compile(r"\$([^\W\d]\w*)?\$")
@@ -20,9 +22,12 @@ _WORD = re.compile(r"[^\W\d][\w$]*")
 _PARAM = re.compile(r":([^\W\d]\w*)")
 
 
+TokenKind = Literal["ws", "comment", "string", "quoted", "dollar", "word", "param", "semi", "other"]
+
+
 @dataclass(frozen=True)
 class Token:
-    kind: str  # ws, comment, string, quoted, dollar, word, param, semi, other
+    kind: TokenKind
     text: str
     start: int
 
@@ -110,21 +115,35 @@ def _string_end(sql: str, i: int, *, backslash: bool) -> int:
     return n
 
 
-def split(sql: str) -> list[str]:
-    """The statements of a submission, stripped, without blank or comment-only pieces."""
-    pieces: list[str] = []
+def statement_pieces(sql: str) -> list[Piece]:
+    """The statements of a text and where each sits, without blank or comment-only pieces.
+
+    The store runs them (`split`); the editor finds the one under the cursor (sqltext.py).
+    """
+    pieces: list[Piece] = []
     start = 0
-    real = False
+    first = -1  # where the piece's first real token is, or -1: nothing but blanks yet
     for token in tokens(sql):
         if token.kind == "semi":
-            if real:
-                pieces.append(sql[start : token.start + 1].strip())
-            start, real = token.start + 1, False
-        elif token.kind not in ("ws", "comment"):
-            real = True
-    if real:
-        pieces.append(sql[start:].strip())
+            if first >= 0:
+                pieces.append(_piece(sql, start, token.start + 1, first))
+            start, first = token.start + 1, -1
+        elif token.kind not in ("ws", "comment") and first < 0:
+            first = token.start
+    if first >= 0:
+        pieces.append(_piece(sql, start, len(sql), first))
     return pieces
+
+
+def _piece(sql: str, start: int, end: int, first: int) -> Piece:
+    text = sql[start:end]
+    begin = start + (len(text) - len(text.lstrip()))
+    return make_piece(sql, start, end, first - begin)
+
+
+def split(sql: str) -> list[str]:
+    """The statements of a submission, stripped, without blank or comment-only pieces."""
+    return [piece.sql for piece in statement_pieces(sql)]
 
 
 def words(sql: str) -> list[str]:
