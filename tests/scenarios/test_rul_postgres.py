@@ -58,7 +58,7 @@ def _figures(score: dict[str, Any]) -> tuple[Any, ...]:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
     dsn = server_or_skip()
-    from raceday.store.postgres.store import drop_world
+    from raceday.store.postgres.world import drop_world
 
     exercise = load_exercise(EXERCISE)
     on_sqlite = _sized(exercise)

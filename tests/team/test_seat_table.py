@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from team_fixtures import TOKENS, joined, send
 
-from raceday.store.session_db import SESSION_DB
+from raceday.store.team_db import SESSION_DB
 from raceday.team.client import Client, TeamError
 from raceday.team.host import Host
 from raceday.team.seats import token_hash

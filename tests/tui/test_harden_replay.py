@@ -153,8 +153,8 @@ async def test_replay_steps_through_the_race_and_names_the_guard(make_app: MakeA
         await pilot.press("end")
         assert replay.step is not None and replay.step.kind == "verdict"
         detail = text_of(replay.query_one("#replay-detail", Static))
-        # the race's 30: a conditional apply keeps no practice night's empty answer away
-        assert "PREVENTED" in detail and "guards 30/40" in detail
+        # the race's 25: a conditional apply keeps no practice night's empty answer away
+        assert "PREVENTED" in detail and "guards 25/40" in detail
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HardenScreen)
@@ -262,7 +262,7 @@ async def test_ctrl_r_again_shows_the_new_replay_not_the_last_one(make_app: Make
         assert "Replay   intro · " in text_of(again.query_one("#replay-bar", Static))
         await pilot.press("end")
         detail = text_of(again.query_one("#replay-detail", Static))
-        assert "guards 30/40" in detail and "guards 0/40" not in detail
+        assert "guards 25/40" in detail and "guards 0/40" not in detail
 
 
 async def test_after_a_replay_that_failed_the_next_one_shows_its_steps_and_world(

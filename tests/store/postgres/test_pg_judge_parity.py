@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from reference_plays import ReferencePlays
 
-from raceday.commands import load_named_exercise
 from raceday.engine.headless import run_script
+from raceday.engine.load import load_named_exercise
 from raceday.engine.script import load_script
-from raceday.store.postgres.store import drop_world
+from raceday.store.postgres.world import drop_world
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 
