@@ -19,6 +19,7 @@ from raceday.judge.guards import (
     practice_titles,
     stops_the_service,
 )
+from raceday.judge.rulings import apply_rulings
 from raceday.transcript import verdicts as vd
 from raceday.transcript.events import ReplayGuards, ReplayResult, StepReplay
 from raceday.transcript.verdicts import HAPPENED, NOT_REACHED, PREVENTED, Score
@@ -101,7 +102,9 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     rubric = ex.scoring.detection
     if rubric is None:
         return None
-    reasons: list[str] = []
+    ruled = apply_rulings(facts, time_of,
+                          lambda f: next((x.text for x in ex.findings if x.id == f), f))
+    reasons: list[str] = list(ruled.reasons)
     alert: tuple[int, str] | None = None
     diagnosis: tuple[int, str] | None = None
     first: tuple[int, str] | None = None  # (minute, how) the fault was first surfaced
@@ -122,7 +125,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     else:
         alert = next(((m, n) for m, n in facts.monitor_alerts
                       if n not in facts.noisy_monitors), None)
-        diagnosis = facts.confirmed[0] if facts.confirmed else None
+        diagnosis = ruled.confirmed[0] if ruled.confirmed else None
         if alert is not None:
             reasons.append(f"detection: time to alert {plural(alert[0] - start, 'minute')} "
                            f"(monitor '{alert[1]}' at {time_of(alert[0])}){versus}")
@@ -170,18 +173,18 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
                 f"it began ({time_of(minute)}, {how}); full marks within "
                 f"{rubric.full_within} min, none after {rubric.zero_after} min{versus}"
             )
-    wrong = [(m, f) for m, f, correct in facts.declarations if not correct]
+    wrong = [(m, f) for m, f, correct in ruled.declarations if not correct]
     if wrong and rubric.wrong_finding_cost:
         cost = min(points, rubric.wrong_finding_cost * len(wrong))
         points -= cost
         names = ", ".join(f"'{f}' at {time_of(m)}" for m, f in wrong)
         reasons.append(f"detection -{cost}: wrong finding{'s' if len(wrong) > 1 else ''} "
                        f"declared ({names}), {rubric.wrong_finding_cost} each")
-    if facts.false_alarms and rubric.wrong_finding_cost:
-        cost = min(points, rubric.wrong_finding_cost * len(facts.false_alarms))
+    if ruled.false_alarms and rubric.wrong_finding_cost:
+        cost = min(points, rubric.wrong_finding_cost * len(ruled.false_alarms))
         points -= cost
-        alarm = facts.false_alarms[0]
-        reasons.append(f"detection -{cost}: {plural(len(facts.false_alarms), 'false alarm')} "
+        alarm = ruled.false_alarms[0]
+        reasons.append(f"detection -{cost}: {plural(len(ruled.false_alarms), 'false alarm')} "
                        f"(first: '{alarm[1]}' at {time_of(alarm[0])}, when it was not so), "
                        f"{rubric.wrong_finding_cost} each")
     since = start or 0
@@ -196,7 +199,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
         diagnosed_at=time_of(diagnosis[0]) if diagnosis else None,
         diagnosis=diagnosis[1] if diagnosis else None,
         false_alarms=tuple(vd.FalseAlarm(finding=f, at=time_of(m))
-                           for m, f in facts.false_alarms),
+                           for m, f in ruled.false_alarms),
         noise=tuple(sorted(facts.noisy_monitors)),
         reasons=tuple(reasons))
 
