@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from raceday.store.results import Row, StatementResult, TableInfo
+
+StoreKind = Literal["sqlite", "postgresql"]
+"""Which database holds a world: the engine asks the store (a replay forks a SQLite world as
+a file, a PostgreSQL one as a schema on the same server) and never imports one to find out."""
 
 
 class RoleRights(Protocol):
@@ -37,8 +41,8 @@ class Store(Protocol):
     """One statement path for players and automation alike."""
 
     row_cap: int
-    backend: str
-    """Which database holds the world: "sqlite" or "postgresql" (what a replay forks)."""
+    backend: StoreKind
+    """Which database holds the world (what a replay forks)."""
 
     def execute(
         self, role: str, sql: str, params: Mapping[str, Any] | None = None

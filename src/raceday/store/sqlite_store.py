@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError, MachineError, RacedayError
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext, WorldNames
-from raceday.store.protocol import RoleRights
+from raceday.store.protocol import RoleRights, StoreKind
 from raceday.store.reads import ReadCollector
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.split import called_functions, first_keyword, split_statements
@@ -197,7 +197,7 @@ every SQLite transaction is serializable, and there is one writer at a time."""
 class WorldStore:
     """A world database and the roles that play in it. Build with `create` or `open`."""
 
-    backend = "sqlite"
+    backend: StoreKind = "sqlite"
 
     reads_complete = True
     """A result's `reads` and `writes` name every table the statement read and wrote, through

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError
 from raceday.store.postgres import pgsql
-from raceday.store.protocol import RoleRights
+from raceday.store.protocol import RoleRights, StoreKind
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, Row, StatementResult, TableInfo
 from raceday.store.sqlite_store import (
     MAX_ERROR_CHARS,
@@ -157,7 +157,7 @@ class _Login:
 class PostgresStore:
     """A world schema in PostgreSQL and the roles that play in it. Build with `create`."""
 
-    backend = "postgresql"
+    backend: StoreKind = "postgresql"
 
     def __init__(
         self,
