@@ -454,7 +454,7 @@ class Session(Automation):
 
         The team may ask for a replay at any time to see what its guards do; the one that
         scores is the `final` replay `end` runs on the database as the night left it."""
-        from raceday.engine.replay import replay_race  # replay builds sessions of its own
+        from raceday.engine.replay import replay_race  # its modules load at the first replay
 
         rubric = self.exercise.scoring.guards
         if not self.facts.race_steps(self.exercise) and not (rubric and rubric.harms
