@@ -13,8 +13,19 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never, overload
 
+from raceday.engine.actions import (
+    Action,
+    AskReplay,
+    Declare,
+    EditStatement,
+    RemoveMonitor,
+    RevealHint,
+    RunSql,
+    SaveMonitor,
+    Wait,
+)
 from raceday.engine.automation import Automation
 from raceday.engine.clock import Pace
 from raceday.engine.core import (
@@ -48,6 +59,10 @@ __all__ = ["BROKEN_WORLD", "HANDED", "MAX_ACTIONS_PER_MINUTE", "MAX_MONITORS", "
            "PendingTask", "Session", "SessionError"]
 
 # What callers around the session may record: nothing that decides a score.
+Performed = list[StatementResult] | Event | None
+"""What an action gave: a submission's results, else the event it recorded (None: a monitor
+removed, a wait: what they did is in the events that follow)."""
+
 _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
                    ev.CommandRefused, ev.SessionResumed)
 
@@ -186,6 +201,49 @@ class Session(Automation):
             self._acting = None
         self._check_player_tasks()
         self._spend()
+
+    # -- one door for a player's actions ---------------------------------------------------
+
+    @overload
+    def perform(self, action: RunSql) -> list[StatementResult]: ...
+
+    @overload
+    def perform(self, action: SaveMonitor | Declare | RevealHint) -> Event: ...
+
+    @overload
+    def perform(self, action: EditStatement) -> ev.Edit | ev.Refused: ...
+
+    @overload
+    def perform(self, action: AskReplay) -> ev.Replay: ...
+
+    @overload
+    def perform(self, action: RemoveMonitor | Wait) -> None: ...
+
+    @overload
+    def perform(self, action: Action) -> Performed: ...
+
+    def perform(self, action: Action) -> Performed:
+        """Do a player's action, whichever way it came (the play screen, a team seat, a
+        script, `raceday resume`): each path builds the same value and comes through here."""
+        if isinstance(action, RunSql):
+            return self.execute(action.role, action.sql)
+        if isinstance(action, SaveMonitor):
+            return self.save_monitor(action.role, action.name, action.sql)
+        if isinstance(action, RemoveMonitor):
+            self.remove_monitor(action.name)
+            return None
+        if isinstance(action, Declare):
+            return self.declare(action.role, action.finding)
+        if isinstance(action, EditStatement):
+            return self.edit_statement(action.role, action.statement, action.sql)
+        if isinstance(action, RevealHint):
+            return self.reveal_hint(action.hint, action.role, action.to)
+        if isinstance(action, AskReplay):
+            return self.replay()
+        if isinstance(action, Wait):
+            self.wait(action.until)
+            return None
+        assert_never(action)
 
     # -- resume: the recorded actions done again ---------------------------------------------
 
