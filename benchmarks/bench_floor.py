@@ -65,7 +65,7 @@ def side_by_side() -> float:
 REPLAY = """
 import os, sqlite3, statistics, sys, tempfile, time
 from pathlib import Path
-from raceday.engine import aside, replay
+from raceday.engine import aside, replay, replay_cache
 from raceday.engine.headless import open_session, play_step
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
@@ -116,7 +116,7 @@ for _ in range(int(sys.argv[3])):  # warm and cold take turns (the machine's spe
     os.environ["RACEDAY_CACHE_DIR"] = ""  # cold: the original world's two nights played too
     replay._played.clear()
     replay._nights_known.clear()
-    replay._good_known.clear()
+    replay_cache.good_known.clear()
     c = time.process_time()
     session.replay()
     colds.append(time.process_time() - c)

@@ -75,13 +75,13 @@ def test_a_replay_plays_with_the_collector_off_and_leaves_it_on(
                              / "dynamodb-dns-race")
     session = open_session(exercise, (), tmp_path)
     seen: list[bool] = []
-    real = replay._play
+    real = replay.play_night
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(replay, "_play", watched)
+    monkeypatch.setattr(replay, "play_night", watched)
     event = session.replay()
     assert event.result is not None and seen
     assert not any(seen), "a night played with the collector on"

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from raceday.engine import aside, replay
+from raceday.engine import aside, replay, replay_cache
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
+from raceday.engine.replay_outcomes import RunKey
 
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 
@@ -24,13 +25,13 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Nothing known of the original nights, in this process or on disk."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
-    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay_cache, "good_known", {})
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     replay.discard_ahead()
     return cache
 
 
-def _not_here(*args: object, **kwargs: object) -> list[replay.RunKey]:
+def _not_here(*args: object, **kwargs: object) -> list[RunKey]:
     raise AssertionError("an original night was played in this process")
 
 
@@ -58,7 +59,7 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
 
     # the same replay with every night played in this process says the same
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "other-cache"))
-    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay_cache, "good_known", {})
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     monkeypatch.setattr(replay, "_played", OrderedDict())
     aside.set_enabled(False)

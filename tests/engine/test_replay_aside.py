@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from raceday.engine import aside, replay
+from raceday.engine import aside, night, replay, replay_cache
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
@@ -45,26 +45,32 @@ def _guarded_replay(folder: Path) -> Replay:
     return event
 
 
+def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No night played, nor good writes nor nights known, in this process (until the test ends)."""
+    for memo in ("_played", "_nights_known"):
+        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    monkeypatch.setattr(replay_cache, "good_known", {})
+
+
 @pytest.fixture
 def nothing_known(monkeypatch: pytest.MonkeyPatch) -> None:
     """No night already played in this process, none cached on disk."""
     monkeypatch.setenv("RACEDAY_CACHE_DIR", "")
-    for memo in ("_played", "_good_known", "_nights_known"):
-        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    _forget(monkeypatch)
 
 
 @pytest.mark.skipif(not FORKS, reason="needs os.fork and two cores")
 def test_a_child_or_none_the_replay_says_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nothing_known: None) -> None:
     played_here: list[str] = []
-    real = replay._play
+    real = replay.play_night
 
     def counted(kind, exercise, world, folder, *args, **kwargs):  # type: ignore[no-untyped-def]
         if os.getpid() == HERE:
             played_here.append(folder.name)
         return real(kind, exercise, world, folder, *args, **kwargs)
 
-    monkeypatch.setattr(replay, "_play", counted)
+    monkeypatch.setattr(replay, "play_night", counted)
     forked = _guarded_replay(tmp_path / "forked")
     # tonight's race, the variant's, and the three practice nights here; the four normal
     # nights were played in children
@@ -72,8 +78,7 @@ def test_a_child_or_none_the_replay_says_the_same(
     assert forked.result is not None and forked.result.blocked_good_writes  # and said something
     assert any(s.status == "prevented" for s in forked.result.steps)  # the shifted race too
     monkeypatch.setattr(aside, "_enabled", [False])
-    for memo in ("_played", "_good_known", "_nights_known"):
-        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    _forget(monkeypatch)
     played_here.clear()
     here = _guarded_replay(tmp_path / "here")
     assert sorted(played_here) == ["normal-original"] * 2 + ["normal-team"] * 2 + ["race"] * 5
@@ -87,9 +92,8 @@ def test_a_child_that_dies_mid_night_changes_nothing(
     monkeypatch.setattr(aside, "_enabled", [False])
     expected = _guarded_replay(tmp_path / "here")
     monkeypatch.setattr(aside, "_enabled", [True])
-    for memo in ("_played", "_good_known", "_nights_known"):
-        monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
-    real = replay._play_on
+    _forget(monkeypatch)
+    real = night.play_on
 
     def dying(*args, **kwargs):  # type: ignore[no-untyped-def]
         session = real(*args, **kwargs)
@@ -97,7 +101,7 @@ def test_a_child_that_dies_mid_night_changes_nothing(
             os._exit(9)  # the child dies after playing a night, its world half-used
         return session
 
-    monkeypatch.setattr(replay, "_play_on", dying)
+    monkeypatch.setattr(replay, "play_on", dying)
     got = _guarded_replay(tmp_path / "died")
     assert got.result == expected.result
     assert not list(tmp_path.rglob("normal-nights")) + list(tmp_path.rglob("original-night*"))

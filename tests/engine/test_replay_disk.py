@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from raceday.engine import replay
+from raceday.engine import replay, replay_cache
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
+from raceday.engine.night import replay_until
 
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 
@@ -43,11 +44,11 @@ def test_prepare_keeps_the_normal_night_and_changes_no_replay(
     nothing of it."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
-    monkeypatch.setattr(replay, "_good_known", {})  # nights known in this process: none
+    monkeypatch.setattr(replay_cache, "good_known", {})  # nights known in this process: none
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     exercise = load_exercise(FLAGSHIP)
     unprepared = open_session(exercise, ("responder",), tmp_path / "a").replay()
-    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay_cache, "good_known", {})
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     for night in list((cache / "normal-nights").iterdir()):
         night.unlink()
@@ -64,7 +65,7 @@ def test_prepare_does_nothing_ahead_for_a_large_world(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
-    monkeypatch.setattr(replay, "_good_known", {})
+    monkeypatch.setattr(replay_cache, "good_known", {})
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
     replay.prepare(open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path))
     assert not (cache / "normal-nights").exists()
@@ -76,7 +77,7 @@ def test_the_unguarded_race_is_kept_in_the_cache_folder_and_read_back(
     the same exercise, seed and code: played once, kept in the cache folder, and a later
     process reads it instead of playing it again."""
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(replay, "_baselines", {})
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
     exercise = load_exercise(FLAGSHIP)
     session = open_session(exercise, ("responder",), tmp_path / "t")
     replay.discard_ahead()  # played here, not by a child started when the session opened
@@ -84,12 +85,12 @@ def test_the_unguarded_race_is_kept_in_the_cache_folder_and_read_back(
     assert result.result is not None
     tonight = {h.harm: h for h in result.result.harms if h.night == "tonight's race"}
     assert tonight["empty-answer"].baseline == 87  # 23:48 to 01:15 with no guard
-    key = replay._baseline_key(type(session), exercise, replay._until(session), "")
-    kept = replay._cache_file(key)
+    key = replay._baseline_key(type(session), exercise, replay_until(session), "")
+    kept = replay_cache.cache_file(key)
     assert kept is not None and kept.exists()
-    monkeypatch.setattr(replay, "_baselines", {})  # a new process: only the disk knows
+    monkeypatch.setattr(replay_cache, "baselines_known", {})  # a new process: only the disk knows
     played: list[str] = []
-    monkeypatch.setattr(replay, "_play_on", lambda *a, **k: played.append("night"))
-    assert replay._baseline(type(session), exercise, replay._until(session), "")[
+    monkeypatch.setattr(replay, "play_on", lambda *a, **k: played.append("night"))
+    assert replay._baseline(type(session), exercise, replay_until(session), "")[
         "empty-answer"][0] == 87
     assert played == []

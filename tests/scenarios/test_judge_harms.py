@@ -143,13 +143,13 @@ def test_two_runs_with_the_same_seed_are_the_same(tmp_path: Path) -> None:
 def test_the_variant_is_not_shown_before_the_end() -> None:
     """A replay asked for during play names no number of the variant night; the final one,
     once nothing can be played to it any more, does."""
-    from raceday.engine.replay import _describe_shift
+    from raceday.engine.replay_exercises import describe_shift
 
     ex = load_exercise(FLAGSHIP)
     assert ex.replay is not None and ex.replay.shifted is not None
     variant = draw(ex.replay.shifted, 2021)
-    during = _describe_shift(ex, variant, reveal=False)
-    after = _describe_shift(ex, variant, reveal=True)
+    during = describe_shift(ex, variant, reveal=False)
+    after = describe_shift(ex, variant, reveal=True)
     assert "shown at the end" in during and ":" not in during.replace("at the end", "")
     assert "the variant night (the clock from" in after and "renumbered" in after
 

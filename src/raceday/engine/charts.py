@@ -3,16 +3,11 @@ session: the debrief draws them from the transcript, with no world at hand."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from raceday.engine.snapshot import WorldPlan, read_world
+from raceday.engine.snapshot import WorldPlan, WorldSource, read_world
 from raceday.transcript import events as ev
 
-if TYPE_CHECKING:
-    from raceday.engine.session import Session
 
-
-def chart_events(session: Session) -> list[ev.Chart]:
+def chart_events(session: WorldSource) -> list[ev.Chart]:
     """One event per chart item, read from the world as it is now (empty when it has none)."""
     items = tuple(i for i in session.exercise.panel if i.show == "chart")
     if not items:

@@ -12,39 +12,29 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from raceday.engine import collector
-from raceday.engine.replay import (
-    _copy_world,
-    _merge_steps,
-    _normal_nights_aside,
-    _play,
-    _shift,
-    _step_replays,
-    _until,
-    _with_statements,
-)
+from raceday.engine.night import Night, replay_until
+from raceday.engine.replay import copy_world, normal_nights_aside, play_night
+from raceday.engine.replay_exercises import variant_of, with_statements
+from raceday.engine.replay_outcomes import merge_steps, step_replays
 from raceday.store.replay_world import build_replay_world
 
-if TYPE_CHECKING:
-    from raceday.engine.session import Session
 
-
-def has_guard_tasks(session: Session) -> bool:
+def has_guard_tasks(session: Night) -> bool:
     """Only an exercise with guard tasks (`proves`) on a world raceday can copy needs it."""
     return (session.store.backend == "sqlite"
             and any(task.proves for task in session.exercise.tasks)
             and bool(session.facts.race_steps(session.exercise)))
 
 
-def prevented_now(session: Session) -> frozenset[str]:
+def prevented_now(session: Night) -> frozenset[str]:
     """The race steps the team's world and edits would stop if the race were played now."""
     if not has_guard_tasks(session):
         return frozenset()
     exercise = session.exercise
-    team_exercise = _with_statements(exercise, session.statement_sql)
-    until = _until(session)
+    team_exercise = with_statements(exercise, session.statement_sql)
+    until = replay_until(session)
     with collector.paused(), tempfile.TemporaryDirectory(prefix="guards-",
                                                          dir=session.folder) as scratch:
         folder = Path(scratch)
@@ -55,12 +45,12 @@ def prevented_now(session: Session) -> frozenset[str]:
         kind = type(session)
         nights = None
         if exercise.replay is not None and exercise.replay.delayed:
-            _copy_world(race_world, folder / "normal-team.db")
-            nights = _normal_nights_aside(kind, exercise, team_exercise,
+            copy_world(race_world, folder / "normal-team.db")
+            nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", (),
                                           False, [])  # played here: no child from a thread
-        race = _play(kind, team_exercise, race_world, folder / "race", until, transcript=False)
-        steps = _step_replays(exercise, race)
+        race = play_night(kind, team_exercise, race_world, folder / "race", until, transcript=False)
+        steps = step_replays(exercise, race)
         if nights is not None:
             blocked, _checks, harmed = nights()
             if blocked or harmed:  # it stops the service doing its job: nothing is in place
@@ -69,8 +59,8 @@ def prevented_now(session: Session) -> frozenset[str]:
         if shift is not None and any(s.status == "prevented" for s in steps):
             shifted_world = folder / "shifted.db"
             build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
-            shifted = _play(kind, _shift(team_exercise, shift), shifted_world,
+            shifted = play_night(kind, variant_of(team_exercise, shift), shifted_world,
                             folder / "shifted", until, transcript=False)
-            steps = _merge_steps(steps, _step_replays(_shift(exercise, shift), shifted), "",
+            steps = merge_steps(steps, step_replays(variant_of(exercise, shift), shifted), "",
                                  reveal=False)
     return frozenset(s.id for s in steps if s.status == "prevented")

@@ -8,6 +8,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from raceday.engine.actions import (
+    Action,
+    AskReplay,
+    Declare,
+    EditStatement,
+    RevealHint,
+    RunSql,
+    SaveMonitor,
+    Wait,
+)
 from raceday.engine.clock import Pace
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
@@ -87,26 +97,31 @@ def play_step(session: Session, step: Step, where: str) -> None:
         session.run_to_next_inject()  # a fault's inject on the way stops it too
     elif step.at is not None:
         session.advance_to(minute_of(step.at, session, where))
+    action = step_action(session, step, where)
+    if action is not None:
+        session.perform(action)
+
+
+def step_action(session: Session, step: Step, where: str) -> Action | None:
+    """The player's action a script step asks for (None: `end`, or only a time to go to)."""
     if step.action == "wait":
         assert step.until is not None
-        until = None if step.until.text == "next" else minute_of(step.until, session, where)
-        session.wait(until)
-    elif step.action == "sql":
-        assert step.role is not None
-        session.execute(step.role, step.sql)
-    elif step.action == "monitor":
-        assert step.role is not None
-        session.save_monitor(step.role, step.name, step.sql)
-    elif step.action == "declare":
-        assert step.role is not None
-        session.declare(step.role, step.target)
-    elif step.action == "edit":
-        assert step.role is not None
-        session.edit_statement(step.role, step.target, step.sql)
-    elif step.action == "hint":
-        session.reveal_hint(step.target or None, step.role)
-    elif step.action == "replay":
-        session.replay()
+        return Wait(until=None if step.until.text == "next"
+                    else minute_of(step.until, session, where))
+    if step.action == "hint":
+        return RevealHint(hint=step.target or None, role=step.role)
+    if step.action == "replay":
+        return AskReplay()
+    if step.action not in ("sql", "monitor", "declare", "edit"):
+        return None
+    assert step.role is not None
+    if step.action == "sql":
+        return RunSql(role=step.role, sql=step.sql)
+    if step.action == "monitor":
+        return SaveMonitor(role=step.role, name=step.name, sql=step.sql)
+    if step.action == "declare":
+        return Declare(role=step.role, finding=step.target)
+    return EditStatement(role=step.role, statement=step.target, sql=step.sql)
 
 
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,

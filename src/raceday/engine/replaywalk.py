@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from raceday.engine.replay import kept_race_world, race_night
+from raceday.engine.replay import race_night
+from raceday.engine.replay_postgres import kept_race_world
 from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.judge.guards import grade_harms, harm_titles, practice_titles

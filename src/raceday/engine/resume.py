@@ -28,6 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from raceday.engine.actions import (
+    Declare,
+    EditStatement,
+    RemoveMonitor,
+    RevealHint,
+    SaveMonitor,
+    Wait,
+)
 from raceday.engine.clock import Pace
 from raceday.engine.session import HANDED, Session, SessionError
 from raceday.errors import RacedayError
@@ -357,17 +365,18 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
             group.append(later)
         session.redo_submission(event.role, group)
     elif isinstance(event, ev.MonitorSaved):
-        session.save_monitor(event.role, event.name, event.sql)
+        session.perform(SaveMonitor(role=event.role, name=event.name, sql=event.sql))
     elif isinstance(event, ev.MonitorRemoved):
-        session.remove_monitor(event.name)
+        session.perform(RemoveMonitor(name=event.name))
     elif isinstance(event, ev.Declaration):
-        session.declare(event.role, event.finding)
+        session.perform(Declare(role=event.role, finding=event.finding))
     elif isinstance(event, ev.Edit):
-        session.edit_statement(event.role, event.statement, event.sql)
+        session.perform(EditStatement(role=event.role, statement=event.statement, sql=event.sql))
     elif isinstance(event, ev.Hint):
-        session.reveal_hint(event.id, to=event.to)
+        session.perform(RevealHint(hint=event.id, to=event.to))
     elif isinstance(event, ev.Wait):
-        session.wait(None if event.next_inject else _minute_at(session, event.until, event.minute))
+        session.perform(Wait(until=None if event.next_inject
+                             else _minute_at(session, event.until, event.minute)))
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):

@@ -10,19 +10,55 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from raceday.errors import first_line
 from raceday.store.results import TableInfo
 
 if TYPE_CHECKING:
-    from raceday.engine.session import Session
+    from collections.abc import Mapping
+
+    from raceday.engine.core import Monitor, PendingTask
     from raceday.exercise.model import Exercise, PanelItem
     from raceday.store.protocol import Store
 
 Query = Callable[[str], tuple[tuple[str, ...], Any]]
 """A trusted read of the world: the store's `app_query`, or the session's `world_query`
 (its answer kept while the tables it reads are not written)."""
+
+class WorldSource(Protocol):
+    """What the world panel and the charts read of a session (the session is one)."""
+
+    exercise: Exercise
+    store: Store
+
+    def time_of(self, minute: int) -> str: ...
+
+    def world_query(self, sql: str, params: Mapping[str, Any] | None = None,
+                    ) -> tuple[tuple[str, ...], list[Any]]: ...
+
+
+class Playing(WorldSource, Protocol):
+    """What the screen shows of a session (the session is one): the snapshot reads no more."""
+
+    minute: int
+    ended: bool
+    timeline_over: bool
+    pending: dict[str, PendingTask]
+    monitors: dict[str, Monitor]
+    statement_sql: dict[str, str]
+
+    @property
+    def clock_face(self) -> str: ...
+
+    @property
+    def end_minute(self) -> int: ...
+
+    @property
+    def healthy(self) -> bool: ...
+
+    def next_inject_minute(self) -> int | None: ...
+
 
 _COUNT_TABLES = 12
 _PANEL_ROWS = 8
@@ -138,7 +174,7 @@ class WorldPlan:
         return cls(items=items)
 
 
-def read_world(session: Session, plan: WorldPlan) -> WorldView:
+def read_world(session: WorldSource, plan: WorldPlan) -> WorldView:
     """Query the world for the panel (worker thread only); charts get that night's marks.
     A query whose tables were not written since the last snapshot is answered as it was."""
     world = read_store_world(session.store, plan, session.world_query)
@@ -298,7 +334,7 @@ def _chart(label: str, columns: Any, rows: Any) -> ChartView:
     return ChartView(label, names, minutes, values)
 
 
-def take_snapshot(session: Session, plan: WorldPlan, *, tables: bool = False) -> Snapshot:
+def take_snapshot(session: Playing, plan: WorldPlan, *, tables: bool = False) -> Snapshot:
     """Everything the screen shows, read at once (worker thread only)."""
     pending = tuple(
         PendingView(p.task.id, p.task.role, p.task.title, session.time_of(p.due), p.context,

@@ -9,7 +9,9 @@ from typing import Any, Literal, Protocol
 from raceday.store.results import Row, StatementResult, TableInfo
 
 Backend = Literal["sqlite", "postgresql"]
-"""Which database holds a world."""
+"""Which database holds a world: the engine asks the store (a replay forks a SQLite world as
+a file, a PostgreSQL one as a schema on the same server) and never imports one to find out."""
+StoreKind = Backend
 
 
 class RoleRights(Protocol):

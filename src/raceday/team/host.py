@@ -25,6 +25,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from raceday.engine import aside
+from raceday.engine.actions import (
+    Action,
+    AskReplay,
+    Declare,
+    EditStatement,
+    RemoveMonitor,
+    RevealHint,
+    RunSql,
+    SaveMonitor,
+)
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.headless import open_session, stopped_words
 from raceday.engine.session import Session, SessionError
@@ -568,26 +578,11 @@ class Host(FacilitatorActions):
                                                             player=player)))
         session.record(ev.SeatCommand(seat=seat.name, role=role, player=player, action=kind,
                                       command=row.id))
-        if kind == "sql":
-            results = session.execute(role, _text(payload, "sql"))
-            self._step.schema_changed |= any(r.schema_changed for r in results)
-            return wire.results_to_json(results)
-        if kind == "monitor":
-            event = session.save_monitor(role, _text(payload, "name"), _text(payload, "sql"))
-        elif kind == "remove_monitor":
-            session.remove_monitor(_text(payload, "name"))
-            event = None
-        elif kind == "declare":
-            event = session.declare(role, _text(payload, "finding"))
-        elif kind == "edit":
-            event = session.edit_statement(role, _text(payload, "statement"),
-                                           _text(payload, "sql"))
-        elif kind == "hint":
-            hint = payload.get("hint")
-            event = session.reveal_hint(str(hint) if hint else None, role)
-        else:  # replay
-            event = session.replay()
-        return _event_result(event)
+        done = session.perform(_seat_action(kind, role, payload))
+        if isinstance(done, list):
+            self._step.schema_changed |= any(r.schema_changed for r in done)
+            return wire.results_to_json(done)
+        return _event_result(done)
 
     # -- heartbeats ----------------------------------------------------------------------
 
@@ -725,6 +720,25 @@ class Host(FacilitatorActions):
 
 def _event_result(event: ev.Event | None) -> str:
     return wire.dumps({"event": ev.to_record(event) if event is not None else None})
+
+
+def _seat_action(kind: str, role: str, payload: dict[str, Any]) -> Action:
+    """A seat's command as the player's action, always as the seat's own role."""
+    if kind == "sql":
+        return RunSql(role=role, sql=_text(payload, "sql"))
+    if kind == "monitor":
+        return SaveMonitor(role=role, name=_text(payload, "name"), sql=_text(payload, "sql"))
+    if kind == "remove_monitor":
+        return RemoveMonitor(name=_text(payload, "name"))
+    if kind == "declare":
+        return Declare(role=role, finding=_text(payload, "finding"))
+    if kind == "edit":
+        return EditStatement(role=role, statement=_text(payload, "statement"),
+                             sql=_text(payload, "sql"))
+    if kind == "hint":
+        hint = payload.get("hint")
+        return RevealHint(hint=str(hint) if hint else None, role=role)
+    return AskReplay()  # replay
 
 
 def _text(payload: dict[str, Any], key: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from raceday.engine.actions import AskReplay, RevealHint
 from raceday.engine.clock import Pace
 from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
 from raceday.engine.script import Script, Step
@@ -92,9 +93,9 @@ class TeamPlay:
             return
         if step.role is None:  # a hint or a replay nobody at a seat asked for
             if step.action == "hint":
-                self.facilitate(lambda s: s.reveal_hint(step.target or None, None))
+                self.facilitate(lambda s: s.perform(RevealHint(hint=step.target or None)))
             elif step.action == "replay":
-                self.facilitate(lambda s: s.replay())
+                self.facilitate(lambda s: s.perform(AskReplay()))
             return
         client = self.seat_for(step)
         payloads: dict[str, dict[str, Any]] = {

@@ -721,6 +721,12 @@ def to_json_line(event: Event) -> str:
     return json_text(to_record(event), default=str)
 
 
+def value_to_record(value: Value) -> dict[str, Any]:
+    """A value that is not an event (a player's action) as a JSON object, by the rules events
+    follow: every field, tuples as lists, nested values as objects."""
+    return typing.cast(dict[str, Any], _plain(value))
+
+
 # -- from JSON ----------------------------------------------------------------------------------
 
 
@@ -749,6 +755,15 @@ def from_record(record: Any) -> Event:
         for derived in ("prevented", "happened"):
             data.pop(derived, None)
     return typing.cast(Event, _build(cls, data, kind))
+
+
+_V = typing.TypeVar("_V", bound=Value)
+
+
+def value_from_record(cls: type[_V], data: Mapping[str, Any], where: str) -> _V:
+    """A value of `cls` from a decoded JSON object, each field checked as an event's is;
+    `EventError` names the field (`where.field`) and what is wrong."""
+    return typing.cast(_V, _build(cls, data, where))
 
 
 def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:

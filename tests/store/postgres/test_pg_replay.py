@@ -113,12 +113,13 @@ def test_a_session_asked_to_keep_its_world_keeps_it(pg_dsn: str, tmp_path: Path,
 def test_the_normal_night_is_cached_per_database(pg_dsn: str, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The same exercise plays each database's own dialect: each has its own cached night."""
-    from raceday.engine import replay
+    from raceday.engine import replay, replay_cache
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
-    for memo in ("_played", "_good_known", "_nights_known"):  # known in this process: none
+    for memo in ("_played", "_nights_known"):  # known in this process: none
         monkeypatch.setattr(replay, memo, type(getattr(replay, memo))())
+    monkeypatch.setattr(replay_cache, "good_known", {})
     script = BUNDLED_DIR / "lost-update-basics" / "scripts" / "no-guards.yaml"
     _score("lost-update-basics", script, tmp_path / "sqlite", None)
     nights = good_writes(cache)

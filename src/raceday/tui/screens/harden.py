@@ -22,6 +22,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
+from raceday.engine.actions import EditStatement
 from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
@@ -227,7 +228,7 @@ class HardenScreen(Screen[None]):
         role = self.role
 
         def call(session: Session) -> ev.Event:
-            return session.edit_statement(role, statement_id, sql)
+            return session.perform(EditStatement(role=role, statement=statement_id, sql=sql))
 
         self.play.act("edit", call)
 

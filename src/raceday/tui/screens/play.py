@@ -23,6 +23,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
+from raceday.engine.actions import Declare, RemoveMonitor, RevealHint, SaveMonitor, Wait
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
 from raceday.engine.snapshot import PendingView, Snapshot
@@ -771,7 +772,8 @@ class PlayScreen(Screen[None]):
 
         def save(request: MonitorRequest | None) -> None:
             if request is not None:
-                self._act("monitor", lambda s: s.save_monitor(role, request.name, request.sql))
+                self._act("monitor", lambda s: s.perform(
+                    SaveMonitor(role=role, name=request.name, sql=request.sql)))
 
         self.app.push_screen(MonitorDialog(sql, role), save)
 
@@ -796,7 +798,7 @@ class PlayScreen(Screen[None]):
                  "wrong one, or one that is not so yet, costs points."), chosen)
 
     def declare(self, role: str, finding: str) -> None:
-        self._act("declare", lambda s: s.declare(role, finding))
+        self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding)))
 
     def action_hint(self) -> None:
         """F9: choose which hint to reveal, each with its cost, before anything is shown.
@@ -828,7 +830,7 @@ class PlayScreen(Screen[None]):
 
         def reveal(hint_id: str | None) -> None:
             if hint_id is not None:
-                self._act("hint", lambda s: s.reveal_hint(hint_id, role=role))
+                self._act("hint", lambda s: s.perform(RevealHint(hint=hint_id, role=role)))
 
         self.app.push_screen(ChoiceDialog(
             "Reveal a hint (it costs the points shown)", options,
@@ -863,7 +865,7 @@ class PlayScreen(Screen[None]):
                         + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
                         + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
         until = self._next_stop()
-        self._act("wait", lambda s: s.wait(until))
+        self._act("wait", lambda s: s.perform(Wait(until=until)))
 
     def _next_stop(self) -> int | None:
         """The next minute a played role's task falls due, if before the next inject."""
@@ -1084,7 +1086,7 @@ class PlayScreen(Screen[None]):
 
     def remove_monitor(self, name: str) -> None:
         def remove(session: Session) -> None:
-            session.remove_monitor(name)
+            session.perform(RemoveMonitor(name=name))
 
         self._act("remove monitor", remove)
 

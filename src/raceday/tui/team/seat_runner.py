@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from raceday.engine.actions import Action, Wait, action_to_record
 from raceday.errors import RacedayError
 from raceday.team.client import (
     BEAT_SECONDS,
@@ -117,6 +118,13 @@ class _Recorder:
 
     def wait(self, until: int | None = None) -> None:
         raise NotASeatAction("the facilitator runs the clock in a team session")
+
+    def perform(self, action: Action) -> None:
+        """The player's action as the command that carries it: its kind, its fields."""
+        if isinstance(action, Wait):
+            self.wait(action.until)
+        record = action_to_record(action)
+        self.command = (record.pop("kind"), record)
 
     def send_inject(self, *args: object, **kwargs: object) -> None:
         raise NotASeatAction("only the facilitator sends injects")

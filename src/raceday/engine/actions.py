@@ -1,0 +1,118 @@
+"""What a player can do, as values: the one vocabulary every path speaks (the play screen, a
+team seat, the host, a headless script, `raceday resume`), carried out by `Session.perform`.
+
+Each action is a frozen dataclass; `kind` is the word a team seat's command carries. An
+action crosses a process boundary as a JSON object written and read by the events codec
+(`action_to_record`, `action_from_record`), checked field by field like an event's line.
+Adding an action is a class here and its case in `Session.perform`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from raceday.transcript.events import EventError, value_from_record, value_to_record
+from raceday.value import Value
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RunSql(Value):
+    """Run a submission (one or more statements) as `role`."""
+
+    kind: ClassVar[str] = "sql"
+    role: str
+    sql: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SaveMonitor(Value):
+    """Save (or replace) a monitor: a query run every simulated minute."""
+
+    kind: ClassVar[str] = "monitor"
+    role: str
+    name: str
+    sql: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RemoveMonitor(Value):
+    """Drop a saved monitor."""
+
+    kind: ClassVar[str] = "remove_monitor"
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Declare(Value):
+    """Declare a finding: judged at once against the world as it is."""
+
+    kind: ClassVar[str] = "declare"
+    role: str
+    finding: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class EditStatement(Value):
+    """Replace one of the automation's statements for the rest of the night."""
+
+    kind: ClassVar[str] = "edit"
+    role: str
+    statement: str
+    sql: str
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RevealHint(Value):
+    """Reveal a hint (`hint` None: the next one, the asking role's pending task's first);
+    `to`: the roles a facilitator gives it to (empty: everyone)."""
+
+    kind: ClassVar[str] = "hint"
+    hint: str | None = None
+    role: str | None = None
+    to: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class AskReplay(Value):
+    """Replay the race against a copy of the team's world (ctrl+r): it scores nothing."""
+
+    kind: ClassVar[str] = "replay"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Wait(Value):
+    """Let the clock run to `until` (a simulated minute), or (None) to the next inject."""
+
+    kind: ClassVar[str] = "wait"
+    until: int | None = None
+
+
+Action = RunSql | SaveMonitor | RemoveMonitor | Declare | EditStatement | RevealHint \
+    | AskReplay | Wait
+"""Every player action; `Session.perform` takes each."""
+
+ACTION_TYPES: tuple[type[Action], ...] = (RunSql, SaveMonitor, RemoveMonitor, Declare,
+                                          EditStatement, RevealHint, AskReplay, Wait)
+BY_KIND: dict[str, type[Action]] = {t.kind: t for t in ACTION_TYPES}
+
+
+def action_to_record(action: Action) -> dict[str, Any]:
+    """The action as a JSON object: its `kind` and its fields."""
+    return {"kind": action.kind, **value_to_record(action)}
+
+
+def action_from_record(record: Any) -> Action:
+    """A typed action from a decoded JSON object; `EventError` names what is wrong and where
+    (`declare.finding: expected str, got int`)."""
+    if not isinstance(record, Mapping):
+        raise EventError("an action must be a JSON object")
+    kind = record.get("kind")
+    if not isinstance(kind, str):
+        raise EventError("an action needs a 'kind'")
+    cls = BY_KIND.get(kind)
+    if cls is None:
+        raise EventError(f"unknown action {kind!r}; actions are {', '.join(BY_KIND)}")
+    fields = {k: v for k, v in record.items() if k != "kind"}
+    return value_from_record(cls, fields, kind)

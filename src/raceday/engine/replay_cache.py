@@ -1,0 +1,50 @@
+"""What replays keep between replays: answers that depend on the exercise, its seed and
+raceday's code only, kept in this process and in the cache folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from raceday.cache import cache_folder, code_digest, write_atomically
+from raceday.engine.night import NightKind
+from raceday.engine.replay_exercises import exercise_digest
+from raceday.engine.replay_outcomes import GoodRun
+from raceday.exercise.model import Exercise
+
+baselines_known: dict[str, dict[str, tuple[int, int | None]]] = {}
+
+
+good_known: dict[str, list[GoodRun]] = {}
+
+
+def normal_night_key(kind: NightKind, normal: Exercise, until: int, renumber: str,
+                      db: str) -> str:
+    """The name of a normal night's good writes: the database kind (`sqlite`,
+    `postgresql`: each plays its own dialect), the session's kind, the code, the exercise."""
+    return hashlib.sha256(json.dumps([db, kind.__module__, kind.__qualname__, code_digest(),
+                                      exercise_digest(normal), until, renumber]).encode()
+                          ).hexdigest()
+
+
+def cache_file(key: str) -> Path | None:
+    """Where a normal night's good writes are kept: $RACEDAY_CACHE_DIR, else the user's cache
+    folder; None when RACEDAY_CACHE_DIR is empty (no cache on disk)."""
+    folder = cache_folder()
+    return folder / "normal-nights" / f"{key}.json" if folder is not None else None
+
+
+def read_good(path: Path) -> list[GoodRun] | None:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        return [(str(t), int(m), int(a), tuple(str(x) for x in c))
+                for t, m, a, c in data["good"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: the night is played again
+
+
+def write_good(path: Path, good: list[GoodRun]) -> None:
+    # not written (a full disk, a read-only home): the next replay plays the night again
+    write_atomically(path, json.dumps({"good": good}))

@@ -1,0 +1,309 @@
+"""The replay when the session's world is a schema on a PostgreSQL server: the same nights,
+each on a schema forked on the same server (`PostgresStore.fork`: the team's schema, the seed
+rows) and dropped once played; only the race's world is kept for the replay walk, until the
+next replay (or the final one, which keeps none). Nothing here runs on SQLite."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from raceday.engine import replay_cache
+from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
+from raceday.engine.replay_cache import (
+    cache_file,
+    normal_night_key,
+    read_good,
+    write_good,
+)
+from raceday.engine.replay_exercises import (
+    describe_shift,
+    exercise_digest,
+    practiced,
+    variant_of,
+    with_statements,
+    without_delayed,
+)
+from raceday.engine.replay_outcomes import (
+    GoodRun,
+    Nights,
+    blocked_writes,
+    good_runs,
+    harm_nights,
+    harms_of,
+    hidden_times,
+    kept_some_away,
+    merge_steps,
+    normal_night_harms,
+    run_outcomes,
+    step_replays,
+)
+from raceday.exercise.model import Exercise, ShiftSpec
+from raceday.judge.guards import practice_words
+from raceday.store.protocol import Store
+from raceday.transcript import events as ev
+from raceday.transcript.events import ReplayResult
+from raceday.transcript.verdicts import HarmNight
+
+_log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from raceday.store.postgres.store import PostgresStore
+
+
+_PG_NIGHTS = 3
+"""Nights of one replay played at once on PostgreSQL (the race and the two normal nights)."""
+KEPT_NOTE = "race.postgres"
+_kept_pg: dict[Path, PostgresStore] = {}
+"""The race world of the newest replay of each PostgreSQL session (by its replay folder),
+closed, kept for the walk (`kept_race_world`)."""
+
+
+def kept_race_world(folder: Path) -> Store | None:
+    """The newest replay's race world on PostgreSQL, opened again for the replay walk (None
+    when there is none: a SQLite replay, another process, a final replay)."""
+    kept = _kept_pg.get(folder.resolve())
+    return kept.reopen() if kept is not None else None
+
+
+def drop_kept_worlds(root: Path) -> None:
+    """Drop the PostgreSQL race worlds kept under `root` (a session's replay folder)."""
+    root = root.resolve()
+    for folder in [f for f in _kept_pg if f.parent == root]:
+        _kept_pg.pop(folder).drop()
+        (folder / KEPT_NOTE).unlink(missing_ok=True)
+
+
+def _drop_every_kept_world() -> None:
+    """At exit: a session that ended without its final replay (aborted, closed) kept the
+    race world of its last replay; it goes with the process (best effort)."""
+    for folder in list(_kept_pg):
+        _drop_quietly(_kept_pg.pop(folder))
+
+
+def _drop_quietly(world: PostgresStore) -> None:
+    """Drop a replay world; a failure (the server gone) is logged, and the next world is
+    still dropped, and what made the replay fail is what it reports."""
+    try:
+        world.drop()
+    except Exception:
+        _log.warning("the replay world rd_%s_* could not be dropped", world.session,
+                     exc_info=True)
+
+
+def _keep(folder: Path, world: PostgresStore) -> None:
+    if not _kept_pg:
+        atexit.unregister(_drop_every_kept_world)
+        atexit.register(_drop_every_kept_world)
+    _kept_pg[folder.resolve()] = world
+    # for people: which schema on the server this replay's world is, until the next replay
+    (folder / KEPT_NOTE).write_text(f"{world.session}\n", encoding="utf-8")
+
+
+def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
+          renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    world, warnings = live.fork(seed_sql, renumber)
+    made.append(world)
+    return world, warnings
+
+
+def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder: Path,
+               until: int, *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
+               track_harms: bool = False) -> Night:
+    folder.mkdir(parents=True)
+    return play_on(kind, exercise, world, folder, until, judge_world=judge_world,
+                    probes=probes, track_harms=track_harms)
+
+
+def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
+                    until: int, renumber: str, made: list[PostgresStore]) -> list[GoodRun]:
+    """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
+    (renumbered for the shifted race), kept under a key of its own (`postgresql`)."""
+    from raceday.store.postgres.store import PostgresStore
+
+    normal = without_delayed(exercise)
+    key = normal_night_key(kind, normal, until, renumber, "postgresql")
+    if key in replay_cache.good_known:
+        return replay_cache.good_known[key]
+    cached = cache_file(key)
+    good = read_good(cached) if cached is not None else None
+    if good is None:
+        pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                        row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+        made.append(pristine)
+        world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+            else pristine
+        original = _played_pg(kind, normal, world, folder / "normal-original", until,
+                              judge_world=False)
+        good = good_runs(original)
+        if cached is not None:
+            write_good(cached, good)
+    replay_cache.good_known[key] = good
+    return good
+
+
+def _normal_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                      live: PostgresStore, folder: Path, until: int, renumber: str,
+                      made: list[PostgresStore], pool: ThreadPoolExecutor,
+                      probes: tuple[Probe, ...] = (),
+                      ) -> Callable[[], Nights]:
+    """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
+    for the good writes refused and the probes' results, once both nights are over."""
+    good = pool.submit(_good_writes_pg, kind, exercise, live, folder, until, renumber, made)
+    world, _ = _fork(live, made, exercise.world_sql, renumber)
+    team = pool.submit(_played_pg, kind, without_delayed(team_exercise), world,
+                       folder / "normal-team", max([until, *(p[0] for p in probes)]),
+                       judge_world=False, probes=probes, track_harms=True)
+    which = "the variant's normal night" if renumber.strip() else "the normal night"
+
+    def compared() -> Nights:
+        night = team.result()
+        return (blocked_writes(good.result(), run_outcomes(night), night.time_of),
+                tuple(night.probe_results), normal_night_harms(night, until, which))
+
+    return compared
+
+
+def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
+                 until: int, renumber: str, made: list[PostgresStore],
+                 ) -> dict[str, tuple[int, int | None]]:
+    """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own."""
+    from raceday.store.postgres.store import PostgresStore
+
+    key = json.dumps(["postgresql", kind.__module__, kind.__qualname__,
+                      exercise_digest(exercise), until, renumber])
+    known = replay_cache.baselines_known.get(key)
+    if known is not None:
+        return known
+    pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                    row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+    made.append(pristine)
+    world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+        else pristine
+    race = _played_pg(kind, exercise, world, folder, until)
+    known = replay_cache.baselines_known[key] = harms_of(exercise, race, until)
+    return known
+
+
+def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                        live: PostgresStore, folder: Path, until: int,
+                        made: list[PostgresStore], pool: ThreadPoolExecutor,
+                        shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
+    """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
+    team's, the nights played in `pool`."""
+    playing = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
+        where = folder / f"practice-{night.id}"
+        world, _ = _fork(live, made, exercise.world_sql)
+        own = practiced(exercise, night, shift)
+        playing.append((night, own,
+                        pool.submit(_played_pg, kind, practiced(team_exercise, night, shift),
+                                    world,
+                                    where / "race", until),
+                        pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
+                                    "", made)))
+    found: list[HarmNight] = []
+    for night, own, played, baseline in playing:
+        found += harm_nights(own, played.result(), baseline.result(), until,
+                              practice_words(night.title), practice=night.id)
+    return tuple(found)
+
+
+def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
+                         keep_world: bool = True, reveal: bool = False) -> ReplayResult:
+    """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
+    schema forked from the session's on the same server, all dropped when played (the
+    race's kept for the walk when `keep_world`, until the next replay)."""
+    live = cast("PostgresStore", session.store)
+    exercise = session.exercise
+    root = session.folder / "replay"
+    drop_kept_worlds(root)
+    n = 1
+    while (root / str(n)).exists():
+        n += 1
+    folder = root / str(n)
+    folder.mkdir(parents=True)
+    until = replay_until(session)
+    team_exercise = with_statements(exercise, session.statement_sql)
+    made: list[PostgresStore] = []
+    race_world: PostgresStore | None = None
+    played = False
+    # Each night is its own world on its own connections, and mostly waits on the server:
+    # the race and the normal nights are played side by side (each shifted one too).
+    from concurrent.futures import ThreadPoolExecutor  # PostgreSQL's only: SQLite forks
+
+    pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
+    try:
+        race_world, warnings = _fork(live, made, exercise.world_sql)
+        kind = type(session)
+        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race", until)
+        delayed = bool(exercise.replay and exercise.replay.delayed)
+        normal = _normal_nights_pg(kind, exercise, team_exercise, live, folder, until, "", made,
+                                   pool, probes) if delayed else None
+        baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
+                               "", made)
+        race = racing.result()
+        steps = step_replays(exercise, race)
+        harms = harm_nights(exercise, race, baseline.result(), until, "tonight's race")
+        fault = race.facts.fault_started
+        fault_at = race.time_of(fault) if fault is not None else None
+        warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
+                        f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+        shift = session.variant
+        shifted_normal = None
+        if shift is not None and (any(s.status == "prevented" for s in steps)
+                                  or kept_some_away(harms)):
+            what = describe_shift(exercise, shift, reveal=reveal)
+            other = folder / "shifted"
+            other.mkdir()
+            shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
+            shifted_exercise = variant_of(exercise, shift)
+            shifting = pool.submit(_played_pg, kind, variant_of(team_exercise, shift), shifted_world,
+                                   other / "race", until)
+            if delayed:
+                shifted_normal = _normal_nights_pg(kind, shifted_exercise,
+                                                   variant_of(team_exercise, shift), live, other,
+                                                   until, shift.seed, made, pool)
+            shifted_baseline = _baseline_pg(kind, shifted_exercise, live,
+                                            other / "baseline", until, shift.seed, made)
+            shifted = shifting.result()
+            steps = merge_steps(steps, step_replays(shifted_exercise, shifted), what, reveal)
+            harms += harm_nights(shifted_exercise, shifted, shifted_baseline, until,
+                                  "the variant night")
+            if fault_at is None and shifted.facts.fault_started is not None:
+                fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
+                            if reveal else f"in {what}")
+        harms += _practice_nights_pg(kind, exercise, team_exercise, live, folder, until, made,
+                                     pool, shift)
+        blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
+        if shifted_normal is not None:
+            seen = {b.task for b in blocked}
+            more, _, more_harms = shifted_normal()
+            normal_harms += hidden_times(more_harms, reveal)
+            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
+                             for b in more if b.task not in seen)
+        played = True
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
+        for world in made:
+            if world is race_world and keep_world and played:
+                _keep(folder, world)
+                continue
+            _drop_quietly(world)
+    return ReplayResult(
+        steps=steps,
+        fault_at=fault_at,
+        blocked_good_writes=blocked,
+        warnings=tuple(dict.fromkeys(warnings)),
+        folder=str(folder.relative_to(session.folder)),
+        monitor_checks=checks,
+        harms=hidden_times(harms, reveal),
+        normal_harms=normal_harms,
+    )
