@@ -253,6 +253,13 @@ LAZY = {
       WHEN NEW.in_dns = 0 BEGIN SELECT RAISE(IGNORE); END;
       UPDATE knob SET value = 0 WHERE name = 'nlb-auto-failover';
 """,
+    # undo the night: edit the outage's aftermath into nothing (leases kept, no backlog)
+    "undo-the-aftermath": """
+  - as: responder
+    edit: {statement: leases-timed-out, sql: "UPDATE droplet SET lease_until = lease_until"}
+  - as: responder
+    edit: {statement: network-backlog, sql: "SELECT 1"}
+""",
     # drop what the checks rest on
     "drop-tables": """
   - at: "02:30"
@@ -318,3 +325,21 @@ def test_aws_response_and_a_faster_guarded_one_score_what_they_achieve(
     assert aws.total >= 45
     assert faster.total >= 85
     assert faster.section("recovery")["outage_minutes"] < aws.section("recovery")["outage_minutes"]
+
+
+def test_the_outages_aftermath_is_history_no_edit_undoes(tmp_path: Path) -> None:
+    """The leases that timed out and the waiting network changes are what the DynamoDB outage
+    left behind: an edit of them is refused with its reason, and the harden screen does not
+    offer them (its list is the automation's)."""
+    exercise = sized(4000)
+    assert {s.id for s in exercise.statements if s.history} == {"leases-timed-out",
+                                                                "network-backlog"}
+    script = tmp_path / "undo.yaml"
+    script.write_text("exercise: recovery-under-load\nroles: [responder]\nsteps:"
+                      + LAZY["undo-the-aftermath"] + '  - wait: "02:40"\n', encoding="utf-8")
+    play = play_now(exercise, script, tmp_path / "t")
+    refused = [e for e in of_kind(play.events, ev.Refused) if e.action == "edit"]
+    assert [e.statement for e in refused] == ["leases-timed-out", "network-backlog"]
+    assert all("what the night left behind, not automation" in (e.error or "")
+               for e in refused)
+    assert not list(of_kind(play.events, ev.Edit))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from datetime import timedelta
 
-from raceday.exercise.model import Exercise, PracticeChange, PracticeNight, ShiftSpec, Statement
+from raceday.exercise.model import Exercise, PracticeChange, PracticeNight, ShiftSpec
 from raceday.judge.variant import swap_names
 
 _DERIVED_KEPT = 32
@@ -38,7 +38,7 @@ def _derived(how: str, exercise: Exercise, change: Hashable,
 def with_statements(exercise: Exercise, sql: dict[str, str]) -> Exercise:
     def make() -> Exercise:
         statements = tuple(
-            Statement(s.id, s.role, sql.get(s.id, s.sql), s.description, s.line)
+            replace(s, sql=sql.get(s.id, s.sql))
             for s in exercise.statements
         )
         return replace(exercise, statements=statements)

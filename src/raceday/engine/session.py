@@ -362,6 +362,11 @@ class Session(Automation):
                 statement=statement_id,
                 error=f"role {role} may not edit the automation (it may not change the schema)",
             ))
+        if self.exercise.statement(statement_id).history:
+            return self._emit(ev.Refused(
+                role=role, action="edit", statement=statement_id,
+                error=f"{statement_id} is what the night left behind, not automation: it "
+                      "cannot be edited (recover from it instead)"))
         if not sql.strip():
             return self._emit(ev.Refused(role=role, action="edit", statement=statement_id,
                                          error="the new SQL is empty"))

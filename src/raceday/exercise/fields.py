@@ -35,7 +35,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("id", "name"),
         ("briefing", "read", "write", "break_glass", "schema", "automated", "example"),
     ),
-    "statement": (("id", "role", "sql"), ("description",)),
+    "statement": (("id", "role", "sql"), ("description", "history")),
     "task": (
         ("id", "role", "at", "title"),
         (

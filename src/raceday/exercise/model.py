@@ -75,6 +75,9 @@ class Statement(Value):
     sql: str
     description: str = ""
     line: int = 0
+    history: bool = False
+    """What the night left behind (an outage's aftermath), not automation a team runs: no
+    edit may change it, or a team could undo the night instead of recovering from it."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -133,6 +133,7 @@ class PlayReader(FieldReader):
             sql=self.sql_text(m, "sql", what, parameters=(), runs_as=("statement", ident)),
             description=self.text(m, "description", what),
             line=line,
+            history=self.boolean(m, "history", what),
         )
 
     def task(self, m: dict[str, Located], ident: str, line: int) -> Task:

@@ -145,6 +145,11 @@ class HardenScreen(Screen[None]):
     def exercise(self) -> Exercise:
         return self.play.exercise
 
+    @property
+    def editable(self) -> list[Statement]:
+        """The automation's statements; what the night left behind is not automation."""
+        return [s for s in self.exercise.statements if not s.history]
+
     def compose(self) -> ComposeResult:
         yield Static(self._bar(), id="harden-bar")
         with VerticalScroll(id="harden-list"):
@@ -154,7 +159,7 @@ class HardenScreen(Screen[None]):
                     f" {self.role} may not change the schema, so the session will refuse its "
                     "edits to the automation. F2 on the play screen passes the keyboard to a "
                     "role that may.", ), id="harden-warning")
-            for index, statement in enumerate(self.exercise.statements):
+            for index, statement in enumerate(self.editable):
                 card = StatementCard(index, statement,
                                      self.current.get(statement.id, statement.sql))
                 self.cards.append(card)
@@ -162,11 +167,11 @@ class HardenScreen(Screen[None]):
         yield SteadyFooter()
 
     def _bar(self) -> Text:
-        edited = sum(1 for s in self.exercise.statements
+        edited = sum(1 for s in self.editable
                      if _flat(self.current.get(s.id, s.sql)) != _flat(s.sql))
         return Text.assemble(
             (" Harden the automation ", "bold reverse"),
-            f"  as {self.role} · {plural(len(self.exercise.statements), 'statement')} · "
+            f"  as {self.role} · {plural(len(self.editable), 'statement')} · "
             f"{edited} edited",
             ("   ctrl+s save · ctrl+o original · Esc back", "dim"))
 
