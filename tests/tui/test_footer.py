@@ -3,6 +3,9 @@ a key that becomes enabled or disabled shows at once."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -57,25 +60,34 @@ def footer_keys(app: App[None]) -> dict[str, FooterKey]:
     return {key.key: key for key in app.screen.query(FooterKey)}
 
 
+async def settled(pilot: Any, done: Callable[[], bool]) -> None:
+    """Pause until `done` holds (a loaded machine takes more than one refresh), at most 5 s."""
+    for _ in range(100):
+        await pilot.pause()
+        if done():
+            return
+        await pilot.pause(0.05)
+
+
 async def test_a_screen_switch_keeps_the_footer_and_a_disabled_key_shows() -> None:
     app = KeysApp()
     async with app.run_test(size=(80, 10)) as pilot:
-        await pilot.pause()
+        await settled(pilot, lambda: set(footer_keys(app)) == {"n", "d", "o"})
         before = footer_keys(app)
         assert set(before) == {"n", "d", "o"}
         assert not before["d"].has_class("-disabled")
 
         await pilot.press("o")
-        await pilot.pause()
+        await settled(pilot, lambda: set(footer_keys(app)) == {"escape"})
         assert set(footer_keys(app)) == {"escape"}
         await pilot.press("escape")
-        await pilot.pause()
+        await settled(pilot, lambda: set(footer_keys(app)) == {"n", "d", "o"})
         after = footer_keys(app)
         assert set(after) == {"n", "d", "o"}
         assert all(after[k] is before[k] for k in after), "the footer was built again"
 
         await pilot.press("d")  # Declare is spent: the key greys out
-        await pilot.pause()
+        await settled(pilot, lambda: footer_keys(app)["d"].has_class("-disabled"))
         now = footer_keys(app)
         assert now["d"].has_class("-disabled")
         assert not now["n"].has_class("-disabled")
