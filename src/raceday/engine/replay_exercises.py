@@ -63,16 +63,21 @@ def variant_of(exercise: Exercise, shift: ShiftSpec) -> Exercise:
 
 def _shifted(exercise: Exercise, shift: ShiftSpec) -> Exercise:
     """The same night on another clock, with the named tasks falling due later."""
-    moved = timedelta(minutes=shift.clock)
-    clock = replace(exercise.clock, start=exercise.clock.start + moved,
-                    end=exercise.clock.end + moved)
     later = dict(shift.later)
     tasks = tuple(
         replace(t, at=t.at + later[t.id],
                 until=t.until + later[t.id] if t.until is not None else None)
         if t.id in later else t
         for t in exercise.tasks)
-    return _names_swapped(replace(exercise, clock=clock, tasks=tasks), shift.swapped)
+    return _names_swapped(replace(_clock_moved(exercise, shift.clock), tasks=tasks),
+                          shift.swapped)
+
+
+def _clock_moved(exercise: Exercise, minutes: int) -> Exercise:
+    """The same night with its clock starting (and ending) `minutes` later."""
+    moved = timedelta(minutes=minutes)
+    return replace(exercise, clock=replace(exercise.clock, start=exercise.clock.start + moved,
+                                           end=exercise.clock.end + moved))
 
 
 def _names_swapped(exercise: Exercise, swapped: tuple[tuple[str, str], ...]) -> Exercise:
@@ -120,10 +125,7 @@ def practiced(exercise: Exercise, night: PracticeNight,
     clock, swapped = (shift.clock, shift.swapped) if shift is not None else (0, ())
 
     def make() -> Exercise:
-        moved = timedelta(minutes=clock)
-        night_of = _names_swapped(replace(exercise, clock=replace(
-            exercise.clock, start=exercise.clock.start + moved, end=exercise.clock.end + moved)),
-            swapped)
+        night_of = _names_swapped(_clock_moved(exercise, clock), swapped)
         normal = without_delayed(night_of)
         changes: dict[str, list[PracticeChange]] = {}
         for change in night.changes:

@@ -98,12 +98,16 @@ def _short_sql(sql: str, width: int = 60) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _finding_text(ex: Exercise, finding: str) -> str:
+    """A finding's words as the exercise gives them (its id when it has none)."""
+    return next((f.text for f in ex.findings if f.id == finding), finding)
+
+
 def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | None:
     rubric = ex.scoring.detection
     if rubric is None:
         return None
-    ruled = apply_rulings(facts, time_of,
-                          lambda f: next((x.text for x in ex.findings if x.id == f), f))
+    ruled = apply_rulings(facts, time_of, lambda finding: _finding_text(ex, finding))
     reasons: list[str] = list(ruled.reasons)
     alert: tuple[int, str] | None = None
     diagnosis: tuple[int, str] | None = None
@@ -132,7 +136,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
         else:
             reasons.append("detection: time to alert: no monitor of yours alerted on the fault")
         if diagnosis is not None:
-            text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
+            text = _finding_text(ex, diagnosis[1])
             reasons.append(f"detection: time to diagnosis {plural(diagnosis[0] - start, 'minute')}"
                            f" ('{text}' at {time_of(diagnosis[0])}){versus}")
         else:
@@ -149,7 +153,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
                            "can show the fault")
         firsts = [(m, f"monitor '{n}' alerted") for m, n in ([alert] if alert else [])]
         if diagnosis is not None:
-            text = next((f.text for f in ex.findings if f.id == diagnosis[1]), diagnosis[1])
+            text = _finding_text(ex, diagnosis[1])
             firsts.append((diagnosis[0], f"declared '{text}'"))
         if facts.caused_by is not None:
             points = 0
