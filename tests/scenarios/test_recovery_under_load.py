@@ -228,10 +228,32 @@ def test_the_debrief_says_a_practice_was_done_only_when_it_was(plays: dict[str, 
     guarded = plays["velocity-limit"].checklist()
     assert guarded["removal-limits"] == "done"
     assert guarded["recovery-under-load"] in ("done", "partly done")
-    for name in ("nothing", "restart-without-throttle", "as-it-happened"):
+    for name in ("nothing", "restart-without-throttle"):
         status = plays[name].checklist()
-        assert status["recovery-under-load"] not in ("done", "partly done"), name
+        assert status["recovery-under-load"] == "not done", name
         assert status["removal-limits"] != "done", name
+    assert plays["as-it-happened"].checklist()["removal-limits"] != "done"
+
+
+def test_aws_response_rehearses_recovery_under_load(plays: dict[str, Play]) -> None:
+    """AWS's throttle and restarts at 04:14 let DWFM, still under load, re-lease the fleet at
+    05:28: the practice reads as done by that response, from the milestone the score's
+    recovery credited, while the replay still says nothing automatic kept the collapse away."""
+    def item(name: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        found = next(i for i in build_debrief(plays[name].events).checklist
+                     if i.id == "recovery-under-load")
+        return found.status, found.did, found.did_not
+
+    status, did, did_not = item("as-it-happened")
+    assert status == "partly done"
+    assert any("the team's response" in line and "knob" in line and "dwfm_host" in line
+               and "'DWFM re-leased the whole fleet' at 05:28 (recovery +10/10)" in line
+               for line in did), did
+    assert any("still reaching the customers" in line for line in did_not)
+    credited = {c["id"]: c for c in plays["as-it-happened"].section("recovery")["items"]}
+    assert credited["leases"]["points"] == 10 and credited["leases"]["at"] == "05:28"
+    for lazy in ("nothing", "restart-without-throttle"):
+        assert not any("the team's response" in line for line in item(lazy)[1]), lazy
 
 
 LAZY = {

@@ -683,6 +683,6 @@ def _debrief_content(ex: Exercise) -> dict[str, Any]:
         "checklist": tuple(ev.PracticeInfo(id=p.id, title=p.title, text=p.text, action=p.action,
                                            judge=p.judge.value, steps=p.steps,
                                            statements=p.statements, harms=p.harms,
-                                           nights=p.nights)
+                                           nights=p.nights, elsewhere=p.elsewhere)
                            for p in content.checklist),
     }

@@ -89,7 +89,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "phase": (("id", "label", "team"), ("milestone",)),
     "checklist": (("practices",), ("title",)),
     "practice": (("id", "title", "text"),
-                 ("action", "judge", "steps", "statements", "harms", "nights")),
+                 ("action", "judge", "steps", "statements", "harms", "nights", "elsewhere")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
 

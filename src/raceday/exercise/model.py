@@ -541,6 +541,9 @@ class Practice(Value):
     nights: tuple[str, ...] = ()
     """Practice nights whose guard verdicts are this practice's evidence, as `harms` are for
     the race nights."""
+    elsewhere: str = ""
+    """The exercise that tests this practice, when this one cannot: the debrief lists it
+    (the article's checklist stays whole) and points there, never reads done or not done."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

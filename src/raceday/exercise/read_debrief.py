@@ -150,6 +150,7 @@ class DebriefReader(ScoringReader):
             statements=self.refs_list(m, "statements", what, "statement"),
             harms=self.refs_list(m, "harms", what, "invariant"),
             nights=self.nights_list(m, "nights", what),
+            elsewhere=self.text(m, "elsewhere", what),
         )
 
     def nights_list(self, m: dict[str, Located], key: str, what: str) -> tuple[str, ...]:

@@ -415,24 +415,29 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
             "recovery measures, which only the service itself can bring back, so what it "
             "showed after that write was forged, not recovered",))
     reasons: list[str] = []
+    weighed: list[vd.RecoveryCredit] = []
     total = 0
     for item in rubric.items:
         if item.outage:
-            ok_points, why = _outage_item(item.points, item.full_within, outage,
-                                          facts, rubric.event_minutes, night_end, time_of)
-            total += ok_points
-            reasons.append(f"recovery +{ok_points}/{item.points}: {item.title}: {why}")
-            continue
-        ok, why = _recovery_item(item.milestone, item.before, item.healthy_at_end,
-                                 item.no_relapse, facts, time_of)
-        total += item.points if ok else 0
-        reasons.append(f"recovery +{item.points if ok else 0}/{item.points}: {item.title}: {why}")
+            earned, why = _outage_item(item.points, item.full_within, outage,
+                                       facts, rubric.event_minutes, night_end, time_of)
+        else:
+            ok, why = _recovery_item(item.milestone, item.before, item.healthy_at_end,
+                                     item.no_relapse, facts, time_of)
+            earned = item.points if ok else 0
+        total += earned
+        reached = facts.milestones.get(item.milestone) if item.milestone else None
+        weighed.append(vd.RecoveryCredit(
+            id=item.id, title=item.title, points=earned, max=item.points,
+            milestone=item.milestone, at=time_of(reached) if reached is not None else None))
+        reasons.append(f"recovery +{earned}/{item.points}: {item.title}: {why}")
     if minutes is not None:
         versus = (f" (that night: {rubric.event_minutes} min)"
                   if rubric.event_minutes is not None else "")
         reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
-    return replace(verdict, points=min(total, rubric.points), reasons=tuple(reasons))
+    return replace(verdict, points=min(total, rubric.points), items=tuple(weighed),
+                   reasons=tuple(reasons))
 
 
 def _forged(tables: tuple[str, ...], facts: Facts) -> tuple[int, str, tuple[str, ...]] | None:

@@ -102,6 +102,7 @@ class PracticeInfo(Value):
     statements: tuple[str, ...] = ()
     harms: tuple[str, ...] = ()  # the guards' harm verdicts that are its evidence
     nights: tuple[str, ...] = ()  # practice nights whose harm verdicts are its evidence
+    elsewhere: str = ""  # the exercise that tests it, when this one cannot
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

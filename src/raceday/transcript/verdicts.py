@@ -170,6 +170,19 @@ class Guards(Value):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RecoveryCredit(Value):
+    """One recovery criterion as the judge weighed it: the debrief's checklist reads these,
+    so that it credits exactly what the score credited."""
+
+    id: str
+    title: str
+    points: int
+    max: int
+    milestone: str | None = None  # the milestone the criterion rests on, if any
+    at: str | None = None  # when that milestone was reached
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Recovery(Value):
     """Minutes of outage over the night (relapses included) and whether the repair held."""
 
@@ -182,6 +195,7 @@ class Recovery(Value):
     outage_minutes: int | None = None
     relapses: tuple[str, ...] = ()  # when the fault came back after a restore
     event_minutes: int | None = None  # that night's figure
+    items: tuple[RecoveryCredit, ...] = ()
     reasons: tuple[str, ...] = ()
 
 

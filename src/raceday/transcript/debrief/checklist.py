@@ -36,6 +36,12 @@ def status(did: Sequence[str], did_not: Sequence[str]) -> str:
 def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
     items = []
     for practice in r.start.checklist:
+        if practice.elsewhere:
+            items.append(ChecklistItem(
+                practice.id, practice.title, f"practised in {practice.elsewhere}", (), (),
+                f"This exercise does not test it: `raceday play {practice.elsewhere}` does.",
+                practice.text))
+            continue
         if practice.harms or practice.nights:  # the judge's verdicts decide; steps are story
             did, did_not, notes = _harms(r, practice.harms, practice.nights)
             story = _steps(r, guards, practice.steps)
@@ -180,7 +186,10 @@ def _recovery(r: Reading, guards: Guards) -> Evidence:
         return did, did_not, [f"No fault occurred, so no recovery was practised{replayed}."]
     notes = ["Whether the team's real recovery paths are tested under load is not in a "
              "transcript; this session is one such rehearsal."]
-    if r.restores:
+    steered = _steered_recovery(r)
+    if steered:
+        did.append(steered)
+    elif r.restores:
         first = r.restores[0]
         before = next((e for e in reversed(r.events) if e.seq < first.seq
                        and isinstance(e, ev.Statement) and e.writes and e.ok), None)
@@ -213,6 +222,41 @@ def _recovery(r: Reading, guards: Guards) -> Evidence:
     for time in r.relapse_times:
         did_not.append(f"the repair was undone at {time}: the fault came back")
     return did, did_not, notes
+
+
+def _steered_recovery(r: Reading) -> str:
+    """A recovery the service made itself, with the load still on, after the team's own
+    response (throttles, restarts): what the score's recovery credited as a milestone, never
+    the automation stopped. Empty when the score credited no such milestone or it relapsed."""
+    rec = r.score.recovery if r.score is not None else None
+    if rec is None or rec.relapses or not rec.restored or r.fault_minute is None:
+        return ""
+    stopped = r.phase_of("stopped")
+    stop_milestone = stopped.milestone if stopped is not None else None
+    for credit in rec.items:
+        if not (credit.points and credit.milestone and credit.at
+                and credit.milestone != stop_milestone):
+            continue
+        reached = next((m for m in of_kind(r.events, ev.Milestone) if m.id == credit.milestone),
+                       None)
+        if reached is None or (r.stop is not None and r.stop.event.minute <= reached.minute):
+            continue
+        minute = reached.minute
+        by = next((e for e in reversed(r.events) if e.seq < reached.seq
+                   and isinstance(e, ev.Statement) and e.ok and e.writes), None)
+        if by is None or not by.automated:  # a hand write reached it: a repair, not this
+            continue
+        writes = [e for e in of_kind(r.events, ev.Statement)
+                  if not e.automated and e.ok and e.writes and e.rowcount
+                  and r.fault_minute <= e.minute <= minute]
+        if not writes:
+            continue
+        tables = ", ".join(dict.fromkeys(t for e in writes for t in e.writes))
+        return (f"the team's response ({plural(len(writes), 'write')} to {tables} from "
+                f"{r.time(writes[0])}) steered the service, load still on, to "
+                f"'{credit.title}' at {credit.at} (recovery +{credit.points}/{credit.max}), "
+                "and the recovery held")
+    return ""
 
 
 def _removal_limits(r: Reading, statements: Sequence[str]) -> Evidence:
