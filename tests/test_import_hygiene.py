@@ -24,9 +24,9 @@ CORE = [
     "raceday.transcript.render",
     "raceday.team.host",
     "raceday.team.client",
-    "raceday.team.serve",
+    "raceday.team.host_loop",
     "raceday.team.script",
-    "raceday.team.launch",
+    "raceday.team.start_host",
 ]
 
 

@@ -334,7 +334,7 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
 
         os.environ[KEEP_VARIABLE] = "1"  # read where the session ends (store.end_world)
     if command == "play":
-        from raceday.tui.launch import launch  # the only import of the TUI
+        from raceday.tui.start_play import launch  # the only import of the TUI
 
         return launch(
             getattr(args, "exercise", None),
@@ -416,14 +416,14 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
 
     if (args.session / "session.db").is_file():  # a team session: the host comes back
         if args.headless:
-            from raceday.team.launch import resume_headless
+            from raceday.team.start_host import resume_headless
 
             return resume_headless(args.session, args.exercise, args.speed, out)
-        from raceday.tui.team import launch as team_launch  # the TUI, imported only here
+        from raceday.tui.team import start_team  # the TUI, imported only here
 
-        return team_launch.resume_console(args.session, args.exercise, args.speed)
+        return start_team.resume_console(args.session, args.exercise, args.speed)
     if args.script is None and not args.end:
-        from raceday.tui.launch import launch_resume  # the TUI, imported only here
+        from raceday.tui.start_play import launch_resume  # the TUI, imported only here
 
         return launch_resume(args.session, args.exercise, speed=args.speed, length=args.length)
     from raceday.engine.headless import play_script_on
@@ -485,30 +485,31 @@ def _team(args: argparse.Namespace, out: Console) -> int:
     import os
 
     if args.command == "host" and args.headless:
-        from raceday.team.launch import host_headless
+        from raceday.team.start_host import host_headless
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
                              args.transcripts, out, teams=args.teams, length=args.length,
                              lobby=not args.start_now, injects=args.injects)
-    from raceday.tui.team import launch  # the TUI, imported only here
+    from raceday.tui.team import start_team  # the TUI, imported only here
 
     if args.command == "host":
-        return launch.host_console(args.exercise, args.seats, args.pace, args.speed,
-                                   args.transcripts, teams=args.teams, length=args.length,
-                                   lobby=not args.start_now, injects=args.injects)
+        return start_team.host_console(args.exercise, args.seats, args.pace, args.speed,
+                                       args.transcripts, teams=args.teams, length=args.length,
+                                       lobby=not args.start_now, injects=args.injects)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:
             raise InputError(["a seat needs its token: --token T (the host printed one per seat)"])
-        return launch.join(args.session, args.player, args.role, token, team=args.team)
-    return launch.watch(args.session, team=args.team)
+        return start_team.join(args.session, args.player, args.role, token, team=args.team)
+    return start_team.watch(args.session, team=args.team)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """`raceday serve`: textual-serve, imported by web/serve.py only (an extra: `[web]`)."""
+    """`raceday serve`: textual-serve, imported by web/browser_server.py only (the `[web]`
+    extra)."""
     import os
 
-    from raceday.web.serve import MAX_SESSIONS, Join, serve
+    from raceday.web.browser_server import MAX_SESSIONS, Join, serve
 
     join = None
     if args.join is not None:
@@ -568,7 +569,7 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     from raceday.team.group_script import is_teams_file
 
     if is_teams_file(args.script):  # several teams, one host: a leaderboard
-        from raceday.team.launch import run_teams_file
+        from raceday.team.start_host import run_teams_file
 
         return run_teams_file(exercise, args.script, args.transcripts, args.json, out)
     team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)

@@ -14,8 +14,8 @@ from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
 from raceday.team.client import HOST_SILENT_S, Client, Heartbeat
 from raceday.team.host import Host
-from raceday.team.launch import resumed_host
 from raceday.team.seats import seats_from_roles
+from raceday.team.start_host import resumed_host
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 

@@ -20,8 +20,8 @@ from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
 from raceday.tui.team.console import ConsoleApp, ConsoleScreen
 from raceday.tui.team.inject_list import InjectListScreen
-from raceday.tui.team.launch import SeatApp, seat_settings
 from raceday.tui.team.seat_screen import SeatScreen
+from raceday.tui.team.start_team import SeatApp, seat_settings
 from raceday.tui.team.watch import WatchApp, WatchScreen
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.results import ResultsView

@@ -13,8 +13,8 @@ from raceday.team.client import View
 from raceday.team.due_work import OVERDUE_MINUTES, due_work
 from raceday.team.group import Teams, TeamSpec
 from raceday.team.host import Host
-from raceday.team.launch import game_day_speed
 from raceday.team.seats import SeatSpec, seats_from_roles
+from raceday.team.start_host import game_day_speed
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
@@ -164,7 +164,7 @@ def test_the_console_lists_each_seats_due_and_overdue_work(
 
 def test_join_lines_name_the_session_by_its_absolute_path_and_are_kept_in_join_txt(
         flagship: Exercise) -> None:
-    from raceday.team.serve import join_text, save_join_text
+    from raceday.team.host_loop import join_text, save_join_text
 
     host = Host(flagship, seats_from_roles(SEATS), transcripts=Path("relative"),
                 tokens=TOKENS)  # the tests stand in their own folder (conftest)

@@ -274,7 +274,7 @@ def test_raceday_host_headless_with_teams_prints_each_team_s_joins_and_a_leaderb
 def test_one_team_of_a_group_resumes_as_that_team(flagship: Exercise, tmp_path: Path) -> None:
     """`raceday resume` on a team's folder: the host comes back as that team, so its players'
     commands (signed with the team's name) are taken again."""
-    from raceday.team.launch import resumed_host
+    from raceday.team.start_host import resumed_host
 
     teams = two_teams(flagship, tmp_path / "t")
     bea = joined(teams, "blue", "enactor-a", "Bea")

@@ -135,7 +135,7 @@ def test_a_bad_exercise_is_told_before_serving(tmp_path: Path) -> None:
 
 
 def test_serve_loads_neither_textual_nor_textual_serve_until_it_serves() -> None:
-    code = ("import sys, raceday.cli, raceday.web.serve, raceday.web.seat\n"
+    code = ("import sys, raceday.cli, raceday.web.browser_server, raceday.web.seat\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('textual', 'textual_serve', 'aiohttp')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

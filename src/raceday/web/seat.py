@@ -17,7 +17,7 @@ from pathlib import Path
 
 from raceday.errors import RacedayError
 from raceday.inert import inert
-from raceday.web.serve import SEATS_VARIABLE
+from raceday.web.browser_server import SEATS_VARIABLE
 
 
 def claim(locks: Path, count: int) -> int | None:
@@ -62,7 +62,7 @@ def main() -> int:
         if place is None:
             raise RacedayError(f"every seat of {pool['session']} is taken ({len(tokens)} "
                                "seats): ask the host for another token")
-        from raceday.tui.team.launch import join
+        from raceday.tui.team.start_team import join
 
         return join(Path(pool["session"]), f"browser-{place + 1}", None, tokens[place],
                     team=pool["team"], host_gone_closes=True, ask_name=True)

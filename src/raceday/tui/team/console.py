@@ -501,7 +501,7 @@ class ConsoleScreen(Screen[None]):
                              save)
 
     def action_join_info(self) -> None:
-        from raceday.team.serve import JOIN_FILE, join_text
+        from raceday.team.host_loop import JOIN_FILE, join_text
 
         group = self.group.folder if self.group is not None else None
         where = (group or self.host.folder).resolve() / JOIN_FILE

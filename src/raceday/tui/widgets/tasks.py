@@ -1,31 +1,24 @@
 """The active role's tasks: the one to do now, what else is waiting, what comes later, with
 times; for a role the automation would play, the SQL it would run.
 
-A task with `done_when` leaves the panel when the session says it is done. A task without
-one (the automation's own work, held by a person) leaves it once the role has written
-something since the task fell due: the panel shows what is outstanding, it scores nothing.
+Which tasks are done or handled is not decided here: `engine.task_progress` reads it off the
+session's events; the panel shows what is outstanding, it scores nothing.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 
 from rich.text import Text
 from textual.widgets import Static
 
 from raceday.engine.snapshot import PendingView
+from raceday.engine.task_progress import outstanding, task_writes
 from raceday.exercise.model import Exercise, Task
 from raceday.inert import inert
 
 SQL_SHOWN = 240
 """Characters of the automation's SQL the panel shows (F4 shows all of it)."""
-
-
-def outstanding(exercise: Exercise, role: str, pending: tuple[PendingView, ...],
-                handled: Collection[str]) -> list[PendingView]:
-    """The role's pending tasks not yet handled, the one due longest first."""
-    return [p for p in pending if p.role == role and p.task not in handled]
 
 
 def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[PendingView, ...],
@@ -34,7 +27,7 @@ def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[Pend
                  statement_sql: Mapping[str, str] | None = None) -> Text:
     out = Text()
     tasks = {t.id: t for t in exercise.tasks}
-    mine = outstanding(exercise, role, pending, handled)
+    mine = outstanding(role, pending, handled)
     if mine:
         first, rest = mine[0], mine[1:]
         task = tasks.get(first.task)
@@ -103,16 +96,6 @@ def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None
         done = "done once you have run a query"
     more = "; F4 shows the automation's statements in full" if task.statements else ""
     out.append(f"   {done}{more}\n", style="dim")
-
-
-WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
-                    r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
-
-
-def task_writes(task: Task, statement_sql: Mapping[str, str]) -> set[str]:
-    """The tables the task's automation SQL writes (none: a task that only reads)."""
-    return {m.lower() for sid in task.statements
-            for m in WRITES.findall(statement_sql.get(sid, ""))}
 
 
 def _face(exercise: Exercise, minute: int) -> str:

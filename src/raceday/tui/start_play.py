@@ -1,4 +1,5 @@
-"""The CLI's door to the TUI: `raceday play [EXERCISE]`."""
+"""Starting the TUI for `raceday play [EXERCISE]` and `raceday resume DIR` (the CLI's one
+import of it)."""
 
 from __future__ import annotations
 

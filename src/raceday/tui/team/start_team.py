@@ -1,4 +1,5 @@
-"""The CLI's door to the team screens: `raceday host` (the console), `join`, `watch`."""
+"""Starting the team screens: `raceday host` (the console), `join` (a seat, `SeatApp`) and
+`watch`, and a team session resumed at its console."""
 
 from __future__ import annotations
 
@@ -119,8 +120,8 @@ def watch(session: Path | str, team: str | None = None) -> int:
 def host_console(exercise: str, seats: str | None, pace: str, speed: float | None,
                  transcripts: Path, teams: str | None = None, *, length: float | None = None,
                  lobby: bool = False, injects: Path | None = None) -> int:
-    from raceday.team.launch import build_host
-    from raceday.team.serve import join_text, save_join_text
+    from raceday.team.host_loop import join_text, save_join_text
+    from raceday.team.start_host import build_host
     from raceday.tui.team.console import ConsoleApp
 
     if teams is not None:
@@ -144,9 +145,9 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
                         speed: float | None, transcripts: Path, *, length: float | None = None,
                         lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.group import read_group
-    from raceday.team.launch import build_teams
+    from raceday.team.host_loop import group_join_text, save_join_text
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text, save_join_text
+    from raceday.team.start_host import build_teams
     from raceday.tui.team.console import GroupConsoleApp
 
     group = build_teams(exercise, seats, teams, pace, speed, transcripts, length=length,
@@ -171,8 +172,8 @@ def resume_console(folder: Path, exercise: str | None = None,
                    speed: float | None = None) -> int:
     """`raceday resume DIR` on a team session: the host comes back with its console; every
     seat joins again with the new join lines printed here."""
-    from raceday.team.launch import resumed_host
-    from raceday.team.serve import join_text, save_join_text
+    from raceday.team.host_loop import join_text, save_join_text
+    from raceday.team.start_host import resumed_host
     from raceday.tui.team.console import ConsoleApp
 
     host = resumed_host(folder, exercise, speed)

@@ -1,4 +1,5 @@
-"""The CLI's door to team play without a screen: build a host from the command's words."""
+"""Starting a team host from the CLI's words: its seats, teams, prepared injects, a resumed
+session; and running it without a screen (`raceday host --headless`, a teams file)."""
 
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                   transcripts: Path, out: Console, teams: str | None = None, *,
                   length: float | None = None, lobby: bool = False,
                   injects: Path | None = None) -> int:
-    from raceday.team.serve import join_text, serve
+    from raceday.team.host_loop import join_text, serve
     from raceday.transcript.render import print_score
 
     def say(line: str) -> None:
@@ -138,7 +139,7 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
 def _announce(text: str, folder: Path, say: Callable[[str], None], out: Console, *,
               lobby: str | None, ends: str) -> None:
     """The join lines, where they are kept, what holds the clock, and how to end."""
-    from raceday.team.serve import save_join_text
+    from raceday.team.host_loop import save_join_text
 
     say(text)
     say(f"  (also in {save_join_text(folder, text).resolve()})")
@@ -149,8 +150,8 @@ def _announce(text: str, folder: Path, say: Callable[[str], None], out: Console,
 
 def _host_teams_headless(teams: Teams, say: Callable[[str], None], out: Console) -> int:
     from raceday.team.group import read_group
+    from raceday.team.host_loop import group_join_text, serve_teams
     from raceday.team.leaderboard import leaderboard_lines, standings
-    from raceday.team.serve import group_join_text, serve_teams
 
     folder = teams.start()
     stop = threading.Event()
@@ -234,7 +235,7 @@ def _published_speed(clock: str | None) -> float:
 def resume_headless(folder: Path, exercise_name: str | None, speed: float | None,
                     out: Console) -> int:
     """`raceday resume DIR --headless` for a team session: serve it again until it ends."""
-    from raceday.team.serve import join_text, save_join_text, serve
+    from raceday.team.host_loop import join_text, save_join_text, serve
     from raceday.transcript.render import print_score
 
     host = resumed_host(folder, exercise_name, speed)

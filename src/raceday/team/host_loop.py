@@ -1,5 +1,6 @@
-"""`raceday host --headless`: a host without a console, for scripts, benchmarks and a
-facilitator who runs the clock from the command line (Ctrl-C ends the session)."""
+"""A host's loop without a console (`raceday host --headless`), for scripts, benchmarks and a
+facilitator who runs the clock from the command line (Ctrl-C ends the session); and the join
+lines every host says, console or not."""
 
 from __future__ import annotations
 
