@@ -34,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from raceday.cache import cache_folder, code_digest, write_atomically
+from raceday.cache import cache_folder
 from raceday.engine import collector, replay_cache
 from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import clock_time
@@ -156,38 +156,13 @@ def play_night(kind: NightKind, exercise: Exercise, world: Path, folder: Path, u
     return session
 
 
-def _baseline_key(kind: NightKind, exercise: Exercise, until: int, renumber: str) -> str:
-    return hashlib.sha256(json.dumps(["baseline", "sqlite", kind.__module__, kind.__qualname__,
-                                      code_digest(), exercise_digest(exercise), until,
-                                      renumber]).encode()).hexdigest()
-
-
-def _baseline_cached(key: str) -> Harms | None:
-    """A baseline known in this process or kept in the cache folder (beside the normal
-    nights' good writes), or None."""
-    known = replay_cache.baselines_known.get(key)
-    if known is not None:
-        return known
-    cached = cache_file(key)
-    if cached is None:
-        return None
-    try:
-        data: Any = json.loads(cached.read_text(encoding="utf-8"))
-        known = {str(h): (int(m), None if f is None else int(f))
-                 for h, (m, f) in data["harms"].items()}
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # absent or unreadable: played again
-    replay_cache.baselines_known[key] = known
-    return known
-
-
 def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) -> Harms:
     """The harms of the race on the exercise's own world with its own statements: what the
     customers saw with no guard at all. The same every time for the same exercise, seed and
     code, so it is played once and kept (in this process and in the cache folder); a
     session's own variant is played ahead in a child when the session opens."""
-    key = _baseline_key(kind, exercise, until, renumber)
-    known = _baseline_cached(key)
+    key = replay_cache.baseline_key(kind, exercise, until, renumber, "sqlite")
+    known = replay_cache.baseline_cached(key)
     if known is not None:
         return known
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
@@ -198,12 +173,7 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
         race = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
                         _scratch_folder(Path(scratch) / "race"), until, transcript=False)
         known = harms_of(exercise, race, until)
-    replay_cache.baselines_known[key] = known
-    if len(replay_cache.baselines_known) > 32:
-        replay_cache.baselines_known.pop(next(iter(replay_cache.baselines_known)))
-    cached = cache_file(key)
-    if cached is not None:  # not written (a full disk): played again next time
-        write_atomically(cached, json.dumps({"harms": known}))
+    replay_cache.keep_baseline(key, known)
     return known
 
 
@@ -467,7 +437,8 @@ def _baselines_ahead(kind: NightKind, session: Night, until: int) -> None:
     one child that leaves its answers in the cache folder: the final replay finds them
     there, or plays them itself if the child is not done."""
     missing = [(e, r) for e, r in _wanted(session)
-               if _baseline_cached(_baseline_key(kind, e, until, r)) is None]
+               if replay_cache.baseline_cached(
+                   replay_cache.baseline_key(kind, e, until, r, "sqlite")) is None]
     if not missing or cache_folder() is None:
         return
 

@@ -11,10 +11,10 @@ from typing import Any
 from raceday.cache import cache_folder, code_digest, write_atomically
 from raceday.engine.night import NightKind
 from raceday.engine.replay_exercises import exercise_digest
-from raceday.engine.replay_outcomes import GoodRun
+from raceday.engine.replay_outcomes import GoodRun, Harms
 from raceday.exercise.model import Exercise
 
-baselines_known: dict[str, dict[str, tuple[int, int | None]]] = {}
+baselines_known: dict[str, Harms] = {}
 
 
 good_known: dict[str, list[GoodRun]] = {}
@@ -48,3 +48,40 @@ def read_good(path: Path) -> list[GoodRun] | None:
 def write_good(path: Path, good: list[GoodRun]) -> None:
     # not written (a full disk, a read-only home): the next replay plays the night again
     write_atomically(path, json.dumps({"good": good}))
+
+
+def baseline_key(kind: NightKind, exercise: Exercise, until: int, renumber: str,
+                 db: str) -> str:
+    """The name of a baseline (the race with no guard on the exercise's own world): the
+    database kind, the session's kind, the code, the exercise, how far, the renumbering."""
+    return hashlib.sha256(json.dumps(["baseline", db, kind.__module__, kind.__qualname__,
+                                      code_digest(), exercise_digest(exercise), until,
+                                      renumber]).encode()).hexdigest()
+
+
+def baseline_cached(key: str) -> Harms | None:
+    """A baseline known in this process or kept in the cache folder, or None."""
+    known = baselines_known.get(key)
+    if known is not None:
+        return known
+    cached = cache_file(key)
+    if cached is None:
+        return None
+    try:
+        data: Any = json.loads(cached.read_text(encoding="utf-8"))
+        known = {str(h): (int(m), None if f is None else int(f))
+                 for h, (m, f) in data["harms"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: played again
+    baselines_known[key] = known
+    return known
+
+
+def keep_baseline(key: str, known: Harms) -> None:
+    """Keep a baseline in this process (the 32 latest) and in the cache folder."""
+    baselines_known[key] = known
+    if len(baselines_known) > 32:
+        baselines_known.pop(next(iter(baselines_known)))
+    cached = cache_file(key)
+    if cached is not None:  # not written (a full disk): played again next time
+        write_atomically(cached, json.dumps({"harms": known}))

@@ -6,7 +6,6 @@ next replay (or the final one, which keeps none). Nothing here runs on SQLite.""
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -23,7 +22,6 @@ from raceday.engine.replay_cache import (
 )
 from raceday.engine.replay_exercises import (
     describe_shift,
-    exercise_digest,
     practiced,
     variant_of,
     with_statements,
@@ -177,9 +175,8 @@ def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folde
     """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own."""
     from raceday.store.postgres.store import PostgresStore
 
-    key = json.dumps(["postgresql", kind.__module__, kind.__qualname__,
-                      exercise_digest(exercise), until, renumber])
-    known = replay_cache.baselines_known.get(key)
+    key = replay_cache.baseline_key(kind, exercise, until, renumber, "postgresql")
+    known = replay_cache.baseline_cached(key)
     if known is not None:
         return known
     pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
@@ -188,7 +185,8 @@ def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folde
     world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
         else pristine
     race = _played_pg(kind, exercise, world, folder, until)
-    known = replay_cache.baselines_known[key] = harms_of(exercise, race, until)
+    known = harms_of(exercise, race, until)
+    replay_cache.keep_baseline(key, known)
     return known
 
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
+from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
     as_sql,
@@ -552,14 +553,11 @@ class PostgresStore(StoreBase["_Login"]):
     @contextmanager
     def _watch(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
         """Cancel from the client if the server's own timeout did not stop the statement."""
-        timer = threading.Timer(self.time_limit_s + WATCHDOG_GRACE_S, conn.cancel_safe)
-        timer.daemon = True
         self._running.add(conn)
-        timer.start()
         try:
-            yield
+            with WATCHDOG.watching(self.time_limit_s + WATCHDOG_GRACE_S, conn.cancel_safe):
+                yield
         finally:
-            timer.cancel()
             self._running.discard(conn)
 
     def _run(self, login: _Login, statement: str, params: Mapping[str, Any] | None,
