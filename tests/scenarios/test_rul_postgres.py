@@ -1,4 +1,4 @@
-"""recovery-under-load plays on PostgreSQL (postgres.yaml, world.postgres.sql) with the same
+"""recovery-under-load plays on PostgreSQL (postgres.yaml: world.sql with its declared changes) with the same
 morning as on SQLite.
 
 AWS's documented response is played once on each database at 4,000 droplets (the story is
