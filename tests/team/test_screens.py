@@ -171,31 +171,58 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await asyncio.sleep(0)
 
 
-async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sharing(
+async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_without_it(
         flagship: Any, tmp_path: Any) -> None:
+    """Seats say ready with F10 at their own screen; the console lists who is ready, who is
+    not and who is missing, asks before a start without them, and everything is recorded."""
     from raceday.engine.clock import Pace
     from raceday.team.seats import seats_from_roles
+    from raceday.tui.screens.dialogs import ConfirmDialog
 
-    host = Host(flagship, seats_from_roles(("enactor-a", "responder")), transcripts=tmp_path,
-                pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
+    host = Host(flagship, seats_from_roles(("enactor-a", "enactor-b", "responder")),
+                transcripts=tmp_path, pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
     host.start()
-    joined(host, "responder", "Rita")
+    ana = joined(host, "enactor-a", "Ana")
     stop = threading.Event()
     thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
     thread.start()
+    rita = Client(host.folder, TOKENS["responder"], "Rita")
+    seat_app = SeatApp(rita, seat_settings(rita), live_ticks=False)
     app = ConsoleApp(host, run_host=False)
     try:
+        async with seat_app.run_test(size=(130, 42)) as pilot:
+            await until(pilot, lambda: isinstance(seat_app.screen, SeatScreen)
+                        and seat_app.screen.lobby)
+            seat = seat_app.screen
+            assert isinstance(seat, SeatScreen)
+            assert "F10 when you are ready" in seat.sub_title
+            await pilot.press("f10")
+            await until(pilot, lambda: seat.ready)
+            assert "READY" in seat.sub_title
+        assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
         async with app.run_test(size=(140, 44)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
                         and app.screen.clock.lobby)
             screen = app.screen
             assert isinstance(screen, ConsoleScreen)
+            await until(pilot, lambda: "Rita" in text_of(screen.query_one("#console-seats",
+                                                                           Static)))
             seats = text_of(screen.query_one("#console-seats", Static))
-            assert "LOBBY" in seats and "Missing: enactor-a." in seats
+            assert "LOBBY" in seats and "Ready: Rita (responder)." in seats
+            assert "Not ready: Ana (enactor-a)." in seats and "Missing: enactor-b." in seats
             assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
+            await pilot.press("s")  # not everyone is ready: it asks, and No keeps the lobby
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("n")
+            await until(pilot, lambda: app.screen is screen)
+            assert host.in_lobby
             await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
             await until(pilot, lambda: not screen.clock.lobby)
             assert not host.in_lobby
+            refused = send(host, ana, "ready")  # no lobby to be ready in any more
+            assert refused.status == "failed" and "has started" in (refused.error or "")
             await pilot.press("v")
             await pilot.pause()
             assert not screen.query_one("#console-private").display
@@ -206,6 +233,13 @@ async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sha
             await pilot.press("v")
             await pilot.pause()
             assert screen.query_one("#console-private").display
+        events = read_events(host.folder).events
+        [ready] = of_kind(events, ev.SeatReady)
+        assert (ready.seat, ready.player, ready.ready) == ("responder", "Rita", True)
+        [start] = [e for e in of_kind(events, ev.Facilitation) if e.action == "start"]
+        assert "Rita (responder), ready" in start.detail
+        assert "not ready: Ana (enactor-a)" in start.detail
+        assert "missing: enactor-b" in start.detail
     finally:
         stop.set()
         thread.join(timeout=5)

@@ -65,7 +65,7 @@ Performed = list[StatementResult] | Event | None
 removed, a wait: what they did is in the events that follow)."""
 
 _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
-                   ev.CommandRefused, ev.SessionResumed)
+                   ev.CommandRefused, ev.SessionResumed, ev.SeatReady)
 
 
 class Session(Automation):

@@ -44,12 +44,24 @@ class FacilitatorActions:
         """Record the facilitator's hand on the session (the transcript keeps every one)."""
         return self.need().record(ev.Facilitation(action=action, **fields))
 
+    def lobby_state(self) -> tuple[list[str], list[str], list[str]]:
+        """The ready check: who is ready, who joined but is not ready yet (both as
+        "player (role)"), and which seats nobody has taken."""
+        ready = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player and s.ready]
+        waiting = [f"{s.player} ({s.role})" for s in self.seats.values()
+                   if s.player and not s.ready]
+        missing = [s.name for s in self.seats.values() if not s.player]
+        return ready, waiting, missing
+
     def lobby_words(self) -> str:
-        """Who has joined and who is missing, for the start's record and the console."""
-        joined = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player]
-        missing = [f"{s.name}" for s in self.seats.values() if not s.player]
-        return (f"joined: {', '.join(joined) or 'nobody'}"
-                + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken"))
+        """Who has joined (ready or not) and who is missing, for the start's record."""
+        ready, waiting, missing = self.lobby_state()
+        joined = [f"{who}, ready" if who in ready else who
+                  for who in (f"{s.player} ({s.role})" for s in self.seats.values() if s.player)]
+        words = f"joined: {', '.join(joined) or 'nobody'}"
+        if waiting:
+            words += f"; not ready: {', '.join(waiting)}"
+        return words + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken")
 
     def start_clock(self) -> bool:
         """Leave the lobby: the live clock starts from where the night begins (False when it

@@ -166,7 +166,11 @@ class ConsoleScreen(Screen[None]):
         event = message.event
         self.verdicts.note(event)
         if isinstance(event, ev.SeatJoined):
-            self.seated[event.seat] = (event.role, event.player, "joined")
+            ready = event.rejoin and self.seated.get(event.seat, ("", "", ""))[2] == "ready"
+            self.seated[event.seat] = (event.role, event.player, "ready" if ready else "joined")
+        elif isinstance(event, ev.SeatReady):
+            self.seated[event.seat] = (event.role, event.player,
+                                       "ready" if event.ready else "joined")
         elif isinstance(event, ev.SeatLost):  # a kind of SeatLeft: asked first
             self.seated[event.seat] = (event.role, event.player, "LOST")
             if self.group is None:  # a group's console app says it for every team
@@ -222,12 +226,17 @@ class ConsoleScreen(Screen[None]):
                            {n: r for n, (r, _, _) in self.seated.items()}) \
             if self.snapshot is not None else {}
         for name, (role, player, status) in self.seated.items():
-            style = {"joined": "bold green", "left": "yellow",
+            if status == "ready" and not self.clock.lobby:
+                status = "joined"  # the ready check is the lobby's
+            elif status == "joined" and self.clock.lobby:
+                status = "not ready"
+            style = {"joined": "bold green", "ready": "bold green", "not ready": "yellow",
+                     "left": "yellow",
                      "LOST": "bold white on red"}.get(status, "dim")
             seats.append(f"{name[:11]:<11}", style="bold")
             seats.append(f" {role[:10]:<10} ")
             seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
-            seats.append(f" {status:<6}", style=style)
+            seats.append(f" {status:<9}", style=style)
             if role in self.handed:
                 seats.append(" AUTO routine", style="bold magenta")
             seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
@@ -237,15 +246,40 @@ class ConsoleScreen(Screen[None]):
             if len(work_of.get(name, [])) > 3:
                 seats.append(f"   and {len(work_of[name]) - 3} more\n", style="dim")
         if self.clock.lobby:
-            missing = [name for name, (_, _, status) in self.seated.items() if status == "empty"]
             seats.append("LOBBY: the clock is held at the start. ", style="bold black on yellow")
-            seats.append(f"Missing: {', '.join(missing)}. " if missing else
-                         "Every seat is taken. ", style="bold" if missing else "bold green")
-            seats.append("s starts the night.", style="bold")
+            seats.append_text(self._ready_check())
+            seats.append(" s starts the night.", style="bold")
         self.query_one("#console-seats", Static).update(seats)
         if self.snapshot is not None:
             self.query_one("#console-world", WorldPanel).show(self.snapshot.world, self.alarms)
         self.query_one("#console-verdicts", Static).update(self.verdicts.render())
+
+    def _lobbies(self) -> list[tuple[str, Host]]:
+        """The hosts the start key starts: every team's, or the one (team name first)."""
+        if self.group is not None:
+            return list(self.group.hosts.items())
+        return [("", self.host)]
+
+    def _ready_check(self) -> Text:
+        """Who is ready, who joined but is not, who is missing (every team, in a group)."""
+        ready: list[str] = []
+        waiting: list[str] = []
+        missing: list[str] = []
+        for team, host in self._lobbies():
+            prefix = f"{team}: " if team and len(self._lobbies()) > 1 else ""
+            r, w, m = host.lobby_state()
+            ready += [prefix + inert(x, one_line=True) for x in r]
+            waiting += [prefix + inert(x, one_line=True) for x in w]
+            missing += [prefix + inert(x, one_line=True) for x in m]
+        text = Text()
+        text.append(f"Ready: {', '.join(ready) or 'nobody yet'}. ", style="bold green")
+        if waiting:
+            text.append(f"Not ready: {', '.join(waiting)}. ", style="bold yellow")
+        if missing:
+            text.append(f"Missing: {', '.join(missing)}.", style="bold")
+        elif not waiting:
+            text.append("Everyone is ready.", style="bold green")
+        return text
 
     def _show_header(self) -> None:
         snap, clock = self.snapshot, self.clock
@@ -314,7 +348,19 @@ class ConsoleScreen(Screen[None]):
             self.notify("The night has started already (space pauses it).")
             return
         steer = self.steer
-        self._send("start", lambda s: steer.start_clock())
+        not_yet = [host for _, host in self._lobbies()
+                   if any(host.lobby_state()[1:])]  # someone not ready, or a seat empty
+
+        def start(yes: bool | None) -> None:
+            if yes:
+                self._send("start", lambda s: steer.start_clock())
+
+        if not not_yet:
+            start(True)
+            return
+        self.app.push_screen(ConfirmDialog(
+            "Not everyone is ready. " + self._ready_check().plain + " Start the night anyway?",
+            yes="Start now", no="Wait for them"), start)
 
     def action_pause(self) -> None:
         if self.host.pace.value != "live":
