@@ -298,3 +298,54 @@ async def test_the_console_hands_a_seat_to_the_automation_and_back(running: Host
     details = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)
                if e.action == "handover"]
     assert details == ["routine tasks to the automation", "back to the player"]
+
+
+async def test_the_projector_draws_the_customers_harm_minute_by_minute_without_naming_it(
+        flagship: Any, tmp_path: Any) -> None:
+    """The harm's minutes are on the projector (a strip, when it began, how long); its words
+    (what to look for) only in the hot wash; the players' SQL never."""
+    from raceday.team.seats import seats_from_roles
+
+    host = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path,
+                tokens=TOKENS)  # the automation plays the Enactors: the night's fault comes
+    host.start()
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        await _harms_on_the_projector(host)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        host.close()
+
+
+async def _harms_on_the_projector(running: Host) -> None:
+    rita = Client(running.folder, TOKENS["responder"], "Rita")
+    rita.wait(rita.join())
+    rita.wait(rita.submit("sql", {"sql": "SELECT 4242 AS marker_col FROM dns_answer"}))
+    running.call(lambda s: running.advance_to(120)).result(30)
+    events = read_events(running.folder).events
+    fault = next(e for e in of_kind(events, ev.Fault) if e.invariant == "empty-answer")
+    app = WatchApp(View(running.folder))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and "Customers hurt" in text_of(app.screen.query_one("#watch-harms",
+                                                                         Static)))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        await until(pilot, lambda: screen.snapshot is not None and screen.snapshot.minute >= 120)
+        harms = text_of(screen.query_one("#watch-harms", Static))
+        held = 120 - fault.minute
+        assert f"{held} min: since {fault.sim_time}" in harms
+        strip = next(line for line in harms.splitlines() if line.startswith("▕"))
+        cells = strip.strip("▕▏")
+        assert "·" in cells and "█" in cells and cells.rstrip().endswith("█")
+        assert cells.index("█") > cells.index("·")  # served first, then hurt
+        assert "23:00" in harms and "02:45" in harms
+        assert fault.fault not in harms  # its words would tell the players where to look
+        room = harms + text_of(screen.query_one("#watch-header", Static))
+        assert "4242" not in room and "SELECT" not in room
+        running.call(lambda s: running.show_sql_on_projector(True)).result(5)
+        await until(pilot, lambda: fault.fault in text_of(screen.query_one("#watch-harms",
+                                                                          Static)))
