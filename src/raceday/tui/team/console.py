@@ -334,6 +334,10 @@ class ConsoleScreen(Screen[None]):
 
     def _send(self, what: str, fn: Any) -> None:
         future: Future[Any] = self.host.call(fn)
+        future.add_done_callback(self._told(what))
+
+    def _told(self, what: str) -> Any:
+        """A call's callback that tells the facilitator when it failed."""
 
         def done(f: Future[Any]) -> None:
             error = f.exception()
@@ -341,7 +345,7 @@ class ConsoleScreen(Screen[None]):
                 self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
                                           severity="error")
 
-        future.add_done_callback(done)
+        return done
 
     def action_start(self) -> None:
         if not self.clock.lobby:
@@ -407,11 +411,45 @@ class ConsoleScreen(Screen[None]):
             chosen)
 
     def action_hold_fault(self) -> None:
-        """Hold the night's fault step, or release it (the story waits for the players)."""
-        hold = not self.fault_held
-        self._send("hold", lambda s: self.host.hold_fault(hold))
-        self.notify("The fault step is held: it runs when you release it (f)." if hold else
-                    "The fault step is released: it runs at the next minute if it was due.",
+        """Hold the night's fault step, or release it (the story waits for the players); with
+        several teams, the facilitator picks the team (or every team) first."""
+        if self.group is None:
+            self._hold_fault([self.host], not self.fault_held)
+            return
+        playing = {name: host for name, host in self.group.hosts.items() if not host.ended}
+        if not playing:
+            self.notify("Every team's session is over.")
+            return
+
+        def held(host: Host) -> bool:
+            task = host.fault_task() if host.session is not None else None
+            return task is not None and task in host.need().held
+
+        options = [(name, f"team {name}{' (this console)' if name == self.host.team else ''}: "
+                    + ("release its fault step" if held(host) else "hold its fault step"))
+                   for name, host in playing.items()]
+        every = not all(held(h) for h in playing.values())
+        options.append((EVERYONE, "every team: " + ("hold the fault step" if every else
+                                                    "release the fault step")))
+
+        def chosen(name: str | None) -> None:
+            if name == EVERYONE:
+                self._hold_fault([h for h in playing.values() if held(h) != every], every)
+            elif name is not None:
+                self._hold_fault([playing[name]], not held(playing[name]))
+
+        self.app.push_screen(ChoiceDialog("Hold or release the night's fault step of", options),
+                             chosen)
+
+    def _hold_fault(self, hosts: list[Host], hold: bool) -> None:
+        for host in hosts:
+            future: Future[Any] = host.call(_holds(host, hold))
+            future.add_done_callback(self._told("hold"))
+        whose = ("The fault step" if self.group is None else
+                 "Team " + ", ".join(inert(h.team, one_line=True) for h in hosts) + ": the "
+                 "fault step")
+        self.notify(f"{whose} is held: it runs when you release it (f)." if hold else
+                    f"{whose} is released: it runs at the next minute if it was due.",
                     timeout=4)
 
     def action_projector_sql(self) -> None:
@@ -584,6 +622,11 @@ class ConsoleScreen(Screen[None]):
 
         events = read_events(self.host.folder).events
         self.app.push_screen(EndScreen(self.exercise, score, self.host.folder, events))
+
+
+def _holds(host: Host, hold: bool) -> Any:
+    """The call that holds (or releases) one team's fault step, in that host's thread."""
+    return lambda session: host.hold_fault(hold)
 
 
 class ConsoleApp(InertNotifications):
