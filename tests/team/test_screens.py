@@ -196,9 +196,11 @@ async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_
             seat = seat_app.screen
             assert isinstance(seat, SeatScreen)
             assert "F10 when you are ready" in str(seat.sub_title)
+            assert "LOBBY" in text_of(seat.query_one("#play-header", Static))
             await pilot.press("f10")
             await until(pilot, lambda: seat.ready)
             assert "READY" in str(seat.sub_title)
+            assert "✓ READY" in text_of(seat.query_one("#play-header", Static))
         assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
         async with app.run_test(size=(140, 44)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)

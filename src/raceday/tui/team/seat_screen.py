@@ -10,6 +10,7 @@ from typing import Any
 
 from textual import on
 from textual.binding import Binding
+from textual.widgets import Static
 
 from raceday.engine.clock import Pace
 from raceday.errors import RacedayError
@@ -68,6 +69,32 @@ class SeatScreen(PlayScreen):
         self._lobby_title()
         self._show_header()
 
+    def _show_header(self) -> None:
+        """In the lobby the header says so, and whether this seat said it is ready (the
+        play screen's own header would say the clock is paused)."""
+        if not self.lobby:
+            super()._show_header()
+            return
+        from rich.text import Text
+
+        text = Text()
+        text.append(f" {self.exercise.clock.start.strftime('%H:%M')} "
+                    f"{self.exercise.clock.zone} ", style="bold reverse")
+        text.append(" ")
+        if self.ready:
+            text.append("✓ READY", style="bold black on green")
+            text.append("  the night starts when the facilitator starts it (F10: not ready)",
+                        style="bold")
+        else:
+            text.append("⏳ LOBBY", style="bold black on yellow")
+            text.append("  press F10 when you are ready; the facilitator starts the night",
+                        style="bold")
+        text.append("  │ ")
+        text.append(self.role, style="bold cyan")
+        if self.seat.player:
+            text.append(f" ({self.seat.player})", style="cyan")
+        self.query_one("#play-header", Static).update(text, layout=False)
+
     def _lobby_title(self) -> None:
         seat = f"seat {self.client.seat}"
         if not self.lobby:
@@ -103,6 +130,7 @@ class SeatScreen(PlayScreen):
     def _said_ready(self, ready: bool) -> None:
         self.ready = ready
         self._lobby_title()
+        self._show_header()
         self.notify("The facilitator sees you are ready." if ready else
                     "The facilitator sees you are not ready yet.", timeout=4)
 
