@@ -190,51 +190,53 @@ async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_
     seat_app = SeatApp(rita, seat_settings(rita), live_ticks=False)
     app = ConsoleApp(host, run_host=False)
     try:
-        async with seat_app.run_test(size=(130, 42)) as pilot:
-            await until(pilot, lambda: isinstance(seat_app.screen, SeatScreen)
+        async with seat_app.run_test(size=(130, 42)) as seat_pilot:
+            await until(seat_pilot, lambda: isinstance(seat_app.screen, SeatScreen)
                         and seat_app.screen.lobby)
             seat = seat_app.screen
             assert isinstance(seat, SeatScreen)
             assert "F10 when you are ready" in str(seat.sub_title)
             assert "LOBBY" in text_of(seat.query_one("#play-header", Static))
-            await pilot.press("f10")
-            await until(pilot, lambda: seat.ready)
+            await seat_pilot.press("f10")
+            await until(seat_pilot, lambda: seat.ready)
             assert "READY" in str(seat.sub_title)
             assert "✓ READY" in text_of(seat.query_one("#play-header", Static))
-        assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
-        async with app.run_test(size=(140, 44)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
-                        and app.screen.clock.lobby)
-            screen = app.screen
-            assert isinstance(screen, ConsoleScreen)
-            await until(pilot, lambda: "Rita" in text_of(screen.query_one("#console-seats",
-                                                                           Static)))
-            seats = text_of(screen.query_one("#console-seats", Static))
-            assert "LOBBY" in seats and "Ready: Rita (responder)." in seats
-            assert "Not ready: Ana (enactor-a)." in seats and "Missing: enactor-b." in seats
-            assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
-            await pilot.press("s")  # not everyone is ready: it asks, and No keeps the lobby
-            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-            await pilot.press("n")
-            await until(pilot, lambda: app.screen is screen)
-            assert host.in_lobby
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-            await pilot.press("y")
-            await until(pilot, lambda: not screen.clock.lobby)
-            assert not host.in_lobby
-            refused = send(host, ana, "ready")  # no lobby to be ready in any more
-            assert refused.status == "failed" and "has started" in (refused.error or "")
-            await pilot.press("v")
-            await pilot.pause()
-            assert not screen.query_one("#console-private").display
-            assert not screen.query_one("#console-feed").display
-            assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
-            await until(pilot, lambda: [e.action for e in of_kind(
-                read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
-            await pilot.press("v")
-            await pilot.pause()
-            assert screen.query_one("#console-private").display
+            assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
+            async with app.run_test(size=(140, 44)) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
+                            and app.screen.clock.lobby)
+                screen = app.screen
+                assert isinstance(screen, ConsoleScreen)
+                await until(pilot, lambda: "Rita" in text_of(screen.query_one("#console-seats",
+                                                                               Static)))
+                seats = text_of(screen.query_one("#console-seats", Static))
+                assert "LOBBY" in seats and "Ready: Rita (responder)." in seats
+                assert "Not ready: Ana (enactor-a)." in seats and "Missing: enactor-b." in seats
+                assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
+                await pilot.press("s")  # not everyone is ready: it asks, and No keeps the lobby
+                await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+                await pilot.press("n")
+                await until(pilot, lambda: app.screen is screen)
+                assert host.in_lobby
+                await pilot.press("s")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+                await pilot.press("y")
+                await until(pilot, lambda: not screen.clock.lobby)
+                assert not host.in_lobby
+                await until(pilot, lambda: "▶ live" in text_of(seat.query_one("#play-header",
+                                                                               Static)))
+                refused = send(host, ana, "ready")  # no lobby to be ready in any more
+                assert refused.status == "failed" and "has started" in (refused.error or "")
+                await pilot.press("v")
+                await pilot.pause()
+                assert not screen.query_one("#console-private").display
+                assert not screen.query_one("#console-feed").display
+                assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
+                await until(pilot, lambda: [e.action for e in of_kind(
+                    read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
+                await pilot.press("v")
+                await pilot.pause()
+                assert screen.query_one("#console-private").display
         events = read_events(host.folder).events
         [ready] = of_kind(events, ev.SeatReady)
         assert (ready.seat, ready.player, ready.ready) == ("responder", "Rita", True)

@@ -77,6 +77,7 @@ class SeatScreen(PlayScreen):
             return
         from rich.text import Text
 
+        getattr(self, "_shown", {}).pop("header", None)  # the play screen's header comes back
         text = Text()
         text.append(f" {self.exercise.clock.start.strftime('%H:%M')} "
                     f"{self.exercise.clock.zone} ", style="bold reverse")
