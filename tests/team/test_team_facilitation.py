@@ -316,3 +316,25 @@ def test_the_fault_step_held_waits_for_the_facilitators_release(
     host.end()  # a hold left on is released: the rest of the night plays as written
     assert [e.action for e in _facilitation(host)][-2:] == ["hold", "release"]
     host.close()
+
+
+def test_skip_does_not_stop_for_routine_work_handed_to_the_automation(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """Both Enactor seats handed to the automation: skip passes their routine tasks (the
+    automation runs them every few minutes) and stops at the responder's injects and at
+    Enactor A's story tasks instead."""
+    wall = [100.0]
+    host = _live_host(flagship, tmp_path, wall, lobby=False)
+    for seat in ("enactor-a", "enactor-b"):
+        host.hand_over(seat, True)
+    routine = [t.title for t in flagship.tasks if t.every is not None
+               and t.role in ("enactor-a", "enactor-b")]
+    assert routine
+    for _ in range(3):
+        host.skip()
+    skips = [e.detail for e in _facilitation(host) if e.action == "skip"]
+    assert skips[0].startswith("23:31, when enactor-a's task falls due"), skips
+    assert not any(title in detail for detail in skips for title in routine), skips
+    assert host.need().minute > 20  # not two minutes at a time, as the routine tasks fall due
+    host.end()
+    host.close()
