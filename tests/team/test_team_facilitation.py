@@ -338,3 +338,38 @@ def test_skip_does_not_stop_for_routine_work_handed_to_the_automation(
     assert host.need().minute > 20  # not two minutes at a time, as the routine tasks fall due
     host.end()
     host.close()
+
+
+def test_the_console_leaves_out_a_task_the_seats_own_panel_has_ticked(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """A task without done_when is handled, as the player's panel shows it, once the seat
+    has run a read (a reading task) or written its table (a writing task) since it fell
+    due: the console does not call it overdue any more."""
+    from team_fixtures import send
+
+    from raceday.tui.team.handled import HandledTasks
+
+    wall = [100.0]
+    host = _live_host(flagship, tmp_path, wall, lobby=False)
+    ana = joined(host, "enactor-a", "Ana")
+    roles = {name: seat.role for name, seat in host.seats.items()}
+
+    def open_tasks() -> set[str]:
+        host.pump()
+        assert host.snapshot is not None
+        handled = HandledTasks(flagship)
+        for event in read_events(host.folder).events:
+            handled.note(event)
+        return {w.task for w in due_work(host.snapshot, flagship, roles,
+                                         handled.handled())["enactor-a"]}
+
+    host.advance_to(41)  # 23:41: the 23:31 check is overdue
+    assert "enactor-a-check" in open_tasks()
+    assert send(host, ana, "sql", sql="SELECT id FROM plan ORDER BY id DESC LIMIT 1").status \
+        == "done"
+    assert "enactor-a-check" not in open_tasks()  # the check only reads: a read handles it
+    host.advance_to(55)  # 23:55: the 23:48 apply is open, and a read does not handle it
+    send(host, ana, "sql", sql="SELECT name FROM endpoint")
+    assert "enactor-a-apply" in open_tasks()
+    host.end()
+    host.close()

@@ -38,6 +38,7 @@ from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
 from raceday.tui.team.console_dialogs import JoinDialog, NoteDialog
+from raceday.tui.team.handled import HandledTasks
 from raceday.tui.team.seat_runner import HostClock
 from raceday.tui.team.verdicts import Verdicts
 from raceday.tui.widgets.feed import EventFeed
@@ -92,6 +93,8 @@ class ConsoleScreen(Screen[None]):
         self.clock = Clock()
         self.alarms = Alarms(show_faults=True)
         self.verdicts = Verdicts()
+        self.handled = HandledTasks(host.exercise)
+        """Open tasks a seat's own panel has ticked: not overdue on the console either."""
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
         self.last_action: dict[str, str] = {}
         self.handed: set[str] = set()
@@ -165,6 +168,7 @@ class ConsoleScreen(Screen[None]):
             return
         event = message.event
         self.verdicts.note(event)
+        self.handled.note(event)
         if isinstance(event, ev.SeatJoined):
             ready = event.rejoin and self.seated.get(event.seat, ("", "", ""))[2] == "ready"
             self.seated[event.seat] = (event.role, event.player, "ready" if ready else "joined")
@@ -223,8 +227,8 @@ class ConsoleScreen(Screen[None]):
         self._show_header()
         seats = Text()
         work_of = due_work(self.snapshot, self.exercise,
-                           {n: r for n, (r, _, _) in self.seated.items()}) \
-            if self.snapshot is not None else {}
+                           {n: r for n, (r, _, _) in self.seated.items()},
+                           self.handled.handled()) if self.snapshot is not None else {}
         for name, (role, player, status) in self.seated.items():
             if status == "ready" and not self.clock.lobby:
                 status = "joined"  # the ready check is the lobby's
