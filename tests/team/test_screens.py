@@ -241,7 +241,7 @@ async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_
         [ready] = of_kind(events, ev.SeatReady)
         assert (ready.seat, ready.player, ready.ready) == ("responder", "Rita", True)
         [start] = [e for e in of_kind(events, ev.Facilitation) if e.action == "start"]
-        assert "Rita (responder), ready" in start.detail
+        assert start.detail.startswith("ready: Rita (responder); not ready: Ana (enactor-a)")
         assert "not ready: Ana (enactor-a)" in start.detail
         assert "missing: enactor-b" in start.detail
     finally:
@@ -353,3 +353,7 @@ async def _harms_on_the_projector(running: Host) -> None:
         running.call(lambda s: running.show_sql_on_projector(True)).result(5)
         await until(pilot, lambda: fault.fault in text_of(screen.query_one("#watch-harms",
                                                                           Static)))
+        running.call(lambda s: running.end()).result(60)  # the night plays itself out
+        end = running.need().end_minute
+        await until(pilot, lambda: f"{end - fault.minute} min: since {fault.sim_time}"
+                    in text_of(screen.query_one("#watch-harms", Static)), timeout=30)

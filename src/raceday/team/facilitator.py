@@ -54,14 +54,14 @@ class FacilitatorActions:
         return ready, waiting, missing
 
     def lobby_words(self) -> str:
-        """Who has joined (ready or not) and who is missing, for the start's record."""
+        """Who was ready, who had joined without saying so, who was missing: the start's
+        record ('ready: Ana (enactor-a); not ready: Bo (enactor-b); missing: responder')."""
         ready, waiting, missing = self.lobby_state()
-        joined = [f"{who}, ready" if who in ready else who
-                  for who in (f"{s.player} ({s.role})" for s in self.seats.values() if s.player)]
-        words = f"joined: {', '.join(joined) or 'nobody'}"
+        words = [f"ready: {', '.join(ready)}" if ready else "nobody ready"]
         if waiting:
-            words += f"; not ready: {', '.join(waiting)}"
-        return words + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken")
+            words.append(f"not ready: {', '.join(waiting)}")
+        words.append(f"missing: {', '.join(missing)}" if missing else "every seat taken")
+        return "; ".join(words)
 
     def start_clock(self) -> bool:
         """Leave the lobby: the live clock starts from where the night begins (False when it

@@ -49,9 +49,13 @@ class HarmsOverTime:
     start: int = 0
     """The clock's start, in minutes after midnight (from `session_start`)."""
     harms: dict[str, Harm] = field(default_factory=dict)
+    last: int = 0
+    """The latest minute an event was seen at (a night played out after the team left goes
+    on past the screen's last look at the world)."""
 
     def note(self, event: ev.Event) -> bool:
         """Take an event in; True when it changed what the strips show."""
+        self.last = max(self.last, event.minute)
         if isinstance(event, ev.SessionStart):
             try:
                 clock = datetime.fromisoformat(event.clock_start)

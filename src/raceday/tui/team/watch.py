@@ -196,8 +196,11 @@ class WatchScreen(Screen[None]):
         """The harms over the night so far: one strip each, named in the hot wash."""
         snap = self.snapshot
         now, end = (snap.minute, snap.end_minute) if snap is not None else (0, 1)
-        named = self.clock.projector_sql or self.clock.ended or (
-            snap is not None and snap.ended) or self.view.meta.get("state") == "ended"
+        over = self.clock.ended or (snap is not None and snap.ended) or \
+            self.view.meta.get("state") == "ended"
+        named = self.clock.projector_sql or over
+        if over:  # the night played itself out after the team left: to its last event
+            now = max(now, self.harms.last)
         text = Text()
         rows = self.harms.strips(now, end, HARM_CELLS, named=named)
         if not rows:
