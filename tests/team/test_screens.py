@@ -202,6 +202,14 @@ async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_
             assert "READY" in str(seat.sub_title)
             assert "✓ READY" in text_of(seat.query_one("#play-header", Static))
             assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
+            watch = WatchApp(View(host.folder))  # the room sees the ready check too
+            async with watch.run_test(size=(140, 40)) as watch_pilot:
+                await until(watch_pilot, lambda: isinstance(watch.screen, WatchScreen)
+                            and "✓ ready" in text_of(watch.screen.query_one("#watch-header",
+                                                                            Static)))
+                header = text_of(watch.screen.query_one("#watch-header", Static))
+                assert "Rita (responder) ✓ ready" in header
+                assert "Ana (enactor-a) ✓" not in header and "Ana (enactor-a)" in header
             async with app.run_test(size=(140, 44)) as pilot:
                 await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
                             and app.screen.clock.lobby)

@@ -68,6 +68,8 @@ class WatchScreen(Screen[None]):
         """The feed's events, to lay it out again when the SQL is let in or kept out."""
         self.hurt_since: str | None = None
         self.harms = HarmsOverTime()
+        self.ready: set[str] = set()
+        """Seats that said, in the lobby, they are ready (the room sees the ready check)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="watch-header")
@@ -124,6 +126,9 @@ class WatchScreen(Screen[None]):
             self._show_declarations()
         if isinstance(event, ev.SeatJoined):
             self.seated[event.seat] = f"{event.player} ({event.role})"
+            self._show_header()
+        if isinstance(event, ev.SeatReady):
+            (self.ready.add if event.ready else self.ready.discard)(event.seat)
             self._show_header()
 
     @on(Refreshed)
@@ -189,7 +194,9 @@ class WatchScreen(Screen[None]):
                     else "bold")
         if self.seated:
             text.append("\n  at the table: ", style="dim")
-            text.append(inert(", ".join(self.seated.values()), one_line=True))
+            text.append(inert(", ".join(
+                who + (" ✓ ready" if clock.lobby and seat in self.ready else "")
+                for seat, who in self.seated.items()), one_line=True))
         self.query_one("#watch-header", Static).update(text)
 
     def _show_harms(self) -> None:
