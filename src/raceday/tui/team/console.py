@@ -411,8 +411,9 @@ class ConsoleScreen(Screen[None]):
             self._send("hand-over", lambda s: self.host.hand_over(name, automate))
 
         self.app.push_screen(ChoiceDialog(
-            "Hand a seat to the automation (its story tasks stay the player's)", options),
-            chosen)
+            "Automate a seat's routine tasks", options,
+            note="Its story tasks stay the player's; choose the seat again to give its "
+                 "routine tasks back."), chosen)
 
     def action_hold_fault(self) -> None:
         """Hold the night's fault step, or release it (the story waits for the players); with
