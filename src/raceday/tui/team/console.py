@@ -275,14 +275,16 @@ class ConsoleScreen(Screen[None]):
             ready += [prefix + inert(x, one_line=True) for x in r]
             waiting += [prefix + inert(x, one_line=True) for x in w]
             missing += [prefix + inert(x, one_line=True) for x in m]
-        text = Text()
-        text.append(f"Ready: {', '.join(ready) or 'nobody yet'}. ", style="bold green")
+        parts = [(f"Ready: {', '.join(ready) or 'nobody yet'}.", "bold green")]
         if waiting:
-            text.append(f"Not ready: {', '.join(waiting)}. ", style="bold yellow")
+            parts.append((f"Not ready: {', '.join(waiting)}.", "bold yellow"))
         if missing:
-            text.append(f"Missing: {', '.join(missing)}.", style="bold")
+            parts.append((f"Missing: {', '.join(missing)}.", "bold"))
         elif not waiting:
-            text.append("Everyone is ready.", style="bold green")
+            parts.append(("Everyone is ready.", "bold green"))
+        text = Text()
+        for i, (words, style) in enumerate(parts):
+            text.append((" " if i else "") + words, style=style)
         return text
 
     def _show_header(self) -> None:
