@@ -239,7 +239,7 @@ class ConsoleScreen(Screen[None]):
                      "LOST": "bold white on red"}.get(status, "dim")
             seats.append(f"{name[:11]:<11}", style="bold")
             seats.append(f" {role[:10]:<10} ")
-            seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
+            seats.append(f"{inert(player, one_line=True)[:14]:<14}", style="cyan")
             seats.append(f" {status:<9}", style=style)
             if role in self.handed:
                 seats.append(" AUTO routine", style="bold magenta")
