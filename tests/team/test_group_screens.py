@@ -140,3 +140,39 @@ async def test_the_leaderboard_comes_when_every_team_is_scored_even_teams_never_
         board = app.screen
         assert isinstance(board, LeaderboardScreen)
         assert ranked(text_of(board.query_one("#leaderboard-table", Static))) == {"red", "blue"}
+
+
+async def test_the_fault_step_key_asks_which_team_and_holds_only_that_one(group: Teams) -> None:
+    """With several teams, f names the teams (this console's marked) and every team; the
+    hold goes to the team chosen, recorded in its transcript alone."""
+    from raceday.tui.screens.dialogs import ChoiceDialog
+
+    red, blue = group.host("red"), group.host("blue")
+    task = red.fault_task()
+    assert task is not None
+    app = GroupConsoleApp(group)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        console = app.screen
+        assert isinstance(console, ConsoleScreen) and console.host is red
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        words = str([label for _, label in dialog.options])
+        assert "team red (this console): hold its fault step" in words
+        assert "team blue: hold its fault step" in words and "every team" in words
+        await pilot.press("down", "enter")  # blue
+        await until(pilot, lambda: task in blue.need().held)
+        assert task not in red.need().held
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await pilot.press("down", "down", "enter")  # every team: red is held too
+        await until(pilot, lambda: task in red.need().held)
+        assert task in blue.need().held
+
+    def holds(folder: Path) -> list[str]:
+        return [e.action for e in of_kind(read_events(folder).events, ev.Facilitation)
+                if e.action in ("hold", "release")]
+
+    assert holds(blue.folder) == ["hold"] and holds(red.folder) == ["hold"]

@@ -61,3 +61,38 @@ def test_the_leaderboard_shows_each_teams_clock_and_phase_and_the_outage_after_i
     assert f"(left at 23:10; {outage} min of it after)" in red_line
     group.end()
     group.close()
+
+
+def test_the_leaderboard_says_a_team_waits_in_the_lobby_and_how_many_are_ready(
+        tmp_path: Path) -> None:
+    from team_fixtures import send
+
+    from raceday.engine.clock import Pace
+    from raceday.engine.load import load_named_exercise
+    from raceday.team.client import Client
+    from raceday.team.group import Teams, TeamSpec, read_group
+    from raceday.team.leaderboard import standings
+    from raceday.team.seats import SeatSpec
+
+    flagship = load_named_exercise("dynamodb-dns-race")
+    seats = (SeatSpec("responder", "responder"), SeatSpec("enactor-b", "enactor-b"))
+    group = Teams(flagship, [TeamSpec("red", seats), TeamSpec("blue", seats)],
+                  transcripts=tmp_path, pace=Pace.LIVE, lobby=True)
+    folder = group.start()
+    red = group.hosts["red"]
+    for seat, name in (("responder", "Rita"), ("enactor-b", "Bo")):
+        client = Client(red.folder, red.seats[seat].token, name)
+        command = client.join()
+        group.pump()
+        client.wait(command)
+        if seat == "responder":
+            assert send(red, client, "ready").status == "done"
+    rows = {r.team: r for r in standings(read_group(folder))}
+    assert rows["red"].phase == "in the lobby, 1 of 2 ready"
+    line = next(x for x in leaderboard_lines(list(rows.values())) if " red " in x)
+    assert "in the lobby, 1 of 2 ready" in line
+    group.start_clock()
+    group.hosts["red"].advance_to(5)
+    assert {r.team: r for r in standings(read_group(folder))}["red"].phase == "service normal"
+    group.end()
+    group.close()

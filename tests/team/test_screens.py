@@ -171,41 +171,87 @@ async def test_the_console_shows_seats_the_key_and_sends_a_targeted_inject(runni
         await asyncio.sleep(0)
 
 
-async def test_the_console_starts_the_lobby_and_hides_the_answers_for_screen_sharing(
+async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_without_it(
         flagship: Any, tmp_path: Any) -> None:
+    """Seats say ready with F10 at their own screen; the console lists who is ready, who is
+    not and who is missing, asks before a start without them, and everything is recorded."""
     from raceday.engine.clock import Pace
     from raceday.team.seats import seats_from_roles
+    from raceday.tui.screens.dialogs import ConfirmDialog
 
-    host = Host(flagship, seats_from_roles(("enactor-a", "responder")), transcripts=tmp_path,
-                pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
+    host = Host(flagship, seats_from_roles(("enactor-a", "enactor-b", "responder")),
+                transcripts=tmp_path, pace=Pace.LIVE, speed=5.0, tokens=TOKENS, lobby=True)
     host.start()
-    joined(host, "responder", "Rita")
+    ana = joined(host, "enactor-a", "Ana")
     stop = threading.Event()
     thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
     thread.start()
+    rita = Client(host.folder, TOKENS["responder"], "Rita")
+    seat_app = SeatApp(rita, seat_settings(rita), live_ticks=False)
     app = ConsoleApp(host, run_host=False)
     try:
-        async with app.run_test(size=(140, 44)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
-                        and app.screen.clock.lobby)
-            screen = app.screen
-            assert isinstance(screen, ConsoleScreen)
-            seats = text_of(screen.query_one("#console-seats", Static))
-            assert "LOBBY" in seats and "Missing: enactor-a." in seats
-            assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
-            await pilot.press("s")
-            await until(pilot, lambda: not screen.clock.lobby)
-            assert not host.in_lobby
-            await pilot.press("v")
-            await pilot.pause()
-            assert not screen.query_one("#console-private").display
-            assert not screen.query_one("#console-feed").display
-            assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
-            await until(pilot, lambda: [e.action for e in of_kind(
-                read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
-            await pilot.press("v")
-            await pilot.pause()
-            assert screen.query_one("#console-private").display
+        async with seat_app.run_test(size=(130, 42)) as seat_pilot:
+            await until(seat_pilot, lambda: isinstance(seat_app.screen, SeatScreen)
+                        and seat_app.screen.lobby)
+            seat = seat_app.screen
+            assert isinstance(seat, SeatScreen)
+            assert "F10 when you are ready" in str(seat.sub_title)
+            assert "LOBBY" in text_of(seat.query_one("#play-header", Static))
+            await seat_pilot.press("f10")
+            await until(seat_pilot, lambda: seat.ready)
+            assert "READY" in str(seat.sub_title)
+            assert "✓ READY" in text_of(seat.query_one("#play-header", Static))
+            assert host.seats["responder"].ready and not host.seats["enactor-a"].ready
+            watch = WatchApp(View(host.folder))  # the room sees the ready check too
+            async with watch.run_test(size=(140, 40)) as watch_pilot:
+                await until(watch_pilot, lambda: isinstance(watch.screen, WatchScreen)
+                            and "✓ ready" in text_of(watch.screen.query_one("#watch-header",
+                                                                            Static)))
+                header = text_of(watch.screen.query_one("#watch-header", Static))
+                assert "Rita (responder) ✓ ready" in header
+                assert "Ana (enactor-a) ✓" not in header and "Ana (enactor-a)" in header
+            async with app.run_test(size=(140, 44)) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, ConsoleScreen)
+                            and app.screen.clock.lobby)
+                screen = app.screen
+                assert isinstance(screen, ConsoleScreen)
+                await until(pilot, lambda: "Rita" in text_of(screen.query_one("#console-seats",
+                                                                               Static)))
+                seats = text_of(screen.query_one("#console-seats", Static))
+                assert "LOBBY" in seats and "Ready: Rita (responder)." in seats
+                assert "Not ready: Ana (enactor-a)." in seats and "Missing: enactor-b." in seats
+                assert "LOBBY" in text_of(screen.query_one("#console-header", Static))
+                await pilot.press("s")  # not everyone is ready: it asks, and No keeps the lobby
+                await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+                await pilot.press("n")
+                await until(pilot, lambda: app.screen is screen)
+                assert host.in_lobby
+                await pilot.press("s")
+                await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+                await pilot.press("y")
+                await until(pilot, lambda: not screen.clock.lobby)
+                assert not host.in_lobby
+                await until(pilot, lambda: "▶ live" in text_of(seat.query_one("#play-header",
+                                                                               Static)))
+                refused = send(host, ana, "ready")  # no lobby to be ready in any more
+                assert refused.status == "failed" and "has started" in (refused.error or "")
+                await pilot.press("v")
+                await pilot.pause()
+                assert not screen.query_one("#console-private").display
+                assert not screen.query_one("#console-feed").display
+                assert "SCREEN SHARE" in text_of(screen.query_one("#console-header", Static))
+                await until(pilot, lambda: [e.action for e in of_kind(
+                    read_events(host.folder).events, ev.Facilitation)] == ["start", "screen"])
+                await pilot.press("v")
+                await pilot.pause()
+                assert screen.query_one("#console-private").display
+        events = read_events(host.folder).events
+        [ready] = of_kind(events, ev.SeatReady)
+        assert (ready.seat, ready.player, ready.ready) == ("responder", "Rita", True)
+        [start] = [e for e in of_kind(events, ev.Facilitation) if e.action == "start"]
+        assert start.detail.startswith("ready: Rita (responder); not ready: Ana (enactor-a)")
+        assert "not ready: Ana (enactor-a)" in start.detail
+        assert "missing: enactor-b" in start.detail
     finally:
         stop.set()
         thread.join(timeout=5)
@@ -264,3 +310,58 @@ async def test_the_console_hands_a_seat_to_the_automation_and_back(running: Host
     details = [e.detail for e in of_kind(read_events(running.folder).events, ev.Facilitation)
                if e.action == "handover"]
     assert details == ["routine tasks to the automation", "back to the player"]
+
+
+async def test_the_projector_draws_the_customers_harm_minute_by_minute_without_naming_it(
+        flagship: Any, tmp_path: Any) -> None:
+    """The harm's minutes are on the projector (a strip, when it began, how long); its words
+    (what to look for) only in the hot wash; the players' SQL never."""
+    from raceday.team.seats import seats_from_roles
+
+    host = Host(flagship, seats_from_roles(("responder",)), transcripts=tmp_path,
+                tokens=TOKENS)  # the automation plays the Enactors: the night's fault comes
+    host.start()
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        await _harms_on_the_projector(host)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        host.close()
+
+
+async def _harms_on_the_projector(running: Host) -> None:
+    rita = Client(running.folder, TOKENS["responder"], "Rita")
+    rita.wait(rita.join())
+    rita.wait(rita.submit("sql", {"sql": "SELECT 4242 AS marker_col FROM dns_answer"}))
+    running.call(lambda s: running.advance_to(120)).result(30)
+    events = read_events(running.folder).events
+    fault = next(e for e in of_kind(events, ev.Fault) if e.invariant == "empty-answer")
+    app = WatchApp(View(running.folder))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, WatchScreen)
+                    and "Customers hurt" in text_of(app.screen.query_one("#watch-harms",
+                                                                         Static)))
+        screen = app.screen
+        assert isinstance(screen, WatchScreen)
+        await until(pilot, lambda: screen.snapshot is not None and screen.snapshot.minute >= 120)
+        harms = text_of(screen.query_one("#watch-harms", Static))
+        held = 120 - fault.minute
+        assert f"{held} min: since {fault.sim_time}" in harms
+        strip = next(line for line in harms.splitlines() if line.startswith("▕"))
+        cells = strip.strip("▕▏")
+        assert "·" in cells and "█" in cells and cells.rstrip().endswith("█")
+        assert cells.index("█") > cells.index("·")  # served first, then hurt
+        assert "23:00" in harms and "02:45" in harms
+        assert fault.fault not in harms  # its words would tell the players where to look
+        room = harms + text_of(screen.query_one("#watch-header", Static))
+        assert "4242" not in room and "SELECT" not in room
+        running.call(lambda s: running.show_sql_on_projector(True)).result(5)
+        await until(pilot, lambda: fault.fault in text_of(screen.query_one("#watch-harms",
+                                                                          Static)))
+        running.call(lambda s: running.end()).result(60)  # the night plays itself out
+        end = running.need().end_minute
+        await until(pilot, lambda: f"{end - fault.minute} min: since {fault.sim_time}"
+                    in text_of(screen.query_one("#watch-harms", Static)), timeout=30)

@@ -316,3 +316,60 @@ def test_the_fault_step_held_waits_for_the_facilitators_release(
     host.end()  # a hold left on is released: the rest of the night plays as written
     assert [e.action for e in _facilitation(host)][-2:] == ["hold", "release"]
     host.close()
+
+
+def test_skip_does_not_stop_for_routine_work_handed_to_the_automation(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """Both Enactor seats handed to the automation: skip passes their routine tasks (the
+    automation runs them every few minutes) and stops at the responder's injects and at
+    Enactor A's story tasks instead."""
+    wall = [100.0]
+    host = _live_host(flagship, tmp_path, wall, lobby=False)
+    for seat in ("enactor-a", "enactor-b"):
+        host.hand_over(seat, True)
+    routine = [t.title for t in flagship.tasks if t.every is not None
+               and t.role in ("enactor-a", "enactor-b")]
+    assert routine
+    for _ in range(3):
+        host.skip()
+    skips = [e.detail for e in _facilitation(host) if e.action == "skip"]
+    assert skips[0].startswith("23:31, when enactor-a's task falls due"), skips
+    assert not any(title in detail for detail in skips for title in routine), skips
+    assert host.need().minute > 20  # not two minutes at a time, as the routine tasks fall due
+    host.end()
+    host.close()
+
+
+def test_the_console_leaves_out_a_task_the_seats_own_panel_has_ticked(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """A task without done_when is handled, as the player's panel shows it, once the seat
+    has run a read (a reading task) or written its table (a writing task) since it fell
+    due: the console does not call it overdue any more."""
+    from team_fixtures import send
+
+    from raceday.tui.team.handled import HandledTasks
+
+    wall = [100.0]
+    host = _live_host(flagship, tmp_path, wall, lobby=False)
+    ana = joined(host, "enactor-a", "Ana")
+    roles = {name: seat.role for name, seat in host.seats.items()}
+
+    def open_tasks() -> set[str]:
+        host.pump()
+        assert host.snapshot is not None
+        handled = HandledTasks(flagship)
+        for event in read_events(host.folder).events:
+            handled.note(event)
+        return {w.task for w in due_work(host.snapshot, flagship, roles,
+                                         handled.handled())["enactor-a"]}
+
+    host.advance_to(41)  # 23:41: the 23:31 check is overdue
+    assert "enactor-a-check" in open_tasks()
+    assert send(host, ana, "sql", sql="SELECT id FROM plan ORDER BY id DESC LIMIT 1").status \
+        == "done"
+    assert "enactor-a-check" not in open_tasks()  # the check only reads: a read handles it
+    host.advance_to(55)  # 23:55: the 23:48 apply is open, and a read does not handle it
+    send(host, ana, "sql", sql="SELECT name FROM endpoint")
+    assert "enactor-a-apply" in open_tasks()
+    host.end()
+    host.close()

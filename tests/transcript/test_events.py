@@ -60,6 +60,7 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.SeatJoined(seat="enactor-a", role="enactor-a", player="ana", rejoin=True),
     ev.SeatLeft(seat="enactor-a", role="enactor-a", player="ana"),
     ev.SeatLost(seat="enactor-a", role="enactor-a", player="ana", silent_seconds=12),
+    ev.SeatReady(seat="responder", role="responder", player="rita", ready=False),
     ev.SeatCommand(seat="enactor-a", role="enactor-a", player="ana", action="sql", command=7),
     ev.CommandRefused(seat="enactor-a", action="sql", error="forged", command=8,
                       role="planner", player="ana"),

@@ -352,7 +352,7 @@ def _is_action(event: Event) -> bool:
     return isinstance(event, (ev.MonitorSaved, ev.MonitorRemoved, ev.Declaration, ev.Edit,
                               ev.Hint, ev.Wait, ev.Note, ev.Refused, ev.Replay, ev.Cast,
                               ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
-                              ev.CommandRefused, ev.SessionResumed))
+                              ev.CommandRefused, ev.SessionResumed, ev.SeatReady))
 
 
 def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int) -> None:
@@ -394,7 +394,7 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, (ev.Refused, ev.Replay)):
         session.pass_through(event)
     elif isinstance(event, (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft,
-                            ev.SeatCommand, ev.CommandRefused, ev.SessionResumed)):
+                            ev.SeatCommand, ev.CommandRefused, ev.SessionResumed, ev.SeatReady)):
         session.record(event)
 
 

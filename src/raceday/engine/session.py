@@ -65,7 +65,7 @@ Performed = list[StatementResult] | Event | None
 removed, a wait: what they did is in the events that follow)."""
 
 _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
-                   ev.CommandRefused, ev.SessionResumed)
+                   ev.CommandRefused, ev.SessionResumed, ev.SeatReady)
 
 
 class Session(Automation):
@@ -145,11 +145,14 @@ class Session(Automation):
 
     def next_task_due(self, roles: Sequence[str]) -> tuple[int | None, Task | None]:
         """The next minute a task of one of `roles` falls due, and that task (the normal
-        night's own tasks never fall due tonight)."""
+        night's own tasks never fall due tonight; a handed-over role's routine tasks are the
+        automation's)."""
         normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
         best: tuple[int | None, Task | None] = (None, None)
         for task in self.exercise.tasks:
             if task.role not in roles or task.id in normal or task.id in self._stopped_tasks:
+                continue
+            if task.role in self.handed and task.every is not None:
                 continue
             later = [m for m in task.times() if m > self.minute]
             if later and (best[0] is None or later[0] < best[0]):

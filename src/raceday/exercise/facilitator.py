@@ -111,8 +111,10 @@ def facilitator_markdown(exercise: Exercise) -> str:
             "next seat. Every one of them is recorded in the transcript.", "",
             f"Across terminals: `raceday host {ex.id} --seats ROLE,ROLE,...` plays the night "
             f"in about {ex.length} minutes ({round(night / max(1, ex.length), 2):g}x; "
-            "`--length` or `--speed` for another pace) and opens in a lobby: the console shows "
-            "who has joined and who is missing, and **s** starts the clock. Its keys: **space** "
+            "`--length` or `--speed` for another pace) and opens in a lobby: each player presses "
+            "**F10** when ready, the console shows who is ready, who is not and who is "
+            "missing, and **s** starts the clock (asking first if someone is not ready). Its "
+            "keys: **space** "
             "pause / resume, **g** speed, **n** skip to the next inject or a seat's due task "
             "(the seats panel lists each seat's due and overdue work), **i** an inject now or "
             "when a harm holds, **h** a hint to everyone or one role, **a** hand a seat's "

@@ -186,6 +186,10 @@ class Client(View):
     def beat(self) -> int:
         return self.submit("beat", {})
 
+    def ready(self, ready: bool = True) -> int:
+        """Say, in the lobby, that this seat is ready to start (or not after all)."""
+        return self.submit("ready", {"ready": ready})
+
     def history(self) -> list[str]:
         """This seat's statements so far, oldest first (a rejoined editor's history)."""
         out: list[str] = []

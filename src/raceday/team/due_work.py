@@ -3,7 +3,7 @@ seat's role that fell due and is not done, late by how many simulated minutes.""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from raceday.engine.snapshot import Snapshot
@@ -32,12 +32,15 @@ class DueWork:
         return f"due {self.due}: {self.title}"
 
 
-def due_work(snapshot: Snapshot, exercise: Exercise,
-             roles: Mapping[str, str]) -> dict[str, list[DueWork]]:
-    """seat -> its open tasks, the most overdue first (`roles`: seat -> role)."""
+def due_work(snapshot: Snapshot, exercise: Exercise, roles: Mapping[str, str],
+             handled: Collection[str] = ()) -> dict[str, list[DueWork]]:
+    """seat -> its open tasks, the most overdue first (`roles`: seat -> role); `handled`:
+    tasks the seat's own panel has ticked (left out, as the player sees them)."""
     every = {t.id: t.every for t in exercise.tasks}
     by_role: dict[str, list[DueWork]] = {}
     for pending in snapshot.pending:
+        if pending.task in handled:
+            continue
         late = max(0, snapshot.minute - pending.minute) if pending.minute >= 0 else 0
         limit = every.get(pending.task) or OVERDUE_MINUTES
         since = format_time(pending.minute, exercise.clock.start) if pending.minute >= 0 else ""

@@ -44,12 +44,24 @@ class FacilitatorActions:
         """Record the facilitator's hand on the session (the transcript keeps every one)."""
         return self.need().record(ev.Facilitation(action=action, **fields))
 
+    def lobby_state(self) -> tuple[list[str], list[str], list[str]]:
+        """The ready check: who is ready, who joined but is not ready yet (both as
+        "player (role)"), and which seats nobody has taken."""
+        ready = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player and s.ready]
+        waiting = [f"{s.player} ({s.role})" for s in self.seats.values()
+                   if s.player and not s.ready]
+        missing = [s.name for s in self.seats.values() if not s.player]
+        return ready, waiting, missing
+
     def lobby_words(self) -> str:
-        """Who has joined and who is missing, for the start's record and the console."""
-        joined = [f"{s.player} ({s.role})" for s in self.seats.values() if s.player]
-        missing = [f"{s.name}" for s in self.seats.values() if not s.player]
-        return (f"joined: {', '.join(joined) or 'nobody'}"
-                + (f"; missing: {', '.join(missing)}" if missing else "; every seat taken"))
+        """Who was ready, who had joined without saying so, who was missing: the start's
+        record ('ready: Ana (enactor-a); not ready: Bo (enactor-b); missing: responder')."""
+        ready, waiting, missing = self.lobby_state()
+        words = [f"ready: {', '.join(ready)}" if ready else "nobody ready"]
+        if waiting:
+            words.append(f"not ready: {', '.join(waiting)}")
+        words.append(f"missing: {', '.join(missing)}" if missing else "every seat taken")
+        return "; ".join(words)
 
     def start_clock(self) -> bool:
         """Leave the lobby: the live clock starts from where the night begins (False when it

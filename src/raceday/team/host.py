@@ -76,7 +76,7 @@ it sooner; the clock is read every CLOCK_SECONDS anyway."""
 COMMANDS_PER_PUMP = 50
 CLOCK_SECONDS = 0.25
 """How often the live clock is read."""
-PLAYER_ACTIONS = ("join", "leave", "sql", "monitor", "remove_monitor", "declare", "edit",
+PLAYER_ACTIONS = ("join", "leave", "ready", "sql", "monitor", "remove_monitor", "declare", "edit",
                   "hint", "replay")
 BEAT = "beat"
 """A seat's heartbeat: a signed command that says only "this terminal is alive"."""
@@ -124,6 +124,8 @@ class Seat:
     """Seconds between the seat's heartbeats, as its join said; None: nobody watches it."""
     last_heard: float = 0.0
     lost: bool = False
+    ready: bool = False
+    """The player said, in the lobby, they are ready to start (the console's ready check)."""
 
 
 @dataclass
@@ -572,8 +574,11 @@ class Host(FacilitatorActions):
                 seat=seat.name, role=role, player=player, rejoin=rejoin))
             return _event_result(event)
         player = seat.player or seat.name
+        if kind == "ready":
+            return _event_result(self._ready(seat, payload.get("ready", True) is not False))
         if kind == "leave":
             seat.beat_every = None  # a goodbye: the silence that follows is not a lost seat
+            seat.ready = False
             return _event_result(session.record(ev.SeatLeft(seat=seat.name, role=role,
                                                             player=player)))
         session.record(ev.SeatCommand(seat=seat.name, role=role, player=player, action=kind,
@@ -583,6 +588,17 @@ class Host(FacilitatorActions):
             self._step.schema_changed |= any(r.schema_changed for r in done)
             return wire.results_to_json(done)
         return _event_result(done)
+
+    def _ready(self, seat: Seat, ready: bool) -> ev.Event | None:
+        """The lobby's ready check: the seat says it is ready (or not after all); recorded
+        when it changes. Once the night has started there is nothing to be ready for."""
+        if not self.in_lobby:
+            raise SessionError("the night has started: there is no lobby to be ready in")
+        if seat.ready == ready:
+            return None
+        seat.ready = ready
+        return self.need().record(ev.SeatReady(seat=seat.name, role=seat.role,
+                                               player=seat.player or seat.name, ready=ready))
 
     # -- heartbeats ----------------------------------------------------------------------
 
@@ -604,6 +620,7 @@ class Host(FacilitatorActions):
             silent = now - seat.last_heard
             if silent > self.heartbeat_timeout(seat):
                 seat.lost = True
+                seat.ready = False
                 self.need().record(ev.SeatLost(seat=seat.name, role=seat.role,
                                                player=seat.player, silent_seconds=int(silent)))
                 _log.warning("seat %s (%s) lost: silent for %.0f s", seat.name, seat.player,

@@ -37,9 +37,15 @@ class Standing:
     """When the team left (ended early): the automation played the rest of the night."""
     outage_after_left: int = 0
     """Minutes of outage that came after the team left (in the score's outage, not theirs)."""
+    lobby: bool = False
+    """The night has not started: the facilitator holds the clock in the lobby."""
+    ready: int = 0
+    """In the lobby: how many of the team's players said they are ready."""
 
     @property
     def phase(self) -> str:
+        if self.lobby:
+            return f"in the lobby, {self.ready} of {len(self.players)} ready"
         if self.left_at is not None and self.score is None:
             return f"left at {self.left_at}"
         if self.hurt_since is not None:
@@ -74,6 +80,8 @@ def standing(team: str, folder: Path) -> Standing:
     spells: list[tuple[int, int]] = []
     left: tuple[int, str] | None = None
     last_minute = 0
+    started = False
+    ready: set[str] = set()
     for event in events:
         last_minute = max(last_minute, event.minute)
         if isinstance(event, ev.Fault) and hurt is None:
@@ -83,6 +91,10 @@ def standing(team: str, folder: Path) -> Standing:
             hurt = None
         elif isinstance(event, ev.TeamLeft) and left is None:
             left = (event.minute, event.sim_time)
+        if isinstance(event, ev.Facilitation) and event.action == "start":
+            started = True
+        elif isinstance(event, ev.SeatReady):
+            (ready.add if event.ready else ready.discard)(event.seat)
         if isinstance(event, ev.SeatJoined):
             players[event.seat] = event.player
             lost.pop(event.seat, None)
@@ -101,7 +113,9 @@ def standing(team: str, folder: Path) -> Standing:
     return Standing(team, folder, tuple(players.values()), statements, declarations,
                     tuple(lost.values()), score, clock=clock,
                     hurt_since=hurt[1] if hurt is not None else None,
-                    left_at=left[1] if left is not None else None, outage_after_left=after)
+                    left_at=left[1] if left is not None else None, outage_after_left=after,
+                    lobby=not started and last_minute == 0 and score is None,
+                    ready=len(ready))
 
 
 def standings(group: GroupInfo) -> list[Standing]:

@@ -476,6 +476,18 @@ class SeatJoined(Event):
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SeatReady(Event):
+    """A seated player said, in the lobby, that they are ready to start (`ready`), or took it
+    back; the facilitator's console shows who is, and asks before starting without them."""
+
+    kind: ClassVar[str] = "seat_ready"
+    seat: str
+    role: str
+    player: str
+    ready: bool = True
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SeatLeft(Event):
     """A player left a seat; the seat stays theirs to come back to."""
 
@@ -616,7 +628,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, Chart, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,
     Replay, ScoreEvent,
-    SeatJoined, SeatLeft, SeatCommand, CommandRefused, SeatLost,
+    SeatJoined, SeatLeft, SeatCommand, CommandRefused, SeatLost, SeatReady,
 )
 BY_KIND: dict[str, type[Event]] = {t.kind: t for t in EVENT_TYPES}
 _BASE_FIELDS = ("seq", "sim_time", "minute", "kind")

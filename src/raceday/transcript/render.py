@@ -157,6 +157,9 @@ def _describe_team(e: ev.Event) -> str:
     if isinstance(e, ev.SeatJoined):
         again = " again" if e.rejoin else ""
         return f"{e.player} joined{again} as {e.role} (seat {e.seat})"
+    if isinstance(e, ev.SeatReady):
+        return (f"{e.player} ({e.role}) is ready to start" if e.ready else
+                f"{e.player} ({e.role}) is not ready after all")
     if isinstance(e, ev.SeatLost):  # a kind of SeatLeft: asked first
         return (f"{e.player}'s terminal at seat {e.seat} ({e.role}) went silent: no heartbeat "
                 f"for {e.silent_seconds} s")

@@ -41,6 +41,7 @@ th, td { border: 1px solid var(--rule); padding: .3em .5em; text-align: left;
          vertical-align: top; }
 th { background: var(--panel); }
 td.num { text-align: right; white-space: nowrap; }
+td[data-label="Start"], td[data-label="Due date"] { white-space: nowrap; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
             font-size: .9em; }
 pre { background: var(--panel); padding: .5em .8em; overflow-x: auto; white-space: pre-wrap;

@@ -38,6 +38,7 @@ from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
 from raceday.tui.team.console_dialogs import JoinDialog, NoteDialog
+from raceday.tui.team.handled import HandledTasks
 from raceday.tui.team.seat_runner import HostClock
 from raceday.tui.team.verdicts import Verdicts
 from raceday.tui.widgets.feed import EventFeed
@@ -92,6 +93,8 @@ class ConsoleScreen(Screen[None]):
         self.clock = Clock()
         self.alarms = Alarms(show_faults=True)
         self.verdicts = Verdicts()
+        self.handled = HandledTasks(host.exercise)
+        """Open tasks a seat's own panel has ticked: not overdue on the console either."""
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
         self.last_action: dict[str, str] = {}
         self.handed: set[str] = set()
@@ -165,8 +168,13 @@ class ConsoleScreen(Screen[None]):
             return
         event = message.event
         self.verdicts.note(event)
+        self.handled.note(event)
         if isinstance(event, ev.SeatJoined):
-            self.seated[event.seat] = (event.role, event.player, "joined")
+            ready = event.rejoin and self.seated.get(event.seat, ("", "", ""))[2] == "ready"
+            self.seated[event.seat] = (event.role, event.player, "ready" if ready else "joined")
+        elif isinstance(event, ev.SeatReady):
+            self.seated[event.seat] = (event.role, event.player,
+                                       "ready" if event.ready else "joined")
         elif isinstance(event, ev.SeatLost):  # a kind of SeatLeft: asked first
             self.seated[event.seat] = (event.role, event.player, "LOST")
             if self.group is None:  # a group's console app says it for every team
@@ -219,15 +227,20 @@ class ConsoleScreen(Screen[None]):
         self._show_header()
         seats = Text()
         work_of = due_work(self.snapshot, self.exercise,
-                           {n: r for n, (r, _, _) in self.seated.items()}) \
-            if self.snapshot is not None else {}
+                           {n: r for n, (r, _, _) in self.seated.items()},
+                           self.handled.handled()) if self.snapshot is not None else {}
         for name, (role, player, status) in self.seated.items():
-            style = {"joined": "bold green", "left": "yellow",
+            if status == "ready" and not self.clock.lobby:
+                status = "joined"  # the ready check is the lobby's
+            elif status == "joined" and self.clock.lobby:
+                status = "not ready"
+            style = {"joined": "bold green", "ready": "bold green", "not ready": "yellow",
+                     "left": "yellow",
                      "LOST": "bold white on red"}.get(status, "dim")
             seats.append(f"{name[:11]:<11}", style="bold")
             seats.append(f" {role[:10]:<10} ")
-            seats.append(f"{inert(player, one_line=True)[:10]:<10}", style="cyan")
-            seats.append(f" {status:<6}", style=style)
+            seats.append(f"{inert(player, one_line=True)[:14]:<14}", style="cyan")
+            seats.append(f" {status:<9}", style=style)
             if role in self.handed:
                 seats.append(" AUTO routine", style="bold magenta")
             seats.append(f" {self.last_action.get(name, '')}\n", style="dim")
@@ -237,15 +250,42 @@ class ConsoleScreen(Screen[None]):
             if len(work_of.get(name, [])) > 3:
                 seats.append(f"   and {len(work_of[name]) - 3} more\n", style="dim")
         if self.clock.lobby:
-            missing = [name for name, (_, _, status) in self.seated.items() if status == "empty"]
             seats.append("LOBBY: the clock is held at the start. ", style="bold black on yellow")
-            seats.append(f"Missing: {', '.join(missing)}. " if missing else
-                         "Every seat is taken. ", style="bold" if missing else "bold green")
-            seats.append("s starts the night.", style="bold")
+            seats.append_text(self._ready_check())
+            seats.append(" s starts the night.", style="bold")
         self.query_one("#console-seats", Static).update(seats)
         if self.snapshot is not None:
             self.query_one("#console-world", WorldPanel).show(self.snapshot.world, self.alarms)
         self.query_one("#console-verdicts", Static).update(self.verdicts.render())
+
+    def _lobbies(self) -> list[tuple[str, Host]]:
+        """The hosts the start key starts: every team's, or the one (team name first)."""
+        if self.group is not None:
+            return list(self.group.hosts.items())
+        return [("", self.host)]
+
+    def _ready_check(self) -> Text:
+        """Who is ready, who joined but is not, who is missing (every team, in a group)."""
+        ready: list[str] = []
+        waiting: list[str] = []
+        missing: list[str] = []
+        for team, host in self._lobbies():
+            prefix = f"{team}: " if team and len(self._lobbies()) > 1 else ""
+            r, w, m = host.lobby_state()
+            ready += [prefix + inert(x, one_line=True) for x in r]
+            waiting += [prefix + inert(x, one_line=True) for x in w]
+            missing += [prefix + inert(x, one_line=True) for x in m]
+        parts = [(f"Ready: {', '.join(ready) or 'nobody yet'}.", "bold green")]
+        if waiting:
+            parts.append((f"Not ready: {', '.join(waiting)}.", "bold yellow"))
+        if missing:
+            parts.append((f"Missing: {', '.join(missing)}.", "bold"))
+        elif not waiting:
+            parts.append(("Everyone is ready.", "bold green"))
+        text = Text()
+        for i, (words, style) in enumerate(parts):
+            text.append((" " if i else "") + words, style=style)
+        return text
 
     def _show_header(self) -> None:
         snap, clock = self.snapshot, self.clock
@@ -300,6 +340,10 @@ class ConsoleScreen(Screen[None]):
 
     def _send(self, what: str, fn: Any) -> None:
         future: Future[Any] = self.host.call(fn)
+        future.add_done_callback(self._told(what))
+
+    def _told(self, what: str) -> Any:
+        """A call's callback that tells the facilitator when it failed."""
 
         def done(f: Future[Any]) -> None:
             error = f.exception()
@@ -307,14 +351,26 @@ class ConsoleScreen(Screen[None]):
                 self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
                                           severity="error")
 
-        future.add_done_callback(done)
+        return done
 
     def action_start(self) -> None:
         if not self.clock.lobby:
             self.notify("The night has started already (space pauses it).")
             return
         steer = self.steer
-        self._send("start", lambda s: steer.start_clock())
+        not_yet = [host for _, host in self._lobbies()
+                   if any(host.lobby_state()[1:])]  # someone not ready, or a seat empty
+
+        def start(yes: bool | None) -> None:
+            if yes:
+                self._send("start", lambda s: steer.start_clock())
+
+        if not not_yet:
+            start(True)
+            return
+        self.app.push_screen(ConfirmDialog(
+            "Not everyone is ready. " + self._ready_check().plain + " Start the night anyway?",
+            yes="Start now", no="Wait for them"), start)
 
     def action_pause(self) -> None:
         if self.host.pace.value != "live":
@@ -357,15 +413,50 @@ class ConsoleScreen(Screen[None]):
             self._send("hand-over", lambda s: self.host.hand_over(name, automate))
 
         self.app.push_screen(ChoiceDialog(
-            "Hand a seat to the automation (its story tasks stay the player's)", options),
-            chosen)
+            "Automate a seat's routine tasks", options,
+            note="Its story tasks stay the player's; choose the seat again to give its "
+                 "routine tasks back."), chosen)
 
     def action_hold_fault(self) -> None:
-        """Hold the night's fault step, or release it (the story waits for the players)."""
-        hold = not self.fault_held
-        self._send("hold", lambda s: self.host.hold_fault(hold))
-        self.notify("The fault step is held: it runs when you release it (f)." if hold else
-                    "The fault step is released: it runs at the next minute if it was due.",
+        """Hold the night's fault step, or release it (the story waits for the players); with
+        several teams, the facilitator picks the team (or every team) first."""
+        if self.group is None:
+            self._hold_fault([self.host], not self.fault_held)
+            return
+        playing = {name: host for name, host in self.group.hosts.items() if not host.ended}
+        if not playing:
+            self.notify("Every team's session is over.")
+            return
+
+        def held(host: Host) -> bool:
+            task = host.fault_task() if host.session is not None else None
+            return task is not None and task in host.need().held
+
+        options = [(name, f"team {name}{' (this console)' if name == self.host.team else ''}: "
+                    + ("release its fault step" if held(host) else "hold its fault step"))
+                   for name, host in playing.items()]
+        every = not all(held(h) for h in playing.values())
+        options.append((EVERYONE, "every team: " + ("hold the fault step" if every else
+                                                    "release the fault step")))
+
+        def chosen(name: str | None) -> None:
+            if name == EVERYONE:
+                self._hold_fault([h for h in playing.values() if held(h) != every], every)
+            elif name is not None:
+                self._hold_fault([playing[name]], not held(playing[name]))
+
+        self.app.push_screen(ChoiceDialog("Hold or release the night's fault step of", options),
+                             chosen)
+
+    def _hold_fault(self, hosts: list[Host], hold: bool) -> None:
+        for host in hosts:
+            future: Future[Any] = host.call(_holds(host, hold))
+            future.add_done_callback(self._told("hold"))
+        whose = ("The fault step" if self.group is None else
+                 "Team " + ", ".join(inert(h.team, one_line=True) for h in hosts) + ": the "
+                 "fault step")
+        self.notify(f"{whose} is held: it runs when you release it (f)." if hold else
+                    f"{whose} is released: it runs at the next minute if it was due.",
                     timeout=4)
 
     def action_projector_sql(self) -> None:
@@ -538,6 +629,11 @@ class ConsoleScreen(Screen[None]):
 
         events = read_events(self.host.folder).events
         self.app.push_screen(EndScreen(self.exercise, score, self.host.folder, events))
+
+
+def _holds(host: Host, hold: bool) -> Any:
+    """The call that holds (or releases) one team's fault step, in that host's thread."""
+    return lambda session: host.hold_fault(hold)
 
 
 class ConsoleApp(InertNotifications):

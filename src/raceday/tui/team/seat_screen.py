@@ -10,8 +10,10 @@ from typing import Any
 
 from textual import on
 from textual.binding import Binding
+from textual.widgets import Static
 
 from raceday.engine.clock import Pace
+from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.team.client import Client
 from raceday.tui.app import Settings
@@ -30,6 +32,7 @@ class SeatScreen(PlayScreen):
                 priority=True),
         Binding("ctrl+t", "facilitators('pauses')", show=False, priority=True),
         Binding("ctrl+g", "facilitators('sets the speed')", show=False, priority=True),
+        Binding("f10", "ready", "Ready", priority=True),  # the lobby's ready check only
     ]
 
     def __init__(self, exercise: Exercise, client: Client, settings: Settings) -> None:
@@ -38,6 +41,9 @@ class SeatScreen(PlayScreen):
         self.seat.history = client.history()
         self.seat.position = len(self.seat.history)
         self.timeline_asked = True  # the facilitator ends the session, not a seat
+        self.lobby = False
+        """The host holds the clock in the lobby: F10 says this seat is ready (or not)."""
+        self.ready = False
 
     def make_runner(self) -> PlayRunner:
         return SeatRunner(self.app, self, self.client, self.exercise)
@@ -57,9 +63,77 @@ class SeatScreen(PlayScreen):
             self.live.pause(now)
         elif not clock.paused and self.live.paused:
             self.live.resume(now)
-        self.sub_title = (f"seat {self.client.seat} · the night starts when the facilitator "
-                          "starts the clock" if clock.lobby else f"seat {self.client.seat}")
+        if clock.lobby != self.lobby:
+            self.lobby = clock.lobby
+            self.refresh_bindings()
+        self._lobby_title()
         self._show_header()
+
+    def _show_header(self) -> None:
+        """In the lobby the header says so, and whether this seat said it is ready (the
+        play screen's own header would say the clock is paused)."""
+        if not self.lobby:
+            super()._show_header()
+            return
+        from rich.text import Text
+
+        getattr(self, "_shown", {}).pop("header", None)  # the play screen's header comes back
+        text = Text()
+        text.append(f" {self.exercise.clock.start.strftime('%H:%M')} "
+                    f"{self.exercise.clock.zone} ", style="bold reverse")
+        text.append(" ")
+        if self.ready:
+            text.append("✓ READY", style="bold black on green")
+            text.append("  the night starts when the facilitator starts it (F10: not ready)",
+                        style="bold")
+        else:
+            text.append("⏳ LOBBY", style="bold black on yellow")
+            text.append("  press F10 when you are ready; the facilitator starts the night",
+                        style="bold")
+        text.append("  │ ")
+        text.append(self.role, style="bold cyan")
+        if self.seat.player:
+            text.append(f" ({self.seat.player})", style="cyan")
+        self.query_one("#play-header", Static).update(text, layout=False)
+
+    def _lobby_title(self) -> None:
+        seat = f"seat {self.client.seat}"
+        if not self.lobby:
+            self.sub_title = seat
+        elif self.ready:
+            self.sub_title = (f"{seat} · READY: the night starts when the facilitator starts "
+                              "the clock (F10: not ready after all)")
+        else:
+            self.sub_title = (f"{seat} · the lobby: press F10 when you are ready; the night "
+                              "starts when the facilitator starts the clock")
+
+    def action_ready(self) -> None:
+        """The lobby's ready check: tell the facilitator this seat is ready (F10 again: not)."""
+        if not self.lobby:
+            return
+        ready = not self.ready
+        client = self.client
+
+        def say() -> None:
+            from raceday.team.client import event_of
+
+            try:
+                event_of(client.wait(client.ready(ready), timeout=10))
+            except RacedayError as exc:
+                self.app.call_from_thread(self.notify, str(exc), title="Ready check",
+                                          severity="error")
+                return
+            self.app.call_from_thread(self._said_ready, ready)
+
+        self.run_worker(say, thread=True, group="seat-ready", exit_on_error=False,
+                        description="raceday: the ready check")
+
+    def _said_ready(self, ready: bool) -> None:
+        self.ready = ready
+        self._lobby_title()
+        self._show_header()
+        self.notify("The facilitator sees you are ready." if ready else
+                    "The facilitator sees you are not ready yet.", timeout=4)
 
     @on(HostSilent)
     def _host_silent(self, message: HostSilent) -> None:
@@ -112,6 +186,8 @@ class SeatScreen(PlayScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in FACILITATOR_ONLY:
             return False
+        if action == "ready":
+            return self.lobby
         return super().check_action(action, parameters)
 
     def request_quit(self) -> None:

@@ -1,7 +1,9 @@
 """`raceday watch SESSION`: the projector view for the room.
 
-The clock and the night's phase, what the customers see (every endpoint's answer, the
-alarms), the feed and the team's declarations, read from session.db. No editor, no answer
+The clock and the night's phase, what the customers see (the harms minute by minute, the
+world panel, the alarms), the feed and the team's declarations, read from session.db. The
+harms are named only in the hot wash (when the facilitator lets the SQL in, or once the
+session is over): during play their words would tell the players what to look for. No editor, no answer
 key: the scorer's own events (faults named, race steps) stay out of the feed, as on a
 player's screen, and so does the SQL the players type, unless the facilitator lets the
 projector show it (for the hot wash).
@@ -23,6 +25,7 @@ from textual.worker import get_current_worker
 from raceday.engine.snapshot import Snapshot
 from raceday.inert import inert
 from raceday.team.client import Clock, View
+from raceday.team.harms_over_time import HarmsOverTime
 from raceday.team.phase import night_phase
 from raceday.transcript import events as ev
 from raceday.tui.messages import EngineEvent, Refreshed
@@ -33,12 +36,15 @@ from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
 FOLLOW_SECONDS = 0.05
+HARM_CELLS = 60
+"""The width of a harm's strip: the whole night in this many cells (a few minutes each)."""
 
 WATCH_CSS = """
 #watch-header { dock: top; height: 3; padding: 1 2 0 2; background: $panel; }
 #watch-body { height: 1fr; }
 #watch-world { width: 1fr; padding: 1 2; border-right: vkey $primary 30%; }
 #watch-right { width: 2fr; }
+#watch-harms { height: auto; padding: 0 1; border: round $error 50%; }
 #watch-feed { height: 1fr; border: round $primary 40%; }
 #watch-declarations { height: auto; max-height: 12; padding: 0 1;
                       border: round $secondary 50%; }
@@ -61,11 +67,16 @@ class WatchScreen(Screen[None]):
         self.shown: list[ev.Event] = []
         """The feed's events, to lay it out again when the SQL is let in or kept out."""
         self.hurt_since: str | None = None
+        self.harms = HarmsOverTime()
+        self.ready: set[str] = set()
+        """Seats that said, in the lobby, they are ready (the room sees the ready check)."""
+
     def compose(self) -> ComposeResult:
         yield Static("", id="watch-header")
         with Horizontal(id="watch-body"):
             yield WorldPanel(id="watch-world")
             with Vertical(id="watch-right"):
+                yield Static("", id="watch-harms")
                 yield EventFeed(judge=False, sql=False, id="watch-feed")
                 yield Static("", id="watch-declarations")
         yield SteadyFooter(compact=True, show_command_palette=False)
@@ -73,7 +84,10 @@ class WatchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#watch-feed", EventFeed).border_title = "What happens"
         self.query_one("#watch-declarations", Static).border_title = "The team's declarations"
+        self.query_one("#watch-harms", Static).border_title = \
+            "What the customers saw, minute by minute"
         self._show_header()
+        self._show_harms()
         self._show_declarations()
         self.run_worker(self._follow, thread=True, group="watch", exit_on_error=False,
                         description="raceday: follow the session")
@@ -98,6 +112,8 @@ class WatchScreen(Screen[None]):
     @on(EngineEvent)
     def _event(self, message: EngineEvent) -> None:
         event = message.event
+        if self.harms.note(event):
+            self._show_harms()
         if isinstance(event, ev.Inject | ev.Hint) and event.to:
             return  # a message (or a hint) to one role is theirs, not the room's
         self.query_one("#watch-feed", EventFeed).add(event)
@@ -111,6 +127,9 @@ class WatchScreen(Screen[None]):
         if isinstance(event, ev.SeatJoined):
             self.seated[event.seat] = f"{event.player} ({event.role})"
             self._show_header()
+        if isinstance(event, ev.SeatReady):
+            (self.ready.add if event.ready else self.ready.discard)(event.seat)
+            self._show_header()
 
     @on(Refreshed)
     def _refreshed(self, message: Refreshed) -> None:
@@ -123,6 +142,7 @@ class WatchScreen(Screen[None]):
             self.hurt_since = self.snapshot.clock_face
         self._show_header()
         self._show_world()
+        self._show_harms()
 
     @on(HostClock)
     def _clock(self, message: HostClock) -> None:
@@ -132,6 +152,7 @@ class WatchScreen(Screen[None]):
             if sql_changed:
                 self._lay_out_feed()
             self._show_header()
+            self._show_harms()
 
     def _lay_out_feed(self) -> None:
         """The feed again, with the players' SQL or without it, as the facilitator chose."""
@@ -173,8 +194,35 @@ class WatchScreen(Screen[None]):
                     else "bold")
         if self.seated:
             text.append("\n  at the table: ", style="dim")
-            text.append(inert(", ".join(self.seated.values()), one_line=True))
+            text.append(inert(", ".join(
+                who + (" ✓ ready" if clock.lobby and seat in self.ready else "")
+                for seat, who in self.seated.items()), one_line=True))
         self.query_one("#watch-header", Static).update(text)
+
+    def _show_harms(self) -> None:
+        """The harms over the night so far: one strip each, named in the hot wash."""
+        snap = self.snapshot
+        now, end = (snap.minute, snap.end_minute) if snap is not None else (0, 1)
+        over = self.clock.ended or (snap is not None and snap.ended) or \
+            self.view.meta.get("state") == "ended"
+        named = self.clock.projector_sql or over
+        if over:  # the night played itself out after the team left: to its last event
+            now = max(now, self.harms.last)
+        text = Text()
+        rows = self.harms.strips(now, end, HARM_CELLS, named=named)
+        if not rows:
+            text.append("No harm so far: the customers are served.\n", style="green")
+            rows = [("", self.harms.served(now, end, HARM_CELLS), "")]
+        for label, strip, words in rows:
+            if label:
+                text.append(inert(label, one_line=True), style="bold")
+                text.append(f"  {words}\n", style="bold red" if "since" in words else "")
+            text.append("▕", style="dim")
+            for cell in strip:
+                text.append(cell, style="bold red" if cell == "█" else "green")
+            text.append("▏\n", style="dim")
+        text.append(f" {self.harms.axis(end, HARM_CELLS)}", style="dim")
+        self.query_one("#watch-harms", Static).update(text)
 
     def _show_declarations(self) -> None:
         text = Text()
