@@ -347,7 +347,7 @@ def test_the_console_leaves_out_a_task_the_seats_own_panel_has_ticked(
     due: the console does not call it overdue any more."""
     from team_fixtures import send
 
-    from raceday.tui.team.handled import HandledTasks
+    from raceday.engine.task_progress import TaskProgress
 
     wall = [100.0]
     host = _live_host(flagship, tmp_path, wall, lobby=False)
@@ -357,9 +357,9 @@ def test_the_console_leaves_out_a_task_the_seats_own_panel_has_ticked(
     def open_tasks() -> set[str]:
         host.pump()
         assert host.snapshot is not None
-        handled = HandledTasks(flagship)
+        handled = TaskProgress(flagship)
         for event in read_events(host.folder).events:
-            handled.note(event)
+            handled.observe(event)
         return {w.task for w in due_work(host.snapshot, flagship, roles,
                                          handled.handled())["enactor-a"]}
 

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import Snapshot
+from raceday.engine.task_progress import TaskProgress
 from raceday.inert import inert
 from raceday.team.client import Clock, View
 from raceday.team.due_work import due_work
@@ -38,7 +39,6 @@ from raceday.tui.messages import EngineEvent, Refreshed
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
 from raceday.tui.team.console_dialogs import JoinDialog, NoteDialog
-from raceday.tui.team.handled import HandledTasks
 from raceday.tui.team.seat_runner import HostClock
 from raceday.tui.team.verdicts import Verdicts
 from raceday.tui.widgets.feed import EventFeed
@@ -93,7 +93,7 @@ class ConsoleScreen(Screen[None]):
         self.clock = Clock()
         self.alarms = Alarms(show_faults=True)
         self.verdicts = Verdicts()
-        self.handled = HandledTasks(host.exercise)
+        self.handled = TaskProgress(host.exercise)
         """Open tasks a seat's own panel has ticked: not overdue on the console either."""
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
         self.last_action: dict[str, str] = {}
@@ -168,7 +168,7 @@ class ConsoleScreen(Screen[None]):
             return
         event = message.event
         self.verdicts.note(event)
-        self.handled.note(event)
+        self.handled.observe(event)
         if isinstance(event, ev.SeatJoined):
             ready = event.rejoin and self.seated.get(event.seat, ("", "", ""))[2] == "ready"
             self.seated[event.seat] = (event.role, event.player, "ready" if ready else "joined")
