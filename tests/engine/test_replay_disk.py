@@ -85,7 +85,8 @@ def test_the_unguarded_race_is_kept_in_the_cache_folder_and_read_back(
     assert result.result is not None
     tonight = {h.harm: h for h in result.result.harms if h.night == "tonight's race"}
     assert tonight["empty-answer"].baseline == 87  # 23:48 to 01:15 with no guard
-    key = replay._baseline_key(type(session), exercise, replay_until(session), "")
+    key = replay_cache.baseline_key(type(session), exercise, replay_until(session), "",
+                                    "sqlite")
     kept = replay_cache.cache_file(key)
     assert kept is not None and kept.exists()
     monkeypatch.setattr(replay_cache, "baselines_known", {})  # a new process: only the disk knows

@@ -15,7 +15,11 @@ def test_a_statement_past_its_deadline_is_cancelled_and_a_finished_one_is_not() 
     stuck = threading.Event()
     with dog.watching(60, lambda: cancelled.append("quick")):
         pass  # finished long before its deadline
-    with dog.watching(0.05, lambda: (cancelled.append("stuck"), stuck.set())):
+    def cancel_stuck() -> None:
+        cancelled.append("stuck")
+        stuck.set()
+
+    with dog.watching(0.05, cancel_stuck):
         assert stuck.wait(5), "the watchdog never cancelled a statement past its deadline"
     time.sleep(0.1)
     assert cancelled == ["stuck"]
