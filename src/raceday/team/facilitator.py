@@ -16,9 +16,9 @@ from raceday.engine.session import Session, SessionError
 from raceday.transcript import events as ev
 
 if TYPE_CHECKING:
-    from raceday.team.host import Seat
     from raceday.team.inject_file import PreparedInject
     from raceday.team.inject_plan import InjectPlan, PlanEntry
+    from raceday.team.seat import Seat
 
 
 class FacilitatorActions:

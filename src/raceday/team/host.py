@@ -61,6 +61,7 @@ from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.inject_file import PreparedInject
 from raceday.team.inject_plan import InjectPlan
 from raceday.team.rulings import rulings_in
+from raceday.team.seat import Seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -108,24 +109,6 @@ class StaleBeat(CommandRefusal):
     """A heartbeat signed with a token from before the host restarted: refused and answered
     (the seat learns to join again), never recorded; a beat carries nothing, and an old
     terminal beats every 2 s."""
-
-
-@dataclass
-class Seat:
-    """A seat as the host knows it, token included (the host alone holds tokens)."""
-
-    name: str
-    role: str
-    token: str
-    player: str | None = None
-    joined_at: float | None = None
-    last_nonce: int = 0
-    beat_every: float | None = None
-    """Seconds between the seat's heartbeats, as its join said; None: nobody watches it."""
-    last_heard: float = 0.0
-    lost: bool = False
-    ready: bool = False
-    """The player said, in the lobby, they are ready to start (the console's ready check)."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import on
@@ -33,7 +33,17 @@ from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from raceday.engine.session import Session
-    from raceday.tui.screens.play import PlayScreen
+
+
+class UnderHarden(Protocol):
+    """What this screen needs of the play screen under it (whose runner does the work)."""
+
+    @property
+    def exercise(self) -> Exercise: ...
+
+    def act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None: ...
+
+    def action_replay(self) -> None: ...
 
 HARDEN_HELP = """\
 # Harden the automation
@@ -132,7 +142,7 @@ class HardenScreen(Screen[None]):
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
-    def __init__(self, play: PlayScreen, role: str, current: dict[str, str],
+    def __init__(self, play: UnderHarden, role: str, current: dict[str, str],
                  may_edit: bool) -> None:
         super().__init__()
         self.play = play
