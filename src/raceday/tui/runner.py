@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from raceday.engine.actions import RunSql
 from raceday.engine.clock import Pace
 from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
@@ -210,7 +211,7 @@ class SessionRunner:
 
     def execute(self, role: str, sql: str) -> None:
         def job() -> list[Message]:
-            results = self._need().execute(role, sql)
+            results = self._need().perform(RunSql(role=role, sql=sql))
             return [StatementsRan(role, sql, results)]
 
         self.submit("run", job)
