@@ -129,6 +129,12 @@ def facilitator_markdown(exercise: Exercise) -> str:
     guards = ex.scoring.guards
     for step in guards.steps if guards else ():
         steps.setdefault(step.task, []).append(step.id)
+    if steps:
+        out += ["A race step held by a person (the timeline marks each RACE STEP's task) "
+                "happens only if they do it at its minute: a stale write made a minute late "
+                "can be put right by the automation's next run, and the fault then comes later "
+                "or not at all. Pause a minute before the step (**space**), tell the player, "
+                "and resume; or hold the fault step (**f**) until they have acted.", ""]
     rows = [_inject_row(ex, i, n) for n, i in enumerate(ex.injects) if i.at is not None]
     rows += [_task_rows(ex, t, 1000 + n, steps) for n, t in enumerate(ex.tasks)]
     out += ["## Timeline (injects and tasks)", "",
