@@ -70,7 +70,8 @@ CREATE TABLE dwfm_host (
 );
 
 -- Droplets. A droplet holds a lease while lease_until >= the current minute.
--- queued is 1 while a lease attempt for it is in a queue (kept by the triggers below).
+-- queued is 1 while a lease attempt for it is in a queue (kept by DWFM's statements, set
+-- based: dwfm-sweep-mark, dwfm-unmark, dwfm-restart-unmark in exercise.yaml).
 CREATE TABLE droplet (
     id          INTEGER PRIMARY KEY,
     host        INTEGER NOT NULL REFERENCES dwfm_host (id),
@@ -78,7 +79,7 @@ CREATE TABLE droplet (
     queued      INTEGER NOT NULL DEFAULT 0 CHECK (queued IN (0, 1))
 );
 CREATE INDEX droplet_lease ON droplet (lease_until);
-CREATE INDEX droplet_unqueued ON droplet (queued, lease_until);
+CREATE INDEX droplet_unqueued ON droplet (lease_until) WHERE queued = 0;
 
 -- DWFM's work queue: lease attempts and launches, per host. taken_at is set the minute a
 -- host gets to the item; an item taken more than work_timeout minutes after it was queued
@@ -98,14 +99,6 @@ CREATE INDEX dwfm_work_droplet ON dwfm_work (droplet);
 -- (DWFM's serve step reads them every minute; with host, its cost follows what is taken).
 CREATE INDEX dwfm_work_taken ON dwfm_work (taken_at, host);
 CREATE INDEX dwfm_work_queued ON dwfm_work (queued_at);
-
--- A droplet is marked queued while a lease attempt for it is in a queue.
-CREATE TRIGGER lease_queued AFTER INSERT ON dwfm_work WHEN NEW.kind = 'lease' BEGIN
-    UPDATE droplet SET queued = 1 WHERE id = NEW.droplet;
-END;
-CREATE TRIGGER lease_dequeued AFTER DELETE ON dwfm_work WHEN OLD.kind = 'lease' BEGIN
-    UPDATE droplet SET queued = 0 WHERE id = OLD.droplet;
-END;
 
 -- Customers' launch requests. state: waiting (for the API, retrying at next_try), queued
 -- (in a DWFM queue), placed (an instance is running), gave-up (after 8 tries).
