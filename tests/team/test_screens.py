@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from team_fixtures import TOKENS, joined, send
+from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -195,9 +196,13 @@ async def test_the_lobby_has_a_ready_check_and_the_console_asks_before_starting_
                         and seat_app.screen.lobby)
             seat = seat_app.screen
             assert isinstance(seat, SeatScreen)
-            assert "F10 when you are ready" in str(seat.sub_title)
+            assert "F10 (or ctrl+b) when you are ready" in str(seat.sub_title)
             assert "LOBBY" in text_of(seat.query_one("#play-header", Static))
-            await seat_pilot.press("f10")
+            # F10 says ready in a terminal; a browser may keep F10 for its menu: ctrl+b too
+            ready_keys = {k for b in SeatScreen.BINDINGS if isinstance(b, Binding)
+                          and b.action == "ready" for k in b.key.split(",")}
+            assert ready_keys == {"f10", "ctrl+b"}
+            await seat_pilot.press("ctrl+b")
             await until(seat_pilot, lambda: seat.ready)
             assert "READY" in str(seat.sub_title)
             assert "✓ READY" in text_of(seat.query_one("#play-header", Static))

@@ -32,7 +32,8 @@ class SeatScreen(PlayScreen):
                 priority=True),
         Binding("ctrl+t", "facilitators('pauses')", show=False, priority=True),
         Binding("ctrl+g", "facilitators('sets the speed')", show=False, priority=True),
-        Binding("f10", "ready", "Ready", priority=True),  # the lobby's ready check only
+        # the lobby's ready check only; ctrl+b too, for a browser that keeps F10 for its menu
+        Binding("f10,ctrl+b", "ready", "Ready", priority=True),
     ]
 
     def __init__(self, exercise: Exercise, client: Client, settings: Settings) -> None:
@@ -88,8 +89,8 @@ class SeatScreen(PlayScreen):
                         style="bold")
         else:
             text.append("⏳ LOBBY", style="bold black on yellow")
-            text.append("  press F10 when you are ready; the facilitator starts the night",
-                        style="bold")
+            text.append("  press F10 (or ctrl+b) when you are ready; the facilitator starts "
+                        "the night", style="bold")
         text.append("  │ ")
         text.append(self.role, style="bold cyan")
         if self.seat.player:
@@ -104,8 +105,8 @@ class SeatScreen(PlayScreen):
             self.sub_title = (f"{seat} · READY: the night starts when the facilitator starts "
                               "the clock (F10: not ready after all)")
         else:
-            self.sub_title = (f"{seat} · the lobby: press F10 when you are ready; the night "
-                              "starts when the facilitator starts the clock")
+            self.sub_title = (f"{seat} · the lobby: press F10 (or ctrl+b) when you are ready; "
+                              "the night starts when the facilitator starts the clock")
 
     def action_ready(self) -> None:
         """The lobby's ready check: tell the facilitator this seat is ready (F10 again: not)."""
