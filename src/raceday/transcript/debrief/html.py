@@ -348,7 +348,7 @@ def _checklist(d: Debrief) -> str:
     rows = []
     for i in d.checklist:
         evidence = [f"Did: {x}" for x in i.did] + [f"Did not: {x}" for x in i.did_not]
-        if not evidence:
+        if i.status == NOT_SEEN:
             evidence = [capital(NOT_SEEN) + "."]
         if i.note:
             evidence.append(f"Note: {i.note}")

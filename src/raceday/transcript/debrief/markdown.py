@@ -258,7 +258,7 @@ def _checklist(d: Debrief) -> list[str]:
         out += [f"### {i.practice}: {i.status}", ""] + ([f"*{i.text}*", ""] if i.text else [])
         out += [f"- Did: {line}" for line in i.did]
         out += [f"- Did not: {line}" for line in i.did_not]
-        if not i.did and not i.did_not:
+        if i.status == NOT_SEEN:
             out.append(f"- {capital(NOT_SEEN)}.")
         if i.note:
             out.append(f"- Note: {i.note}")
