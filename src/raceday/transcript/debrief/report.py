@@ -252,6 +252,10 @@ def _declared(d: Declaration, strengths: list[str], improvements: list[str]) -> 
         return  # the first declaration of it says it
     if d.right:
         strengths.append(f"Declared a right finding at {d.time}: {d.text}{ruled}.")
+    elif d.verdict == "to_rule" and not d.ruling:
+        improvements.append(f"Declared '{d.text}' at {d.time} in the player's own words, and "
+                            "nobody ruled on it: it neither counted nor cost. Rule on it in "
+                            "the hot wash: was it right?")
     elif d.ruling == "partly":
         improvements.append(f"Declared a finding at {d.time} that was only partly right: "
                             f"{d.text}{ruled}.")
