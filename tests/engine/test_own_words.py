@@ -18,6 +18,7 @@ from raceday.errors import ScriptError
 from raceday.exercise.model import OWN_WORDS, Exercise
 from raceday.transcript import events as ev
 from raceday.transcript.log import EVENTS_FILE
+from raceday.transcript.render import describe
 
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 WORDS = "The clean-up deleted the plan the endpoint was still using"
@@ -90,6 +91,8 @@ def test_bad_words_are_a_one_line_refusal_and_play_goes_on(tmp_path: Path,
         ("declare", "a finding in your own words is one line of printable characters")]
     fine = session.perform(Declare(role="responder", finding=OWN_WORDS, text=f"  {WORDS} "))
     assert isinstance(fine, ev.Declaration) and fine.text == WORDS
+    assert describe(fine) == ("responder declared in their own words (for the facilitator to "
+                              f"rule): {WORDS}")
     assert session.facts.own_words == [(fine.minute, WORDS)]
     assert session.facts.declarations == []  # not the judge's to count
     session.end()
