@@ -67,6 +67,7 @@ def test_a_seats_own_words_count_as_the_facilitator_rules(
     md = (host.folder / "debrief.md").read_text(encoding="utf-8")
     assert WORDS in md
     after = debrief.after_action
+    assert (f"Wrong finding declared: '{WORDS}'" in md) == (ruling == "wrong")
     if ruling == "right":
         assert row.judged.endswith("the facilitator ruled it right: that is the mechanism")
         assert f"Declared a right finding at {declared.sim_time}: {WORDS} (the facilitator " \

@@ -158,7 +158,8 @@ def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declarat
         else:
             parts.append(f"The team had not surfaced it by {r.last_time}, where the transcript "
                          "ends.")
-        wrong = [d for d in declarations if not d.correct]
+        wrong = [d for d in declarations if not d.correct  # own words: wrong if so ruled
+                 and (d.verdict != "to_rule" or d.ruling == "wrong")]
         if wrong:
             parts.append(f"Wrong finding{'s' if len(wrong) > 1 else ''} declared: "
                          + ", ".join(f"'{d.text}' at {d.time}" for d in wrong) + ".")
