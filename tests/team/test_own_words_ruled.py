@@ -95,3 +95,26 @@ def test_a_seats_empty_or_overlong_words_are_refused_in_one_line(host: Host) -> 
     declared = next(e for e in reversed(host.need().events) if isinstance(e, ev.Declaration))
     host.rule(declared.seq, "right")
     assert host.need().facts.rulings[-1][1] == own_words_key(WORDS)
+
+
+def test_a_resumed_host_keeps_the_own_words_and_the_ruling(flagship: Exercise,
+                                                           tmp_path: Path) -> None:
+    seats, tokens = seats_from_roles(("responder",)), {"responder": TOKENS["responder"]}
+    host = Host(flagship, seats, transcripts=tmp_path / "t", pace=Pace.TURNS, tokens=tokens)
+    host.start()
+    declared = _declare_at_2355(host)
+    host.rule(declared.seq, "right", "yes")
+    folder = host.folder
+    host.need().close()  # killed: no score
+    host.close()
+    again = Host(flagship, seats, transcripts=tmp_path / "t", pace=Pace.TURNS,
+                 tokens={"responder": "token-r-new"})
+    session = again.resume_session(folder)
+    try:
+        assert session.facts.own_words == [(declared.minute, WORDS)]
+        assert session.facts.rulings == [(declared.minute, own_words_key(WORDS), "right", "yes")]
+        score = again.end()
+    finally:
+        again.close()
+    assert score.score.detection is not None
+    assert score.score.detection.by == f"declared '{WORDS}'"
