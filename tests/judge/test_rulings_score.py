@@ -93,3 +93,4 @@ def test_own_words_count_only_as_ruled_each_said_in_one_reason() -> None:
         "detection: 'wrong' (own words, 23:53) ruled wrong: it costs what a wrong finding costs",
         "detection: 'right' (own words, 23:55) ruled right: it counts as a diagnosis"]
     assert "time to diagnosis 7 minutes ('right' at 23:55)" in why
+    assert f"detection -{cost}: wrong finding declared ('wrong' at 23:53)" in why

@@ -185,7 +185,8 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     if wrong and rubric.wrong_finding_cost:
         cost = min(points, rubric.wrong_finding_cost * len(wrong))
         points -= cost
-        names = ", ".join(f"'{f}' at {time_of(m)}" for m, f in wrong)
+        own = own_words_key("")  # a finding in own words is named by its words, not its key
+        names = ", ".join(f"'{f.removeprefix(own)}' at {time_of(m)}" for m, f in wrong)
         reasons.append(f"detection -{cost}: wrong finding{'s' if len(wrong) > 1 else ''} "
                        f"declared ({names}), {rubric.wrong_finding_cost} each")
     if ruled.false_alarms and rubric.wrong_finding_cost:
