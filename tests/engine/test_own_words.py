@@ -91,8 +91,7 @@ def test_bad_words_are_a_one_line_refusal_and_play_goes_on(tmp_path: Path,
         ("declare", "a finding in your own words is one line of printable characters")]
     fine = session.perform(Declare(role="responder", finding=OWN_WORDS, text=f"  {WORDS} "))
     assert isinstance(fine, ev.Declaration) and fine.text == WORDS
-    assert describe(fine) == ("responder declared in their own words (for the facilitator to "
-                              f"rule): {WORDS}")
+    assert describe(fine) == f"responder declared in their own words: {WORDS}"
     assert session.facts.own_words == [(fine.minute, WORDS)]
     assert session.facts.declarations == []  # not the judge's to count
     session.end()

@@ -73,6 +73,7 @@ def test_a_seats_own_words_count_as_the_facilitator_rules(
         assert f"Declared a right finding at {declared.sim_time}: {WORDS} (the facilitator " \
                "ruled it right: that is the mechanism)." in after.strengths
         assert "the facilitator ruled it right: that is the mechanism" in md
+        assert f"| Time to diagnosis | 7 min ('{WORDS}' at 23:55) |" in md
     elif not ruling:
         assert "never ruled" in row.judged
         assert any(x.startswith(f"Declared '{WORDS}'") and "nobody ruled on it" in x

@@ -243,8 +243,8 @@ class Declaration(Value):
             return "not counted (its query showed the same on a normal night)"
         return {"false_alarm": "false alarm (not so then)", "repeat": "right (again)",
                 "unseen": "not yet shown by anything the team looked at",
-                "to_rule": "in the player's own words, for the facilitator to rule"
-                + ("" if self.ruling else " (never ruled: neither counted nor cost)"),
+                "to_rule": "in the player's own words" + (
+                    "" if self.ruling else ", never ruled: neither counted nor cost"),
                 "wrong": "wrong", "confirmed": "right"}.get(
                     self.verdict, "right" if self.correct else "wrong")
 

@@ -5,6 +5,7 @@ decided again."""
 
 from __future__ import annotations
 
+from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import (
     AfterAction,
     ChecklistItem,
@@ -78,8 +79,14 @@ def _figures(r: Reading) -> tuple[Figure, ...]:
 
 
 def _finding_text(r: Reading, finding: str) -> str:
+    """The finding's words: the exercise's, or a player's own (the judge names those
+    "<finding>: <words>", judge/facts.py `own_words_key`)."""
     info = r.start.findings.get(finding)
-    return f"'{info.text}'" if info is not None else f"'{finding}'"
+    if info is not None:
+        return f"'{info.text}'"
+    own = next((e.text for e in r.events if isinstance(e, ev.Declaration)
+                and e.verdict == "to_rule" and finding == f"{e.finding}: {e.text}"), finding)
+    return f"'{own}'"
 
 
 def _judged(r: Reading) -> tuple[str, ...]:
