@@ -16,6 +16,7 @@ from raceday.team.seats import seats_from_roles
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import build_debrief
 from raceday.transcript.log import read_events
+from raceday.transcript.render import describe
 
 WORDS = "The clean-up deleted the plan the endpoint was still using"
 
@@ -94,8 +95,10 @@ def test_a_seats_empty_or_overlong_words_are_refused_in_one_line(host: Host) -> 
     send(host, rita, "declare", finding=OWN_WORDS, text=WORDS)  # the session goes on
     assert host.need().facts.own_words[-1][1] == WORDS
     declared = next(e for e in reversed(host.need().events) if isinstance(e, ev.Declaration))
-    host.rule(declared.seq, "right")
+    ruled = host.rule(declared.seq, "right")
     assert host.need().facts.rulings[-1][1] == own_words_key(WORDS)
+    assert describe(ruled) == (f"facilitator: ruled responder's declaration at "
+                               f"{declared.sim_time} (own-words: {WORDS}) right")
 
 
 def test_a_resumed_host_keeps_the_own_words_and_the_ruling(flagship: Exercise,

@@ -40,11 +40,11 @@ def rule(session: Session, seq: int, ruling: str, note: str = "") -> ev.Event:
         raise SessionError("the session is scored: rule before it ends (the hot wash's "
                            "words go into `raceday aar`)")
     declared = declaration_of(session, seq)
+    finding = ruled_finding(declared.finding, declared.text)  # own words: "own-words: <words>"
     event = session.record(ev.Facilitation(
-        action="ruling", ruling=ruling, declaration=seq, detail=declared.finding,
+        action="ruling", ruling=ruling, declaration=seq, detail=finding,
         to=(declared.role,), at=declared.sim_time, text=note))
-    session.facts.rulings.append(
-        (declared.minute, ruled_finding(declared.finding, declared.text), ruling, note))
+    session.facts.rulings.append((declared.minute, finding, ruling, note))
     return event
 
 
