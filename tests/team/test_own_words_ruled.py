@@ -9,13 +9,16 @@ import pytest
 from team_fixtures import TOKENS, joined, send
 
 from raceday.engine.clock import Pace
+from raceday.engine.headless import run_script
+from raceday.engine.script import load_script
 from raceday.exercise.model import OWN_WORDS, Exercise
 from raceday.judge.facts import own_words_key
 from raceday.team.host import Host
+from raceday.team.script import run_team_script
 from raceday.team.seats import seats_from_roles
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import build_debrief
-from raceday.transcript.log import read_events
+from raceday.transcript.log import of_kind, read_events
 from raceday.transcript.render import describe
 
 WORDS = "The clean-up deleted the plan the endpoint was still using"
@@ -122,3 +125,18 @@ def test_a_resumed_host_keeps_the_own_words_and_the_ruling(flagship: Exercise,
         again.close()
     assert score.score.detection is not None
     assert score.score.detection.by == f"declared '{WORDS}'"
+
+
+def test_a_team_script_declares_in_own_words_as_the_headless_run_does(
+        flagship: Exercise, tmp_path: Path) -> None:
+    path = tmp_path / "own.yaml"
+    path.write_text("exercise: dynamodb-dns-race\nseats: {rita: responder}\nsteps:\n"
+                    f'  - at: "23:55"\n    as: rita\n    declare: {{text: "{WORDS}"}}\n'
+                    '  - wait: "00:30"\n', encoding="utf-8")
+    script = load_script(path, flagship)
+    solo, _ = run_script(flagship, script, tmp_path / "headless")
+    team = run_team_script(flagship, script, tmp_path / "team", players={"rita": "Rita"})
+    for folder in (solo.folder, team.host.folder):
+        [declared] = of_kind(read_events(folder).events, ev.Declaration)
+        assert (declared.finding, declared.text, declared.sim_time) == (OWN_WORDS, WORDS,
+                                                                        "23:55")
