@@ -76,6 +76,16 @@ def test_a_script_refuses_empty_words_with_its_line(tmp_path: Path, flagship: Ex
         f"{bad}:14: declare in your own words must be {{text: \"...\"}} with words"]
 
 
+def test_an_unknown_finding_in_a_script_points_to_own_words(tmp_path: Path,
+                                                            flagship: Exercise) -> None:
+    bad = _script(tmp_path, "bad.yaml", "  - as: responder\n    declare: aliens\n")
+    with pytest.raises(ScriptError) as raised:
+        load_script(bad, flagship)
+    [problem] = raised.value.problems
+    assert problem.startswith(f"{bad}:14: unknown finding 'aliens' (findings are ")
+    assert problem.endswith('; or {text: "..."} in your own words)')
+
+
 def test_bad_words_are_a_one_line_refusal_and_play_goes_on(tmp_path: Path,
                                                          flagship: Exercise) -> None:
     from raceday.engine.headless import open_session

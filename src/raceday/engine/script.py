@@ -241,7 +241,8 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
     if action == "declare":
         if not isinstance(value, str) or ex.finding(value) is None:
             known = ", ".join(f.id for f in ex.findings) or "none"
-            reader.err(vnode, f"unknown finding '{value}' (findings are {known})")
+            reader.err(vnode, f"unknown finding '{value}' (findings are {known}; or "
+                       "{text: \"...\"} in your own words)")
             return None
         return Step(line, "declare", role, at, target=value, seat=seat)
     if action == "edit":
