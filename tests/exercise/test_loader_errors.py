@@ -674,3 +674,11 @@ replay:
     assert problems(broken) == [
         f'minimal/exercise.yaml:{line}: replay: shifted: each "swap" group must list two or '
         "more different names (no quotes in them), not a list"]
+
+
+def test_the_own_words_finding_id_is_reserved(broken: Broken) -> None:
+    broken.replace("  - id: disk-full", "  - id: own-words")
+    assert problems(broken) == [broken.at(
+        "  - id: own-words",
+        'finding "own-words": the id is reserved for a finding in a player\'s own words; give '
+        "this one another id")]

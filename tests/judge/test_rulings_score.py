@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from raceday.engine.load import load_exercise
-from raceday.judge.facts import Facts
+from raceday.judge.facts import Facts, own_words_key
 from raceday.judge.score import score_session
 
 FLAGSHIP = load_exercise(Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race")
@@ -67,3 +67,30 @@ def test_a_false_alarm_ruled_right_costs_nothing() -> None:
     after, _, why = detection(facts(**base, rulings=[(10, "empty-dns-record", "right", "")]))
     assert after == before + FLAGSHIP.scoring.detection.wrong_finding_cost  # type: ignore[union-attr]
     assert "false alarm" not in why.split("ruled")[-1]
+
+
+def test_own_words_count_only_as_ruled_each_said_in_one_reason() -> None:
+    """Unruled or partly right: nothing; right from the fault on: a diagnosis (before it:
+    nothing); wrong: a wrong finding's cost. A monitor surfaced the fault, so a cost shows."""
+    words = {"unruled": 50, "partly": 51, "early": 40, "wrong": 53, "right": 55}
+    base = dict(own_words=[(m, w) for w, m in words.items()],
+                monitor_alerts=[(49, "empty-endpoints")])
+    plain, _, _ = detection(facts(monitor_alerts=[(49, "empty-endpoints")]))
+    unruled, none, why = detection(facts(**base))
+    assert unruled == plain and none is None  # nothing ruled: as if never declared
+    rulings = [(words[w], own_words_key(w), r, "") for w, r in (
+        ("partly", "partly"), ("early", "right"), ("wrong", "wrong"), ("right", "right"))]
+    ruled, diagnosis, why = detection(facts(**base, rulings=rulings))
+    cost = FLAGSHIP.scoring.detection.wrong_finding_cost  # type: ignore[union-attr]
+    assert cost > 0 and ruled == plain - cost
+    assert diagnosis == own_words_key("right")
+    lines = [x for x in why.splitlines() if "(own words" in x]
+    assert lines == [
+        "detection: 'unruled' (own words, 23:50) was not ruled: it neither counts nor costs",
+        "detection: 'partly' (own words, 23:51) ruled partly right: it neither counts nor costs",
+        "detection: 'early' (own words, 23:40) ruled right, but it came before the fault "
+        "began: it does not count",
+        "detection: 'wrong' (own words, 23:53) ruled wrong: it costs what a wrong finding costs",
+        "detection: 'right' (own words, 23:55) ruled right: it counts as a diagnosis"]
+    assert "time to diagnosis 7 minutes ('right' at 23:55)" in why
+    assert f"detection -{cost}: wrong finding declared ('wrong' at 23:53)" in why

@@ -46,11 +46,13 @@ class RemoveMonitor(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Declare(Value):
-    """Declare a finding: judged at once against the world as it is."""
+    """Declare a finding: judged at once against the world as it is. `finding` is one of the
+    exercise's, or `OWN_WORDS` with the player's `text` (the facilitator rules on it)."""
 
     kind: ClassVar[str] = "declare"
     role: str
     finding: str
+    text: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -120,7 +120,7 @@ def step_action(session: Session, step: Step, where: str) -> Action | None:
     if step.action == "monitor":
         return SaveMonitor(role=step.role, name=step.name, sql=step.sql)
     if step.action == "declare":
-        return Declare(role=step.role, finding=step.target)
+        return Declare(role=step.role, finding=step.target, text=step.text)
     return EditStatement(role=step.role, statement=step.target, sql=step.sql)
 
 

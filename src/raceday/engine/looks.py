@@ -62,4 +62,8 @@ def declared_why(verdict: str, look: str, unshown: str, cost: int, *, replayed: 
         return f"It does not count: the world does not show this (yet){costs}."
     if verdict == "wrong":
         return f"It does not count: this is not what went wrong{costs}."
+    if verdict == "to_rule":
+        then = f" (then it costs {cost} points)" if cost else ""
+        return ("In your own words, so the facilitator rules on it: it counts once ruled right, "
+                f"and costs nothing unless ruled wrong{then}.")
     return ""

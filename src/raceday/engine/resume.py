@@ -39,7 +39,7 @@ from raceday.engine.actions import (
 from raceday.engine.clock import Pace
 from raceday.engine.session import HANDED, Session, SessionError
 from raceday.errors import RacedayError
-from raceday.exercise.model import Exercise
+from raceday.exercise.model import OWN_WORDS, Exercise
 from raceday.logfile import log_to
 from raceday.store.sqlite_store import WorldStore
 from raceday.store.world_digest import world_digest
@@ -369,7 +369,8 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.MonitorRemoved):
         session.perform(RemoveMonitor(name=event.name))
     elif isinstance(event, ev.Declaration):
-        session.perform(Declare(role=event.role, finding=event.finding))
+        session.perform(Declare(role=event.role, finding=event.finding,
+                                text=event.text if event.finding == OWN_WORDS else ""))
     elif isinstance(event, ev.Edit):
         session.perform(EditStatement(role=event.role, statement=event.statement, sql=event.sql))
     elif isinstance(event, ev.Hint):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.errors import ScriptError
-from raceday.exercise.model import Exercise
+from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
@@ -38,6 +38,8 @@ class Step:
     name: str = ""
     target: str = ""
     until: When | None = None
+    text: str = ""
+    """A declaration's finding in the player's own words (`declare: {text: ...}`)."""
     seat: str | None = None
     """The seat that acts, when the script names seats (`seats:`): a team session's player."""
 
@@ -227,10 +229,20 @@ def _read_step(reader: _Reader, node: Located, ex: Exercise, held: tuple[str, ..
             reader.err(vnode, "monitor's name and sql must be non-empty text")
             return None
         return Step(line, "monitor", role, at, sql=value["sql"], name=value["name"], seat=seat)
+    if action == "declare" and isinstance(value, dict):
+        words = value.get("text")
+        if set(value) != {"text"} or not isinstance(words, str) or not words.strip():
+            reader.err(vnode, "declare in your own words must be {text: \"...\"} with words")
+            return None
+        if len(" ".join(words.split())) > MAX_OWN_WORDS:
+            reader.err(vnode, f"declare's text is at most {MAX_OWN_WORDS} characters")
+            return None
+        return Step(line, "declare", role, at, target=OWN_WORDS, text=words, seat=seat)
     if action == "declare":
         if not isinstance(value, str) or ex.finding(value) is None:
             known = ", ".join(f.id for f in ex.findings) or "none"
-            reader.err(vnode, f"unknown finding '{value}' (findings are {known})")
+            reader.err(vnode, f"unknown finding '{value}' (findings are {known}; or "
+                       "{text: \"...\"} in your own words)")
             return None
         return Step(line, "declare", role, at, target=value, seat=seat)
     if action == "edit":

@@ -44,7 +44,8 @@ from raceday.engine.directives import directive_problem
 from raceday.engine.looks import declared_why, short_sql
 from raceday.engine.statement_text import param_names
 from raceday.errors import MachineError
-from raceday.exercise.model import Exercise, Inject, InjectKind, Task
+from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise, Inject, InjectKind, Task
+from raceday.inert import has_controls
 from raceday.judge.detection import judge_diagnoses, sort_alerts
 from raceday.judge.facts import Look, step_statuses
 from raceday.judge.score import Score, replay_guards, score_session
@@ -237,6 +238,8 @@ class Session(Automation):
             self.remove_monitor(action.name)
             return None
         if isinstance(action, Declare):
+            if action.finding == OWN_WORDS:
+                return self.declare_own_words(action.role, action.text)
             return self.declare(action.role, action.finding)
         if isinstance(action, EditStatement):
             return self.edit_statement(action.role, action.statement, action.sql)
@@ -333,6 +336,31 @@ class Session(Automation):
             self._remember_looks(finding.id, finding.evidence)
         elif verdict == "false_alarm":
             self.facts.false_alarms.append((self.minute, finding.id))
+        self._spend()
+        return event
+
+    def declare_own_words(self, role: str, text: str) -> Event:
+        """Declare a finding in the player's own words. The judge cannot check words, so it is
+        recorded to be ruled (verdict "to_rule"): the facilitator's ruling decides whether it
+        counts (right), costs (wrong) or neither (partly, or never ruled)."""
+        self._require_player(role)
+        flood = self._flooded("declare", role)
+        if flood is not None:
+            return flood
+        words = " ".join(text.split())
+        problem = ("a finding in your own words needs words" if not words else
+                   f"a finding in your own words is at most {MAX_OWN_WORDS} characters, not "
+                   f"{len(words)}" if len(words) > MAX_OWN_WORDS else
+                   "a finding in your own words is one line of printable characters"
+                   if has_controls(words, one_line=True) else "")
+        if problem:
+            return self._emit(ev.Refused(role=role, action="declare", error=problem))
+        self._check_world(if_changed=True)
+        cost = d.wrong_finding_cost if (d := self.exercise.scoring.detection) else 0
+        event = self._emit(ev.Declaration(
+            role=role, finding=OWN_WORDS, text=words, correct=False, verdict="to_rule",
+            why=declared_why("to_rule", "", "", cost, replayed=False)))
+        self.facts.own_words.append((self.minute, words))
         self._spend()
         return event
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
 from raceday.exercise.fields import BUILTIN_PARAMETERS, LEVELS
-from raceday.exercise.model import Exercise, Finding, Milestone
+from raceday.exercise.model import OWN_WORDS, Exercise, Finding, Milestone
 from raceday.exercise.read_debrief import DebriefReader
 from raceday.exercise.reader import listed_ids
 from raceday.exercise.sql_check import SqlChecker
@@ -125,6 +125,9 @@ class _Reader(DebriefReader):
                 line=line,
             ))
             evidence_lines[i] = f["evidence"].line if "evidence" in f else line
+            if i == OWN_WORDS:
+                self.problem(line, f'finding "{i}": the id is reserved for a finding in a '
+                             "player's own words; give this one another id")
         findings = tuple(found)
         hints, tasks = self.hints(top, tasks)
         scoring = self.scoring(top, tasks)

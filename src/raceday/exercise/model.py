@@ -206,6 +206,13 @@ class Milestone(Value):
     again: bool = False
 
 
+OWN_WORDS = "own-words"
+"""The finding id of a declaration in the player's own words (no exercise may use it): the
+judge cannot check such a finding, so it counts only as the facilitator rules it."""
+MAX_OWN_WORDS = 200
+"""The longest finding in a player's own words, in characters (one line)."""
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Finding(Value):
     """Something a responder may declare; right ones score, wrong ones cost."""

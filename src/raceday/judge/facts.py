@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from raceday.exercise.model import Exercise, RaceStep
+from raceday.exercise.model import OWN_WORDS, Exercise, RaceStep
 from raceday.transcript.events import ReplayResult
 
 
@@ -96,6 +96,9 @@ class Facts:
     # the facilitator's rulings on declarations: (the declaration's minute, its finding,
     # "right" | "partly" | "wrong", the facilitator's note); the last one on a declaration counts
     rulings: list[tuple[int, str, str, str]] = field(default_factory=list)
+    # findings declared in the players' own words, to be ruled: (minute, the words); a ruling
+    # names one by `own_words_key(words)` in place of a finding id
+    own_words: list[tuple[int, str]] = field(default_factory=list)
     live_steps: dict[str, str] = field(default_factory=dict)
 
     def outage_minutes(self, until: int) -> int:
@@ -117,6 +120,16 @@ class Facts:
             guards = exercise.scoring.guards
             self._steps = [RaceStepState(s) for s in (guards.steps if guards else ())]
         return self._steps
+
+
+def own_words_key(words: str) -> str:
+    """How the facts and rulings name a finding declared in a player's own words."""
+    return f"{OWN_WORDS}: {words}"
+
+
+def ruled_finding(finding: str, text: str) -> str:
+    """The finding a ruling names: the exercise's id, or the key of the player's own words."""
+    return own_words_key(text) if finding == OWN_WORDS else finding
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from raceday.judge.facts import Facts
+from raceday.judge.facts import Facts, own_words_key
 
 WORDS = {"right": "right", "partly": "partly right", "wrong": "wrong"}
 
@@ -61,10 +61,29 @@ def apply_rulings(facts: Facts, time_of: Callable[[int], str],
                 and key not in confirmed and any(key == d[:2] for d in facts.declarations):
             confirmed.append(key)
             changed.add(key)
-    reasons = tuple(
+    reasons = [
         f"detection: the facilitator ruled '{text_of(finding)}' at {time_of(minute)} "
         f"{WORDS.get(ruling, ruling)}" + (f": {note}" if note else "")
         for (minute, finding), (ruling, note) in sorted(ruled.items())
-        if (minute, finding) in changed)
+        if (minute, finding) in changed]
+    for minute, words in facts.own_words:
+        key = (minute, own_words_key(words))
+        ruling, note = ruled.get(key, ("", ""))
+        said = f"detection: '{words}' (own words, {time_of(minute)})"
+        noted = f" ({note})" if note else ""
+        if not ruling:
+            reasons.append(f"{said} was not ruled: it neither counts nor costs")
+        elif ruling == "right" and start is not None and minute >= start:
+            if key not in confirmed:
+                confirmed.append(key)
+            reasons.append(f"{said} ruled right{noted}: it counts as a diagnosis")
+        elif ruling == "right":
+            reasons.append(f"{said} ruled right{noted}, but it came before the fault began: "
+                           "it does not count")
+        elif ruling == "wrong":
+            declarations.append((minute, key[1], False))
+            reasons.append(f"{said} ruled wrong{noted}: it costs what a wrong finding costs")
+        else:
+            reasons.append(f"{said} ruled partly right{noted}: it neither counts nor costs")
     return Ruled(declarations=tuple(declarations), confirmed=tuple(sorted(confirmed)),
-                 false_alarms=tuple(false_alarms), reasons=reasons)
+                 false_alarms=tuple(false_alarms), reasons=tuple(reasons))

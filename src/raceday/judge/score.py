@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from raceday.exercise.model import Exercise
-from raceday.judge.facts import Facts
+from raceday.judge.facts import Facts, own_words_key
 from raceday.judge.guards import (
     collateral_cost,
     grade_harms,
@@ -99,7 +99,11 @@ def _short_sql(sql: str, width: int = 60) -> str:
 
 
 def _finding_text(ex: Exercise, finding: str) -> str:
-    """A finding's words as the exercise gives them (its id when it has none)."""
+    """A finding's words as the exercise gives them, the player's own words (see
+    `own_words_key`), or its id when it has none."""
+    own = own_words_key("")
+    if finding.startswith(own):
+        return finding[len(own):]
     return next((f.text for f in ex.findings if f.id == finding), finding)
 
 
@@ -181,7 +185,8 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     if wrong and rubric.wrong_finding_cost:
         cost = min(points, rubric.wrong_finding_cost * len(wrong))
         points -= cost
-        names = ", ".join(f"'{f}' at {time_of(m)}" for m, f in wrong)
+        own = own_words_key("")  # a finding in own words is named by its words, not its key
+        names = ", ".join(f"'{f.removeprefix(own)}' at {time_of(m)}" for m, f in wrong)
         reasons.append(f"detection -{cost}: wrong finding{'s' if len(wrong) > 1 else ''} "
                        f"declared ({names}), {rubric.wrong_finding_cost} each")
     if ruled.false_alarms and rubric.wrong_finding_cost:

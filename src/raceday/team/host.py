@@ -731,7 +731,10 @@ def _seat_action(kind: str, role: str, payload: dict[str, Any]) -> Action:
     if kind == "remove_monitor":
         return RemoveMonitor(name=_text(payload, "name"))
     if kind == "declare":
-        return Declare(role=role, finding=_text(payload, "finding"))
+        text = payload.get("text", "")
+        if not isinstance(text, str):
+            raise CommandRefusal("the command needs 'text' as text")
+        return Declare(role=role, finding=_text(payload, "finding"), text=text)
     if kind == "edit":
         return EditStatement(role=role, statement=_text(payload, "statement"),
                              sql=_text(payload, "sql"))

@@ -3,7 +3,8 @@ note. The judge decides each declaration from the world; a facilitator who heard
 reasoning may rule otherwise, and the debrief shows their word beside the judge's.
 
 A ruling is a `Facilitation` event (action "ruling") and goes into the session's facts
-(`Facts.rulings`), where the judge finds it (the score does not read it yet).
+(`Facts.rulings`), where the judge finds it (judge/rulings.py). A finding declared in the
+player's own words is named there by its words (`ruled_finding`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 from raceday.engine.session import Session, SessionError
 from raceday.inert import has_controls
+from raceday.judge.facts import ruled_finding
 from raceday.transcript import events as ev
 
 RULINGS = ("right", "partly", "wrong")
@@ -38,17 +40,20 @@ def rule(session: Session, seq: int, ruling: str, note: str = "") -> ev.Event:
         raise SessionError("the session is scored: rule before it ends (the hot wash's "
                            "words go into `raceday aar`)")
     declared = declaration_of(session, seq)
+    finding = ruled_finding(declared.finding, declared.text)  # own words: "own-words: <words>"
     event = session.record(ev.Facilitation(
-        action="ruling", ruling=ruling, declaration=seq, detail=declared.finding,
+        action="ruling", ruling=ruling, declaration=seq, detail=finding,
         to=(declared.role,), at=declared.sim_time, text=note))
-    session.facts.rulings.append((declared.minute, declared.finding, ruling, note))
+    session.facts.rulings.append((declared.minute, finding, ruling, note))
     return event
 
 
 def rulings_in(events: Sequence[ev.Event]) -> list[tuple[int, str, str, str]]:
     """The facts' rulings from a transcript's events (a resumed session's)."""
     declared = {e.seq: e for e in events if isinstance(e, ev.Declaration)}
-    return [(declared[e.declaration].minute, declared[e.declaration].finding, e.ruling, e.text)
+    return [(declared[e.declaration].minute,
+             ruled_finding(declared[e.declaration].finding, declared[e.declaration].text),
+             e.ruling, e.text)
             for e in events
             if isinstance(e, ev.Facilitation) and e.action == "ruling"
             and e.declaration in declared]

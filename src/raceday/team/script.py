@@ -101,7 +101,7 @@ class TeamPlay:
         payloads: dict[str, dict[str, Any]] = {
             "sql": {"sql": step.sql},
             "monitor": {"name": step.name, "sql": step.sql},
-            "declare": {"finding": step.target},
+            "declare": {"finding": step.target, **({"text": step.text} if step.text else {})},
             "edit": {"statement": step.target, "sql": step.sql},
             "hint": {"hint": step.target or None},
             "replay": {},

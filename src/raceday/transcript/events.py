@@ -446,7 +446,8 @@ class Declaration(Event):
     finding: str
     text: str
     correct: bool
-    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
+    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged),
+    # or to_rule: `finding` is OWN_WORDS and `text` the player's own words, for the facilitator
     why: str = ""  # what the player is told at once: does it count, and if not, why
 
 

@@ -83,6 +83,8 @@ def _describe(event: ev.Event) -> str:
         rows = [list(row) for row in e.rows]
         return f"ALERT from monitor '{e.name}': {plural(e.count, 'row')} {rows}"
     if isinstance(e, ev.Declaration):
+        if e.verdict == "to_rule":
+            return f"{e.role} declared in their own words: {e.text}"
         return f"{e.role} declared: {e.text}"
     if isinstance(e, ev.Detected):
         return f"detected after {e.latency_minutes} min: {e.how}"

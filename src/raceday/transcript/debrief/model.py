@@ -231,7 +231,7 @@ class Declaration(Value):
     finding: str
     text: str
     correct: bool
-    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat ("" before judged)
+    verdict: str = ""  # confirmed | unseen | false_alarm | wrong | repeat | to_rule (own words)
     ruling: str = ""  # the facilitator's: right | partly | wrong ("" when they did not rule)
     ruling_note: str = ""
     blind: bool = False  # the score took it back: the look it rested on showed no fault
@@ -243,6 +243,8 @@ class Declaration(Value):
             return "not counted (its query showed the same on a normal night)"
         return {"false_alarm": "false alarm (not so then)", "repeat": "right (again)",
                 "unseen": "not yet shown by anything the team looked at",
+                "to_rule": "in the player's own words" + (
+                    "" if self.ruling else ", never ruled: neither counted nor cost"),
                 "wrong": "wrong", "confirmed": "right"}.get(
                     self.verdict, "right" if self.correct else "wrong")
 

@@ -5,6 +5,7 @@ decided again."""
 
 from __future__ import annotations
 
+from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import (
     AfterAction,
     ChecklistItem,
@@ -78,8 +79,14 @@ def _figures(r: Reading) -> tuple[Figure, ...]:
 
 
 def _finding_text(r: Reading, finding: str) -> str:
+    """The finding's words: the exercise's, or a player's own (the judge names those
+    "<finding>: <words>", judge/facts.py `own_words_key`)."""
     info = r.start.findings.get(finding)
-    return f"'{info.text}'" if info is not None else f"'{finding}'"
+    if info is not None:
+        return f"'{info.text}'"
+    own = next((e.text for e in r.events if isinstance(e, ev.Declaration)
+                and e.verdict == "to_rule" and finding == f"{e.finding}: {e.text}"), finding)
+    return f"'{own}'"
 
 
 def _judged(r: Reading) -> tuple[str, ...]:
@@ -158,7 +165,8 @@ def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declarat
         else:
             parts.append(f"The team had not surfaced it by {r.last_time}, where the transcript "
                          "ends.")
-        wrong = [d for d in declarations if not d.correct]
+        wrong = [d for d in declarations if not d.correct  # own words: wrong if so ruled
+                 and (d.verdict != "to_rule" or d.ruling == "wrong")]
         if wrong:
             parts.append(f"Wrong finding{'s' if len(wrong) > 1 else ''} declared: "
                          + ", ".join(f"'{d.text}' at {d.time}" for d in wrong) + ".")
@@ -252,6 +260,10 @@ def _declared(d: Declaration, strengths: list[str], improvements: list[str]) -> 
         return  # the first declaration of it says it
     if d.right:
         strengths.append(f"Declared a right finding at {d.time}: {d.text}{ruled}.")
+    elif d.verdict == "to_rule" and not d.ruling:
+        improvements.append(f"Declared '{d.text}' at {d.time} in the player's own words, and "
+                            "nobody ruled on it: it neither counted nor cost. Rule on it in "
+                            "the hot wash: was it right?")
     elif d.ruling == "partly":
         improvements.append(f"Declared a finding at {d.time} that was only partly right: "
                             f"{d.text}{ruled}.")

@@ -100,7 +100,9 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
             changes["alerting"] = tuple(m for m in state.alerting if m != e.name)
         elif isinstance(e, ev.Declaration):
             right = {"false_alarm": "false alarm: not so then", "unseen": "not yet shown",
-                     "repeat": "right, again"}.get(e.verdict, "right" if e.correct else "wrong")
+                     "repeat": "right, again",
+                     "to_rule": "own words, for the facilitator"}.get(
+                         e.verdict, "right" if e.correct else "wrong")
             changes["declarations"] = (*state.declarations, f"{time} {e.text} ({right})")
         elif isinstance(e, ev.RaceStep) and e.happened:
             changes["race_steps"] = (*state.race_steps, f"{time} {e.step}")

@@ -152,8 +152,9 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
         elif isinstance(e, ev.Restored):
             kind, label = "restored", "restored"
         elif isinstance(e, ev.Declaration):
-            kind, label = "declaration", (f"declared ({'right' if e.correct else 'wrong'}): "
-                                          f"{e.text}")
+            said = ("own words" if e.verdict == "to_rule" else
+                    "right" if e.correct else "wrong")
+            kind, label = "declaration", f"declared ({said}): {e.text}"
         elif isinstance(e, ev.RaceStep) and e.happened:
             kind, label = "race_step", f"race step: {e.step}"
         if label is not None:

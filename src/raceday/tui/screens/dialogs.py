@@ -90,6 +90,42 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class OwnWordsDialog(ModalScreen[str | None]):
+    """A finding in the player's own words (F8, then "in my own words"): one line the
+    facilitator rules on."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, role: str, longest: int) -> None:
+        super().__init__(classes="dialog-screen")
+        self.role = role
+        self.longest = longest
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog dialog-wide"):
+            yield Label(f"Declare a finding in your own words (as {self.role})",
+                        classes="dialog-title", markup=False)
+            yield Static("What went wrong, in one line. The facilitator rules on it: it "
+                         "counts once ruled right, and costs nothing unless ruled wrong.",
+                         classes="dialog-note", markup=False)
+            yield Input(placeholder=f"at most {self.longest} characters; Enter declares it",
+                        max_length=self.longest, id="own-words")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _done(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            self.notify("Write the finding first (Escape: declare nothing).",
+                        severity="warning")
+            return
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 @dataclass(frozen=True)
 class MonitorRequest:
     name: str

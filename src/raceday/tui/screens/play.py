@@ -224,7 +224,10 @@ class PlayScreen(PlayKeys):
             return
         said = _action_words(event)
         if said is not None:
-            if isinstance(event, ev.Declaration) and event.verdict != "confirmed" and event.why:
+            if isinstance(event, ev.Declaration) and event.verdict == "to_rule":
+                self.notify(said, title="Declared in your own words: the facilitator rules on "
+                            "it", timeout=15)
+            elif isinstance(event, ev.Declaration) and event.verdict != "confirmed" and event.why:
                 self.notify(said, title="Declared: it does not count now", severity="warning",
                             timeout=12)
             else:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from raceday.engine.actions import Declare, RevealHint, SaveMonitor, Wait
 from raceday.engine.clock import Pace
+from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.tui.screens.dialogs import (
@@ -19,6 +20,7 @@ from raceday.tui.screens.dialogs import (
     MonitorRequest,
     NoteDialog,
     NoteRequest,
+    OwnWordsDialog,
 )
 from raceday.tui.screens.play_base import PlayBase
 
@@ -52,21 +54,26 @@ class PlayDialogs(PlayBase):
         # alphabetical, so the menu's order says nothing about which findings are true
         options = sorted(((f.id, f.text) for f in self.exercise.findings),
                          key=lambda o: o[1].casefold())
-        if not options:
-            self.notify("This exercise has no findings to declare.")
-            return
+        options.append((OWN_WORDS, "In my own words…"))
+
+        def in_words(words: str | None) -> None:
+            if words:
+                self.declare(role, OWN_WORDS, words)
 
         def chosen(finding: str | None) -> None:
-            if finding is not None:
+            if finding == OWN_WORDS:
+                self.app.push_screen(OwnWordsDialog(role, MAX_OWN_WORDS), in_words)
+            elif finding is not None:
                 self.declare(role, finding)
 
         self.app.push_screen(ChoiceDialog(
             f"Declare a finding (as {role})", options,
             note="What is wrong? A right finding counts as detection when it is so now; a "
-                 "wrong one, or one that is not so yet, costs points."), chosen)
+                 "wrong one, or one that is not so yet, costs points. In your own words, the "
+                 "facilitator rules on it."), chosen)
 
-    def declare(self, role: str, finding: str) -> None:
-        self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding)))
+    def declare(self, role: str, finding: str, text: str = "") -> None:
+        self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding, text=text)))
 
     def action_hint(self) -> None:
         """F9: choose which hint to reveal, each with its cost, before anything is shown.

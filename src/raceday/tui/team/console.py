@@ -559,7 +559,9 @@ class ConsoleScreen(Screen[None]):
         if not declared:
             self.notify("Nobody has declared a finding yet.")
             return
-        options = [(str(d.seq), f"{d.sim_time} {d.role}: {' '.join(d.text.split())[:60]}"
+        options = [(str(d.seq), f"{d.sim_time} {d.role}"
+                    + (" in own words" if d.verdict == "to_rule" else "")
+                    + f": {' '.join(d.text.split())[:60]}"
                     + (f" (ruled {ruling_words(r.ruling)})"
                        if (r := self.verdicts.rulings.get(d.seq)) else ""))
                    for d in reversed(declared)]

@@ -72,6 +72,7 @@ class Verdicts:
             mark, style = {"confirmed": ("✓ ", "green"), "repeat": ("✓ again ", "green"),
                            "false_alarm": ("✗ not so yet: ", "bold red"),
                            "unseen": ("? nothing showed it yet: ", "yellow"),
+                           "to_rule": ("? in their own words, yours to rule (r): ", "yellow"),
                            "wrong": ("✗ ", "bold red")}.get(
                                d.verdict, ("✓ ", "green") if d.correct else ("✗ ", "bold red"))
             t.append(mark, style=style)

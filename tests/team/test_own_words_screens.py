@@ -1,0 +1,92 @@
+"""The screens of a finding in the player's own words: a seat's F8 offers "In my own words",
+the seat is told at once how it counts, and the console's `r` lists the words to rule on."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from team_fixtures import TOKENS
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from raceday.exercise.model import OWN_WORDS
+from raceday.judge.facts import own_words_key
+from raceday.team.client import Client
+from raceday.team.host import Host
+from raceday.transcript import events as ev
+from raceday.tui.screens.dialogs import ChoiceDialog, OwnWordsDialog
+from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.seat_screen import SeatScreen
+from raceday.tui.team.start_team import SeatApp, seat_settings
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+pytestmark = pytest.mark.tui
+WORDS = "Enactor A applied a stale plan"
+
+
+@pytest.fixture
+def running(host: Host) -> Iterator[Host]:
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    yield host
+    stop.set()
+    thread.join(timeout=5)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")
+
+
+def _declared(host: Host) -> list[ev.Declaration]:
+    return [e for e in host.need().events if isinstance(e, ev.Declaration)]
+
+
+async def test_a_seat_declares_in_its_own_words_and_the_console_rules_on_them(
+        running: Host) -> None:
+    client = Client(running.folder, TOKENS["responder"], "Rita")
+    seat = SeatApp(client, seat_settings(client), live_ticks=False)
+    async with seat.run_test(size=(130, 42)) as pilot:
+        await until(pilot, lambda: isinstance(seat.screen, SeatScreen))
+        await pilot.press("f8")
+        await until(pilot, lambda: isinstance(seat.screen, ChoiceDialog))
+        options = seat.screen.query_one(OptionList)
+        last = options.get_option_at_index(options.option_count - 1)
+        assert (last.id, str(last.prompt)) == (OWN_WORDS, "In my own words…")
+        await pilot.press("end", "enter")
+        await until(pilot, lambda: isinstance(seat.screen, OwnWordsDialog))
+        await pilot.press("enter")  # nothing written: it says so and stays
+        assert isinstance(seat.screen, OwnWordsDialog)
+        for ch in WORDS:
+            await pilot.press("space" if ch == " " else ch)
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(_declared(running)))
+        await until(pilot, lambda: any("Declared in your own words" in str(n.title)
+                                       for n in seat._notifications))
+    [declared] = _declared(running)
+    assert (declared.finding, declared.text, declared.verdict) == (OWN_WORDS, WORDS, "to_rule")
+    console = ConsoleApp(running, run_host=False)
+    async with console.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(console.screen, ConsoleScreen))
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(console.screen, ChoiceDialog))
+        first = console.screen.query_one(OptionList).get_option_at_index(0)
+        assert str(first.prompt) == f"{declared.sim_time} responder in own words: {WORDS}"
+        await pilot.press("enter")  # the declaration
+        await pilot.pause(0.2)
+        await pilot.press("enter")  # right
+        await pilot.pause(0.2)
+        for ch in "stale":
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(running.need().facts.rulings))
+    assert running.need().facts.rulings == [
+        (declared.minute, own_words_key(WORDS), "right", "stale")]
