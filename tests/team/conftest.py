@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,17 @@ def host(flagship: Exercise, tmp_path: Path) -> Iterator[Host]:
     made = make_host(flagship, tmp_path / "transcripts")
     yield made
     made.close()
+
+
+@pytest.fixture
+def running(host: Host) -> Iterator[Host]:
+    """The host pumping in a thread of its own, as `raceday host` runs it."""
+    stop = threading.Event()
+    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
+    thread.start()
+    yield host
+    stop.set()
+    thread.join(timeout=5)
 
 
 __all__ = ["TOKENS"]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
@@ -35,3 +39,12 @@ def send(host: Host, client: Client, kind: str, **payload: object) -> CommandRow
     command = client.submit(kind, dict(payload))
     host.pump()
     return client.wait(command, timeout=5)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
+    """Wait, a frame at a time, until `condition` holds (a test fails after `timeout` s)."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the condition never held")

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from team_fixtures import SEATS
-from test_screens import text_of, until
+from team_fixtures import SEATS, until
+from test_screens import text_of
 from textual.widgets import Static
 
 from raceday.engine.clock import Pace

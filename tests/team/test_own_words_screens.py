@@ -4,13 +4,9 @@ the seat is told at once how it counts, and the console's `r` lists the words to
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
-from team_fixtures import TOKENS
-from textual.pilot import Pilot
+from team_fixtures import TOKENS, until
 from textual.widgets import OptionList
 
 from raceday.exercise.model import OWN_WORDS
@@ -28,22 +24,8 @@ pytestmark = pytest.mark.tui
 WORDS = "Enactor A applied a stale plan"
 
 
-@pytest.fixture
-def running(host: Host) -> Iterator[Host]:
-    stop = threading.Event()
-    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
-    thread.start()
-    yield host
-    stop.set()
-    thread.join(timeout=5)
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the condition never held")
 
 
 def _declared(host: Host) -> list[ev.Declaration]:

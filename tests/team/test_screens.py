@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from team_fixtures import TOKENS, joined, send
+from team_fixtures import TOKENS, joined, send, until
 from textual.binding import Binding
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from raceday.team.client import Client, View
@@ -31,23 +29,8 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 pytestmark = pytest.mark.tui
 
 
-@pytest.fixture
-def running(host: Host) -> Iterator[Host]:
-    """The host pumping in a thread of its own, as `raceday host` runs it."""
-    stop = threading.Event()
-    thread = threading.Thread(target=host.run, args=(stop,), daemon=True)
-    thread.start()
-    yield host
-    stop.set()
-    thread.join(timeout=5)
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the condition never held")
 
 
 def text_of(widget: Static) -> str:
