@@ -31,6 +31,10 @@ SKIP_TOAST_SECONDS = 6.0
 class PlayDialogs(PlayBase):
     """The keys that open a dialog (or, ctrl+n and ctrl+t, act at once)."""
 
+    FACILITATOR_RULES = False
+    """A facilitator can rule on a finding in the player's own words (a team seat, whose
+    host's console rules): only then does F8 offer one, as it could never count otherwise."""
+
     def action_monitor(self) -> None:
         self.editor.call_later(self._monitor_typed)  # after the keys typed ahead (F5's reason)
 
@@ -54,7 +58,8 @@ class PlayDialogs(PlayBase):
         # alphabetical, so the menu's order says nothing about which findings are true
         options = sorted(((f.id, f.text) for f in self.exercise.findings),
                          key=lambda o: o[1].casefold())
-        options.append((OWN_WORDS, "In my own words…"))
+        if self.FACILITATOR_RULES:
+            options.append((OWN_WORDS, "In my own words…"))
 
         def in_words(words: str | None) -> None:
             if words:
@@ -69,8 +74,9 @@ class PlayDialogs(PlayBase):
         self.app.push_screen(ChoiceDialog(
             f"Declare a finding (as {role})", options,
             note="What is wrong? A right finding counts as detection when it is so now; a "
-                 "wrong one, or one that is not so yet, costs points. In your own words, the "
-                 "facilitator rules on it."), chosen)
+                 "wrong one, or one that is not so yet, costs points."
+                 + (" In your own words, the facilitator rules on it."
+                    if self.FACILITATOR_RULES else "")), chosen)
 
     def declare(self, role: str, finding: str, text: str = "") -> None:
         self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding, text=text)))

@@ -26,6 +26,7 @@ FACILITATOR_ONLY = ("pause", "speed", "next", "inject")
 
 
 class SeatScreen(PlayScreen):
+    FACILITATOR_RULES = True  # the host's console rules on a finding in a player's own words
     # the clock's keys are the facilitator's here: pressed at a seat, they say so (hidden)
     BINDINGS = [
         Binding("ctrl+n", "facilitators('skips to the next task or inject')", show=False,
