@@ -30,8 +30,8 @@ def normal_night_key(kind: NightKind, normal: Exercise, until: int, renumber: st
 
 
 def cache_file(key: str) -> Path | None:
-    """Where a normal night's good writes are kept: $RACEDAY_CACHE_DIR, else the user's cache
-    folder; None when RACEDAY_CACHE_DIR is empty (no cache on disk)."""
+    """Where a normal night's good writes or a baseline's harms are kept: $RACEDAY_CACHE_DIR, else
+    the user's cache folder; None when RACEDAY_CACHE_DIR is empty (no cache on disk)."""
     folder = cache_folder()
     return folder / "normal-nights" / f"{key}.json" if folder is not None else None
 
