@@ -135,26 +135,57 @@ def held(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> threadin
 
 
 async def test_play_id_draws_the_briefing_at_once_and_then_the_whole_exercise(
-        make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
-    loaded = make_app(mini)
-    async with loaded.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        expected = _shown(loaded)
+        make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))  # no body kept yet
     app = make_app(None)
     app.pending = _pending(DATA / "mini-dns")
     gate = held(monkeypatch, load, "load_exercise")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         first = _shown(app)
-        assert first[0] == expected[0]  # the bar: title, the clock's start and zone
         assert first[1] == "Mini DNS race\n\nA stale plan and a clean-up empty one " \
                            "endpoint's answer."
         assert app.exercise is None and not first[2]
         gate.set()
         await settle(pilot)
-        assert _shown(app) == expected  # briefing.md, the roles, the world's tables
+        expected = _shown(app)
         assert app.exercise is not None and app.exercise.id == "mini-dns"
+    assert first[0] == expected[0]  # the bar: title, the clock's start and zone
     assert "Roles" in expected[1] and "endpoint" in expected[2]
+    loaded = make_app(mini)  # the exercise given loaded draws the same briefing
+    async with loaded.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert _shown(loaded) == expected
+
+
+async def test_the_next_start_draws_the_body_the_last_one_rendered_before_it_loads(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The second `raceday play ID` shows the situation (length, level, clock, mode, the
+    briefing's text) while the exercise is still loading, and it reads as the rendering
+    that replaces it."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    rendered: list[str] = []
+    for start in ("first", "second"):
+        app = make_app(None)
+        app.pending = _pending(DATA / "mini-dns")
+        gate = held(monkeypatch, load, "load_exercise")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            while_loading = _shown(app)[1]
+            assert app.exercise is None
+            gate.set()
+            await settle(pilot)
+            rendered.append(_shown(app)[1])
+        monkeypatch.undo()
+        monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+        if start == "first":  # nothing kept: the title and summary only
+            assert "· level " not in while_loading
+        else:
+            assert "· level " in while_loading and "Roles" in while_loading
+            assert while_loading.strip() == rendered[1].strip()
+    assert rendered[0] == rendered[1]
 
 
 async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_is(

@@ -18,7 +18,9 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from raceday.exercise import EXERCISE_FILE
 from raceday.inert import inert
+from raceday.tui.briefing_body import keep_body, read_body
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
 from raceday.tui.screens.crash import WorkingScreen
 from raceday.tui.widgets.footer import SteadyFooter
@@ -234,7 +236,24 @@ Read the situation, the roles and what is scored, then press **Enter** to start
 
     def on_mount(self) -> None:
         self.query_one("#briefing-scroll").focus()
-        self.call_after_refresh(self._load if self.pending is not None else self._fill)
+        self.call_after_refresh(self._first_look if self.pending is not None else self._fill)
+
+    def _view(self) -> str:
+        """What the situation's lines depend on besides the exercise and the width."""
+        s = self.settings
+        return (f"{s.mode} {s.pace.value} {s.speed!r} {s.length!r} "
+                f"{self.app.console.color_system}")
+
+    def _first_look(self) -> None:
+        """The first screenful as the last start drew it (kept), then the load: the body is
+        on screen while the exercise loads, and its rendering replaces it."""
+        assert self.pending is not None
+        width = self.query_one("#situation", Static).content_region.width
+        kept = read_body(self.pending.path if self.pending.path.is_file()
+                         else self.pending.path / EXERCISE_FILE, self._view(), width)
+        if kept is not None:
+            self.query_one("#situation", Static).update(Prerendered(kept))
+        self._load()
 
     def on_resize(self) -> None:
         if self.rendered_width:
@@ -256,8 +275,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         briefing waited for a load that never came and Enter did nothing."""
         assert self.pending is not None
         try:
-            self.post_message(self.Loaded(load_keeping_head(self.pending.path,
-                                                            self.pending.head)))
+            exercise = load_keeping_head(self.pending.path, self.pending.head)
+            if self.start_asked:  # Enter came first: the play screen's module imported here
+                import raceday.tui.screens.play  # noqa: F401
+            self.post_message(self.Loaded(exercise))
         except Exception as exc:
             self.post_message(self.Loaded(None, exc))
 
@@ -299,6 +320,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         # rendered at once, it held the interpreter while the event loop drew it.
         if cut:  # the top first (what the screen shows), then the whole
             top = self._markdown(text[:cut], width)
+            self._keep(exercise, width, top)
             self._post_situation(top, width)
             if get_current_worker().is_cancelled:
                 return
@@ -307,7 +329,9 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             self._post_situation(
                 Prerendered([*top.segments, Segment.line(), *rest.segments]), width)
         else:
-            self._post_situation(self._markdown(text, width), width)
+            whole = self._markdown(text, width)
+            self._keep(exercise, width, whole)
+            self._post_situation(whole, width)
         if get_current_worker().is_cancelled:  # the briefing was left: build no world for it
             return
         try:
@@ -315,6 +339,14 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
         self.post_message(self.Rendered("schema", self._markdown(text, width), width))
+        # Enter pushes the play screen, whose module (the session, the event codec, the
+        # widgets: about 150 ms) would be imported on the event loop: imported here instead
+        import raceday.tui.screens.play  # noqa: F401
+
+    def _keep(self, exercise: Exercise, width: int, lines: Prerendered) -> None:
+        """Keep the first screenful for the next start's first frames (a worker thread)."""
+        if exercise.path is not None:
+            keep_body(exercise.path, self._view(), width, lines.segments)
 
     def _post_situation(self, lines: Prerendered, width: int) -> None:
         """Show the situation's lines; return once they are drawn (a worker thread only)."""
