@@ -1,5 +1,5 @@
 """raceday's cache folder: what a run worked out and a later run may find again (a normal
-night's good writes, the briefing's first frame). Only ever a shortcut: anything absent or
+night's good writes and baselines, the briefing's first frame and first screenful). Only ever a shortcut: anything absent or
 unreadable there is worked out again, and nothing fails because the folder cannot be written.
 """
 
