@@ -1,6 +1,7 @@
 """raceday's cache folder: what a run worked out and a later run may find again (a normal
-night's good writes and baselines, the briefing's first frame and first screenful). Only ever a shortcut: anything absent or
-unreadable there is worked out again, and nothing fails because the folder cannot be written.
+night's good writes and baselines, the briefing's first frame and first screenful). Only ever
+a shortcut: anything absent or unreadable there is worked out again, and nothing fails because
+the folder cannot be written.
 """
 
 from __future__ import annotations
