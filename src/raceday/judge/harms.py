@@ -18,10 +18,27 @@ class History:
     """The highest value each key has had tonight, per harm."""
 
     highest: dict[tuple[str, str], Any] = field(default_factory=dict)
+    last: dict[str, tuple[list[Sequence[Any]], list[tuple[Any, ...]]]] = field(
+        default_factory=dict)
+    """Per harm, the rows compared last (when their keys were distinct) and the answer: the
+    same rows again give the same answer and no new high, so they are not walked again (a
+    harm over every endpoint is asked after every write)."""
 
     def went_back(self, harm: str, rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
         """The rows (key, value, highest before) whose value is below the highest that key
         has had; then remember the new highs. Rows with no value (NULL) are not compared."""
+        rows = list(rows)
+        seen = self.last.get(harm)
+        if seen is not None and seen[0] == rows:
+            return list(seen[1])
+        back = self._compare(harm, rows)
+        if len({str(row[0]) for row in rows if row}) == len(rows):
+            self.last[harm] = (rows, back)
+        else:  # a key twice: its second value is compared with its first, so not the same
+            self.last.pop(harm, None)
+        return list(back)
+
+    def _compare(self, harm: str, rows: list[Sequence[Any]]) -> list[tuple[Any, ...]]:
         back: list[tuple[Any, ...]] = []
         for row in rows:
             if len(row) < 2 or row[1] is None:
