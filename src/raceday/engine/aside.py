@@ -60,6 +60,7 @@ class Aside(Generic[T]):
         self._before_here = before_here
         self._pid: int | None = None
         self._fd: int | None = None
+        self._parent = os.getpid()
         if can_fork():
             self._fork()
 
@@ -93,13 +94,21 @@ class Aside(Generic[T]):
 
     def result(self) -> T:
         """The call's answer: the child's when it gave one, else made here and now."""
-        if self._pid is not None:
-            answer = self._collect()
-            if answer is not None:
-                return answer[0]
+        answer = self.child_answer()
+        if answer is not None:
+            return answer[0]
         if self._before_here is not None:
             self._before_here()
         return self._call()
+
+    def child_answer(self) -> tuple[T] | None:
+        """The child's answer (in a tuple: None is an answer too), waited for; None when no
+        child was forked or it gave none, so the caller does only the part it needs itself.
+        Asked in another process (a later child forked from this one), None: only the
+        process that forked a child reads its pipe and reaps it."""
+        if self._pid is None or os.getpid() != self._parent:
+            return None
+        return self._collect()
 
     def _collect(self) -> tuple[T] | None:
         pid, fd = self._pid, self._fd
@@ -127,7 +136,7 @@ class Aside(Generic[T]):
 
     def discard(self) -> None:
         """Stop the child if its answer will not be asked for (the caller failed)."""
-        if self._pid is not None and self._fd is not None:
+        if self._pid is not None and self._fd is not None and os.getpid() == self._parent:
             os.close(self._fd)
             _stop(self._pid)
             self._pid = self._fd = None

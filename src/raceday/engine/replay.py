@@ -31,10 +31,10 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from raceday.cache import cache_folder
 from raceday.engine import collector, replay_cache
 from raceday.engine.aside import Aside, can_fork
 from raceday.engine.clock import clock_time
@@ -56,12 +56,16 @@ from raceday.engine.replay_exercises import (
 from raceday.engine.replay_outcomes import (
     GoodRun,
     Harms,
+    HarmTimes,
     Nights,
     NormalHarms,
     TeamNight,
+    baseline_times,
     blocked_writes,
     good_runs,
     harm_nights,
+    harm_nights_of,
+    harm_times,
     harms_of,
     hidden_times,
     kept_some_away,
@@ -75,6 +79,7 @@ from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
+from raceday.store.world_digest import world_fingerprint
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult
 from raceday.transcript.verdicts import HarmNight
@@ -160,20 +165,50 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
     """The harms of the race on the exercise's own world with its own statements: what the
     customers saw with no guard at all. The same every time for the same exercise, seed and
     code, so it is played once and kept (in this process and in the cache folder); a
-    session's own variant is played ahead in a child when the session opens."""
+    session's own (its variant's, its practice nights') are played ahead in a child when the
+    session opens (`_baselines_ahead`), whose answer is waited for rather than played again."""
     key = replay_cache.baseline_key(kind, exercise, until, renumber, "sqlite")
     known = replay_cache.baseline_cached(key)
     if known is not None:
+        return known
+    ahead = _baselines_pending.pop(key, None)
+    known = ahead() if ahead is not None else None
+    if known is not None:
+        replay_cache.remember_baseline(key, known)  # the child wrote the cache file
         return known
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
         pristine = Path(scratch) / "pristine.db"
         WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
         world = Path(scratch) / "race.db"
         build_replay_world(pristine, exercise.world_sql, world, renumber)
+        if not renumber.strip():  # the world every practice night's baseline starts from
+            replay_cache.keep_world(replay_cache.world_key(exercise), world_fingerprint(world))
         race = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
                         _scratch_folder(Path(scratch) / "race"), until, transcript=False)
         known = harms_of(exercise, race, until)
     replay_cache.keep_baseline(key, known)
+    return known
+
+
+_baselines_pending: dict[str, Callable[[], Harms | None]] = {}
+"""Baselines being played in a child since a session opened (`_baselines_ahead`), by
+`baseline_key`: the child's answer, waited for, or None (it failed: played here)."""
+
+
+def _own_world(exercise: Exercise) -> str:
+    """The fingerprint of the world a replay builds from the exercise's own world (as a
+    baseline starts from it), kept in this process and the cache folder."""
+    key = replay_cache.world_key(exercise)
+    known = replay_cache.world_cached(key)
+    if known is not None:
+        return known
+    with tempfile.TemporaryDirectory(prefix="raceday-own-world-") as scratch:
+        pristine = Path(scratch) / "pristine.db"
+        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        world = Path(scratch) / "race.db"
+        build_replay_world(pristine, exercise.world_sql, world)
+        known = world_fingerprint(world)
+    replay_cache.keep_world(key, known)
     return known
 
 
@@ -182,24 +217,89 @@ def _scratch_folder(folder: Path) -> Path:
     return folder
 
 
-def _practice_nights_sqlite(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                            live: Path, folder: Path, until: int,
-                            shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
-    """Each practice night on a world built from the team's as the race's is, beside the
-    same night on the exercise's own world."""
-    found: list[HarmNight] = []
-    for night in exercise.replay.practice if exercise.replay is not None else ():
-        where = folder / f"practice-{night.id}"
-        where.mkdir()
-        world = where / "race.db"
-        build_replay_world(live, exercise.world_sql, world)
-        played = play_night(kind, practiced(team_exercise, night, shift), world, where / "race",
-                            until, transcript=False)
+def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Path,
+                    small: bool, started: list[Aside[Any]]) -> Callable[[], Harms]:
+    """`_baseline` on the exercise's own world (no renumbering): known, or being played
+    ahead, it is taken when asked for; else played aside (`_aside`) from now."""
+    key = replay_cache.baseline_key(kind, exercise, until, "", "sqlite")
+    if replay_cache.baseline_cached(key) is not None or key in _baselines_pending:
+        return lambda: _baseline(kind, exercise, until, "")
+    get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, small, started)
+
+    def answer() -> Harms:
+        known = get()
+        replay_cache.remember_baseline(key, known)  # a child's: it wrote the cache file
+        return known
+
+    return answer
+
+
+_PRACTICE_KEPT = 24
+_practice_known: OrderedDict[str, HarmTimes] = OrderedDict()
+"""The team's practice nights already played in this process (their harm times), by the
+night, the team's statements and the world they started from: ctrl+r twice plays none."""
+
+
+def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: Path,
+                          built: str, folder: Path, until: int, small: bool,
+                          started: list[Aside[Any]]) -> Callable[[], HarmTimes]:
+    """The team's practice night `team` (with the team's statements) on a world built from
+    the team's as the race's is (`built`: that world's file digest), played aside."""
+    key = json.dumps([kind.__module__, kind.__qualname__, exercise_digest(team), built, until])
+    known = _practice_known.get(key)
+    if known is not None:
+        return lambda: known
+
+    def play(scratch: Path) -> HarmTimes:
+        world = scratch / "race.db"
+        build_replay_world(live, own.world_sql, world)
+        played = play_night(kind, team, world, scratch / "race", until, transcript=False)
         remove_world(world)
+        return harm_times(own, played, until)
+
+    get = _aside(play, folder, small, started)
+
+    def answer() -> HarmTimes:
+        got = get()
+        _practice_known[key] = got
+        while len(_practice_known) > _PRACTICE_KEPT:
+            _practice_known.popitem(last=False)
+        return got
+
+    return answer
+
+
+def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                           live: Path, built: str, same_world: bool, folder: Path,
+                           until: int, shift: ShiftSpec | None, small: bool,
+                           started: list[Aside[Any]]) -> Callable[[], tuple[HarmNight, ...]]:
+    """Each practice night on a world built from the team's as the race's is, beside the
+    same night on the exercise's own world; each played aside (`_aside`) from now.
+
+    `same_world`: the team's replay world is the exercise's own (the same schema objects and
+    rows: `world_fingerprint`) and its statements are the exercise's, so each of its practice
+    nights is its baseline, move for move (the engine is deterministic): not played again."""
+    plays = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
         own = practiced(exercise, night, shift)
-        found += harm_nights(own, played, _baseline(kind, own, until, ""), until,
-                              practice_words(night.title), practice=night.id)
-    return tuple(found)
+        baseline = _baseline_aside(kind, own, until, folder / f"practice-{night.id}-own",
+                                   small, started)
+        team = None if same_world else _practice_night_aside(
+            kind, own, practiced(team_exercise, night, shift), live, built,
+            folder / f"practice-{night.id}", until, small, started)
+        plays.append((night, own, baseline, team))
+
+    def answer() -> tuple[HarmNight, ...]:
+        found: list[HarmNight] = []
+        for night, own, baseline, team in plays:
+            base = baseline()
+            mine = team() if team is not None else baseline_times(own, base)
+            found += harm_nights_of(mine, base, practice_words(night.title), practice=night.id)
+        return tuple(found)
+
+    return answer
+
+
 _nights_known: OrderedDict[str, Nights] = OrderedDict()
 """The normal nights' answers already worked out in this process (a child's included)."""
 
@@ -433,27 +533,51 @@ def prepare_ahead(session: Night) -> None:
 
 
 def _baselines_ahead(kind: NightKind, session: Night, until: int) -> None:
-    """The race on the exercise's own world (tonight's and the session's variant), played in
-    one child that leaves its answers in the cache folder: the final replay finds them
-    there, or plays them itself if the child is not done."""
-    missing = [(e, r) for e, r in _wanted(session)
-               if replay_cache.baseline_cached(
-                   replay_cache.baseline_key(kind, e, until, r, "sqlite")) is None]
-    if not missing or cache_folder() is None:
+    """The race on the exercise's own world (tonight's, the session's practice nights' and
+    its variant's), played in one child: the replay that needs one waits for the child's
+    answer (`_baseline`), or plays it itself if the child failed. The child also leaves
+    them in the cache folder. Tonight's is known after the first session; the others
+    depend on the variant drawn for this session."""
+    exercise, shift = session.exercise, session.variant
+    tonight, *variant = _wanted(session)
+    practice = exercise.replay.practice if exercise.replay is not None else ()
+    wanted = [tonight, *((practiced(exercise, night, shift), "") for night in practice),
+              *variant]
+    missing: dict[str, tuple[Exercise, str]] = {}
+    for ex, renumber in wanted:
+        key = replay_cache.baseline_key(kind, ex, until, renumber, "sqlite")
+        if key not in _baselines_pending and replay_cache.baseline_cached(key) is None:
+            missing[key] = (ex, renumber)
+    if not missing:
         return
 
-    def play() -> bool:
-        for ex, renumber in missing:
-            _baseline(kind, ex, until, renumber)
-        return True
+    def play() -> dict[str, Harms]:
+        return {key: _baseline(kind, ex, until, renumber)
+                for key, (ex, renumber) in missing.items()}
 
-    _ahead_started.append(Aside(play))
+    aside = Aside(play)
+    if not aside.forked:
+        return
+    _ahead_started.append(aside)
+    answers: list[dict[str, Harms]] = []
+
+    def take(key: str) -> Harms | None:
+        if not answers:
+            if aside in _ahead_started:
+                _ahead_started.remove(aside)
+            got = aside.child_answer()
+            answers.append(got[0] if got is not None else {})
+        return answers[0].get(key)
+
+    for key in missing:
+        _baselines_pending[key] = partial(take, key)
 
 
 def discard_ahead() -> None:
     """Stop the children `prepare_ahead` started whose answers nobody took, and remove their
     folders (at exit; and between tests, each of which starts from nothing)."""
     _ahead.clear()
+    _baselines_pending.clear()
     for aside in list(_ahead_started):
         aside.discard()
     _ahead_started.clear()
@@ -531,6 +655,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
     kind = type(session)  # the replay plays sessions of the kind it was given
     started: list[Aside[Any]] = []  # children whose answer is not asked for yet
     small = _world_bytes(race_world) <= _PREPARE_BYTES  # its nights played aside
+    shift = session.variant
     try:
         nights: Callable[[], Nights] | None = None
         if delayed:  # the team's normal night starts from the same world: built once, copied
@@ -538,6 +663,14 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
                                           small, started)
+        practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
+        if exercise.replay is not None and exercise.replay.practice:
+            # the practice nights' worlds are built as the race's is: the same as it, now
+            same_world = team_exercise.statements == exercise.statements and \
+                world_fingerprint(race_world) == _own_world(exercise)
+            practice_nights = _practice_nights_aside(
+                kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
+                folder, until, shift, small, started)
         race = play_night(kind, team_exercise, race_world, folder / "race", until)
         _keep_race(folder / "race", race.events)
         steps = step_replays(exercise, race)
@@ -548,7 +681,6 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                         f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
-        shift = session.variant
         more_nights: Callable[[], Nights] | None = None
         what = ""
         # Nothing prevented or kept away in tonight's race: the variant can only agree (the
@@ -578,8 +710,8 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
 
-        harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until,
-                                         shift)
+        if practice_nights is not None:  # played beside both races
+            harms += practice_nights()
 
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()
