@@ -24,7 +24,7 @@ import logging
 import os
 import pickle
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 _log = logging.getLogger(__name__)
@@ -136,6 +136,116 @@ class Aside(Generic[T]):
 
     def discard(self) -> None:
         """Stop the child if its answer will not be asked for (the caller failed)."""
+        if self._pid is not None and self._fd is not None and os.getpid() == self._parent:
+            os.close(self._fd)
+            _stop(self._pid)
+            self._pid = self._fd = None
+
+
+class Chain(Generic[T]):
+    """Several calls made one after another in one forked child, each answer sent back as
+    soon as it is made: asking for one waits only for the calls before it. One child, not
+    one each: work that is only perhaps needed, put last, never takes a core from the work
+    before it, nor from this process.
+
+    `child_answer(i)` is the answer of call `i` (in a tuple), or None when no child was
+    forked, or that call failed in it, or the child died first: the caller then does what it
+    needs itself. Only the process that forked the child reads its pipe and reaps it."""
+
+    _HEADER = 8
+
+    def __init__(self, calls: Sequence[Callable[[], T]]) -> None:
+        self._calls = list(calls)
+        self._answers: list[tuple[T] | None] = []  # received so far, in order
+        self._pid: int | None = None
+        self._fd: int | None = None
+        self._parent = os.getpid()
+        self.forked = False
+        if self._calls and can_fork():
+            self._fork()
+
+    def _fork(self) -> None:
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return
+        if pid == 0:  # the child: each answer as it is made, then leave (as `Aside`'s does)
+            code = 1
+            try:
+                os.close(read)
+                _quiet_signals()
+                with os.fdopen(write, "wb") as pipe:
+                    for call in self._calls:
+                        try:
+                            payload = pickle.dumps(call(), protocol=pickle.HIGHEST_PROTOCOL)
+                        except Exception:  # noqa: BLE001 - this one is made by the parent
+                            payload = b""
+                        pipe.write(len(payload).to_bytes(self._HEADER, "big") + payload)
+                        pipe.flush()
+                code = 0
+            except BaseException:  # noqa: BLE001 - the parent makes what it did not get
+                pass
+            finally:
+                os._exit(code)
+        os.close(write)
+        self._pid, self._fd = pid, read
+        self.forked = True
+
+    def child_answer(self, index: int) -> tuple[T] | None:
+        if os.getpid() != self._parent:
+            return None
+        while len(self._answers) <= index and self._fd is not None:
+            self._receive()
+        return self._answers[index] if index < len(self._answers) else None
+
+    def _receive(self) -> None:
+        header = self._read(self._HEADER)
+        size = int.from_bytes(header, "big") if header is not None else -1
+        payload = self._read(size) if size > 0 else b""
+        if size < 0 or payload is None:  # the child is gone: the rest is made here
+            _log.info("a chain of nights played aside stopped after %d answers",
+                      len(self._answers))
+            self._reap()
+            return
+        answer: tuple[T] | None = None
+        if payload:
+            try:
+                answer = (pickle.loads(payload),)
+            except Exception:  # noqa: BLE001 - a garbled answer is no answer
+                _log.info("a night played aside gave an unreadable answer", exc_info=True)
+        self._answers.append(answer)
+        if len(self._answers) == len(self._calls):
+            self._reap()
+
+    def _read(self, size: int) -> bytes | None:
+        """Exactly `size` bytes from the pipe, or None at its end."""
+        assert self._fd is not None
+        chunks: list[bytes] = []
+        left = size
+        while left:
+            chunk = os.read(self._fd, min(left, 1 << 16))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _reap(self) -> None:
+        pid, fd = self._pid, self._fd
+        self._pid = self._fd = None
+        if fd is not None:
+            os.close(fd)
+        if pid is not None:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+    def discard(self) -> None:
+        """Stop the child if it is still making answers nobody will ask for."""
         if self._pid is not None and self._fd is not None and os.getpid() == self._parent:
             os.close(self._fd)
             _stop(self._pid)

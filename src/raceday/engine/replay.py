@@ -31,12 +31,11 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from raceday.engine import collector, replay_cache
-from raceday.engine.aside import Aside, can_fork
+from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
 from raceday.engine.replay_cache import (
@@ -166,7 +165,7 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
     customers saw with no guard at all. The same every time for the same exercise, seed and
     code, so it is played once and kept (in this process and in the cache folder); a
     session's own (its variant's, its practice nights') are played ahead in a child when the
-    session opens (`_baselines_ahead`), whose answer is waited for rather than played again."""
+    session opens (`_ahead_chain`), whose answer is waited for rather than played again."""
     key = replay_cache.baseline_key(kind, exercise, until, renumber, "sqlite")
     known = replay_cache.baseline_cached(key)
     if known is not None:
@@ -191,7 +190,7 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
 
 
 _baselines_pending: dict[str, Callable[[], Harms | None]] = {}
-"""Baselines being played in a child since a session opened (`_baselines_ahead`), by
+"""Baselines being played in a child since a session opened (`_ahead_chain`), by
 `baseline_key`: the child's answer, waited for, or None (it failed: played here)."""
 
 
@@ -469,10 +468,10 @@ def copy_world(built: Path, path: Path) -> None:
 
 
 _ahead: dict[str, Callable[[], list[GoodRun]]] = {}
-"""Good writes of the original world's normal nights being played in forked children since a
+"""Good writes of the original world's normal nights being played in a forked child since a
 session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`) that needs
 one takes that child's answer instead of playing the night again."""
-_ahead_started: list[Aside[Any]] = []
+_ahead_started: list[Aside[Any] | Chain[Any]] = []
 _ahead_folders: list[Path] = []
 """The scratch folders of the children not taken yet (a child stopped half-way leaves its)."""
 
@@ -494,83 +493,95 @@ def _preparable(session: Night) -> bool:
 
 
 def prepare_ahead(session: Night) -> None:
-    """Start what `prepare` does in forked children and return at once: a headless run's
-    script plays meanwhile, as the TUI's players read the screen, and its replay (the final
-    one, at least) takes the answers over. Nothing is started when no child can be forked
-    (the replay plays the nights when it needs them), or when the answers are known. Never
-    fails: whatever goes wrong here, the replay meets again and reports."""
+    """Start what `prepare` does, and the baselines every final replay needs, in one forked
+    child (`_ahead_chain`) and return at once: a headless run's script plays meanwhile, as
+    the TUI's players read the screen, and its replay (the final one, at least) takes the
+    answers over. Nothing is started when no child can be forked (the replay plays the
+    nights when it needs them), or when the answers are known. Never fails: whatever goes
+    wrong here, the replay meets again and reports."""
     if not can_fork():
         return
     try:
         if not _preparable(session):
             return
-        kind, until = type(session), replay_until(session)
-        with collector.paused():  # the children play with the collector held off
-            _baselines_ahead(kind, session, until)
-            for normal, renumber in _wanted(session):
-                key = _good_key(kind, normal, until, renumber)
-                if key in _ahead or _good_cached(key) is not None:
-                    continue
-                # made and removed by the child (`_aside`): a parent killed at once leaves none
-                folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
-                _ahead_folders.append(folder)
-
-                def play(scratch: Path, normal: Exercise = normal, renumber: str = renumber,
-                         ) -> list[GoodRun]:
-                    return _good_writes(kind, normal, scratch, until, renumber)
-
-                get = _aside(play, folder, True, _ahead_started)
-
-                def answer(get: Callable[[], list[GoodRun]] = get, folder: Path = folder,
-                           ) -> list[GoodRun]:
-                    if folder in _ahead_folders:
-                        _ahead_folders.remove(folder)
-                    return get()
-
-                _ahead[key] = answer
+        with collector.paused():  # the child plays with the collector held off
+            _ahead_chain(type(session), session, replay_until(session))
     except Exception:  # the replay plays it itself, and says what fails
-        _log.info("the replay's normal nights could not be started ahead", exc_info=True)
+        _log.info("the replay's original nights could not be started ahead", exc_info=True)
 
 
-def _baselines_ahead(kind: NightKind, session: Night, until: int) -> None:
-    """The race on the exercise's own world (tonight's, the session's practice nights' and
-    its variant's), played in one child: the replay that needs one waits for the child's
-    answer (`_baseline`), or plays it itself if the child failed. The child also leaves
-    them in the cache folder. Tonight's is known after the first session; the others
-    depend on the variant drawn for this session."""
+def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
+    """The original nights not known yet, played one after another in one child (`Chain`),
+    in the order replays need them: tonight's race and normal night on the exercise's own
+    world, the practice nights' (every final replay needs all of these; tonight's are known
+    after the first session), then the variant's race and normal night (needed only when
+    tonight's race had a step prevented or a harm kept away: last, they never hold up the
+    others, nor take a second core from the session)."""
     exercise, shift = session.exercise, session.variant
     tonight, *variant = _wanted(session)
     practice = exercise.replay.practice if exercise.replay is not None else ()
-    wanted = [tonight, *((practiced(exercise, night, shift), "") for night in practice),
-              *variant]
-    missing: dict[str, tuple[Exercise, str]] = {}
-    for ex, renumber in wanted:
+    calls: list[Callable[[], Any]] = []
+    takers: list[Callable[[int], None]] = []
+
+    def good(normal: Exercise, renumber: str) -> None:
+        key = _good_key(kind, normal, until, renumber)
+        if key in _ahead or _good_cached(key) is not None:
+            return
+        # made and removed by the child: a parent killed at once leaves none
+        folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
+
+        def play() -> list[GoodRun]:
+            folder.mkdir(mode=0o700)  # the nights' worlds: this user's only
+            try:
+                return _good_writes(kind, normal, folder, until, renumber)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        def take(index: int) -> None:
+            def answer() -> list[GoodRun]:
+                if folder in _ahead_folders:
+                    _ahead_folders.remove(folder)
+                got = chain.child_answer(index)
+                if got is not None:
+                    return cast("list[GoodRun]", got[0])
+                shutil.rmtree(folder, ignore_errors=True)  # the child stopped half-way
+                with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
+                    return _good_writes(kind, normal, Path(scratch), until, renumber)
+
+            _ahead_folders.append(folder)
+            _ahead[key] = answer
+
+        calls.append(play)
+        takers.append(take)
+
+    def baseline(ex: Exercise, renumber: str) -> None:
         key = replay_cache.baseline_key(kind, ex, until, renumber, "sqlite")
-        if key not in _baselines_pending and replay_cache.baseline_cached(key) is None:
-            missing[key] = (ex, renumber)
-    if not missing:
+        if key in _baselines_pending or replay_cache.baseline_cached(key) is not None:
+            return
+
+        def take(index: int) -> None:
+            def answer() -> Harms | None:
+                got = chain.child_answer(index)
+                return None if got is None else cast(Harms, got[0])
+
+            _baselines_pending[key] = answer
+
+        calls.append(lambda: _baseline(kind, ex, until, renumber))
+        takers.append(take)
+
+    baseline(*tonight)
+    good(*tonight)
+    for night in practice:
+        baseline(practiced(exercise, night, shift), "")
+    for normal, renumber in variant:
+        baseline(normal, renumber)
+        good(normal, renumber)
+    chain: Chain[Any] = Chain(calls)
+    if not chain.forked:
         return
-
-    def play() -> dict[str, Harms]:
-        return {key: _baseline(kind, ex, until, renumber)
-                for key, (ex, renumber) in missing.items()}
-
-    aside = Aside(play)
-    if not aside.forked:
-        return
-    _ahead_started.append(aside)
-    answers: list[dict[str, Harms]] = []
-
-    def take(key: str) -> Harms | None:
-        if not answers:
-            if aside in _ahead_started:
-                _ahead_started.remove(aside)
-            got = aside.child_answer()
-            answers.append(got[0] if got is not None else {})
-        return answers[0].get(key)
-
-    for key in missing:
-        _baselines_pending[key] = partial(take, key)
+    _ahead_started.append(chain)
+    for index, take in enumerate(takers):
+        take(index)
 
 
 def discard_ahead() -> None:
@@ -611,11 +622,13 @@ def prepare(session: Night) -> None:
 
 
 def _prepare(session: Night, started: list[Aside[Any]]) -> None:
-    until = replay_until(session)
+    """The good writes not known yet nor being played ahead (`prepare_ahead`: the replay
+    takes those; waiting for them here would hold up the players' first statements)."""
+    kind, until = type(session), replay_until(session)
     with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
-        goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
-                                    True, started)
-                 for normal, renumber in _wanted(session)]
+        goods = [_good_writes_aside(kind, normal, Path(scratch), until, renumber, True, started)
+                 for normal, renumber in _wanted(session)
+                 if _good_key(kind, normal, until, renumber) not in _ahead]
         for good in goods:
             good()
 
