@@ -104,3 +104,21 @@ def test_a_large_world_starts_nothing_ahead(fresh: Path, tmp_path: Path,
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
     open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
     assert not replay._ahead
+
+
+@needs_fork
+def test_the_final_replay_takes_every_baseline_from_the_child_started_at_open(
+        fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The practice nights' baselines (on the variant's clock and names, drawn for this
+    session: never cached before it) are played ahead in the child too."""
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path / "ahead")
+    assert len(replay._baselines_pending) == 1 + 3 + 1  # tonight's, 3 practice, the variant's
+    played_here: list[str] = []
+    monkeypatch.setattr(replay_cache, "keep_baseline", lambda key, known: played_here.append(key))
+    result = session.replay(final=True).result
+    assert result is not None
+    assert played_here == []
+    practice = [h for h in result.harms if h.practice]
+    assert len({h.practice for h in practice}) == 3 and any(h.baseline for h in practice)
+    assert len(replay._baselines_pending) == 1  # the variant's, not needed: nothing prevented
