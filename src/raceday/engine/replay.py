@@ -11,12 +11,20 @@ a race step is prevented only when it is prevented in both races, and a good wri
 on either normal night is refused. A guard keyed on tonight's plan numbers or times is not a
 guard.
 
-The normal night on the original world depends on nothing the team does, so which of its
-runs are good writes is kept (in the process, and on disk beside other caches: see
-`_good_writes`) per exercise, seed and code, and started in forked children as soon as a
-session opens (`prepare_ahead`); the normal nights write no transcript of their own
-(only their runs are compared); and a night played again on the same world with the same
-statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
+When the exercise has practice nights (`replay: practice`), each is played on the team's
+world beside the same night on the exercise's own (its baseline), in forked children while
+the races play. A team that changed no schema object and no statement the nights read has
+the exercise's own world and statements: its practice nights are their baselines, and are
+not played again.
+
+The normal night and the race on the original world depend on nothing the team does, so
+which of the normal night's runs are good writes, and what harm the race did with no guard
+(a baseline), are kept (in the process, and on disk beside other caches: see
+`_good_writes`, `_baseline`) per exercise, seed and code; those a session needs (its
+variant's and practice nights' included) are played in one forked child, one after another,
+as soon as the session opens (`prepare_ahead`). The normal nights write no transcript of
+their own (only their runs are compared); and a night played again on the same world with
+the same statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
 """
 
 from __future__ import annotations
@@ -522,13 +530,15 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     practice = exercise.replay.practice if exercise.replay is not None else ()
     calls: list[Callable[[], Any]] = []
     takers: list[Callable[[int], None]] = []
+    folders: list[Path] = []
 
     def good(normal: Exercise, renumber: str) -> None:
         key = _good_key(kind, normal, until, renumber)
         if key in _ahead or _good_cached(key) is not None:
             return
-        # made and removed by the child: a parent killed at once leaves none
+        # made and removed by the child (a parent killed at once leaves none), or at exit
         folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
+        folders.append(folder)
 
         def play() -> list[GoodRun]:
             folder.mkdir(mode=0o700)  # the nights' worlds: this user's only
@@ -548,7 +558,6 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
                 with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
                     return _good_writes(kind, normal, Path(scratch), until, renumber)
 
-            _ahead_folders.append(folder)
             _ahead[key] = answer
 
         calls.append(play)
@@ -576,8 +585,11 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     for normal, renumber in variant:
         baseline(normal, renumber)
         good(normal, renumber)
+    _ahead_folders.extend(folders)  # before the child can make them
     chain: Chain[Any] = Chain(calls)
     if not chain.forked:
+        for folder in folders:
+            _ahead_folders.remove(folder)
         return
     _ahead_started.append(chain)
     for index, take in enumerate(takers):
