@@ -169,3 +169,34 @@ def test_a_chain_is_read_only_by_the_process_that_forked_it() -> None:
     assert in_another.forked
     assert in_another.result() is None  # it was told nothing, and took nothing
     assert chain.child_answer(0) == ("a",)
+
+
+def test_a_call_the_child_has_not_begun_can_be_taken_over(tmp_path: Path) -> None:
+    """This process makes call 2 itself while the child is still in call 1: the child skips
+    call 2, and call 1, begun, stays the child's."""
+    inside, told, made = tmp_path / "inside", tmp_path / "told", tmp_path / "made"
+
+    def second() -> str:
+        inside.touch()
+        deadline = time.monotonic() + 20
+        while not told.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return "second"
+
+    def third() -> str:
+        made.touch()  # only if the child made it
+        return "third"
+
+    chain: Chain[str] = Chain([lambda: "first", second, third])
+    assert chain.child_answer(0) == ("first",)
+    deadline = time.monotonic() + 20
+    while not inside.exists():  # the child is in call 1
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not chain.take_over(1)  # begun: the child's
+    assert chain.take_over(2)
+    told.touch()
+    assert chain.child_answer(1) == ("second",)
+    assert chain.child_answer(2) is None  # skipped: this process makes it
+    assert not made.exists()
+    assert chain._pid is None  # every answer read: reaped, its claims removed

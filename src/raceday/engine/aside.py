@@ -23,8 +23,11 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import shutil
 import signal
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Generic, TypeVar
 
 _log = logging.getLogger(__name__)
@@ -149,8 +152,9 @@ class Chain(Generic[T]):
     before it, nor from this process.
 
     `child_answer(i)` is the answer of call `i` (in a tuple), or None when no child was
-    forked, or that call failed in it, or the child died first: the caller then does what it
-    needs itself. Only the process that forked the child reads its pipe and reaps it."""
+    forked, or that call failed in it, or the child died first, or this process took the
+    call over (`take_over`): the caller then does what it needs itself. Only the process
+    that forked the child reads its pipe and reaps it."""
 
     _HEADER = 8
 
@@ -160,9 +164,26 @@ class Chain(Generic[T]):
         self._pid: int | None = None
         self._fd: int | None = None
         self._parent = os.getpid()
+        self._claims: Path | None = None  # call i is made by whoever creates the file i first
         self.forked = False
         if self._calls and can_fork():
+            self._claims = Path(tempfile.mkdtemp(prefix="raceday-chain-"))
             self._fork()
+            if not self.forked:
+                self._forget_claims()
+
+    def take_over(self, index: int) -> bool:
+        """Make call `index` here if the child has not begun it (it will skip it): True when
+        this process is to make it, False when the child is making or has made it. A caller
+        that would wait for the calls before it works beside the child instead."""
+        if self._pid is None or os.getpid() != self._parent or index < len(self._answers):
+            return self._pid is None and index >= len(self._answers)
+        return self._claims is not None and _claim(self._claims / str(index))
+
+    def _forget_claims(self) -> None:
+        if self._claims is not None:
+            shutil.rmtree(self._claims, ignore_errors=True)
+            self._claims = None
 
     def _fork(self) -> None:
         read, write = os.pipe()
@@ -177,10 +198,14 @@ class Chain(Generic[T]):
             try:
                 os.close(read)
                 _quiet_signals()
+                claims = self._claims
                 with os.fdopen(write, "wb") as pipe:
-                    for call in self._calls:
+                    for index, call in enumerate(self._calls):
+                        payload = b""  # no answer: taken over, or it failed (made there)
                         try:
-                            payload = pickle.dumps(call(), protocol=pickle.HIGHEST_PROTOCOL)
+                            if claims is not None and _claim(claims / str(index)):
+                                payload = pickle.dumps(call(),
+                                                       protocol=pickle.HIGHEST_PROTOCOL)
                         except Exception:  # noqa: BLE001 - this one is made by the parent
                             payload = b""
                         pipe.write(len(payload).to_bytes(self._HEADER, "big") + payload)
@@ -236,6 +261,7 @@ class Chain(Generic[T]):
     def _reap(self) -> None:
         pid, fd = self._pid, self._fd
         self._pid = self._fd = None
+        self._forget_claims()
         if fd is not None:
             os.close(fd)
         if pid is not None:
@@ -250,6 +276,16 @@ class Chain(Generic[T]):
             os.close(self._fd)
             _stop(self._pid)
             self._pid = self._fd = None
+            self._forget_claims()
+
+
+def _claim(path: Path) -> bool:
+    """Create `path`, once: True for the one process that did."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    return True
 
 
 def _quiet_signals() -> None:

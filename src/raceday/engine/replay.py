@@ -229,6 +229,8 @@ def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Pa
     """`_baseline` on the exercise's own world (no renumbering): known, or being played
     ahead, it is taken when asked for; else played aside (`_aside`) from now."""
     key = replay_cache.baseline_key(kind, exercise, until, "", "sqlite")
+    if key in _baselines_pending and _take_over(key):  # the child has not begun it
+        del _baselines_pending[key]
     if replay_cache.baseline_cached(key) is not None or key in _baselines_pending:
         return lambda: _baseline(kind, exercise, until, "")
     get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, small, started)
@@ -358,6 +360,8 @@ def _good_writes_aside(kind: NightKind, exercise: Exercise, folder: Path, until:
     aside (`_aside`) while the race plays."""
     key = _good_key(kind, exercise, until, renumber)
     ahead = _ahead.pop(key, None)  # taken first: its child is collected, not left to exit
+    if ahead is not None and _take_over(key):  # the child has not begun it: aside from now
+        ahead = None
     known = _good_cached(key) if ahead is None else None
     if known is not None:
         return lambda: known
@@ -480,6 +484,14 @@ _ahead: dict[str, Callable[[], list[GoodRun]]] = {}
 session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`) that needs
 one takes that child's answer instead of playing the night again."""
 _ahead_started: list[Aside[Any] | Chain[Any]] = []
+_ahead_begun: dict[str, Callable[[], bool]] = {}
+"""By the key of a night in `_ahead` or `_baselines_pending`: take it over from the child if
+it has not begun it (True: the caller plays it, the child skips it)."""
+
+
+def _take_over(key: str) -> bool:
+    begun = _ahead_begun.pop(key, None)
+    return begun is not None and begun()
 _ahead_folders: list[Path] = []
 """The scratch folders of the children not taken yet (a child stopped half-way leaves its)."""
 
@@ -524,7 +536,8 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     world, the practice nights' (every final replay needs all of these; tonight's are known
     after the first session), then the variant's race and normal night (needed only when
     tonight's race had a step prevented or a harm kept away: last, they never hold up the
-    others, nor take a second core from the session)."""
+    others, nor take a second core from the session). A replay that needs a night the child
+    has not begun plays it itself (`Chain.take_over`), beside the child, rather than wait."""
     exercise, shift = session.exercise, session.variant
     tonight, *variant = _wanted(session)
     practice = exercise.replay.practice if exercise.replay is not None else ()
@@ -551,14 +564,22 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
             def answer() -> list[GoodRun]:
                 if folder in _ahead_folders:
                     _ahead_folders.remove(folder)
-                got = chain.child_answer(index)
+                got = None if chain.take_over(index) else chain.child_answer(index)
                 if got is not None:
                     return cast("list[GoodRun]", got[0])
                 shutil.rmtree(folder, ignore_errors=True)  # the child stopped half-way
                 with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
                     return _good_writes(kind, normal, Path(scratch), until, renumber)
 
+            def take_over() -> bool:
+                if not chain.take_over(index):
+                    return False
+                if folder in _ahead_folders:  # the child will never make it
+                    _ahead_folders.remove(folder)
+                return True
+
             _ahead[key] = answer
+            _ahead_begun[key] = take_over
 
         calls.append(play)
         takers.append(take)
@@ -570,10 +591,11 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
 
         def take(index: int) -> None:
             def answer() -> Harms | None:
-                got = chain.child_answer(index)
+                got = None if chain.take_over(index) else chain.child_answer(index)
                 return None if got is None else cast(Harms, got[0])
 
             _baselines_pending[key] = answer
+            _ahead_begun[key] = lambda: chain.take_over(index)
 
         calls.append(lambda: _baseline(kind, ex, until, renumber))
         takers.append(take)
@@ -601,6 +623,7 @@ def discard_ahead() -> None:
     folders (at exit; and between tests, each of which starts from nothing)."""
     _ahead.clear()
     _baselines_pending.clear()
+    _ahead_begun.clear()
     for aside in list(_ahead_started):
         aside.discard()
     _ahead_started.clear()
