@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections import OrderedDict
@@ -31,6 +32,15 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+def _good_writes_kept(folder: Path) -> list[Path]:
+    """The normal nights' good writes in the cache folder (beside baselines and worlds)."""
+    return [p for p in folder.glob("*.json") if "good" in json.loads(p.read_text("utf-8"))]
+
+
+def _baselines_kept(folder: Path) -> list[Path]:
+    return [p for p in folder.glob("*.json") if "harms" in json.loads(p.read_text("utf-8"))]
+
+
 def _not_here(*args: object, **kwargs: object) -> list[RunKey]:
     raise AssertionError("an original night was played in this process")
 
@@ -47,11 +57,11 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
                                  "BEGIN SELECT RAISE(ABORT, 'plan kept'); END")
     nights = fresh / "normal-nights"
     waited = time.monotonic()
-    while time.monotonic() - waited < 60 and len(list(nights.glob("*.json"))) < 2:
+    while time.monotonic() - waited < 60 and len(_good_writes_kept(nights)) < 2:
         time.sleep(0.02)  # the children finish first (as on a slow machine): still taken
     ahead = session.replay().result
     assert ahead is not None
-    assert len(list(nights.iterdir())) == 2  # tonight's, the shifted race's
+    assert len(_good_writes_kept(nights)) == 2  # tonight's, the shifted race's
     assert not replay._ahead  # both taken, their children collected
     assert not replay._ahead_folders
     assert not any(folder.exists() for folder in scratch)  # each child removed its own
@@ -98,3 +108,23 @@ def test_a_large_world_starts_nothing_ahead(fresh: Path, tmp_path: Path,
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
     open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
     assert not replay._ahead
+
+
+@needs_fork
+def test_the_final_replay_takes_every_baseline_from_the_child_started_at_open(
+        fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The practice nights' baselines (on the variant's clock and names, drawn for this
+    session: never cached before it) are played ahead in the child too."""
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path / "ahead")
+    assert len(replay._baselines_pending) == 1 + 3 + 1  # tonight's, 3 practice, the variant's
+    waited = time.monotonic()  # the child done (else the replay plays what it has not begun)
+    while time.monotonic() - waited < 60 and len(_baselines_kept(fresh / "normal-nights")) < 5:
+        time.sleep(0.02)
+    played_here: list[str] = []
+    monkeypatch.setattr(replay_cache, "keep_baseline", lambda key, known: played_here.append(key))
+    result = session.replay(final=True).result
+    assert result is not None
+    assert played_here == []
+    practice = [h for h in result.harms if h.practice]
+    assert len({h.practice for h in practice}) == 3 and any(h.baseline for h in practice)

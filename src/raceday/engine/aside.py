@@ -23,8 +23,11 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import shutil
 import signal
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Generic, TypeVar
 
 _log = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ class Aside(Generic[T]):
         self._before_here = before_here
         self._pid: int | None = None
         self._fd: int | None = None
+        self._parent = os.getpid()
         if can_fork():
             self._fork()
 
@@ -93,13 +97,21 @@ class Aside(Generic[T]):
 
     def result(self) -> T:
         """The call's answer: the child's when it gave one, else made here and now."""
-        if self._pid is not None:
-            answer = self._collect()
-            if answer is not None:
-                return answer[0]
+        answer = self.child_answer()
+        if answer is not None:
+            return answer[0]
         if self._before_here is not None:
             self._before_here()
         return self._call()
+
+    def child_answer(self) -> tuple[T] | None:
+        """The child's answer (in a tuple: None is an answer too), waited for; None when no
+        child was forked or it gave none, so the caller does only the part it needs itself.
+        Asked in another process (a later child forked from this one), None: only the
+        process that forked a child reads its pipe and reaps it."""
+        if self._pid is None or os.getpid() != self._parent:
+            return None
+        return self._collect()
 
     def _collect(self) -> tuple[T] | None:
         pid, fd = self._pid, self._fd
@@ -127,10 +139,153 @@ class Aside(Generic[T]):
 
     def discard(self) -> None:
         """Stop the child if its answer will not be asked for (the caller failed)."""
-        if self._pid is not None and self._fd is not None:
+        if self._pid is not None and self._fd is not None and os.getpid() == self._parent:
             os.close(self._fd)
             _stop(self._pid)
             self._pid = self._fd = None
+
+
+class Chain(Generic[T]):
+    """Several calls made one after another in one forked child, each answer sent back as
+    soon as it is made: asking for one waits only for the calls before it. One child, not
+    one each: work that is only perhaps needed, put last, never takes a core from the work
+    before it, nor from this process.
+
+    `child_answer(i)` is the answer of call `i` (in a tuple), or None when no child was
+    forked, or that call failed in it, or the child died first, or this process took the
+    call over (`take_over`): the caller then does what it needs itself. Only the process
+    that forked the child reads its pipe and reaps it."""
+
+    _HEADER = 8
+
+    def __init__(self, calls: Sequence[Callable[[], T]]) -> None:
+        self._calls = list(calls)
+        self._answers: list[tuple[T] | None] = []  # received so far, in order
+        self._pid: int | None = None
+        self._fd: int | None = None
+        self._parent = os.getpid()
+        self._claims: Path | None = None  # call i is made by whoever creates the file i first
+        self.forked = False
+        if self._calls and can_fork():
+            self._claims = Path(tempfile.mkdtemp(prefix="raceday-chain-"))
+            self._fork()
+            if not self.forked:
+                self._forget_claims()
+
+    def take_over(self, index: int) -> bool:
+        """Make call `index` here if the child has not begun it (it will skip it): True when
+        this process is to make it, False when the child is making or has made it. A caller
+        that would wait for the calls before it works beside the child instead."""
+        if self._pid is None or os.getpid() != self._parent or index < len(self._answers):
+            return self._pid is None and index >= len(self._answers)
+        return self._claims is not None and _claim(self._claims / str(index))
+
+    def _forget_claims(self) -> None:
+        if self._claims is not None:
+            shutil.rmtree(self._claims, ignore_errors=True)
+            self._claims = None
+
+    def _fork(self) -> None:
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return
+        if pid == 0:  # the child: each answer as it is made, then leave (as `Aside`'s does)
+            code = 1
+            try:
+                os.close(read)
+                _quiet_signals()
+                claims = self._claims
+                with os.fdopen(write, "wb") as pipe:
+                    for index, call in enumerate(self._calls):
+                        payload = b""  # no answer: taken over, or it failed (made there)
+                        try:
+                            if claims is not None and _claim(claims / str(index)):
+                                payload = pickle.dumps(call(),
+                                                       protocol=pickle.HIGHEST_PROTOCOL)
+                        except Exception:  # noqa: BLE001 - this one is made by the parent
+                            payload = b""
+                        pipe.write(len(payload).to_bytes(self._HEADER, "big") + payload)
+                        pipe.flush()
+                code = 0
+            except BaseException:  # noqa: BLE001 - the parent makes what it did not get
+                pass
+            finally:
+                os._exit(code)
+        os.close(write)
+        self._pid, self._fd = pid, read
+        self.forked = True
+
+    def child_answer(self, index: int) -> tuple[T] | None:
+        if os.getpid() != self._parent:
+            return None
+        while len(self._answers) <= index and self._fd is not None:
+            self._receive()
+        return self._answers[index] if index < len(self._answers) else None
+
+    def _receive(self) -> None:
+        header = self._read(self._HEADER)
+        size = int.from_bytes(header, "big") if header is not None else -1
+        payload = self._read(size) if size > 0 else b""
+        if size < 0 or payload is None:  # the child is gone: the rest is made here
+            _log.info("a chain of nights played aside stopped after %d answers",
+                      len(self._answers))
+            self._reap()
+            return
+        answer: tuple[T] | None = None
+        if payload:
+            try:
+                answer = (pickle.loads(payload),)
+            except Exception:  # noqa: BLE001 - a garbled answer is no answer
+                _log.info("a night played aside gave an unreadable answer", exc_info=True)
+        self._answers.append(answer)
+        if len(self._answers) == len(self._calls):
+            self._reap()
+
+    def _read(self, size: int) -> bytes | None:
+        """Exactly `size` bytes from the pipe, or None at its end."""
+        assert self._fd is not None
+        chunks: list[bytes] = []
+        left = size
+        while left:
+            chunk = os.read(self._fd, min(left, 1 << 16))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _reap(self) -> None:
+        pid, fd = self._pid, self._fd
+        self._pid = self._fd = None
+        self._forget_claims()
+        if fd is not None:
+            os.close(fd)
+        if pid is not None:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+    def discard(self) -> None:
+        """Stop the child if it is still making answers nobody will ask for."""
+        if self._pid is not None and self._fd is not None and os.getpid() == self._parent:
+            os.close(self._fd)
+            _stop(self._pid)
+            self._pid = self._fd = None
+            self._forget_claims()
+
+
+def _claim(path: Path) -> bool:
+    """Create `path`, once: True for the one process that did."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    return True
 
 
 def _quiet_signals() -> None:

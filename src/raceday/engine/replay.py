@@ -11,12 +11,20 @@ a race step is prevented only when it is prevented in both races, and a good wri
 on either normal night is refused. A guard keyed on tonight's plan numbers or times is not a
 guard.
 
-The normal night on the original world depends on nothing the team does, so which of its
-runs are good writes is kept (in the process, and on disk beside other caches: see
-`_good_writes`) per exercise, seed and code, and started in forked children as soon as a
-session opens (`prepare_ahead`); the normal nights write no transcript of their own
-(only their runs are compared); and a night played again on the same world with the same
-statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
+When the exercise has practice nights (`replay: practice`), each is played on the team's
+world beside the same night on the exercise's own (its baseline), in forked children while
+the races play. A team that changed no schema object and no statement the nights read has
+the exercise's own world and statements: its practice nights are their baselines, and are
+not played again.
+
+The normal night and the race on the original world depend on nothing the team does, so
+which of the normal night's runs are good writes, and what harm the race did with no guard
+(a baseline), are kept (in the process, and on disk beside other caches: see
+`_good_writes`, `_baseline`) per exercise, seed and code; those a session needs (its
+variant's and practice nights' included) are played in one forked child, one after another,
+as soon as the session opens (`prepare_ahead`). The normal nights write no transcript of
+their own (only their runs are compared); and a night played again on the same world with
+the same statements (ctrl+r pressed twice) is not played again: the engine is deterministic.
 """
 
 from __future__ import annotations
@@ -32,11 +40,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from raceday.cache import cache_folder
 from raceday.engine import collector, replay_cache
-from raceday.engine.aside import Aside, can_fork
+from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
 from raceday.engine.replay_cache import (
@@ -56,12 +63,16 @@ from raceday.engine.replay_exercises import (
 from raceday.engine.replay_outcomes import (
     GoodRun,
     Harms,
+    HarmTimes,
     Nights,
     NormalHarms,
     TeamNight,
+    baseline_times,
     blocked_writes,
     good_runs,
     harm_nights,
+    harm_nights_of,
+    harm_times,
     harms_of,
     hidden_times,
     kept_some_away,
@@ -75,6 +86,7 @@ from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.sqlite_store import WorldStore
+from raceday.store.world_digest import world_fingerprint
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult
 from raceday.transcript.verdicts import HarmNight
@@ -160,20 +172,50 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
     """The harms of the race on the exercise's own world with its own statements: what the
     customers saw with no guard at all. The same every time for the same exercise, seed and
     code, so it is played once and kept (in this process and in the cache folder); a
-    session's own variant is played ahead in a child when the session opens."""
+    session's own (its variant's, its practice nights') are played ahead in a child when the
+    session opens (`_ahead_chain`), whose answer is waited for rather than played again."""
     key = replay_cache.baseline_key(kind, exercise, until, renumber, "sqlite")
     known = replay_cache.baseline_cached(key)
     if known is not None:
+        return known
+    ahead = _baselines_pending.pop(key, None)
+    known = ahead() if ahead is not None else None
+    if known is not None:
+        replay_cache.remember_baseline(key, known)  # the child wrote the cache file
         return known
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
         pristine = Path(scratch) / "pristine.db"
         WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
         world = Path(scratch) / "race.db"
         build_replay_world(pristine, exercise.world_sql, world, renumber)
+        if not renumber.strip():  # the world every practice night's baseline starts from
+            replay_cache.keep_world(replay_cache.world_key(exercise), world_fingerprint(world))
         race = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
                         _scratch_folder(Path(scratch) / "race"), until, transcript=False)
         known = harms_of(exercise, race, until)
     replay_cache.keep_baseline(key, known)
+    return known
+
+
+_baselines_pending: dict[str, Callable[[], Harms | None]] = {}
+"""Baselines being played in a child since a session opened (`_ahead_chain`), by
+`baseline_key`: the child's answer, waited for, or None (it failed: played here)."""
+
+
+def _own_world(exercise: Exercise) -> str:
+    """The fingerprint of the world a replay builds from the exercise's own world (as a
+    baseline starts from it), kept in this process and the cache folder."""
+    key = replay_cache.world_key(exercise)
+    known = replay_cache.world_cached(key)
+    if known is not None:
+        return known
+    with tempfile.TemporaryDirectory(prefix="raceday-own-world-") as scratch:
+        pristine = Path(scratch) / "pristine.db"
+        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        world = Path(scratch) / "race.db"
+        build_replay_world(pristine, exercise.world_sql, world)
+        known = world_fingerprint(world)
+    replay_cache.keep_world(key, known)
     return known
 
 
@@ -182,24 +224,91 @@ def _scratch_folder(folder: Path) -> Path:
     return folder
 
 
-def _practice_nights_sqlite(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                            live: Path, folder: Path, until: int,
-                            shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
-    """Each practice night on a world built from the team's as the race's is, beside the
-    same night on the exercise's own world."""
-    found: list[HarmNight] = []
-    for night in exercise.replay.practice if exercise.replay is not None else ():
-        where = folder / f"practice-{night.id}"
-        where.mkdir()
-        world = where / "race.db"
-        build_replay_world(live, exercise.world_sql, world)
-        played = play_night(kind, practiced(team_exercise, night, shift), world, where / "race",
-                            until, transcript=False)
+def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Path,
+                    small: bool, started: list[Aside[Any]]) -> Callable[[], Harms]:
+    """`_baseline` on the exercise's own world (no renumbering): known, or being played
+    ahead, it is taken when asked for; else played aside (`_aside`) from now."""
+    key = replay_cache.baseline_key(kind, exercise, until, "", "sqlite")
+    if key in _baselines_pending and _take_over(key):  # the child has not begun it
+        del _baselines_pending[key]
+    if replay_cache.baseline_cached(key) is not None or key in _baselines_pending:
+        return lambda: _baseline(kind, exercise, until, "")
+    get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, small, started)
+
+    def answer() -> Harms:
+        known = get()
+        replay_cache.remember_baseline(key, known)  # a child's: it wrote the cache file
+        return known
+
+    return answer
+
+
+_PRACTICE_KEPT = 24
+_practice_known: OrderedDict[str, HarmTimes] = OrderedDict()
+"""The team's practice nights already played in this process (their harm times), by the
+night, the team's statements and the world they started from: ctrl+r twice plays none."""
+
+
+def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: Path,
+                          built: str, folder: Path, until: int, small: bool,
+                          started: list[Aside[Any]]) -> Callable[[], HarmTimes]:
+    """The team's practice night `team` (with the team's statements) on a world built from
+    the team's as the race's is (`built`: that world's file digest), played aside."""
+    key = json.dumps([kind.__module__, kind.__qualname__, exercise_digest(team), built, until])
+    known = _practice_known.get(key)
+    if known is not None:
+        return lambda: known
+
+    def play(scratch: Path) -> HarmTimes:
+        world = scratch / "race.db"
+        build_replay_world(live, own.world_sql, world)
+        played = play_night(kind, team, world, scratch / "race", until, transcript=False)
         remove_world(world)
+        return harm_times(own, played, until)
+
+    get = _aside(play, folder, small, started)
+
+    def answer() -> HarmTimes:
+        got = get()
+        _practice_known[key] = got
+        while len(_practice_known) > _PRACTICE_KEPT:
+            _practice_known.popitem(last=False)
+        return got
+
+    return answer
+
+
+def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                           live: Path, built: str, same_world: bool, folder: Path,
+                           until: int, shift: ShiftSpec | None, small: bool,
+                           started: list[Aside[Any]]) -> Callable[[], tuple[HarmNight, ...]]:
+    """Each practice night on a world built from the team's as the race's is, beside the
+    same night on the exercise's own world; each played aside (`_aside`) from now.
+
+    `same_world`: the team's replay world is the exercise's own (the same schema objects and
+    rows: `world_fingerprint`) and its statements are the exercise's, so each of its practice
+    nights is its baseline, move for move (the engine is deterministic): not played again."""
+    plays = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
         own = practiced(exercise, night, shift)
-        found += harm_nights(own, played, _baseline(kind, own, until, ""), until,
-                              practice_words(night.title), practice=night.id)
-    return tuple(found)
+        baseline = _baseline_aside(kind, own, until, folder / f"practice-{night.id}-own",
+                                   small, started)
+        team = None if same_world else _practice_night_aside(
+            kind, own, practiced(team_exercise, night, shift), live, built,
+            folder / f"practice-{night.id}", until, small, started)
+        plays.append((night, own, baseline, team))
+
+    def answer() -> tuple[HarmNight, ...]:
+        found: list[HarmNight] = []
+        for night, own, baseline, team in plays:
+            base = baseline()
+            mine = team() if team is not None else baseline_times(own, base)
+            found += harm_nights_of(mine, base, practice_words(night.title), practice=night.id)
+        return tuple(found)
+
+    return answer
+
+
 _nights_known: OrderedDict[str, Nights] = OrderedDict()
 """The normal nights' answers already worked out in this process (a child's included)."""
 
@@ -251,6 +360,8 @@ def _good_writes_aside(kind: NightKind, exercise: Exercise, folder: Path, until:
     aside (`_aside`) while the race plays."""
     key = _good_key(kind, exercise, until, renumber)
     ahead = _ahead.pop(key, None)  # taken first: its child is collected, not left to exit
+    if ahead is not None and _take_over(key):  # the child has not begun it: aside from now
+        ahead = None
     known = _good_cached(key) if ahead is None else None
     if known is not None:
         return lambda: known
@@ -369,10 +480,18 @@ def copy_world(built: Path, path: Path) -> None:
 
 
 _ahead: dict[str, Callable[[], list[GoodRun]]] = {}
-"""Good writes of the original world's normal nights being played in forked children since a
+"""Good writes of the original world's normal nights being played in a forked child since a
 session opened (`prepare_ahead`), by `_good_key`: the first replay (or `prepare`) that needs
 one takes that child's answer instead of playing the night again."""
-_ahead_started: list[Aside[Any]] = []
+_ahead_started: list[Aside[Any] | Chain[Any]] = []
+_ahead_begun: dict[str, Callable[[], bool]] = {}
+"""By the key of a night in `_ahead` or `_baselines_pending`: take it over from the child if
+it has not begun it (True: the caller plays it, the child skips it)."""
+
+
+def _take_over(key: str) -> bool:
+    begun = _ahead_begun.pop(key, None)
+    return begun is not None and begun()
 _ahead_folders: list[Path] = []
 """The scratch folders of the children not taken yet (a child stopped half-way leaves its)."""
 
@@ -394,66 +513,117 @@ def _preparable(session: Night) -> bool:
 
 
 def prepare_ahead(session: Night) -> None:
-    """Start what `prepare` does in forked children and return at once: a headless run's
-    script plays meanwhile, as the TUI's players read the screen, and its replay (the final
-    one, at least) takes the answers over. Nothing is started when no child can be forked
-    (the replay plays the nights when it needs them), or when the answers are known. Never
-    fails: whatever goes wrong here, the replay meets again and reports."""
+    """Start what `prepare` does, and the baselines every final replay needs, in one forked
+    child (`_ahead_chain`) and return at once: a headless run's script plays meanwhile, as
+    the TUI's players read the screen, and its replay (the final one, at least) takes the
+    answers over. Nothing is started when no child can be forked (the replay plays the
+    nights when it needs them), or when the answers are known. Never fails: whatever goes
+    wrong here, the replay meets again and reports."""
     if not can_fork():
         return
     try:
         if not _preparable(session):
             return
-        kind, until = type(session), replay_until(session)
-        with collector.paused():  # the children play with the collector held off
-            _baselines_ahead(kind, session, until)
-            for normal, renumber in _wanted(session):
-                key = _good_key(kind, normal, until, renumber)
-                if key in _ahead or _good_cached(key) is not None:
-                    continue
-                # made and removed by the child (`_aside`): a parent killed at once leaves none
-                folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
-                _ahead_folders.append(folder)
-
-                def play(scratch: Path, normal: Exercise = normal, renumber: str = renumber,
-                         ) -> list[GoodRun]:
-                    return _good_writes(kind, normal, scratch, until, renumber)
-
-                get = _aside(play, folder, True, _ahead_started)
-
-                def answer(get: Callable[[], list[GoodRun]] = get, folder: Path = folder,
-                           ) -> list[GoodRun]:
-                    if folder in _ahead_folders:
-                        _ahead_folders.remove(folder)
-                    return get()
-
-                _ahead[key] = answer
+        with collector.paused():  # the child plays with the collector held off
+            _ahead_chain(type(session), session, replay_until(session))
     except Exception:  # the replay plays it itself, and says what fails
-        _log.info("the replay's normal nights could not be started ahead", exc_info=True)
+        _log.info("the replay's original nights could not be started ahead", exc_info=True)
 
 
-def _baselines_ahead(kind: NightKind, session: Night, until: int) -> None:
-    """The race on the exercise's own world (tonight's and the session's variant), played in
-    one child that leaves its answers in the cache folder: the final replay finds them
-    there, or plays them itself if the child is not done."""
-    missing = [(e, r) for e, r in _wanted(session)
-               if replay_cache.baseline_cached(
-                   replay_cache.baseline_key(kind, e, until, r, "sqlite")) is None]
-    if not missing or cache_folder() is None:
+def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
+    """The original nights not known yet, played one after another in one child (`Chain`),
+    in the order replays need them: tonight's race and normal night on the exercise's own
+    world, the practice nights' (every final replay needs all of these; tonight's are known
+    after the first session), then the variant's race and normal night (needed only when
+    tonight's race had a step prevented or a harm kept away: last, they never hold up the
+    others, nor take a second core from the session). A replay that needs a night the child
+    has not begun plays it itself (`Chain.take_over`), beside the child, rather than wait."""
+    exercise, shift = session.exercise, session.variant
+    tonight, *variant = _wanted(session)
+    practice = exercise.replay.practice if exercise.replay is not None else ()
+    calls: list[Callable[[], Any]] = []
+    takers: list[Callable[[int], None]] = []
+    folders: list[Path] = []
+
+    def good(normal: Exercise, renumber: str) -> None:
+        key = _good_key(kind, normal, until, renumber)
+        if key in _ahead or _good_cached(key) is not None:
+            return
+        # made and removed by the child (a parent killed at once leaves none), or at exit
+        folder = Path(tempfile.gettempdir()) / f"raceday-prepare-{secrets.token_hex(8)}"
+        folders.append(folder)
+
+        def play() -> list[GoodRun]:
+            folder.mkdir(mode=0o700)  # the nights' worlds: this user's only
+            try:
+                return _good_writes(kind, normal, folder, until, renumber)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        def take(index: int) -> None:
+            def answer() -> list[GoodRun]:
+                if folder in _ahead_folders:
+                    _ahead_folders.remove(folder)
+                got = None if chain.take_over(index) else chain.child_answer(index)
+                if got is not None:
+                    return cast("list[GoodRun]", got[0])
+                shutil.rmtree(folder, ignore_errors=True)  # the child stopped half-way
+                with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
+                    return _good_writes(kind, normal, Path(scratch), until, renumber)
+
+            def take_over() -> bool:
+                if not chain.take_over(index):
+                    return False
+                if folder in _ahead_folders:  # the child will never make it
+                    _ahead_folders.remove(folder)
+                return True
+
+            _ahead[key] = answer
+            _ahead_begun[key] = take_over
+
+        calls.append(play)
+        takers.append(take)
+
+    def baseline(ex: Exercise, renumber: str) -> None:
+        key = replay_cache.baseline_key(kind, ex, until, renumber, "sqlite")
+        if key in _baselines_pending or replay_cache.baseline_cached(key) is not None:
+            return
+
+        def take(index: int) -> None:
+            def answer() -> Harms | None:
+                got = None if chain.take_over(index) else chain.child_answer(index)
+                return None if got is None else cast(Harms, got[0])
+
+            _baselines_pending[key] = answer
+            _ahead_begun[key] = lambda: chain.take_over(index)
+
+        calls.append(lambda: _baseline(kind, ex, until, renumber))
+        takers.append(take)
+
+    baseline(*tonight)
+    good(*tonight)
+    for night in practice:
+        baseline(practiced(exercise, night, shift), "")
+    for normal, renumber in variant:
+        baseline(normal, renumber)
+        good(normal, renumber)
+    _ahead_folders.extend(folders)  # before the child can make them
+    chain: Chain[Any] = Chain(calls)
+    if not chain.forked:
+        for folder in folders:
+            _ahead_folders.remove(folder)
         return
-
-    def play() -> bool:
-        for ex, renumber in missing:
-            _baseline(kind, ex, until, renumber)
-        return True
-
-    _ahead_started.append(Aside(play))
+    _ahead_started.append(chain)
+    for index, take in enumerate(takers):
+        take(index)
 
 
 def discard_ahead() -> None:
     """Stop the children `prepare_ahead` started whose answers nobody took, and remove their
     folders (at exit; and between tests, each of which starts from nothing)."""
     _ahead.clear()
+    _baselines_pending.clear()
+    _ahead_begun.clear()
     for aside in list(_ahead_started):
         aside.discard()
     _ahead_started.clear()
@@ -487,11 +657,13 @@ def prepare(session: Night) -> None:
 
 
 def _prepare(session: Night, started: list[Aside[Any]]) -> None:
-    until = replay_until(session)
+    """The good writes not known yet nor being played ahead (`prepare_ahead`: the replay
+    takes those; waiting for them here would hold up the players' first statements)."""
+    kind, until = type(session), replay_until(session)
     with tempfile.TemporaryDirectory(prefix="raceday-replay-") as scratch:
-        goods = [_good_writes_aside(type(session), normal, Path(scratch), until, renumber,
-                                    True, started)
-                 for normal, renumber in _wanted(session)]
+        goods = [_good_writes_aside(kind, normal, Path(scratch), until, renumber, True, started)
+                 for normal, renumber in _wanted(session)
+                 if _good_key(kind, normal, until, renumber) not in _ahead]
         for good in goods:
             good()
 
@@ -531,6 +703,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
     kind = type(session)  # the replay plays sessions of the kind it was given
     started: list[Aside[Any]] = []  # children whose answer is not asked for yet
     small = _world_bytes(race_world) <= _PREPARE_BYTES  # its nights played aside
+    shift = session.variant
     try:
         nights: Callable[[], Nights] | None = None
         if delayed:  # the team's normal night starts from the same world: built once, copied
@@ -538,6 +711,14 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
                                           small, started)
+        practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
+        if exercise.replay is not None and exercise.replay.practice:
+            # the practice nights' worlds are built as the race's is: the same as it, now
+            same_world = team_exercise.statements == exercise.statements and \
+                world_fingerprint(race_world) == _own_world(exercise)
+            practice_nights = _practice_nights_aside(
+                kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
+                folder, until, shift, small, started)
         race = play_night(kind, team_exercise, race_world, folder / "race", until)
         _keep_race(folder / "race", race.events)
         steps = step_replays(exercise, race)
@@ -548,7 +729,6 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
                         f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
 
-        shift = session.variant
         more_nights: Callable[[], Nights] | None = None
         what = ""
         # Nothing prevented or kept away in tonight's race: the variant can only agree (the
@@ -578,8 +758,8 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
 
-        harms += _practice_nights_sqlite(kind, exercise, team_exercise, live, folder, until,
-                                         shift)
+        if practice_nights is not None:  # played beside both races
+            harms += practice_nights()
 
         # the normal nights' answers last: their children played beside both races
         blocked: tuple[BlockedWrite, ...] = ()

@@ -1,5 +1,6 @@
 """What replays keep between replays: answers that depend on the exercise, its seed and
-raceday's code only, kept in this process and in the cache folder."""
+raceday's code only (a normal night's good writes, a baseline's harms, the fingerprint of
+the exercise's own replay world), kept in this process and in the cache folder."""
 
 from __future__ import annotations
 
@@ -79,9 +80,48 @@ def baseline_cached(key: str) -> Harms | None:
 
 def keep_baseline(key: str, known: Harms) -> None:
     """Keep a baseline in this process (the 32 latest) and in the cache folder."""
-    baselines_known[key] = known
-    if len(baselines_known) > 32:
-        baselines_known.pop(next(iter(baselines_known)))
+    remember_baseline(key, known)
     cached = cache_file(key)
     if cached is not None:  # not written (a full disk): played again next time
         write_atomically(cached, json.dumps({"harms": known}))
+
+
+def remember_baseline(key: str, known: Harms) -> None:
+    """Keep a baseline in this process only (a child that played it wrote the cache file)."""
+    baselines_known[key] = known
+    if len(baselines_known) > 32:
+        baselines_known.pop(next(iter(baselines_known)))
+
+
+worlds_known: dict[str, str] = {}
+
+
+def world_key(exercise: Exercise) -> str:
+    """The name of the fingerprint of the world a replay builds from the exercise's own world
+    (`store.world_digest.world_fingerprint`): the code, the world's SQL, the roles."""
+    return hashlib.sha256(json.dumps(["world", code_digest(), exercise.world_sql,
+                                      repr(exercise.roles)]).encode()).hexdigest()
+
+
+def world_cached(key: str) -> str | None:
+    """A world's fingerprint known in this process or kept in the cache folder, or None."""
+    known = worlds_known.get(key)
+    if known is not None:
+        return known
+    cached = cache_file(key)
+    if cached is None:
+        return None
+    try:
+        data: Any = json.loads(cached.read_text(encoding="utf-8"))
+        known = str(data["world"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or unreadable: built again
+    worlds_known[key] = known
+    return known
+
+
+def keep_world(key: str, fingerprint: str) -> None:
+    worlds_known[key] = fingerprint
+    cached = cache_file(key)
+    if cached is not None:
+        write_atomically(cached, json.dumps({"world": fingerprint}))

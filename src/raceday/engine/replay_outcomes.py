@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from raceday.engine.clock import clock_time
 from raceday.engine.night import Night
 from raceday.exercise.model import Exercise
 from raceday.judge.facts import step_statuses
@@ -89,13 +90,35 @@ def harms_of(exercise: Exercise, race: Night, until: int) -> dict[str, tuple[int
 def harm_nights(exercise: Exercise, race: Night, baseline: dict[str, tuple[int, int | None]],
                  until: int, night: str, practice: str = "") -> tuple[HarmNight, ...]:
     """Each harm of one race night beside the same night on the exercise's own world."""
-    mine = harms_of(exercise, race, until)
+    return harm_nights_of(harm_times(exercise, race, until), baseline, night, practice)
+
+
+HarmTimes = dict[str, tuple[int, str | None]]
+"""Each harm's minutes in a played night, and the time it first began (its clock's)."""
+
+
+def harm_times(exercise: Exercise, race: Night, until: int) -> HarmTimes:
+    """`harms_of`, the beginnings as the night's clock shows them: what `harm_nights` reads
+    of a night (small enough to be sent back by a night played in a child)."""
+    return {harm: (minutes, race.time_of(first) if first is not None else None)
+            for harm, (minutes, first) in harms_of(exercise, race, until).items()}
+
+
+def baseline_times(exercise: Exercise, baseline: Harms) -> HarmTimes:
+    """The harm times of the night `baseline` was played from (`exercise`, on its own world):
+    what playing that night again would give."""
+    start = exercise.clock.start
+    return {harm: (minutes, clock_time(start, first) if first is not None else None)
+            for harm, (minutes, first) in baseline.items()}
+
+
+def harm_nights_of(mine: HarmTimes, baseline: Harms, night: str,
+                   practice: str = "") -> tuple[HarmNight, ...]:
     return tuple(
         HarmNight(harm=harm, night=night, minutes=minutes,
-                  baseline=baseline.get(harm, (0, None))[0],
-                  first_at=race.time_of(first) if first is not None else None,
+                  baseline=baseline.get(harm, (0, None))[0], first_at=first_at,
                   practice=practice)
-        for harm, (minutes, first) in mine.items())
+        for harm, (minutes, first_at) in mine.items())
 
 
 def kept_some_away(nights: tuple[HarmNight, ...]) -> bool:
