@@ -134,6 +134,17 @@ _LIMITS = ("SELECT pg_catalog.set_config('role', %s, true), "
 """`_begin_statements`' SET LOCALs in one statement (`set_config` with is_local is SET LOCAL)."""
 
 
+@dataclass(frozen=True)
+class ForkSource:
+    """A world's schema as `PostgresStore.fork` copies it (`fork_source`)."""
+
+    session: str
+    pre: str
+    post: str
+    original: tuple[str, ...]
+    owners: tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @dataclass
 class _Login:
     conn: psycopg.Connection[Any]
@@ -256,7 +267,24 @@ class PostgresStore(StoreBase["_Login"]):
             self._admin.execute(f"ALTER ROLE {quoted(login)} PASSWORD {literal(passwords[login])}")
         return passwords
 
-    def fork(self, seed_sql: str, renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    def fork_source(self) -> ForkSource:
+        """What `fork` copies of this world: its schema's definitions (pg_dump's pre-data and
+        post-data sections), the world's original tables and the owner roles with their
+        members. Read once, it serves every fork of a replay (two pg_dump runs each)."""
+        with self._call():
+            pre = dump_schema(self.dsn, self.names.world, "pre-data")
+            post = dump_schema(self.dsn, self.names.world, "post-data")
+            original = tuple(str(r[0]) for r in self._admin.execute(
+                f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall())
+            owners = tuple((str(r[0]), tuple(str(m) for m in r[1])) for r in self._admin.execute(
+                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
+                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
+                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
+                [f"rd\\_{self.session}\\_own%"]).fetchall())
+        return ForkSource(self.session, pre, post, original, owners)
+
+    def fork(self, seed_sql: str, renumber: str = "", source: ForkSource | None = None,
+             ) -> tuple[PostgresStore, list[str]]:
         """A new world: this one's schema as the team left it, with the exercise's seed rows.
 
         What the replay needs (store/replay_world.py does it for SQLite): the team's tables,
@@ -267,62 +295,63 @@ class PostgresStore(StoreBase["_Login"]):
 
         `renumber` is the exercise's trusted SQL run on the seed rows (foreign keys off, as
         on SQLite) before they are copied: the shifted race's other plan numbers.
+
+        `source`: this world's schema as `fork_source` read it (a replay forks several
+        worlds from one reading); without it, it is read now. The new world is built on
+        connections of its own: several forks run side by side.
         """
-        with self._call():
-            new = secrets.token_hex(4)
-            names = SessionNames(new, list(self._roles))
-            old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
-            pre = dump_schema(self.dsn, self.names.world, "pre-data").replace(old_prefix, new_prefix)
-            post = dump_schema(self.dsn, self.names.world, "post-data").replace(old_prefix, new_prefix)
-            original = [str(r[0]) for r in self._admin.execute(
-                f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall()]
-            owners = self._admin.execute(
-                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
-                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
-                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
-                [f"rd\\_{self.session}\\_own%"]).fetchall()
-            passwords = {SessionNames.login(role): secrets.token_hex(16) for role in names.all_roles()}
-            admin = connect(self.dsn)
-            warnings: list[str] = []
-            try:
-                make_roles(admin, names, passwords)
-                me = quoted(current_user(admin))
-                made = [names.world_code]
-                for old_owner, members in owners:
-                    made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
-                    mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
-                              if m.startswith(old_prefix)]
-                    admin.execute(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
-                    if mapped:
-                        admin.execute(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
-                admin.execute(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
-                for role in made:
-                    admin.execute(f"GRANT {quoted(role)} TO {me}")
-                for schema in (names.world, names.state, names.compat):
-                    admin.execute(f"CREATE SCHEMA {quoted(schema)}")
-                for role in made:  # owners must be able to create in the schema they own in
-                    admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}")
-                admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
-                                          f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
-                warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
-                for statement in pgsql.split(post):
-                    try:
-                        admin.execute(as_sql(statement))
-                    except Exception as exc:
-                        what = " ".join(statement.split())[:80]
-                        warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
-                admin.execute(f"CREATE TABLE {quoted(names.state)}.world_tables "
-                              "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
-                for name in original:
-                    admin.execute(f"INSERT INTO {quoted(names.state)}.world_tables (name) VALUES (%s)",
-                                  [name])
-                schema_rights(admin, names, list(self._roles.values()))
-                grant_rights(admin, names, list(self._roles.values()))
-            except BaseException:
-                drop_schemas(admin, new)
-                admin.close()
-                raise
+        if source is None:
+            source = self.fork_source()
+        if source.session != self.session:
+            raise ValueError(f"a fork source of world {source.session!r}, not {self.session!r}")
+        new = secrets.token_hex(4)
+        names = SessionNames(new, list(self._roles))
+        old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
+        pre = source.pre.replace(old_prefix, new_prefix)
+        post = source.post.replace(old_prefix, new_prefix)
+        original, owners = source.original, source.owners
+        passwords = {SessionNames.login(role): secrets.token_hex(16) for role in names.all_roles()}
+        admin = connect(self.dsn)
+        warnings: list[str] = []
+        try:
+            make_roles(admin, names, passwords)
+            me = quoted(current_user(admin))
+            made = [names.world_code]
+            for old_owner, members in owners:
+                made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
+                mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
+                          if m.startswith(old_prefix)]
+                admin.execute(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
+                if mapped:
+                    admin.execute(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
+            admin.execute(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
+            for role in made:
+                admin.execute(f"GRANT {quoted(role)} TO {me}")
+            for schema in (names.world, names.state, names.compat):
+                admin.execute(f"CREATE SCHEMA {quoted(schema)}")
+            for role in made:  # owners must be able to create in the schema they own in
+                admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}")
+            admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
+                                      f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
+            warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
+            for statement in pgsql.split(post):
+                try:
+                    admin.execute(as_sql(statement))
+                except Exception as exc:
+                    what = " ".join(statement.split())[:80]
+                    warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
+            admin.execute(f"CREATE TABLE {quoted(names.state)}.world_tables "
+                          "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
+            for name in original:
+                admin.execute(f"INSERT INTO {quoted(names.state)}.world_tables (name) VALUES (%s)",
+                              [name])
+            schema_rights(admin, names, list(self._roles.values()))
+            grant_rights(admin, names, list(self._roles.values()))
+        except BaseException:
+            drop_schemas(admin, new)
             admin.close()
+            raise
+        admin.close()
         store = PostgresStore(self.dsn, new, list(self._roles.values()), row_cap=self.row_cap,
                               time_limit_s=self.time_limit_s, _passwords=passwords)
         return store, warnings
