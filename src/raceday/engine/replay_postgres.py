@@ -119,8 +119,19 @@ def _forked_night(kind: NightKind, exercise: Exercise, live: PostgresStore,
     """A night on a world forked from the session's (in a worker of the replay's pool: the
     fork is a few hundred statements on a connection of its own, beside the other nights)."""
     world, _ = _fork(live, source, made, seed_sql, renumber)
-    return _played_pg(kind, exercise, world, folder, until, judge_world=judge_world,
-                      probes=probes, track_harms=track_harms)
+    night = _played_pg(kind, exercise, world, folder, until, judge_world=judge_world,
+                       probes=probes, track_harms=track_harms)
+    _done_with(made, world)
+    return night
+
+
+def _done_with(made: list[PostgresStore], *worlds: PostgresStore) -> None:
+    """Drop worlds whose night is played, in the worker that played it: the schemas go while
+    other nights still play, not one after another once the replay is over. (A world whose
+    night failed stays in `made`: the replay drops it at the end.)"""
+    for world in worlds:
+        _drop_quietly(world)
+        made.remove(world)
 
 
 def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder: Path,
@@ -151,6 +162,7 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
             else pristine
         original = _played_pg(kind, normal, world, folder / "normal-original", until,
                               judge_world=False)
+        _done_with(made, *dict.fromkeys((world, pristine)))
         good = good_runs(original)
         if cached is not None:
             write_good(cached, good)
@@ -196,6 +208,7 @@ def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folde
     world = _fork(pristine, None, made, exercise.world_sql, renumber)[0] if renumber.strip() \
         else pristine
     race = _played_pg(kind, exercise, world, folder, until)
+    _done_with(made, *dict.fromkeys((world, pristine)))
     known = harms_of(exercise, race, until)
     replay_cache.keep_baseline(key, known)
     return known

@@ -175,6 +175,7 @@ class PostgresStore(StoreBase["_Login"]):
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         _passwords: Mapping[str, str] | None = None,
+        _admin: psycopg.Connection[Any] | None = None,
     ) -> None:
         self.dsn = dsn
         self.session = session
@@ -189,7 +190,9 @@ class PostgresStore(StoreBase["_Login"]):
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
-        self._admin = connect(dsn)
+        # `create` and `fork` hand over the connection that built the world: a connection
+        # costs a password exchange (SCRAM) and a new server process
+        self._admin = _admin if _admin is not None else connect(dsn)
         try:
             self._admin.execute(f"SET search_path = {quoted(self.names.world)}")
             if _passwords is None:
@@ -232,8 +235,8 @@ class PostgresStore(StoreBase["_Login"]):
             drop_schemas(admin, session)
             admin.close()
             raise
-        admin.close()
-        return cls(dsn, session, roles, row_cap=row_cap, time_limit_s=time_limit_s, _passwords=passwords)
+        return cls(dsn, session, roles, row_cap=row_cap, time_limit_s=time_limit_s, _passwords=passwords,
+                   _admin=admin)
 
     @classmethod
     def open(
@@ -351,9 +354,8 @@ class PostgresStore(StoreBase["_Login"]):
             drop_schemas(admin, new)
             admin.close()
             raise
-        admin.close()
         store = PostgresStore(self.dsn, new, list(self._roles.values()), row_cap=self.row_cap,
-                              time_limit_s=self.time_limit_s, _passwords=passwords)
+                              time_limit_s=self.time_limit_s, _passwords=passwords, _admin=admin)
         return store, warnings
 
     # -- running role SQL ---------------------------------------------------------------
