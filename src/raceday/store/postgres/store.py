@@ -120,8 +120,6 @@ _COUNTS = ("SELECT c.relname, pg_catalog.pg_stat_get_xact_tuples_inserted(c.oid)
            "WHERE n.nspname = %s AND c.relkind IN ('r', 't', 'm', 'p')")
 _BEGIN_STATEMENTS = 6
 """How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
-_FETCH_BATCH = 200
-"""Rows fetched at a time from a query's cursor."""
 _ROWS = "raceday_rows"
 _FETCH = f"FETCH FORWARD {{}} FROM {_ROWS}"
 _CLOSE_ROWS = f"CLOSE {_ROWS}".encode()
@@ -619,40 +617,35 @@ class PostgresStore(StoreBase["_Login"]):
         Everything goes in one pipeline (one exchange with the server), the player's statement
         still one statement in a message of its own (the extended protocol), between raceday's
         own: BEGIN and the SET LOCALs, the counts of rows written before and after, COMMIT.
-        A query's rows come through a server-side cursor (DECLARE, FETCH), so what it reads
-        is counted, and the transaction committed, in a second exchange once its rows are in.
-        A refused COMMIT is the statement's error."""
+        A query's rows come through a server-side cursor (DECLARE, then one FETCH of
+        row_cap + 1 rows: the server computes no more than that), so a huge result is never
+        computed. A refused COMMIT is the statement's error."""
         started = time.perf_counter()
         keyword, query, values = ready
         conn = login.conn
         is_query = pgsql.is_query(statement)
-        batch = min(_FETCH_BATCH, self.row_cap + 1)
         from raceday.store.postgres import driver  # loaded when the store connected
 
         try:
             with self._watch(conn):
                 with self._exchange(conn, commit):
                     before = self._open(login) if begin else None
+                    cur = driver.ExtendedCursor(conn)
                     if is_query:
                         driver.ExtendedCursor(conn).execute(_declare(query), values,
                                                             prepare=False)
-                        cur = driver.ExtendedCursor(conn)
-                        cur.execute(_FETCH.format(batch).encode())
+                        cur.execute(_FETCH.format(self.row_cap + 1).encode())
+                        if not commit:
+                            conn.execute(_CLOSE_ROWS)
                     else:
-                        cur = driver.ExtendedCursor(conn)
                         cur.execute(query, values)
-                        after = self._close(login, commit=commit)
+                    after = self._close(login, commit=commit)
                 if before is not None:
                     self._counted(login, before.fetchall())
                 columns = tuple(c.name for c in cur.description or ())
                 rowcount = None
                 if is_query:
-                    rows, truncated = capped_rows(_fetched(conn, cur.fetchall(), batch,
-                                                           self.row_cap + 1), self.row_cap)
-                    with self._exchange(conn, commit):
-                        if not commit:
-                            conn.execute(_CLOSE_ROWS)
-                        after = self._close(login, commit=commit)
+                    rows, truncated = capped_rows(iter(cur.fetchall()), self.row_cap)
                 else:
                     rows, truncated = self._fetch(cur) if columns else ([], False)
                     is_dml = keyword in _DML or (
@@ -796,18 +789,6 @@ def _ready(statement: str, params: Mapping[str, Any] | None) -> StatementResult 
 def _declare(query: str) -> str:
     """The cursor a query's rows come through (psycopg's ServerCursor says the same)."""
     return f"DECLARE {_ROWS} NO SCROLL CURSOR FOR {query}"
-
-
-def _fetched(conn: psycopg.Connection[Any], first: list[Row], batch: int, most: int,
-             ) -> Iterator[Row]:
-    """A query's rows, `most` at most: the first batch (fetched in the pipeline), then more
-    from its cursor, `batch` at a time, while a whole batch came."""
-    yield from first
-    given, last = len(first), len(first)
-    while last == batch and given < most:
-        more = conn.execute(_FETCH.format(min(batch, most - given)).encode()).fetchall()
-        yield from more
-        given, last = given + len(more), len(more)
 
 
 def _refusal(statement: str, keyword: str) -> str | None:
