@@ -383,7 +383,7 @@ class PostgresStore(StoreBase["_Login"]):
         if isinstance(ready, StatementResult) and not held:
             return ready  # refused before anything was sent: no transaction to end
         # A statement of its own transaction opens it, runs and commits in one exchange with
-        # the server (two for a query, whose rows come through a cursor): see `_run`.
+        # the server: see `_run`.
         result = ready if isinstance(ready, StatementResult) else self._run(
             login, statement, ready, begin=not held, commit=not held)
         if login.conn.broken or login.conn.closed:
