@@ -383,11 +383,19 @@ import sys, threading, time
 import psycopg
 counts = {"exchanges": 0, "connections": 0}
 lock = threading.Lock()
+from psycopg import _pipeline_base
 wait, connect = psycopg.Connection.wait, psycopg.Connection.connect.__func__
+sync = _pipeline_base.BasePipeline._enqueue_sync
 def counted_wait(self, *args, **kwargs):  # one request sent and its answer read: a round trip
+    if self._pipeline is None:  # in a pipeline, psycopg waits for every message it queues
+        with lock:
+            counts["exchanges"] += 1
+    return wait(self, *args, **kwargs)
+def counted_sync(self):  # a pipeline's messages sent, its answers read: a round trip
     with lock:
         counts["exchanges"] += 1
-    return wait(self, *args, **kwargs)
+    return sync(self)
+_pipeline_base.BasePipeline._enqueue_sync = counted_sync
 def counted_connect(cls, *args, **kwargs):
     with lock:
         counts["connections"] += 1
@@ -401,7 +409,8 @@ print(time.perf_counter() - started, counts["exchanges"], counts["connections"])
 sys.exit(status)
 """
 """`raceday run` with psycopg's round trips counted: every exchange a connection waits for
-(a statement, a fetch of a server-side cursor, a commit) and every connection opened."""
+(a statement, a fetch of a server-side cursor, a commit; a pipeline's messages, up to its
+sync) and every connection opened."""
 
 
 def postgres_night(runs: int, scratch: Path) -> list[Row]:

@@ -53,7 +53,7 @@ _log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-    from raceday.store.postgres.store import PostgresStore
+    from raceday.store.postgres.store import ForkSource, PostgresStore
 
 
 _PG_NIGHTS = 3
@@ -105,11 +105,33 @@ def _keep(folder: Path, world: PostgresStore) -> None:
     (folder / KEPT_NOTE).write_text(f"{world.session}\n", encoding="utf-8")
 
 
-def _fork(live: PostgresStore, made: list[PostgresStore], seed_sql: str,
-          renumber: str = "") -> tuple[PostgresStore, list[str]]:
-    world, warnings = live.fork(seed_sql, renumber)
+def _fork(live: PostgresStore, source: ForkSource | None, made: list[PostgresStore],
+          seed_sql: str, renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    world, warnings = live.fork(seed_sql, renumber, source)
     made.append(world)
     return world, warnings
+
+
+def _forked_night(kind: NightKind, exercise: Exercise, live: PostgresStore,
+                  source: ForkSource, made: list[PostgresStore], seed_sql: str, folder: Path,
+                  until: int, renumber: str = "", *, judge_world: bool = True,
+                  probes: tuple[Probe, ...] = (), track_harms: bool = False) -> Night:
+    """A night on a world forked from the session's (in a worker of the replay's pool: the
+    fork is a few hundred statements on a connection of its own, beside the other nights)."""
+    world, _ = _fork(live, source, made, seed_sql, renumber)
+    night = _played_pg(kind, exercise, world, folder, until, judge_world=judge_world,
+                       probes=probes, track_harms=track_harms)
+    _done_with(made, world)
+    return night
+
+
+def _done_with(made: list[PostgresStore], *worlds: PostgresStore) -> None:
+    """Drop worlds whose night is played, in the worker that played it: the schemas go while
+    other nights still play, not one after another once the replay is over. (A world whose
+    night failed stays in `made`: the replay drops it at the end.)"""
+    for world in worlds:
+        _drop_quietly(world)
+        made.remove(world)
 
 
 def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder: Path,
@@ -136,10 +158,11 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
         pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
                                         row_cap=live.row_cap, time_limit_s=live.time_limit_s)
         made.append(pristine)
-        world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+        world = _fork(pristine, None, made, exercise.world_sql, renumber)[0] if renumber.strip() \
             else pristine
         original = _played_pg(kind, normal, world, folder / "normal-original", until,
                               judge_world=False)
+        _done_with(made, *dict.fromkeys((world, pristine)))
         good = good_runs(original)
         if cached is not None:
             write_good(cached, good)
@@ -148,16 +171,16 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
 
 
 def _normal_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                      live: PostgresStore, folder: Path, until: int, renumber: str,
-                      made: list[PostgresStore], pool: ThreadPoolExecutor,
+                      live: PostgresStore, source: ForkSource, folder: Path, until: int,
+                      renumber: str, made: list[PostgresStore], pool: ThreadPoolExecutor,
                       probes: tuple[Probe, ...] = (),
                       ) -> Callable[[], Nights]:
     """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
     for the good writes refused and the probes' results, once both nights are over."""
     good = pool.submit(_good_writes_pg, kind, exercise, live, folder, until, renumber, made)
-    world, _ = _fork(live, made, exercise.world_sql, renumber)
-    team = pool.submit(_played_pg, kind, without_delayed(team_exercise), world,
-                       folder / "normal-team", max([until, *(p[0] for p in probes)]),
+    team = pool.submit(_forked_night, kind, without_delayed(team_exercise), live, source, made,
+                       exercise.world_sql, folder / "normal-team",
+                       max([until, *(p[0] for p in probes)]), renumber,
                        judge_world=False, probes=probes, track_harms=True)
     which = "the variant's normal night" if renumber.strip() else "the normal night"
 
@@ -182,36 +205,41 @@ def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folde
     pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
                                     row_cap=live.row_cap, time_limit_s=live.time_limit_s)
     made.append(pristine)
-    world = _fork(pristine, made, exercise.world_sql, renumber)[0] if renumber.strip() \
+    world = _fork(pristine, None, made, exercise.world_sql, renumber)[0] if renumber.strip() \
         else pristine
     race = _played_pg(kind, exercise, world, folder, until)
+    _done_with(made, *dict.fromkeys((world, pristine)))
     known = harms_of(exercise, race, until)
     replay_cache.keep_baseline(key, known)
     return known
 
 
 def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                        live: PostgresStore, folder: Path, until: int,
+                        live: PostgresStore, source: ForkSource, folder: Path, until: int,
                         made: list[PostgresStore], pool: ThreadPoolExecutor,
-                        shift: ShiftSpec | None = None) -> tuple[HarmNight, ...]:
+                        shift: ShiftSpec | None = None) -> Callable[[], tuple[HarmNight, ...]]:
     """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
-    team's, the nights played in `pool`."""
+    team's, the nights played in `pool`; call what it returns for their harms, once played.
+    They need nothing of the race: they start with it."""
     playing = []
     for night in exercise.replay.practice if exercise.replay is not None else ():
         where = folder / f"practice-{night.id}"
-        world, _ = _fork(live, made, exercise.world_sql)
         own = practiced(exercise, night, shift)
         playing.append((night, own,
-                        pool.submit(_played_pg, kind, practiced(team_exercise, night, shift),
-                                    world,
-                                    where / "race", until),
+                        pool.submit(_forked_night, kind, practiced(team_exercise, night, shift),
+                                    live, source, made, exercise.world_sql, where / "race",
+                                    until),
                         pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
                                     "", made)))
-    found: list[HarmNight] = []
-    for night, own, played, baseline in playing:
-        found += harm_nights(own, played.result(), baseline.result(), until,
-                              practice_words(night.title), practice=night.id)
-    return tuple(found)
+
+    def harms() -> tuple[HarmNight, ...]:
+        found: list[HarmNight] = []
+        for night, own, played, baseline in playing:
+            found += harm_nights(own, played.result(), baseline.result(), until,
+                                  practice_words(night.title), practice=night.id)
+        return tuple(found)
+
+    return harms
 
 
 def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
@@ -239,14 +267,19 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
 
     pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
     try:
-        race_world, warnings = _fork(live, made, exercise.world_sql)
+        # the team's schema is read once (pg_dump) for every world of this replay
+        source = live.fork_source()
+        race_world, warnings = _fork(live, source, made, exercise.world_sql)
         kind = type(session)
         racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race", until)
         delayed = bool(exercise.replay and exercise.replay.delayed)
-        normal = _normal_nights_pg(kind, exercise, team_exercise, live, folder, until, "", made,
-                                   pool, probes) if delayed else None
+        normal = _normal_nights_pg(kind, exercise, team_exercise, live, source, folder, until,
+                                   "", made, pool, probes) if delayed else None
         baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
                                "", made)
+        shift = session.variant
+        practice = _practice_nights_pg(kind, exercise, team_exercise, live, source, folder,
+                                       until, made, pool, shift)
         race = racing.result()
         steps = step_replays(exercise, race)
         harms = harm_nights(exercise, race, baseline.result(), until, "tonight's race")
@@ -254,21 +287,20 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         fault_at = race.time_of(fault) if fault is not None else None
         warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
                         f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
-        shift = session.variant
         shifted_normal = None
         if shift is not None and (any(s.status == "prevented" for s in steps)
                                   or kept_some_away(harms)):
             what = describe_shift(exercise, shift, reveal=reveal)
             other = folder / "shifted"
             other.mkdir()
-            shifted_world, _ = _fork(live, made, exercise.world_sql, shift.seed)
             shifted_exercise = variant_of(exercise, shift)
-            shifting = pool.submit(_played_pg, kind, variant_of(team_exercise, shift), shifted_world,
-                                   other / "race", until)
+            shifting = pool.submit(_forked_night, kind, variant_of(team_exercise, shift), live,
+                                   source, made, exercise.world_sql, other / "race", until,
+                                   shift.seed)
             if delayed:
                 shifted_normal = _normal_nights_pg(kind, shifted_exercise,
-                                                   variant_of(team_exercise, shift), live, other,
-                                                   until, shift.seed, made, pool)
+                                                   variant_of(team_exercise, shift), live, source,
+                                                   other, until, shift.seed, made, pool)
             shifted_baseline = _baseline_pg(kind, shifted_exercise, live,
                                             other / "baseline", until, shift.seed, made)
             shifted = shifting.result()
@@ -278,8 +310,7 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
             if fault_at is None and shifted.facts.fault_started is not None:
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
-        harms += _practice_nights_pg(kind, exercise, team_exercise, live, folder, until, made,
-                                     pool, shift)
+        harms += practice()
         blocked, checks, normal_harms = normal() if normal is not None else ((), (), ())
         if shifted_normal is not None:
             seen = {b.task for b in blocked}

@@ -56,3 +56,25 @@ def test_seed_rows_the_teams_schema_refuses_are_warnings(pg_store: PostgresStore
         assert one(fork, "planner", "SELECT count(*) FROM plan").rows == ((3,),)
     finally:
         fork.drop()
+
+
+def test_worlds_forked_from_one_reading_are_alike_and_keep_no_later_change(
+        pg_store: PostgresStore) -> None:
+    # a replay reads the team's schema once (pg_dump) and forks every night's world from it
+    assert one(pg_store, "responder",
+               "ALTER TABLE plan_record ADD CONSTRAINT real_address CHECK (length(btrim(address)) > 0)").ok
+    source = pg_store.fork_source()
+    assert one(pg_store, "responder", "CREATE TABLE later (id INTEGER)").ok
+    forks = [pg_store.fork(WORLD_SQL, source=source)[0] for _ in range(2)]
+    try:
+        for fork in forks:
+            blank = one(fork, "planner", "INSERT INTO plan_record VALUES (1, 'x', ' ', 10)")
+            assert blank.error_kind == "constraint"
+            assert "later" not in {t.name for t in fork.tables()}
+            assert fork.app_query("SELECT id FROM plan ORDER BY id")[1] == [(1,), (2,), (3,)]
+        # another world's reading is refused, not forked under the wrong names
+        with pytest.raises(ValueError, match="fork source"):
+            forks[0].fork(WORLD_SQL, source=source)
+    finally:
+        for fork in forks:
+            fork.drop()

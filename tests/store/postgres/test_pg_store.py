@@ -248,3 +248,21 @@ def test_a_tables_create_text_shows_the_guards_added_later(pg_store: PostgresSto
     assert text.startswith("CREATE TABLE plan_record (")
     assert "CONSTRAINT real_address CHECK ((length(btrim(address)) > 0))" in text
     assert "REFERENCES plan(id) ON DELETE CASCADE" in text
+
+
+def test_a_failed_statement_leaves_no_psycopg_warning_on_the_terminal(
+        pg_store: PostgresStore, caplog: pytest.LogCaptureFixture) -> None:
+    # a statement goes in a pipeline; when it fails, psycopg warns that the rest of the
+    # pipeline was not run, which says nothing a player needs (the error is the result)
+    import logging
+
+    from raceday.store.postgres import driver  # noqa: F401  (installs the filter)
+
+    caplog.set_level(logging.WARNING, logger="psycopg")
+    for _ in range(20):
+        assert one(pg_store, "planner", "INSERT INTO plan VALUES (1, 'again')").error_kind == "constraint"
+    logging.getLogger("psycopg").warning("error ignored terminating %r: %s", "<pipeline>",
+                                         "pipeline aborted")
+    assert caplog.records == []
+    logging.getLogger("psycopg").warning("something else")
+    assert [r.getMessage() for r in caplog.records] == ["something else"]

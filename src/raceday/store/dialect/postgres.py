@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from raceday.store.dialect.piece import Piece, make_piece
@@ -32,12 +33,27 @@ class Token:
     start: int
 
 
+_KEPT_CHARS = 4_000
+"""Texts up to this long have their tokens kept (`_lexed`): a night asks the same few
+checks and automation statements thousands of times, and each is cut, bound and looked at
+(first keyword, target, query or not) every time."""
+
+
 def tokens(sql: str) -> Iterator[Token]:
     """PostgreSQL's lexical units, enough to split and to find parameters.
 
     An unterminated string, quoted name, dollar quote or comment runs to the end of the
     text (the server then reports it).
     """
+    return iter(_lexed(sql)) if len(sql) <= _KEPT_CHARS else _lex(sql)
+
+
+@lru_cache(maxsize=1024)
+def _lexed(sql: str) -> tuple[Token, ...]:
+    return tuple(_lex(sql))
+
+
+def _lex(sql: str) -> Iterator[Token]:
     i, n = 0, len(sql)
     while i < n:
         ch = sql[i]
@@ -173,18 +189,30 @@ def bind(sql: str, params: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
     Literal `%` is doubled for psycopg; `::type` casts are left alone. Raises
     MissingParameter for a name with no value.
     """
-    values: list[Any] = []
-    out: list[str] = []
+    text, wanted = _bound(sql) if len(sql) <= _KEPT_CHARS else _bind_text(sql)
     given = params or {}
+    for name in wanted:
+        if name not in given:
+            raise MissingParameter(name)
+    return text, [given[name] for name in wanted]
+
+
+@lru_cache(maxsize=1024)
+def _bound(sql: str) -> tuple[str, tuple[str, ...]]:
+    return _bind_text(sql)
+
+
+def _bind_text(sql: str) -> tuple[str, tuple[str, ...]]:
+    """psycopg's text of `sql` and the names of its parameters, in order."""
+    wanted: list[str] = []
+    out: list[str] = []
     for token in tokens(sql):
         if token.kind == "param":
-            if token.text not in given:
-                raise MissingParameter(token.text)
-            values.append(given[token.text])
+            wanted.append(token.text)
             out.append("%s")
         else:
             out.append(token.text.replace("%", "%%"))
-    return "".join(out), values
+    return "".join(out), tuple(wanted)
 
 
 def names(sql: str) -> Sequence[str]:

@@ -8,6 +8,7 @@ second one whatever raceday's splitter thought.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import psycopg
@@ -15,6 +16,19 @@ from psycopg import ClientCursor, Connection, Cursor
 
 Error = psycopg.Error
 __all__ = ["ClientCursor", "Connection", "Error", "ExtendedCursor", "connect"]
+
+
+class _PipelineAborted(logging.Filter):
+    """psycopg logs a warning when a pipeline whose statement failed is closed: the rest of
+    it was not run ("pipeline aborted"). That is how raceday's pipelines end when a player's
+    statement fails, and the failure itself is the statement's result: not news."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.getMessage().startswith("error ignored terminating")
+                    and record.getMessage().endswith("pipeline aborted"))
+
+
+logging.getLogger("psycopg").addFilter(_PipelineAborted())
 
 
 class ExtendedCursor(Cursor[Any]):

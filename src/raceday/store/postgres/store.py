@@ -31,7 +31,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -106,12 +106,41 @@ _REFUSED_WORDS = {
 _DML = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE"})
 _CODE = frozenset({"DO", "CALL"})  # may run DDL inside
 ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
-# Rows written per world table by this backend so far (pending statistics, not per transaction).
-_COUNTS = ("SELECT relname, n_tup_ins + n_tup_upd + n_tup_del, "
-           "coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_catalog.pg_stat_xact_user_tables "
-           "WHERE schemaname = %s")
+# Rows written per world table by this backend so far (pending statistics, not per
+# transaction), and its scans (sequential and index): pg_stat_xact_user_tables' columns read
+# from the functions under it. The view costs the server about 0.3 ms to plan each time
+# (it groups every table with its indexes), twice for each statement of the night.
+_COUNTS = ("SELECT c.relname, pg_catalog.pg_stat_get_xact_tuples_inserted(c.oid) "
+           "+ pg_catalog.pg_stat_get_xact_tuples_updated(c.oid) "
+           "+ pg_catalog.pg_stat_get_xact_tuples_deleted(c.oid), "
+           "pg_catalog.pg_stat_get_xact_numscans(c.oid) + coalesce((SELECT "
+           "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) FROM pg_catalog.pg_index i "
+           "WHERE i.indrelid = c.oid), 0) "
+           "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+           "WHERE n.nspname = %s AND c.relkind IN ('r', 't', 'm', 'p')")
 _BEGIN_STATEMENTS = 6
 """How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
+_ROWS = "raceday_rows"
+_FETCH = f"FETCH FORWARD {{}} FROM {_ROWS}"
+_CLOSE_ROWS = f"CLOSE {_ROWS}".encode()
+_UNLOCK_ALL = b"SELECT pg_catalog.pg_advisory_unlock_all()"
+_LIMITS = ("SELECT pg_catalog.set_config('role', %s, true), "
+           "pg_catalog.set_config('search_path', %s, true), "
+           "pg_catalog.set_config('statement_timeout', %s, true), "
+           "pg_catalog.set_config('lock_timeout', %s, true), "
+           "pg_catalog.set_config('idle_in_transaction_session_timeout', %s, true)")
+"""`_begin_statements`' SET LOCALs in one statement (`set_config` with is_local is SET LOCAL)."""
+
+
+@dataclass(frozen=True)
+class ForkSource:
+    """A world's schema as `PostgresStore.fork` copies it (`fork_source`)."""
+
+    session: str
+    pre: str
+    post: str
+    original: tuple[str, ...]
+    owners: tuple[tuple[str, tuple[str, ...]], ...]
 
 
 @dataclass
@@ -144,6 +173,7 @@ class PostgresStore(StoreBase["_Login"]):
         row_cap: int = 1000,
         time_limit_s: float = 2.0,
         _passwords: Mapping[str, str] | None = None,
+        _admin: psycopg.Connection[Any] | None = None,
     ) -> None:
         self.dsn = dsn
         self.session = session
@@ -158,7 +188,9 @@ class PostgresStore(StoreBase["_Login"]):
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
-        self._admin = connect(dsn)
+        # `create` and `fork` hand over the connection that built the world: a connection
+        # costs a password exchange (SCRAM) and a new server process
+        self._admin = _admin if _admin is not None else connect(dsn)
         try:
             self._admin.execute(f"SET search_path = {quoted(self.names.world)}")
             if _passwords is None:
@@ -201,8 +233,8 @@ class PostgresStore(StoreBase["_Login"]):
             drop_schemas(admin, session)
             admin.close()
             raise
-        admin.close()
-        return cls(dsn, session, roles, row_cap=row_cap, time_limit_s=time_limit_s, _passwords=passwords)
+        return cls(dsn, session, roles, row_cap=row_cap, time_limit_s=time_limit_s, _passwords=passwords,
+                   _admin=admin)
 
     @classmethod
     def open(
@@ -236,7 +268,24 @@ class PostgresStore(StoreBase["_Login"]):
             self._admin.execute(f"ALTER ROLE {quoted(login)} PASSWORD {literal(passwords[login])}")
         return passwords
 
-    def fork(self, seed_sql: str, renumber: str = "") -> tuple[PostgresStore, list[str]]:
+    def fork_source(self) -> ForkSource:
+        """What `fork` copies of this world: its schema's definitions (pg_dump's pre-data and
+        post-data sections), the world's original tables and the owner roles with their
+        members. Read once, it serves every fork of a replay (two pg_dump runs each)."""
+        with self._call():
+            pre = dump_schema(self.dsn, self.names.world, "pre-data")
+            post = dump_schema(self.dsn, self.names.world, "post-data")
+            original = tuple(str(r[0]) for r in self._admin.execute(
+                f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall())
+            owners = tuple((str(r[0]), tuple(str(m) for m in r[1])) for r in self._admin.execute(
+                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
+                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
+                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
+                [f"rd\\_{self.session}\\_own%"]).fetchall())
+        return ForkSource(self.session, pre, post, original, owners)
+
+    def fork(self, seed_sql: str, renumber: str = "", source: ForkSource | None = None,
+             ) -> tuple[PostgresStore, list[str]]:
         """A new world: this one's schema as the team left it, with the exercise's seed rows.
 
         What the replay needs (store/replay_world.py does it for SQLite): the team's tables,
@@ -247,64 +296,64 @@ class PostgresStore(StoreBase["_Login"]):
 
         `renumber` is the exercise's trusted SQL run on the seed rows (foreign keys off, as
         on SQLite) before they are copied: the shifted race's other plan numbers.
+
+        `source`: this world's schema as `fork_source` read it (a replay forks several
+        worlds from one reading); without it, it is read now. The new world is built on
+        connections of its own: several forks run side by side.
         """
-        with self._call():
-            new = secrets.token_hex(4)
-            names = SessionNames(new, list(self._roles))
-            old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
-            pre = dump_schema(self.dsn, self.names.world, "pre-data").replace(old_prefix, new_prefix)
-            post = dump_schema(self.dsn, self.names.world, "post-data").replace(old_prefix, new_prefix)
-            original = [str(r[0]) for r in self._admin.execute(
-                f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall()]
-            owners = self._admin.execute(
-                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
-                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
-                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
-                [f"rd\\_{self.session}\\_own%"]).fetchall()
-            passwords = {SessionNames.login(role): secrets.token_hex(16) for role in names.all_roles()}
-            admin = connect(self.dsn)
-            warnings: list[str] = []
-            try:
-                make_roles(admin, names, passwords)
-                me = quoted(current_user(admin))
-                made = [names.world_code]
-                for old_owner, members in owners:
-                    made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
-                    mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
-                              if m.startswith(old_prefix)]
-                    admin.execute(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
-                    if mapped:
-                        admin.execute(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
-                admin.execute(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
-                for role in made:
-                    admin.execute(f"GRANT {quoted(role)} TO {me}")
-                for schema in (names.world, names.state, names.compat):
-                    admin.execute(f"CREATE SCHEMA {quoted(schema)}")
-                for role in made:  # owners must be able to create in the schema they own in
-                    admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}")
-                admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
-                                          f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
-                warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
-                for statement in pgsql.split(post):
-                    try:
-                        admin.execute(as_sql(statement))
-                    except Exception as exc:
-                        what = " ".join(statement.split())[:80]
-                        warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
-                admin.execute(f"CREATE TABLE {quoted(names.state)}.world_tables "
-                              "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
-                for name in original:
-                    admin.execute(f"INSERT INTO {quoted(names.state)}.world_tables (name) VALUES (%s)",
-                                  [name])
-                schema_rights(admin, names, list(self._roles.values()))
-                grant_rights(admin, names, list(self._roles.values()))
-            except BaseException:
-                drop_schemas(admin, new)
-                admin.close()
-                raise
+        if source is None:
+            source = self.fork_source()
+        if source.session != self.session:
+            raise ValueError(f"a fork source of world {source.session!r}, not {self.session!r}")
+        new = secrets.token_hex(4)
+        names = SessionNames(new, list(self._roles))
+        old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
+        pre = source.pre.replace(old_prefix, new_prefix)
+        post = source.post.replace(old_prefix, new_prefix)
+        original, owners = source.original, source.owners
+        passwords = {SessionNames.login(role): secrets.token_hex(16) for role in names.all_roles()}
+        admin = connect(self.dsn)
+        warnings: list[str] = []
+        try:
+            make_roles(admin, names, passwords)
+            me = quoted(current_user(admin))
+            made = [names.world_code]
+            for old_owner, members in owners:
+                made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
+                mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
+                          if m.startswith(old_prefix)]
+                admin.execute(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
+                if mapped:
+                    admin.execute(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
+            admin.execute(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
+            for role in made:
+                admin.execute(f"GRANT {quoted(role)} TO {me}")
+            for schema in (names.world, names.state, names.compat):
+                admin.execute(f"CREATE SCHEMA {quoted(schema)}")
+            for role in made:  # owners must be able to create in the schema they own in
+                admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}")
+            admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
+                                      f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
+            warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
+            for statement in pgsql.split(post):
+                try:
+                    admin.execute(as_sql(statement))
+                except Exception as exc:
+                    what = " ".join(statement.split())[:80]
+                    warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
+            admin.execute(f"CREATE TABLE {quoted(names.state)}.world_tables "
+                          "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
+            for name in original:
+                admin.execute(f"INSERT INTO {quoted(names.state)}.world_tables (name) VALUES (%s)",
+                              [name])
+            schema_rights(admin, names, list(self._roles.values()))
+            grant_rights(admin, names, list(self._roles.values()))
+        except BaseException:
+            drop_schemas(admin, new)
             admin.close()
+            raise
         store = PostgresStore(self.dsn, new, list(self._roles.values()), row_cap=self.row_cap,
-                              time_limit_s=self.time_limit_s, _passwords=passwords)
+                              time_limit_s=self.time_limit_s, _passwords=passwords, _admin=admin)
         return store, warnings
 
     # -- running role SQL ---------------------------------------------------------------
@@ -330,14 +379,13 @@ class PostgresStore(StoreBase["_Login"]):
                    params: Mapping[str, Any] | None) -> StatementResult:
         login = handle
         held = login.held is not None
-        try:
-            if not held:
-                self._begin(login)
-        except Exception as exc:
-            return _lost(login, statement, exc)
-        # a statement of its own transaction commits in the exchange that reads what it
-        # wrote (one round trip fewer for every statement of the night)
-        result = self._run(login, statement, params, commit=not held)
+        ready = _ready(statement, params)
+        if isinstance(ready, StatementResult) and not held:
+            return ready  # refused before anything was sent: no transaction to end
+        # A statement of its own transaction opens it, runs and commits in one exchange with
+        # the server: see `_run`.
+        result = ready if isinstance(ready, StatementResult) else self._run(
+            login, statement, ready, begin=not held, commit=not held)
         if login.conn.broken or login.conn.closed:
             return _lost(login, statement, None)
         if held and not result.ok:
@@ -408,7 +456,8 @@ class PostgresStore(StoreBase["_Login"]):
 
     def _probe_statement(self, handle: _Login, statement: str,
                          params: Mapping[str, Any] | None) -> StatementResult:
-        return self._run(handle, statement, params)
+        ready = _ready(statement, params)
+        return ready if isinstance(ready, StatementResult) else self._run(handle, statement, ready)
 
     def _probe_end(self, handle: _Login, results: Sequence[StatementResult]) -> None:
         if not (handle.conn.closed or handle.conn.broken):
@@ -524,19 +573,21 @@ class PostgresStore(StoreBase["_Login"]):
             ) from exc
         return _Login(conn, role)
 
+    def _begin_statements(self, login: _Login, *, read_only: bool = False,
+                          isolation: str | None = None) -> list[str]:
+        """BEGIN and the transaction's limits, set LOCAL: _BEGIN_STATEMENTS statements."""
+        role, schemas, statement_ms, lock_ms, idle_ms = self._limits(login)
+        return [f"BEGIN{' READ ONLY' if read_only else ''}"
+                f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}",
+                f"SET LOCAL ROLE {quoted(role)}", f"SET LOCAL search_path = {schemas}",
+                f"SET LOCAL statement_timeout = {statement_ms}",
+                f"SET LOCAL lock_timeout = {lock_ms}",
+                f"SET LOCAL idle_in_transaction_session_timeout = {idle_ms}"]
+
     def _begin_sql(self, login: _Login, *, read_only: bool = False,
                    isolation: str | None = None) -> str:
-        """BEGIN and the transaction's limits, set LOCAL: _BEGIN_STATEMENTS statements."""
-        ms = int(self.time_limit_s * 1000)
-        schemas = quoted(self.names.world)
-        if login.role == self.names.checker:
-            schemas = f"{quoted(self.names.compat)}, {schemas}"
-        return (f"BEGIN{' READ ONLY' if read_only else ''}"
-                f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; "
-                f"SET LOCAL ROLE {quoted(login.role)}; "
-                f"SET LOCAL search_path = {schemas}; SET LOCAL statement_timeout = {ms}; "
-                f"SET LOCAL lock_timeout = {min(ms, LOCK_TIMEOUT_MS)}; "
-                f"SET LOCAL idle_in_transaction_session_timeout = {self.idle_timeout_ms}")
+        """`_begin_statements` as one text, for the simple protocol."""
+        return "; ".join(self._begin_statements(login, read_only=read_only, isolation=isolation))
 
     def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
         """Open raceday's transaction for one statement, with every limit set LOCAL."""
@@ -546,9 +597,7 @@ class PostgresStore(StoreBase["_Login"]):
         )
         while cur.nextset():
             pass
-        found = cur.fetchall()
-        login.counts = {str(r[0]): int(r[1]) for r in found}
-        login.scans = {str(r[0]): int(r[2]) for r in found}
+        self._counted(login, cur.fetchall())
 
     @contextmanager
     def _watch(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
@@ -560,43 +609,55 @@ class PostgresStore(StoreBase["_Login"]):
         finally:
             self._running.discard(conn)
 
-    def _run(self, login: _Login, statement: str, params: Mapping[str, Any] | None,
-             *, commit: bool = False) -> StatementResult:
-        """Run one statement in the open transaction; `commit`: and commit it, in the same
-        exchange as reading what it wrote (a refused COMMIT is the statement's error)."""
+    def _run(self, login: _Login, statement: str, ready: _Ready,
+             *, begin: bool = False, commit: bool = False) -> StatementResult:
+        """Run one statement; `begin`: in a transaction of its own, opened first with its
+        limits; `commit`: and commit it.
+
+        Everything goes in one pipeline (one exchange with the server), the player's statement
+        still one statement in a message of its own (the extended protocol), between raceday's
+        own: BEGIN and the SET LOCALs, the counts of rows written before and after, COMMIT.
+        A query's rows come through a server-side cursor (DECLARE, then one FETCH of
+        row_cap + 1 rows: the server computes no more than that), so a huge result is never
+        computed. A refused COMMIT is the statement's error."""
         started = time.perf_counter()
-        keyword = pgsql.first_keyword(statement)
-        refusal = _refusal(statement, keyword)
-        if refusal is not None:
-            return StatementResult(sql=statement, error="refused: " + refusal, error_kind="refused")
-        try:
-            query, values = pgsql.bind(statement, params)
-        except pgsql.MissingParameter as exc:
-            return _error(statement, f"no value was given for parameter :{exc.name}")
+        keyword, query, values = ready
         conn = login.conn
+        is_query = pgsql.is_query(statement)
         from raceday.store.postgres import driver  # loaded when the store connected
+
         try:
             with self._watch(conn):
-                if pgsql.is_query(statement):
-                    with conn.cursor(name="raceday_rows") as server:
-                        server.execute(query, values)
-                        columns = tuple(c.name for c in server.description or ())
-                        rows, truncated = self._fetch(server)
-                    rowcount = None
-                else:
+                with self._exchange(conn, commit):
+                    before = self._open(login) if begin else None
                     cur = driver.ExtendedCursor(conn)
-                    cur.execute(query, values)
-                    columns = tuple(c.name for c in cur.description or ())
+                    if is_query:
+                        driver.ExtendedCursor(conn).execute(_declare(query), values,
+                                                            prepare=False)
+                        cur.execute(_FETCH.format(self.row_cap + 1).encode())
+                        if not commit:
+                            conn.execute(_CLOSE_ROWS)
+                    else:
+                        cur.execute(query, values)
+                    after = self._close(login, commit=commit)
+                if before is not None:
+                    self._counted(login, before.fetchall())
+                columns = tuple(c.name for c in cur.description or ())
+                rowcount = None
+                if is_query:
+                    rows, truncated = capped_rows(iter(cur.fetchall()), self.row_cap)
+                else:
                     rows, truncated = self._fetch(cur) if columns else ([], False)
                     is_dml = keyword in _DML or (
                         keyword == "WITH" and bool(_DML & set(pgsql.words(statement))))
                     rowcount = cur.rowcount if is_dml and cur.rowcount >= 0 else None
-                    cur.close()
-            writes, reads = self._writes(login, statement, commit=commit)
+                writes, reads = self._writes(login, statement, after.fetchall())
         except Exception as exc:
+            if begin and (conn.broken or conn.closed):
+                return _lost(login, statement, exc)
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
-            keyword == "SELECT" and not pgsql.is_query(statement))  # SELECT ... INTO
+            keyword == "SELECT" and not is_query)  # SELECT ... INTO
         return StatementResult(
             sql=statement,
             columns=columns,
@@ -609,21 +670,53 @@ class PostgresStore(StoreBase["_Login"]):
             reads=reads,
         )
 
-    def _writes(self, login: _Login, statement: str, *, commit: bool = False,
+    @staticmethod
+    def _exchange(conn: psycopg.Connection[Any], commit: bool) -> AbstractContextManager[Any]:
+        """A pipeline when the statement's transaction ends in it. A transaction left open
+        (held by the role, a probe's) is not pipelined: the server's idle-in-transaction
+        limit is not armed again after the flush psycopg may send once the pipeline is
+        synced, so a held transaction a player walked away from would never be ended."""
+        return conn.pipeline() if commit else nullcontext()
+
+    def _open(self, login: _Login) -> psycopg.Cursor[Any]:
+        """In a pipeline: BEGIN, the limits (`_begin_statements`' SET LOCALs, as one
+        statement of `set_config(..., true)`: each message costs psycopg a cursor), then the
+        counts before the statement."""
+        conn = login.conn
+        conn.execute(b"BEGIN")
+        conn.execute(_LIMITS, self._limits(login))
+        return conn.execute(_COUNTS, [self.names.world])
+
+    def _limits(self, login: _Login) -> list[str]:
+        """A transaction's limits for this login (`_LIMITS`' values): its role, search_path,
+        statement_timeout, lock_timeout and idle_in_transaction_session_timeout."""
+        ms = int(self.time_limit_s * 1000)
+        schemas = quoted(self.names.world)
+        if login.role == self.names.checker:
+            schemas = f"{quoted(self.names.compat)}, {schemas}"
+        return [login.role, schemas, str(ms), str(min(ms, LOCK_TIMEOUT_MS)),
+                str(self.idle_timeout_ms)]
+
+    def _close(self, login: _Login, *, commit: bool) -> psycopg.Cursor[Any]:
+        """In a pipeline: the counts after the statement; `commit`: then COMMIT, and the
+        advisory locks a player took released (as `end_transaction`)."""
+        conn = login.conn
+        after = conn.execute(_COUNTS, [self.names.world])
+        if commit:
+            conn.execute(b"COMMIT")
+            conn.execute(_UNLOCK_ALL)
+        return after
+
+    def _counted(self, login: _Login, found: Sequence[Row]) -> None:
+        login.counts = {str(r[0]): int(r[1]) for r in found}
+        login.scans = {str(r[0]): int(r[2]) for r in found}
+
+    def _writes(self, login: _Login, statement: str, found: Sequence[Row],
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The world's tables this statement wrote: rows it changed (triggers included, as
         the server counts them) and the table a plain DML names (0 rows too); and the tables
         it read (scanned, a view's tables included), lower case as SQLite's store gives them.
-        `commit`: then end the transaction as `end_transaction` does, in the same exchange."""
-        if commit:
-            cur = login.conn.execute(as_sql(
-                _COUNTS.replace("%s", literal(self.names.world))
-                + "; COMMIT; SELECT pg_catalog.pg_advisory_unlock_all()"))
-            found = cur.fetchall()
-            while cur.nextset():  # every result read: the COMMIT's error, if any, raised
-                pass
-        else:
-            found = login.conn.execute(_COUNTS, [self.names.world]).fetchall()
+        `found`: the counts after it (the login's are from before)."""
         counts = {str(r[0]): int(r[1]) for r in found}
         scans = {str(r[0]): int(r[2]) for r in found}
         writes = sorted(name for name, n in counts.items() if n != login.counts.get(name, 0))
@@ -674,6 +767,28 @@ class PostgresStore(StoreBase["_Login"]):
         role dropped one and made it again); tables made during play are open to all roles.
         """
         grant_rights(self._admin, self.names, list(self._roles.values()))
+
+
+_Ready = tuple[str, str, list[Any]]
+"""A statement ready to send: its first keyword, its text for psycopg and its values."""
+
+
+def _ready(statement: str, params: Mapping[str, Any] | None) -> StatementResult | _Ready:
+    """The statement ready to send, or why it is not sent (refused, a value missing)."""
+    keyword = pgsql.first_keyword(statement)
+    refusal = _refusal(statement, keyword)
+    if refusal is not None:
+        return StatementResult(sql=statement, error="refused: " + refusal, error_kind="refused")
+    try:
+        query, values = pgsql.bind(statement, params)
+    except pgsql.MissingParameter as exc:
+        return _error(statement, f"no value was given for parameter :{exc.name}")
+    return keyword, query, values
+
+
+def _declare(query: str) -> str:
+    """The cursor a query's rows come through (psycopg's ServerCursor says the same)."""
+    return f"DECLARE {_ROWS} NO SCROLL CURSOR FOR {query}"
 
 
 def _refusal(statement: str, keyword: str) -> str | None:
