@@ -41,15 +41,15 @@ CREATE TABLE fleet (
 );
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
 -- with it, so a small fleet and a big one tell the same story. Network Manager propagates
--- size/100 changes a minute (no backlog): fast enough that the hosts restarted first bring
--- little backlog when they take launches again (05:02), and slow enough that the last ones
--- (05:28) bring a wait past the health checks' grace. A flip costs 30 changes: the flapping
--- then holds Network Manager's backlog at about half an hour of work, which takes it an hour
--- to work off once failover goes off (AWS: 09:36 to 10:36); with 24 it is done in 35 minutes,
--- with 36 in about 75 (the sweep is in issue 28's notes).
+-- size/70 changes a minute (no backlog): fast enough that the hosts restarted first bring
+-- a backlog it works off within the health checks' grace when they take launches again
+-- (05:02), and slow enough that the last ones (05:28) bring a wait past it. A flip costs 42
+-- changes: the flapping then holds Network Manager's backlog at about half an hour of work,
+-- which takes it about an hour to work off once failover goes off (AWS: 09:36 to 10:36).
+-- Fewer changes a flip and it is done sooner; more and it takes longer (issue 28's notes).
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 100, size / 4, size / 1000, size / 2000,
-       size * 3 / 1000, size * 2 / 1000, 3, 30
+SELECT size, 500, 60, 10, 30, 100, size / 70, size / 4, size / 1000, size / 2000,
+       size * 3 / 1000, size * 2 / 1000, 3, 42
 FROM (SELECT 20000 AS size) AS s;
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.
