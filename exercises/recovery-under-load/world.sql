@@ -40,12 +40,16 @@ CREATE TABLE fleet (
                                           -- appliances each time a node leaves or re-enters DNS
 );
 -- One number sizes the fleet; the rates of launches, terminations and Network Manager grow
--- with it, so a small fleet and a big one tell the same story. A flip costs 12 changes: with
--- fewer, the backlog the flapping leaves is worked off within half an hour of failover going
--- off (AWS: an hour, 09:36 to 10:36); with many more, Network Manager never catches up.
+-- with it, so a small fleet and a big one tell the same story. Network Manager propagates
+-- size/70 changes a minute (no backlog): fast enough that the hosts restarted first bring
+-- a backlog it works off within the health checks' grace when they take launches again
+-- (05:02), and slow enough that the last ones (05:28) bring a wait past it. A flip costs 42
+-- changes: the flapping then holds Network Manager's backlog at about half an hour of work,
+-- which takes it about an hour to work off once failover goes off (AWS: 09:36 to 10:36).
+-- Fewer changes a flip and it is done sooner; more and it takes longer (issue 28's notes).
 INSERT INTO fleet
-SELECT size, 500, 60, 10, 30, 100, size / 250, size / 4, size / 1000, size / 2000,
-       size * 3 / 1000, size * 2 / 1000, 3, 12
+SELECT size, 500, 60, 10, 30, 100, size / 70, size / 4, size / 1000, size / 2000,
+       size * 3 / 1000, size * 2 / 1000, 3, 42
 FROM (SELECT 20000 AS size) AS s;
 
 -- The knobs the responders have. 0 means "no limit" for the two throttles.

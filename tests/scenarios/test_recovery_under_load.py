@@ -303,6 +303,28 @@ def test_lazy_and_destructive_plays_earn_no_guard_points(name: str, tmp_path: Pa
     assert play.total < 30
 
 
+def test_an_intake_below_the_renewals_says_why_the_leases_never_return(tmp_path: Path) -> None:
+    """AWS's response with an intake of 8 a host instead of 10: 500 droplets on 60-minute
+    leases need more than 8 renewals a minute a host, so the fleet is never all leased again.
+    The world says so in its own terms (a harm naming both rates, and an alarm), not only
+    the debrief's "'leases-restored' never happened"."""
+    text = (SCRIPTS / "as-it-happened.yaml").read_text(encoding="utf-8")
+    ten = "UPDATE knob SET value = 10 WHERE name = 'dwfm-intake-per-host';"
+    assert ten in text
+    script = tmp_path / "intake-8.yaml"
+    script.write_text(text.replace(ten, ten.replace("10", "8")), encoding="utf-8")
+    play = play_now(sized(4000), script, tmp_path / "t")
+    assert play.milestone("leases-restored") is None
+    starved = [f for f in of_kind(play.events, ev.Fault) if f.invariant == "renewals-starved"]
+    assert [f.sim_time for f in starved] == ["04:14"]
+    # 8 hosts at 4,000 droplets: 64 attempts a minute against 4000 / 60 = 66 expiries
+    assert starved[0].rows == (("DWFM admits 64 lease attempts a minute; "
+                                "66 leases run out a minute",),)
+    heard = {e.id: e.sim_time for e in of_kind(play.events, ev.Inject)}
+    assert heard["renewals-behind"] == "04:19"
+    assert play.stats[-1]["leased"] < 4000
+
+
 def test_a_play_gives_the_same_world_twice(small_velocity: Play, tmp_path: Path) -> None:
     first = small_velocity
     second = play_now(sized(4000), SCRIPTS / "velocity-limit.yaml", tmp_path / "b")
