@@ -28,7 +28,7 @@ import signal
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 _log = logging.getLogger(__name__)
 
@@ -54,6 +54,33 @@ def can_fork() -> bool:
     return _enabled[0] and hasattr(os, "fork") and _cores() >= 2
 
 
+def _fork_into(write_answers: Callable[[BinaryIO], None]) -> tuple[int, int] | None:
+    """Fork a child that writes its answers to a pipe with `write_answers` and leaves with
+    `os._exit` (nothing of the parent's runs there); (pid, the pipe's read end), or None when
+    no child could be forked. A child that fails leaves with status 1 and what it wrote."""
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            _quiet_signals()
+            with os.fdopen(write, "wb") as pipe:
+                write_answers(pipe)
+            code = 0
+        except BaseException:  # noqa: BLE001 - the parent makes what it did not get
+            pass
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
+
+
 class Aside(Generic[T]):
     """The answer of `call()`, worked out in a child when one could be forked."""
 
@@ -72,28 +99,12 @@ class Aside(Generic[T]):
         return self._pid is not None
 
     def _fork(self) -> None:
-        read, write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read)
-            os.close(write)
-            return
-        if pid == 0:  # the child: answer, and leave without running anything of the parent's
-            code = 1
-            try:
-                os.close(read)
-                _quiet_signals()
-                payload = pickle.dumps(self._call(), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write, "wb") as pipe:
-                    pipe.write(payload)
-                code = 0
-            except BaseException:  # noqa: BLE001 - the parent makes the call again and reports
-                pass
-            finally:
-                os._exit(code)
-        os.close(write)
-        self._pid, self._fd = pid, read
+        def answer(pipe: BinaryIO) -> None:  # pickled whole before a byte is written
+            pipe.write(pickle.dumps(self._call(), protocol=pickle.HIGHEST_PROTOCOL))
+
+        forked = _fork_into(answer)
+        if forked is not None:
+            self._pid, self._fd = forked
 
     def result(self) -> T:
         """The call's answer: the child's when it gave one, else made here and now."""
@@ -186,38 +197,23 @@ class Chain(Generic[T]):
             self._claims = None
 
     def _fork(self) -> None:
-        read, write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read)
-            os.close(write)
-            return
-        if pid == 0:  # the child: each answer as it is made, then leave (as `Aside`'s does)
-            code = 1
-            try:
-                os.close(read)
-                _quiet_signals()
-                claims = self._claims
-                with os.fdopen(write, "wb") as pipe:
-                    for index, call in enumerate(self._calls):
-                        payload = b""  # no answer: taken over, or it failed (made there)
-                        try:
-                            if claims is not None and _claim(claims / str(index)):
-                                payload = pickle.dumps(call(),
-                                                       protocol=pickle.HIGHEST_PROTOCOL)
-                        except Exception:  # noqa: BLE001 - this one is made by the parent
-                            payload = b""
-                        pipe.write(len(payload).to_bytes(self._HEADER, "big") + payload)
-                        pipe.flush()
-                code = 0
-            except BaseException:  # noqa: BLE001 - the parent makes what it did not get
-                pass
-            finally:
-                os._exit(code)
-        os.close(write)
-        self._pid, self._fd = pid, read
-        self.forked = True
+        claims = self._claims
+
+        def answers(pipe: BinaryIO) -> None:  # each as it is made
+            for index, call in enumerate(self._calls):
+                payload = b""  # no answer: taken over, or it failed (made there)
+                try:
+                    if claims is not None and _claim(claims / str(index)):
+                        payload = pickle.dumps(call(), protocol=pickle.HIGHEST_PROTOCOL)
+                except Exception:  # noqa: BLE001 - this one is made by the parent
+                    payload = b""
+                pipe.write(len(payload).to_bytes(self._HEADER, "big") + payload)
+                pipe.flush()
+
+        forked = _fork_into(answers)
+        if forked is not None:
+            self._pid, self._fd = forked
+            self.forked = True
 
     def child_answer(self, index: int) -> tuple[T] | None:
         if os.getpid() != self._parent:
