@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from raceday import __version__
 from raceday.cache import cache_folder, write_atomically
+from raceday.tui.briefing_head import exercise_bytes
 
 if TYPE_CHECKING:
     from rich.segment import Segment
@@ -44,14 +45,11 @@ def _body_file(data: bytes, view: str, width: int) -> Path | None:
     return folder / "briefing-bodies" / f"{digest.hexdigest()}.json"
 
 
-def read_body(source: Path, view: str, width: int) -> list[Segment] | None:
-    """The screenful kept for the exercise file `source` drawn with `view` (the settings and
-    colours, as one string) at `width` columns, or None."""
-    try:
-        data = source.read_bytes()
-    except OSError:
-        return None
-    kept = _body_file(data, view, width)
+def read_body(path: Path, view: str, width: int) -> list[Segment] | None:
+    """The screenful kept for the exercise at `path` (a folder or its file) drawn with `view`
+    (the settings and colours, as one string) at `width` columns, or None."""
+    data = exercise_bytes(path)
+    kept = _body_file(data, view, width) if data is not None else None
     if kept is None:
         return None
     try:
@@ -83,10 +81,10 @@ def keep_body(source: Path, view: str, width: int, segments: list[Segment]) -> b
     try:
         if source.stat().st_mtime >= _STARTED:
             return False
-        data = source.read_bytes()
     except OSError:
         return False
-    kept = _body_file(data, view, width)
+    data = exercise_bytes(source)
+    kept = _body_file(data, view, width) if data is not None else None
     if kept is None:
         return False
     return write_atomically(kept, json.dumps(

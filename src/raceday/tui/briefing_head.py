@@ -50,7 +50,7 @@ class BriefingHead:
 _FIELDS = tuple(f.name for f in fields(BriefingHead))
 
 
-def _exercise_bytes(path: Path) -> bytes | None:
+def exercise_bytes(path: Path) -> bytes | None:
     """exercise.yaml's bytes, for the exercise at `path` (a folder or its file)."""
     try:
         return (path if path.is_file() else path / EXERCISE_FILE).read_bytes()
@@ -70,7 +70,7 @@ def _head_file(data: bytes) -> Path | None:
 
 def read_head(path: Path) -> BriefingHead | None:
     """The kept first frame of the exercise at `path` (a folder or its file), or None."""
-    data = _exercise_bytes(path)
+    data = exercise_bytes(path)
     kept = _head_file(data) if data is not None else None
     if kept is None:
         return None
@@ -92,10 +92,10 @@ def load_keeping_head(path: Path, shown: BriefingHead | None = None) -> Exercise
     them after it: a file edited meanwhile keeps nothing."""
     from raceday.engine.load import load_exercise
 
-    before = _exercise_bytes(path)
+    before = exercise_bytes(path)
     exercise = load_exercise(path)
     head = BriefingHead.of(exercise)
-    if before is not None and head != shown and _exercise_bytes(path) == before:
+    if before is not None and head != shown and exercise_bytes(path) == before:
         kept = _head_file(before)
         if kept is not None:
             write_atomically(kept, json.dumps(dict(zip(_FIELDS, astuple(head), strict=True))))

@@ -18,7 +18,6 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from raceday.exercise import EXERCISE_FILE
 from raceday.inert import inert
 from raceday.tui.briefing_body import keep_body, read_body
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
@@ -249,8 +248,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         on screen while the exercise loads, and its rendering replaces it."""
         assert self.pending is not None
         width = self.query_one("#situation", Static).content_region.width
-        kept = read_body(self.pending.path if self.pending.path.is_file()
-                         else self.pending.path / EXERCISE_FILE, self._view(), width)
+        kept = read_body(self.pending.path, self._view(), width)
         if kept is not None:
             self.query_one("#situation", Static).update(Prerendered(kept))
         self._load()
