@@ -83,10 +83,11 @@ def test_the_postgresql_world_uses_its_own_dialect() -> None:
 def test_aws_response_has_the_same_morning_on_postgresql(both: tuple[Any, Any]) -> None:
     (lite_events, lite), (pg_events, pg) = both
     assert not [e for e in pg_events if isinstance(e, ev.CheckFailed)]
-    failed = {e.statement for e in pg_events
+    failed = {f"{e.statement} at minute {e.minute}: {e.error}" for e in pg_events
               if isinstance(e, ev.Statement) and e.automated and not e.ok}
-    failed |= {e.task for e in pg_events if isinstance(e, ev.Automation) and e.outcome == "failed"}
-    assert failed == set()
+    failed |= {f"task {e.task} at minute {e.minute}" for e in pg_events
+               if isinstance(e, ev.Automation) and e.outcome == "failed"}
+    assert failed == set()  # each with its error: a failure says why
     assert _morning(pg_events) == _morning(lite_events)
     assert ("Milestone", 183, "leases-restored") in _morning(pg_events)  # 05:28
     assert _figures(pg) == _figures(lite)

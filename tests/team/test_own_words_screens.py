@@ -14,7 +14,7 @@ from raceday.judge.facts import own_words_key
 from raceday.team.client import Client
 from raceday.team.host import Host
 from raceday.transcript import events as ev
-from raceday.tui.screens.dialogs import ChoiceDialog, OwnWordsDialog
+from raceday.tui.screens.dialogs import ChoiceDialog, NoteDialog, OwnWordsDialog
 from raceday.tui.team.console import ConsoleApp, ConsoleScreen
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.start_team import SeatApp, seat_settings
@@ -24,8 +24,12 @@ pytestmark = pytest.mark.tui
 WORDS = "Enactor A applied a stale plan"
 
 
-
-
+def _ready(app: ConsoleApp) -> bool:
+    """The dialog on top has mounted and its list holds the focus with an option lit: Enter
+    chooses it."""
+    focused = app.focused
+    return (focused is not None and focused.screen is app.screen
+            and getattr(focused, "highlighted", 0) is not None)
 
 
 def _declared(host: Host) -> list[ev.Declaration]:
@@ -62,10 +66,12 @@ async def test_a_seat_declares_in_its_own_words_and_the_console_rules_on_them(
         await until(pilot, lambda: isinstance(console.screen, ChoiceDialog))
         first = console.screen.query_one(OptionList).get_option_at_index(0)
         assert str(first.prompt) == f"{declared.sim_time} responder in own words: {WORDS}"
+        rulings = console.screen
         await pilot.press("enter")  # the declaration
-        await pilot.pause(0.2)
+        await until(pilot, lambda: isinstance(console.screen, ChoiceDialog)
+                    and console.screen is not rulings and _ready(console))
         await pilot.press("enter")  # right
-        await pilot.pause(0.2)
+        await until(pilot, lambda: isinstance(console.screen, NoteDialog) and _ready(console))
         for ch in "stale":
             await pilot.press(ch)
         await pilot.press("enter")

@@ -129,10 +129,10 @@ def test_the_normal_night_is_cached_per_database(pg_dsn: str, tmp_path: Path,
 
 
 def good_writes(cache: Path) -> set[Path]:
-    """The normal nights' good writes kept on disk (the race baselines kept beside them, each
-    {"harms": ...}, are left out)."""
+    """The normal nights' good writes kept on disk, each {"good": ...} (the race baselines and
+    world fingerprints kept beside them are left out)."""
     return {p for p in (cache / "normal-nights").iterdir()
-            if "harms" not in json.loads(p.read_text(encoding="utf-8"))}
+            if "good" in json.loads(p.read_text(encoding="utf-8"))}
 
 
 def test_the_briefings_cheat_sheet_comes_from_the_server_play_uses(
