@@ -7,15 +7,16 @@ import os
 
 import pytest
 from team_fixtures import TOKENS, until
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from raceday.exercise.model import OWN_WORDS
 from raceday.judge.facts import own_words_key
 from raceday.team.client import Client
 from raceday.team.host import Host
 from raceday.transcript import events as ev
-from raceday.tui.screens.dialogs import ChoiceDialog, NoteDialog, OwnWordsDialog
+from raceday.tui.screens.dialogs import ChoiceDialog, OwnWordsDialog
 from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.console_dialogs import NoteDialog
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.start_team import SeatApp, seat_settings
 
@@ -51,8 +52,8 @@ async def test_a_seat_declares_in_its_own_words_and_the_console_rules_on_them(
         await until(pilot, lambda: isinstance(seat.screen, OwnWordsDialog))
         await pilot.press("enter")  # nothing written: it says so and stays
         assert isinstance(seat.screen, OwnWordsDialog)
-        for ch in WORDS:
-            await pilot.press("space" if ch == " " else ch)
+        # typed in one go: a key at a time waits on the host thread's polling for ~0.6 s each
+        seat.screen.query_one(Input).insert_text_at_cursor(WORDS)
         await pilot.press("enter")
         await until(pilot, lambda: bool(_declared(running)))
         await until(pilot, lambda: any("Declared in your own words" in str(n.title)
