@@ -130,6 +130,7 @@ CREATE TABLE instance (
     net_ready_at INTEGER
 );
 CREATE INDEX instance_no_net ON instance (launched_at) WHERE net_ready_at IS NULL;
+CREATE INDEX instance_launch_time ON instance (launched_at);  -- the no-network harm's window
 
 -- Network Manager's propagation queue: one change per launched or terminated instance. A
 -- change reaches a droplet only while that droplet holds a lease.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from engine_fixtures import tiny_exercise
@@ -151,3 +152,58 @@ def test_a_script_step_at_next_stops_at_a_faults_inject(make_session: MakeSessio
     mine = [e for e in session.events if isinstance(e, ev.Statement) and not e.automated]
     assert mine[-1].sim_time == "00:05"  # at the alarm, not at the end of the night
     assert not any(isinstance(e, ev.Wait) for e in session.events)
+
+
+def flapping_exercise() -> Exercise:
+    """The tiny stale write, with a page once the fault has held 4 minutes of the last 10,
+    however many spells, beside the complaint that needs 3 in one spell."""
+    return tiny_exercise(injects=(
+        Inject("complaint", None, "Users say the limit is wrong", on_fault="lost", after=3),
+        Inject("page", None, "The limit keeps going back", on_fault="lost", after=4, within=10),
+    ))
+
+
+def flap(session: Session) -> None:
+    """The fault from 00:05, put right by hand at 00:06, back at 00:09 (the stale value)."""
+    change_limit(session)
+    session.advance_to(6)
+    session.execute("operator", "UPDATE automation SET enabled = 0")
+    session.execute("operator", "UPDATE config SET value = 20, version = 3 WHERE key = 'limit'")
+    session.advance_to(9)
+    session.execute("operator", "UPDATE config SET value = 10 WHERE key = 'limit'")
+
+
+def spells(session: Session) -> list[str]:
+    return [f"{e.kind} {e.sim_time}" for e in session.events
+            if isinstance(e, ev.Fault | ev.InvariantClear)]
+
+
+def test_a_window_counts_every_spell_of_a_flapping_fault(make_session: MakeSession) -> None:
+    session = make_session(flapping_exercise())
+    flap(session)
+    session.advance_to(session.end_minute)
+    assert spells(session) == ["fault 00:05", "invariant_clear 00:07", "fault 00:09"]
+    # 2 minutes in the first spell, 2 more in the second: the page at 00:11; the complaint
+    # waits for 3 minutes of one spell (00:12)
+    assert heard(session) == [("page", "00:11"), ("complaint", "00:12")]
+
+
+def test_a_window_forgets_spells_older_than_it(make_session: MakeSession) -> None:
+    exercise = flapping_exercise()
+    short = replace(exercise, injects=(replace(exercise.injects[1], within=5),))
+    session = make_session(short)
+    flap(session)
+    session.advance_to(session.end_minute)
+    # at 00:11 the last 5 minutes (00:06-00:11) hold 3 of them (00:06 and 00:09-00:11); the
+    # first spell has left the window by 00:12, when the second has held 3: 00:13 (4 of 5)
+    assert heard(session) == [("page", "00:13")]
+
+
+def test_a_window_brings_nothing_while_the_fault_is_away(make_session: MakeSession) -> None:
+    session = make_session(flapping_exercise())
+    change_limit(session)
+    session.advance_to(6)
+    session.execute("operator", "UPDATE automation SET enabled = 0")
+    session.execute("operator", "UPDATE config SET value = 20, version = 3 WHERE key = 'limit'")
+    session.advance_to(session.end_minute)
+    assert heard(session) == []

@@ -39,3 +39,10 @@ def test_brief_keeps_the_guide_apart_from_the_players_briefing(capsys: object) -
     print_briefing("lost-update-basics", Console(file=out, width=100))
     assert "WRONG" not in out.getvalue() and "Answer key" not in out.getvalue()
     assert main(["brief", "lost-update-basics", "--facilitator"]) == 0
+
+
+def test_the_guide_says_how_long_a_flapping_fault_must_hold() -> None:
+    # STS's second impact follows NLB capacity below the floor over the flapping's spells
+    guide = facilitator_markdown(load_named_exercise("recovery-under-load"))
+    assert "| fault `capacity-below-floor` held 3h of the last 4h | alarm |" in guide
+    assert "| fault `leases-lost` begins +10 min | alarm |" in guide

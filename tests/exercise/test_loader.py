@@ -114,6 +114,19 @@ def test_an_inject_may_follow_a_fault_instead_of_a_time(tmp_path: Path) -> None:
                          encoding="utf-8")
     pager = next(i for i in load_exercise(folder).injects if i.id == "pager")
     assert (pager.at, pager.on_fault, pager.after, pager.timed) == (None, "lost-update", 2, False)
+    assert pager.within == 0  # in one spell of the fault
+
+
+def test_an_inject_may_follow_a_fault_that_flaps(tmp_path: Path) -> None:
+    folder = tmp_path / "minimal"
+    shutil.copytree(MINIMAL, folder)
+    yaml_path = folder / "exercise.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text.replace('    at: "00:12"\n', '    on_fault: lost-update\n'
+                                      '    after: "2m"\n    within: "10m"\n'),
+                         encoding="utf-8")
+    pager = next(i for i in load_exercise(folder).injects if i.id == "pager")
+    assert (pager.on_fault, pager.after, pager.within) == ("lost-update", 2, 10)
 
 
 def test_invariants_milestones_findings_hints(exercise: Exercise) -> None:

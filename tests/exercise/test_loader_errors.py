@@ -634,6 +634,32 @@ def test_after_is_a_duration(broken: Broken) -> None:
     ]
 
 
+def test_within_needs_a_fault_and_an_after(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n', '    on_fault: lost-update\n    within: "10m"\n')
+    assert problems(broken) == [
+        broken.at('    within: "10m"', 'inject "pager": "within" is the window in which the '
+                  'fault of "on_fault" must have held for "after"; it needs both')
+    ]
+
+
+def test_within_is_no_shorter_than_after(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n',
+                   '    on_fault: lost-update\n    after: "3h"\n    within: "2h30m"\n')
+    assert problems(broken) == [
+        broken.at('    within: "2h30m"', 'inject "pager": "within" 2h30m is shorter than '
+                  '"after" 3h: the fault could never hold that long in it')
+    ]
+
+
+def test_within_is_a_duration(broken: Broken) -> None:
+    broken.replace('    at: "00:12"\n',
+                   '    on_fault: lost-update\n    after: "2m"\n    within: later\n')
+    assert problems(broken) == [
+        broken.at("    within: later", 'inject "pager": "within" must be a duration like "10m", '
+                  '"2h", "1h30m" or a number of minutes, not the text "later"')
+    ]
+
+
 def test_a_reveal_is_history_and_keeps_its_time(broken: Broken) -> None:
     broken.replace('    at: "00:12"\n    kind: alarm\n', "    on_fault: lost-update\n    kind: reveal\n")
     assert problems(broken) == [

@@ -10,12 +10,13 @@ import pytest
 from team_fixtures import TOKENS
 
 from raceday.engine.clock import Pace
+from raceday.engine.load import load_named_exercise
 from raceday.engine.session import SessionError
 from raceday.exercise.model import Exercise
 from raceday.team.client import View
 from raceday.team.host import Host
 from raceday.team.inject_file import InjectFileError, load_inject_file
-from raceday.team.inject_plan import CANCELLED, PLANNED, SENT
+from raceday.team.inject_plan import CANCELLED, PLANNED, SENT, InjectPlan, when_words
 from raceday.team.seats import seats_from_roles
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -190,3 +191,11 @@ def test_a_resumed_host_has_the_master_list_as_it_was(flagship: Exercise,
     assert "A spare message" not in titles
     again.end()
     again.close()
+
+
+def test_the_master_list_says_how_long_a_flapping_harm_must_hold() -> None:
+    plan = InjectPlan(load_named_exercise("recovery-under-load"))
+    sts = plan.get("exercise:sts-second-impact")
+    assert when_words(sts, str) == "when capacity-below-floor has held 180 min of the last 240"
+    alarm = plan.get("exercise:launch-errors")
+    assert when_words(alarm, str) == "when leases-lost holds, 10 min into it"

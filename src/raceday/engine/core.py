@@ -250,15 +250,31 @@ class SessionCore:
     def _fault_began(self, invariant: str) -> None:
         """The injects an invariant's fault brings, each once a session: now, or as long
         after as it says, if this spell of the fault lasts that long (an alarm reports the
-        world as it is: one whose fault has cleared by its time waits for the next spell)."""
+        world as it is: one whose fault has cleared by its time waits for the next spell).
+        One with `within` counts every spell in that window, so a flapping fault brings it."""
         onset = self._onsets[invariant] = self._onsets.get(invariant, 0) + 1
-        waiting = self._on_fault.get(invariant, [])
-        for inject in list(waiting):
-            if inject.after <= 0:
-                waiting.remove(inject)
-                self._send(inject)
-            else:  # the spell it belongs to rides in the agenda's `attempt`
-                self._schedule(self.minute + inject.after, DUE_INJECT, inject, onset)
+        for inject in list(self._on_fault.get(invariant, [])):
+            self._fault_inject_due(inject, onset)
+
+    def _fault_inject_due(self, inject: Inject, onset: int) -> None:
+        """Send `inject` if its fault has held long enough, or look again at the earliest
+        minute it can have (this spell, `onset`, rides in the agenda's `attempt`)."""
+        short = inject.after - self._held(inject)
+        if short > 0:
+            self._schedule(self.minute + short, DUE_INJECT, inject, onset)
+            return
+        self._on_fault[inject.on_fault].remove(inject)
+        self._send(inject)
+
+    def _held(self, inject: Inject) -> int:
+        """Minutes its fault has held: in this spell, or with `within` in all its spells of
+        that window (a fault that flaps brings it too)."""
+        if inject.within:
+            return self.harm_clock.held(inject.on_fault, self.minute - inject.within,
+                                        self.minute)
+        runs = self.harm_clock.stretches.get(inject.on_fault)
+        began = runs[-1][0] if runs else None
+        return self.minute - began if began is not None else 0
 
     def _still(self, inject: Inject, onset: int) -> bool:
         """Is the spell of the fault that scheduled `inject` still on, and the inject unsent?"""

@@ -175,8 +175,7 @@ class Session(Automation):
                 if not due.item.on_fault:
                     self._send(due.item)
                 elif self._still(due.item, due.attempt):
-                    self._on_fault[due.item.on_fault].remove(due.item)
-                    self._send(due.item)
+                    self._fault_inject_due(due.item, due.attempt)
             else:
                 self._due_task(due.item, due.attempt)
 

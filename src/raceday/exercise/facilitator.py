@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raceday.exercise.model import Exercise, Inject, InjectKind, Task
-from raceday.exercise.times import format_time
+from raceday.exercise.times import format_duration, format_time
 
 GAME_DAY_LENGTHS = (45, 60, 75, 90)
 
@@ -63,13 +63,22 @@ def _fault_rows(exercise: Exercise) -> list[str]:
         return []
     out = ["", "### Injects that follow the world", "",
            "These have no time: each arrives once, when the fault it follows begins (plus "
-           "its delay, if that spell of the fault lasts so long), and never if the team keeps "
-           "that fault away. As the automation plays the night, they come with the fault.", "",
+           "its delay, if that spell of the fault lasts so long, or once the fault has held "
+           "that long in all within a window), and never if the team keeps that fault away. "
+           "As the automation plays the night, they come with the fault.", "",
            "| when | kind | to | what | what it is for |", "|---|---|---|---|---|"]
     for row, inject in rows:
-        when = f"fault `{inject.on_fault}` begins" + (f" +{inject.after} min" if inject.after else "")
+        when = _fault_when(inject)
         out.append(f"| {when} | {row.kind} | {row.who} | {row.what} | {_cell(row.purpose)} |")
     return out
+
+
+def _fault_when(inject: Inject) -> str:
+    """'fault `x` begins +10 min', or with a window 'fault `x` held 3h of the last 4h'."""
+    if inject.within:
+        return (f"fault `{inject.on_fault}` held {format_duration(inject.after)} of the last "
+                f"{format_duration(inject.within)}")
+    return f"fault `{inject.on_fault}` begins" + (f" +{inject.after} min" if inject.after else "")
 
 
 def _task_rows(exercise: Exercise, task: Task, order: int, steps: dict[str, list[str]]) -> _Row:

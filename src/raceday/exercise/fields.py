@@ -58,7 +58,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "retry": (("every",), ("until", "limit")),
     "inject": (("id", "title"),
-               ("at", "on_fault", "after", "text", "kind", "to", "source", "phase", "event_at")),
+               ("at", "on_fault", "after", "within", "text", "kind", "to", "source", "phase", "event_at")),
     "invariant": (("id", "fault"), ("when", "sql", "went_back", "outage")),
     "milestone": (("id", "label"), ("when", "sql", "again")),
     "finding": (("id", "text", "correct"), ("explanation", "evidence")),

@@ -148,7 +148,9 @@ class Inject(Value):
     It arrives at a time (`at`, minutes since the clock's start) or follows the world
     (`on_fault`: an invariant's id; it arrives once, `after` minutes into the first spell of
     that invariant's fault that lasts so long, and never if the fault never begins). Exactly
-    one of the two is set.
+    one of the two is set. With `within` (minutes, at least `after`), the fault need not hold
+    in one spell: the inject arrives once it has held `after` minutes in all within the last
+    `within`, so a fault that flaps still brings it.
 
     A reveal may say which moment of the real night it is (`phase`: first-symptom, detection,
     automation-stopped, repair, restore) and, when it tells of a time other than its own,
@@ -167,6 +169,7 @@ class Inject(Value):
     line: int = 0
     on_fault: str = ""
     after: int = 0
+    within: int = 0
 
     @property
     def timed(self) -> bool:

@@ -23,7 +23,7 @@ from raceday.exercise.model import (
     Task,
 )
 from raceday.exercise.reader import FieldReader, SqlUse, describe
-from raceday.exercise.times import parse_hhmm, parse_time
+from raceday.exercise.times import format_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located
 
 
@@ -224,11 +224,13 @@ class PlayReader(FieldReader):
 
     def inject(self, m: dict[str, Located], ident: str, line: int) -> Inject:
         """An inject arrives at a time (`at`) or follows the world (`on_fault`: the id of
-        the invariant whose fault brings it, `after` a duration once that fault begins)."""
+        the invariant whose fault brings it, `after` a duration once that fault begins, or
+        in all within the last `within` when it need not be one spell)."""
         what = f'inject "{ident}"'
         at = (self.clock_time(m, "at", what) or 0) if "at" in m else None
         on_fault = self.ref(m, "on_fault", what, "invariant") or ""
         after = self.duration(m, "after", what) or 0
+        within = self.duration(m, "within", what, positive=True) or 0
         if "at" in m and "on_fault" in m:
             self.problem(m["on_fault"].line, f'{what}: give "at" (a time) or "on_fault" (an '
                          f"invariant whose fault brings it), not both")
@@ -239,6 +241,13 @@ class PlayReader(FieldReader):
         if "after" in m and "on_fault" not in m:
             self.problem(m["after"].line, f'{what}: "after" is the delay once the fault of '
                          f'"on_fault" begins; a timed inject has no "after"')
+        if "within" in m and ("after" not in m or "on_fault" not in m):
+            self.problem(m["within"].line, f'{what}: "within" is the window in which the fault '
+                         f'of "on_fault" must have held for "after"; it needs both')
+        elif within and within < after:
+            self.problem(m["within"].line, f'{what}: "within" {format_duration(within)} is '
+                         f'shorter than "after" {format_duration(after)}: the fault could never '
+                         f"hold that long in it")
         kind = self.enum(m, "kind", what, InjectKind, InjectKind.MESSAGE)
         if kind is InjectKind.REVEAL and "on_fault" in m and "at" not in m:
             self.problem(m["on_fault"].line, f"{what}: a reveal tells that night's history, "
@@ -249,6 +258,7 @@ class PlayReader(FieldReader):
             at=at,
             on_fault=on_fault if at is None else "",
             after=after,
+            within=within if at is None else 0,
             title=self.text(m, "title", what, empty=False),
             text=self.text(m, "text", what),
             kind=kind,

@@ -84,6 +84,16 @@ class HarmClock:
             total += max(stop - start, 1)
         return total
 
+    def held(self, harm: str, since: int, until: int) -> int:
+        """Minutes the harm was present between `since` and `until`, however many spells
+        (an inject that follows a flapping fault counts them all)."""
+        total = 0
+        for start, end in self.stretches.get(harm, []):
+            assert start is not None
+            stop = until if end is None else min(end, until)
+            total += max(0, stop - max(start, since))
+        return total
+
     def first(self, harm: str) -> int | None:
         runs = self.stretches.get(harm)
         return runs[0][0] if runs else None

@@ -42,7 +42,8 @@ class InjectFileError(InputError):
 @dataclass(frozen=True)
 class PreparedInject:
     """One inject the facilitator prepared: at a minute (`at`, since the clock's start) or
-    when a harm holds (`when`, `after` minutes into it); `to` empty is everyone."""
+    when a harm holds (`when`, `after` minutes into it, or with `within`, the exercise's own
+    only, `after` minutes in all within the last `within`); `to` empty is everyone."""
 
     id: str
     title: str
@@ -53,6 +54,7 @@ class PreparedInject:
     when: str = ""
     after: int = 0
     line: int = 0
+    within: int = 0
 
 
 def load_inject_file(path: Path, exercise: Exercise) -> tuple[PreparedInject, ...]:

@@ -46,7 +46,7 @@ class InjectPlan:
         self.entries: tuple[PlanEntry, ...] = tuple(
             PlanEntry(f"exercise:{i.id}", "exercise", PreparedInject(
                 id=i.id, title=i.title, text=i.text, kind=i.kind.value, to=tuple(i.to),
-                at=i.at, when=i.on_fault, after=i.after))
+                at=i.at, when=i.on_fault, after=i.after, within=i.within))
             for i in exercise.injects)
         self.holds: dict[str, int] = {}
         """harm (invariant id) -> the minute its fault began, while it holds"""
@@ -178,7 +178,8 @@ def rebuild(plan: InjectPlan, events: Sequence[ev.Event], minute_of: Callable[[s
 
 
 def when_words(entry: PlanEntry, time_of: Callable[[int], str]) -> str:
-    """'23:40', 'when regional-dns-answers holds, 5 min into it', 'sent 23:41'."""
+    """'23:40', 'when regional-dns-answers holds, 5 min into it', 'when
+    capacity-below-floor has held 180 min of the last 240', 'sent 23:41'."""
     i = entry.inject
     if entry.state == SENT:
         return f"sent {entry.sent_at}"
@@ -186,5 +187,7 @@ def when_words(entry: PlanEntry, time_of: Callable[[int], str]) -> str:
         return "cancelled"
     if i.at is not None:
         return time_of(i.at)
+    if i.within:
+        return f"when {i.when} has held {i.after} min of the last {i.within}"
     later = f", {i.after} min into it" if i.after else ""
     return f"when {i.when} holds{later}"

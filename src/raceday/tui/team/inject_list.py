@@ -72,7 +72,8 @@ class InjectListScreen(ModalScreen[None]):
         done = entry.state in (SENT, CANCELLED)
         text = Text(style="dim" if done else "", no_wrap=True, overflow="ellipsis")
         when = when_words(entry, time_of) if i.at is not None or done else \
-            f"when {i.when}" + (f" +{i.after} min" if i.after else "")
+            f"when {i.when}" + (f" {i.after}/{i.within} min" if i.within
+                                else f" +{i.after} min" if i.after else "")
         text.append(f"{when:<28.28} ", style="" if done else "bold")
         text.append(f"{KIND_MARK.get(i.kind, '·')} {i.kind:<8} ")
         text.append(f"{entry.source:<8} ", style="cyan" if entry.source != "exercise" else "dim")
