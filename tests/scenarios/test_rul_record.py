@@ -15,8 +15,10 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from reference_plays import ReferencePlays
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
@@ -28,7 +30,8 @@ from raceday.transcript.log import of_kind, read_events
 
 EXERCISE = Path(__file__).resolve().parents[2] / "exercises" / "recovery-under-load"
 AWS = EXERCISE / "scripts" / "as-it-happened.yaml"
-DEFAULT_SIZE = "SELECT 20000 AS size"
+DEFAULT_SIZE_N = 20000
+DEFAULT_SIZE = f"SELECT {DEFAULT_SIZE_N} AS size"
 WINDOW = 20
 
 
@@ -42,8 +45,8 @@ def sized(size: int) -> Exercise:
 class Morning:
     """One play: when each harm began and ended (the transcript's faults and clears)."""
 
-    def __init__(self, exercise: Exercise, script: Path, folder: Path) -> None:
-        _session, self.result = run_script(exercise, load_script(script, exercise), folder)
+    def __init__(self, exercise: Exercise, result: dict[str, Any]) -> None:
+        self.result = result
         session = Path(self.result["session"])
         self.events = read_events(session).events
         self.start = exercise.clock.start
@@ -56,6 +59,11 @@ class Morning:
                 self.spans[event.invariant][-1] = (began, event.minute)
         with sqlite3.connect(session / "world.db") as db:
             self.floor = db.execute("SELECT nlb_floor FROM fleet").fetchone()[0]
+
+    @classmethod
+    def played(cls, exercise: Exercise, script: Path, folder: Path) -> Morning:
+        _session, result = run_script(exercise, load_script(script, exercise), folder)
+        return cls(exercise, result)
 
     def at(self, face: str) -> int:
         return parse_time(face, self.start)
@@ -83,9 +91,12 @@ class Morning:
 @pytest.fixture(scope="module", params=[
     pytest.param(size, marks=pytest.mark.xdist_group(f"test_rul_record-{size}"))
     for size in (4000, 20000, 100000)])
-def morning(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Morning:
+def morning(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+            reference_play: ReferencePlays) -> Morning:
     size = int(request.param)
-    return Morning(sized(size), AWS, tmp_path_factory.mktemp(f"aws-{size}"))
+    if size == DEFAULT_SIZE_N:  # the bundled play the goldens read: played once a run
+        return Morning(sized(size), reference_play(EXERCISE.name, AWS).result)
+    return Morning.played(sized(size), AWS, tmp_path_factory.mktemp(f"aws-{size}"))
 
 
 def test_leases_come_back_when_they_did(morning: Morning) -> None:
@@ -157,8 +168,8 @@ def test_leaving_failover_off_all_day_costs_the_recovery(tmp_path: Path) -> None
     off_all_day = tmp_path / "off-all-day.yaml"
     off_all_day.write_text(text.replace(back_on, ""), encoding="utf-8")
     exercise = sized(4000)
-    on = Morning(exercise, AWS, tmp_path / "on")
-    off = Morning(exercise, off_all_day, tmp_path / "off")
+    on = Morning.played(exercise, AWS, tmp_path / "on")
+    off = Morning.played(exercise, off_all_day, tmp_path / "off")
     assert "broken-node-in-dns" not in on.spans
     assert off.spans["broken-node-in-dns"] == [(off.at("14:13"), None)]
     assert not off.result["recovery"]["restored"]
