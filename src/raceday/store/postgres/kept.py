@@ -36,6 +36,8 @@ KEEP_VARIABLE = "RACEDAY_PG_KEEP_CHECKS"
 """Set to 0 to ask every check of the server every time (to compare, or to rule this out)."""
 MOST_ROWS = 10_000
 """Answers longer than this are not kept (they are asked again)."""
+MOST_ANSWERS = 4_096
+"""Kept answers at most (a check asked with ever new values): beyond, all are forgotten."""
 _VALUES = (str, int, float, bool, bytes, Decimal, date, datetime, time, timedelta, UUID)
 """Values an answer may hold to be kept: none a caller could change in place."""
 
@@ -105,6 +107,8 @@ class KeptChecks:
             return
         with self._lock:
             if since == self._version and self._running == 0:
+                if len(self._answers) >= MOST_ANSWERS:
+                    self._answers.clear()
                 self._answers[key] = Answer(tuple(columns), tuple(tuple(r) for r in rows), reads)
 
     @contextmanager
@@ -167,7 +171,10 @@ class KeptChecks:
                 return self._reads[sql]
             catalog = self._catalog
         if catalog is None:
-            catalog = self.read()
+            try:
+                catalog = self.read()
+            except Exception:  # a shortcut only: the check was answered, it is not kept
+                return None
         reads = check_reads(sql, catalog)
         with self._lock:
             if self._catalog is None:
