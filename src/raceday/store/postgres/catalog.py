@@ -125,18 +125,29 @@ SELECT 'compat', c.relname::text, NULL, NULL FROM pg_catalog.pg_class c
 UNION ALL
 SELECT 'schema', n.nspname::text, NULL, NULL FROM pg_catalog.pg_namespace n
  WHERE n.nspname <> {world}
-UNION ALL
+"""
+
+_BUILTINS = """
 SELECT 'builtin', p.proname::text, NULL,
        ARRAY[pg_catalog.bool_or(p.provolatile <> 'i')::text,
              pg_catalog.bool_or(p.provolatile = 'v')::text]
   FROM pg_catalog.pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace
  GROUP BY p.proname
 """
+_builtins: dict[str, list[Any]] = {}
+"""`_BUILTINS`' rows by server (PostgreSQL's own functions do not change while it runs)."""
 
 
-def read_catalog(conn: psycopg.Connection[Any], world: str, compat: str) -> Catalog:
-    """The world's schema as it is now (one query on a trusted connection)."""
-    rows = conn.execute(_QUERY.format(world=literal(world), compat=literal(compat))).fetchall()
+def read_catalog(conn: psycopg.Connection[Any], server: str, world: str, compat: str) -> Catalog:
+    """The world's schema as it is now (one query on a trusted connection; PostgreSQL's own
+    functions are read once for each `server`)."""
+    query = _QUERY.format(world=literal(world), compat=literal(compat))
+    builtins = _builtins.get(server)
+    if builtins is None:
+        rows = conn.execute(f"{query} UNION ALL {_BUILTINS}").fetchall()
+        _builtins[server] = [r for r in rows if r[0] == "builtin"]
+    else:
+        rows = [*conn.execute(query).fetchall(), *builtins]
     return build_catalog(rows)
 
 

@@ -152,17 +152,18 @@ class KeptChecks:
                 self._answers = {k: a for k, a in self._answers.items()
                                  if not (a.reads & touched)}
 
-    def forget(self) -> None:
-        """Forget every answer and what the schema was: it may have changed (DDL, code,
-        a failed statement, a transaction's end)."""
+    def forget(self, *, schema: bool = True) -> None:
+        """Forget every answer, and what the schema was unless `schema` is False (a
+        transaction rolled back: no change of it was ever seen)."""
         with self._lock:
-            self._reset()
+            self._reset(schema=schema)
 
-    def _reset(self) -> None:
+    def _reset(self, *, schema: bool = True) -> None:
         self._version += 1
         self._answers.clear()
-        self._reads.clear()
-        self._catalog = None
+        if schema:
+            self._reads.clear()
+            self._catalog = None
         self._figures = _add(self._figures, resets=1)
 
     def _check_reads(self, sql: str) -> frozenset[str] | None:

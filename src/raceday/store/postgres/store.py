@@ -504,7 +504,7 @@ class PostgresStore(StoreBase["_Login"]):
             if not (handle.conn.closed or handle.conn.broken):
                 end_transaction(handle.conn, "ROLLBACK")
         finally:
-            self._kept.forget()  # a transaction rolled back: nothing is trusted across it
+            self._kept.forget(schema=False)  # rolled back: no answer is trusted across it
             self._kept.leave()
 
     def interrupt(self) -> None:
@@ -537,7 +537,7 @@ class PostgresStore(StoreBase["_Login"]):
 
     def _read_catalog(self) -> Catalog:
         """The world's schema for the kept checks (the caller holds the store's lock)."""
-        return read_catalog(self._admin, self.names.world, self.names.compat)
+        return read_catalog(self._admin, self.dsn, self.names.world, self.names.compat)
 
     def _ask(self, sql: str, params: Mapping[str, Any] | None,
              ) -> tuple[tuple[str, ...], list[Row]]:
