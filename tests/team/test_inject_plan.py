@@ -199,3 +199,77 @@ def test_the_master_list_says_how_long_a_flapping_harm_must_hold() -> None:
     assert when_words(sts, str) == "when capacity-below-floor has held 180 min of the last 240"
     alarm = plan.get("exercise:launch-errors")
     assert when_words(alarm, str) == "when leases-lost holds, 10 min into it"
+
+
+def test_a_prepared_inject_can_count_every_spell_of_a_flapping_harm(flagship: Exercise,
+                                                                    tmp_path: Path) -> None:
+    """`within` in a prepared file, as in an exercise: the harm's spells in the window add
+    up, spells older than the window drop out, and nothing goes out while it is away."""
+    [social] = load_inject_file(_write(tmp_path, """\
+injects:
+  - id: social
+    when: empty-answer
+    after: 10m
+    within: 30m
+    title: Customers keep saying the app comes and goes
+"""), flagship)
+    assert (social.when, social.after, social.within) == ("empty-answer", 10, 30)
+    plan = InjectPlan(flagship)
+    entry = plan.add(social, "prepared")
+    assert when_words(entry, str) == "when empty-answer has held 10 min of the last 30"
+
+    def spell(began: int, cleared: int | None) -> None:
+        plan.note(ev.Fault(invariant="empty-answer", fault="empty", minute=began), "")
+        if cleared is not None:
+            plan.note(ev.InvariantClear(invariant="empty-answer", fault="empty",
+                                        minute=cleared), "")
+
+    spell(0, 6)  # 6 minutes, then gone: too long ago by minute 40
+    spell(40, 44)  # 4 minutes
+    assert plan.due(50) == [] and plan.next_minute(50) is None  # away now: nothing comes
+    spell(50, None)  # 4 (40-44) + 6 from 50: due at 56, not at 55
+    assert plan.next_minute(50) == 56
+    assert plan.due(55) == []
+    assert plan.due(56) == [entry]
+    again = InjectPlan(flagship)
+    late = again.add(social, "prepared")
+    again.note(ev.Fault(invariant="empty-answer", fault="empty", minute=0), "")
+    again.note(ev.InvariantClear(invariant="empty-answer", fault="empty", minute=6), "")
+    again.note(ev.Fault(invariant="empty-answer", fault="empty", minute=36), "")
+    # 0-6 is out of the window by minute 40: 36-46 is what counts
+    assert again.due(45) == [] and again.due(46) == [late]
+    moved = again.move(late.key, 60, 46)  # later than the window allows: held all of it
+    assert moved.inject.after == 30
+
+
+def test_within_in_a_prepared_file_is_checked_at_its_line(flagship: Exercise,
+                                                          tmp_path: Path) -> None:
+    path = _write(tmp_path, """\
+injects:
+  - title: Timed
+    at: "23:10"
+    within: 30m
+  - title: No after
+    when: empty-answer
+    within: 30m
+  - title: Too short
+    when: empty-answer
+    after: 1h
+    within: 30m
+  - title: Not a duration
+    when: empty-answer
+    after: 5m
+    within: soon
+""")
+    with pytest.raises(InjectFileError) as caught:
+        load_inject_file(path, flagship)
+    problems = caught.value.problems
+    assert f'{path}:4: inject "prepared-1": "within" goes with "when"; a timed inject has ' \
+           "none" in problems
+    assert f'{path}:7: inject "prepared-2": "within" counts "after" over a window; give ' \
+           '"after" too (after: 3h, within: 4h)' in problems
+    assert f'{path}:11: inject "prepared-3": within (30 min) is shorter than after (60 min): ' \
+           "the harm could never hold that long in it" in problems
+    assert any(p.startswith(f'{path}:15: inject "prepared-4": within: "soon" is not a duration')
+               for p in problems)
+    assert len(problems) == 4

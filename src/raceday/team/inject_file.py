@@ -10,7 +10,9 @@ injects:
     to: [responder]              # roles; default everyone
     at: "23:40"                  # a time on the night's clock, or:
     # when: regional-dns-answers # a harm (the exercise's invariant id) holds,
-    # after: 5m                  #   this long into it
+    # after: 5m                  #   this long into it, or in all, with
+    # within: 30m                #   every spell of the last 30 minutes counted (a harm
+                                 #   that comes and goes)
     title: The CEO is on the phone
     text: What do we tell customers?
 ```
@@ -30,7 +32,7 @@ from raceday.textfile import UnreadableText, read_text
 
 KINDS = ("message", "status", "alarm", "question")
 _TOP = ("exercise", "injects")
-_FIELDS = ("id", "kind", "to", "at", "when", "after", "title", "text")
+_FIELDS = ("id", "kind", "to", "at", "when", "after", "within", "title", "text")
 MAX_TITLE = 120
 MAX_TEXT = 2000
 
@@ -42,8 +44,8 @@ class InjectFileError(InputError):
 @dataclass(frozen=True)
 class PreparedInject:
     """One inject the facilitator prepared: at a minute (`at`, since the clock's start) or
-    when a harm holds (`when`, `after` minutes into it, or with `within`, the exercise's own
-    only, `after` minutes in all within the last `within`); `to` empty is everyone."""
+    when a harm holds (`when`, `after` minutes into it, or with `within`, `after` minutes in
+    all within the last `within`: a harm that flaps brings it too); `to` empty is everyone."""
 
     id: str
     title: str
@@ -135,9 +137,10 @@ class _Reader:
             self.problem(m["kind"].line, f"{what}: kind '{kind}' is not one of "
                                          f"{', '.join(KINDS)}")
         at, when, after = self.timing(m, node.line, what)
+        within = self.within(m, after, what) if when else 0
         return PreparedInject(id=ident, title=title, text=self.text(m, "text", what, MAX_TEXT),
                               kind=kind, to=self.roles(m, what), at=at, when=when, after=after,
-                              line=node.line)
+                              line=node.line, within=within)
 
     def roles(self, m: dict[str, Located], what: str) -> tuple[str, ...]:
         node = m.get("to")
@@ -162,8 +165,9 @@ class _Reader:
             return 0, "", 0
         if "at" in m:
             node = m["at"]
-            if "after" in m:
-                self.problem(m["after"].line, f'{what}: "after" goes with "when"; a timed '
+            for key in ("after", "within"):
+                if key in m:
+                    self.problem(m[key].line, f'{what}: "{key}" goes with "when"; a timed '
                                               'inject has none')
             if not isinstance(node.value, str):
                 self.problem(node.line, f'{what}: at is a time in quotes, "23:40"'
@@ -190,3 +194,24 @@ class _Reader:
             except ValueError as exc:
                 self.problem(m["after"].line, f"{what}: after: {exc}")
         return None, harm, after
+
+    def within(self, m: dict[str, Located], after: int, what: str) -> int:
+        """`within`: the window whose spells of the harm count toward `after` (0: none, the
+        harm's current spell only)."""
+        node = m.get("within")
+        if node is None:
+            return 0
+        if "after" not in m:
+            self.problem(node.line, f'{what}: "within" counts "after" over a window; give '
+                                    '"after" too (after: 3h, within: 4h)')
+            return 0
+        try:
+            within = parse_duration(node.plain_value())
+        except ValueError as exc:
+            self.problem(node.line, f"{what}: within: {exc}")
+            return 0
+        if within < after:
+            self.problem(node.line, f"{what}: within ({within} min) is shorter than after "
+                                    f"({after} min): the harm could never hold that long in it")
+            return 0
+        return within

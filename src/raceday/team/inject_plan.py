@@ -4,7 +4,8 @@ own can be moved earlier or later, sent now or cancelled while they wait; the ex
 shown with the rest, as the night brings them.
 
 The host keeps the list and sends a waiting inject when its time comes (at a minute, or when a
-harm has held for its `after`); it learns which harms hold from the session's events.
+harm has held for its `after`, in its current spell or, with `within`, in all its spells of
+that window); it learns which harms hold, and held, from the session's events.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class InjectPlan:
             for i in exercise.injects)
         self.holds: dict[str, int] = {}
         """harm (invariant id) -> the minute its fault began, while it holds"""
+        self.spells: dict[str, list[tuple[int, int]]] = {}
+        """harm -> its spells that ended tonight (began, cleared), for `within`"""
         self._live = 0
 
     def add(self, inject: PreparedInject, source: str) -> PlanEntry:
@@ -79,30 +82,44 @@ class InjectPlan:
         if isinstance(event, ev.Fault):
             self.holds.setdefault(event.invariant, event.minute)
         elif isinstance(event, ev.InvariantClear):
-            self.holds.pop(event.invariant, None)
+            began = self.holds.pop(event.invariant, None)
+            if began is not None:
+                self.spells.setdefault(event.invariant, []).append((began, event.minute))
         elif isinstance(event, ev.Inject) and event.id != "adhoc":
             entry = next((e for e in self.entries if e.key == f"exercise:{event.id}"), None)
             if entry is not None and entry.state == PLANNED:
                 self._put(replace(entry, state=SENT, sent_at=time))
 
-    def _due_at(self, entry: PlanEntry) -> int | None:
-        """The minute a waiting inject of the facilitator's is due (None: its harm does not
-        hold, so no minute yet)."""
+    def _due_at(self, entry: PlanEntry, now: int) -> int | None:
+        """The minute a waiting inject of the facilitator's is due, as it looks at `now`
+        (None: its harm does not hold, so no minute yet)."""
         i = entry.inject
         if i.at is not None:
             return i.at
         since = self.holds.get(i.when)
-        return None if since is None else since + i.after
+        if since is None:
+            return None
+        if not i.within:
+            return since + i.after
+        return now + max(0, i.after - self._held(i.when, now - i.within, now))
+
+    def _held(self, harm: str, since: int, until: int) -> int:
+        """Minutes `harm` held between `since` and `until`, over all its spells."""
+        spells = [*self.spells.get(harm, ())]
+        if harm in self.holds:
+            spells.append((self.holds[harm], until))
+        return sum(max(0, min(end, until) - max(began, since)) for began, end in spells)
 
     def due(self, minute: int) -> list[PlanEntry]:
         """The facilitator's injects to send at `minute`, in the list's order."""
         return [e for e in self.entries if e.movable
-                and (at := self._due_at(e)) is not None and at <= minute]
+                and (at := self._due_at(e, minute)) is not None and at <= minute]
 
     def next_minute(self, after: int) -> int | None:
-        """The next minute after `after` a waiting inject of the facilitator's is due."""
+        """The next minute after `after` a waiting inject of the facilitator's is due (if
+        the harms that hold at `after` go on holding)."""
         later = [at for e in self.entries if e.movable
-                 and (at := self._due_at(e)) is not None and at > after]
+                 and (at := self._due_at(e, after)) is not None and at > after]
         return min(later) if later else None
 
     def move(self, key: str, minutes: int, now: int) -> PlanEntry:
@@ -116,7 +133,8 @@ class InjectPlan:
         if i.at is not None:
             moved = replace(i, at=max(now + 1, i.at + minutes))
         else:
-            moved = replace(i, after=max(0, i.after + minutes))
+            longest = i.within or i.after + max(minutes, 0)  # held in its window, at most
+            moved = replace(i, after=min(max(0, i.after + minutes), longest))
         return self._put(replace(entry, inject=moved))
 
     def cancel(self, key: str) -> PlanEntry:
