@@ -71,10 +71,14 @@ class InjectListScreen(ModalScreen[None]):
         time_of = session.time_of if session is not None else str
         done = entry.state in (SENT, CANCELLED)
         text = Text(style="dim" if done else "", no_wrap=True, overflow="ellipsis")
-        when = when_words(entry, time_of) if i.at is not None or done else \
-            f"when {i.when}" + (f" {i.after}/{i.within} min" if i.within
-                                else f" +{i.after} min" if i.after else "")
-        text.append(f"{when:<28.28} ", style="" if done else "bold")
+        if i.at is not None or done:
+            when = when_words(entry, time_of)
+        elif i.within:  # the numbers first: a long harm's name is what the column cuts
+            when = f"{i.after} of {i.within} min: {i.when}"
+        else:
+            when = f"when {i.when}" + (f" +{i.after} min" if i.after else "")
+        when = when if len(when) <= 28 else when[:27] + "…"
+        text.append(f"{when:<28} ", style="" if done else "bold")
         text.append(f"{KIND_MARK.get(i.kind, '·')} {i.kind:<8} ")
         text.append(f"{entry.source:<8} ", style="cyan" if entry.source != "exercise" else "dim")
         text.append(f"{', '.join(i.to) or 'everyone':<12.12} ")
