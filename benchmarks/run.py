@@ -1,6 +1,6 @@
 """Every row of issues 16's and 32's tables, each with the ratio it is judged by and its aim.
 
-    python benchmarks/run.py [--runs N] [--only ROW ...] [--huge] [--seed N]
+    python benchmarks/run.py [--runs N] [--only ROW ...] [--huge]
 
 Rows (medians; every ratio is against a baseline measured in the same run, the two taking
 turns, so a machine shared with other work slows both alike):
@@ -17,8 +17,7 @@ turns, so a machine shared with other work slows both alike):
                  headless, whole (a script with no steps)
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
   postgres       the flagship night with its world on PostgreSQL (RACEDAY_TEST_PG_DSN), against
-                 SQLite, psycopg's round trips and the checks sent to the server counted; and
-                 the same night with the kept checks off (RACEDAY_PG_KEEP_CHECKS=0)
+                 SQLite, psycopg's round trips counted
   large          the same night on the flagship with 1k and 10k more endpoints, against the
                  base world (--huge adds 100k)
   panel          the world panel's read and render at 4, 10k and 100k endpoints (onboarding
@@ -31,9 +30,7 @@ turns, so a machine shared with other work slows both alike):
                  exercise in ./exercises against the same without it
 
 Generated worlds are built in a scratch folder by this run (see common.large_world). The
-other benchmarks (bench_*.py) measure more and are run on their own. `--seed N` sets
-RACEDAY_SEED for every night played, so the variant night (and the final replay) is the same
-in every run.
+other benchmarks (bench_*.py) measure more and are run on their own.
 """
 
 from __future__ import annotations
@@ -384,7 +381,7 @@ def night(runs: int, scratch: Path) -> list[Row]:
 COUNTED = """
 import sys, threading, time
 import psycopg
-counts = {"exchanges": 0, "connections": 0, "checks": 0}
+counts = {"exchanges": 0, "connections": 0}
 lock = threading.Lock()
 from psycopg import _pipeline_base
 wait, connect = psycopg.Connection.wait, psycopg.Connection.connect.__func__
@@ -405,30 +402,21 @@ def counted_connect(cls, *args, **kwargs):
     return connect(cls, *args, **kwargs)
 psycopg.Connection.wait = counted_wait
 psycopg.Connection.connect = classmethod(counted_connect)
-from raceday.store.postgres.store import PostgresStore
-ask = PostgresStore._ask
-def counted_ask(self, *args, **kwargs):  # a check sent to the server (not a kept answer)
-    with lock:
-        counts["checks"] += 1
-    return ask(self, *args, **kwargs)
-PostgresStore._ask = counted_ask
 from raceday.cli import main
 started = time.perf_counter()
 status = main(sys.argv[1:])
-print(time.perf_counter() - started, counts["exchanges"], counts["connections"], counts["checks"])
+print(time.perf_counter() - started, counts["exchanges"], counts["connections"])
 sys.exit(status)
 """
 """`raceday run` with psycopg's round trips counted: every exchange a connection waits for
 (a statement, a fetch of a server-side cursor, a commit; a pipeline's messages, up to its
-sync), every connection opened, and every check sent to the server (`PostgresStore._ask`:
-one round trip each; a kept answer is not sent)."""
+sync) and every connection opened."""
 
 
 def postgres_night(runs: int, scratch: Path) -> list[Row]:
     """The flagship night (as-it-happened, --json, the final replay included) with its world on
     PostgreSQL (RACEDAY_TEST_PG_DSN), against the same night on SQLite, whole processes;
-    round trips and checks sent counted in the PostgreSQL runs; and the same night on
-    PostgreSQL with the kept checks off, in the same loop."""
+    round trips counted in the PostgreSQL runs."""
     dsn = os.environ.get("RACEDAY_TEST_PG_DSN")
     if not dsn:
         return [("a flagship night on PostgreSQL vs SQLite", "no RACEDAY_TEST_PG_DSN: skipped",
@@ -436,38 +424,29 @@ def postgres_night(runs: int, scratch: Path) -> list[Row]:
     raceday = raceday_command()
     script = FLAGSHIP / "scripts" / "as-it-happened.yaml"
     night_args = ["run", "dynamodb-dns-race", "--script", str(script), "--json"]
-    trips: dict[str, list[tuple[int, int, int]]] = {"kept": [], "asked": []}
+    trips: list[tuple[int, int]] = []
 
-    def on_postgres(how: str) -> Callable[[], float]:
-        def run() -> float:
-            env = {**os.environ, "RACEDAY_PG_KEEP_CHECKS": "1" if how == "kept" else "0"}
-            started = time.perf_counter()
-            out = subprocess.run([PYTHON, "-c", COUNTED, *night_args, "--transcripts",
-                                  str(scratch / "pg-night"), "--db", dsn], check=True,
-                                 capture_output=True, text=True, cwd=ROOT, env=env)
-            took = time.perf_counter() - started
-            figures = out.stdout.strip().splitlines()[-1].split()
-            trips[how].append((int(figures[1]), int(figures[2]), int(figures[3])))
-            return took
-        return run
+    def on_postgres() -> float:
+        started = time.perf_counter()
+        out = subprocess.run([PYTHON, "-c", COUNTED, *night_args, "--transcripts",
+                              str(scratch / "pg-night"), "--db", dsn], check=True,
+                             capture_output=True, text=True, cwd=ROOT)
+        took = time.perf_counter() - started
+        figures = out.stdout.strip().splitlines()[-1].split()
+        trips.append((int(figures[1]), int(figures[2])))
+        return took
 
     got = interleaved({
         "sqlite": lambda: wall([*raceday, *night_args, "--transcripts",
                                 str(scratch / "sqlite-night")]),
-        "postgres": on_postgres("kept"),
-        "asked": on_postgres("asked"),
+        "postgres": on_postgres,
     }, max(1, runs // 3))
-    rows: list[Row] = []
-    for how, key, label in (("kept", "postgres", ""), ("asked", "asked", ", kept checks off")):
-        ratio = got[key] / got["sqlite"]
-        exchanges, connections, checks = (statistics.median(t[i] for t in trips[how])
-                                          for i in range(3))
-        rows.append((f"a flagship night on PostgreSQL (as-it-happened, final replay included"
-                     f"{label}) vs SQLite",
-                     f"{ms(got[key])} vs {ms(got['sqlite'])}; {exchanges:,.0f} round trips on "
-                     f"{connections:.0f} connections, {checks:,.0f} checks sent",
-                     f"{ratio:.1f}x", f"<= 5x: {verdict(ratio, 5)}"))
-    return rows
+    ratio = got["postgres"] / got["sqlite"]
+    exchanges = statistics.median(t[0] for t in trips)
+    connections = statistics.median(t[1] for t in trips)
+    return [("a flagship night on PostgreSQL (as-it-happened, final replay included) vs SQLite",
+             f"{ms(got['postgres'])} vs {ms(got['sqlite'])}; {exchanges:,.0f} round trips on "
+             f"{connections:.0f} connections", f"{ratio:.1f}x", f"<= 5x: {verdict(ratio, 5)}")]
 
 
 # -- large worlds ------------------------------------------------------------------------------
@@ -634,11 +613,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", choices=ROWS, default=list(ROWS))
     parser.add_argument("--huge", action="store_true",
                         help="also play the headless night on 100k more endpoints (minutes)")
-    parser.add_argument("--seed", default=None,
-                        help="RACEDAY_SEED for every night played: the same variant each run")
     args = parser.parse_args()
-    if args.seed is not None:
-        os.environ["RACEDAY_SEED"] = str(args.seed)
     tui_rows = {"end", "first-screen", "large-tui", "list"} | ({"replay"})
     if tui_rows & set(args.only) and shutil.which("tmux") is None:
         print("benchmarks/run.py: the TUI rows need tmux", file=sys.stderr)

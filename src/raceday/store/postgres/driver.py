@@ -13,11 +13,9 @@ from typing import Any
 
 import psycopg
 from psycopg import ClientCursor, Connection, Cursor
-from psycopg.pq import TransactionStatus
 
 Error = psycopg.Error
-__all__ = ["ClientCursor", "Connection", "Error", "ExtendedCursor", "connect",
-           "in_failed_transaction"]
+__all__ = ["ClientCursor", "Connection", "Error", "ExtendedCursor", "connect"]
 
 
 class _PipelineAborted(logging.Filter):
@@ -44,9 +42,3 @@ def connect(dsn: str, user: str | None = None, password: str | None = None) -> C
     extra: dict[str, Any] = {"user": user, "password": password} if user is not None else {}
     return Connection.connect(dsn, autocommit=True, application_name="raceday", connect_timeout=10,
                               **extra)
-
-
-def in_failed_transaction(conn: Connection[Any]) -> bool:
-    """Whether the connection is inside a transaction an error ended (only ROLLBACK is
-    accepted now): nothing it did was committed."""
-    return not conn.broken and conn.info.transaction_status == TransactionStatus.INERROR

@@ -37,8 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
-from raceday.store.postgres.catalog import Catalog, read_catalog
-from raceday.store.postgres.kept import Figures, KeptChecks, Key
 from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
@@ -119,16 +117,7 @@ _COUNTS = ("SELECT c.relname, pg_catalog.pg_stat_get_xact_tuples_inserted(c.oid)
            "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) FROM pg_catalog.pg_index i "
            "WHERE i.indrelid = c.oid), 0) "
            "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-           "WHERE n.nspname = %s AND c.relkind IN ('r', 't', 'm', 'p') "
-           "UNION ALL SELECT NULL, sum(pg_catalog.pg_stat_get_xact_tuples_inserted(o) "
-           "+ pg_catalog.pg_stat_get_xact_tuples_updated(o) "
-           "+ pg_catalog.pg_stat_get_xact_tuples_deleted(o)), 0 "
-           "FROM unnest('{pg_catalog.pg_class,pg_catalog.pg_attribute,pg_catalog.pg_proc,"
-           "pg_catalog.pg_trigger,pg_catalog.pg_rewrite,pg_catalog.pg_constraint,"
-           "pg_catalog.pg_depend,pg_catalog.pg_policy,pg_catalog.pg_attrdef,"
-           "pg_catalog.pg_inherits,pg_catalog.pg_type}'::pg_catalog.regclass[]) AS o")
-"""The last row (no name) counts the rows this backend wrote to the catalog: a statement
-that changed it changed the schema, however (DDL in a function, a trigger, a default)."""
+           "WHERE n.nspname = %s AND c.relkind IN ('r', 't', 'm', 'p')")
 _BEGIN_STATEMENTS = 6
 """How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
 _ROWS = "raceday_rows"
@@ -167,13 +156,6 @@ class _Login:
     statement now running: what it wrote is the difference."""
     scans: dict[str, int] = field(default_factory=dict)
     """Scans of each world table (sequential and index) before the statement: what it read."""
-    catalog: int = 0
-    """Rows written to the catalog before the statement (`_COUNTS`' last row)."""
-    schema_touched: bool = True
-    """Whether the last statement wrote to the catalog (or could not be counted)."""
-    unseen: bool = False
-    """Whether the last statement failed before its COMMIT was run: its transaction is
-    rolled back and nothing it did was ever seen by another connection."""
 
 
 class PostgresStore(StoreBase["_Login"]):
@@ -206,7 +188,6 @@ class PostgresStore(StoreBase["_Login"]):
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
-        self._kept = KeptChecks(self._read_catalog)
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
         self._admin = _admin if _admin is not None else connect(dsn)
@@ -396,25 +377,10 @@ class PostgresStore(StoreBase["_Login"]):
 
     def _statement(self, handle: _Login, statement: str,
                    params: Mapping[str, Any] | None) -> StatementResult:
-        with self._kept.running():
-            result = self._one_statement(handle, statement, params)
-            if handle.held is not None:
-                pass  # seen by the checks only once committed: `_finish` forgets then
-            elif not result.ok and handle.unseen:
-                pass  # rolled back before its COMMIT: the checker never saw any of it
-            elif handle.schema_touched and result.ok:
-                self._kept.forget()  # the server counted a change of the catalog
-            else:
-                self._kept.wrote(statement, result.writes)
-            return result
-
-    def _one_statement(self, handle: _Login, statement: str,
-                       params: Mapping[str, Any] | None) -> StatementResult:
         login = handle
         held = login.held is not None
         ready = _ready(statement, params)
         if isinstance(ready, StatementResult) and not held:
-            login.schema_touched, login.unseen = False, True
             return ready  # refused before anything was sent: no transaction to end
         # A statement of its own transaction opens it, runs and commits in one exchange with
         # the server: see `_run`.
@@ -423,7 +389,6 @@ class PostgresStore(StoreBase["_Login"]):
         if login.conn.broken or login.conn.closed:
             return _lost(login, statement, None)
         if held and not result.ok:
-            self._kept.forget()
             end_transaction(login.conn, "ROLLBACK")
             login.held = None
             result = replace(result, error=f"{result.error} (the transaction was rolled back)")
@@ -469,30 +434,25 @@ class PostgresStore(StoreBase["_Login"]):
 
     def _finish(self, role: str, word: str) -> StatementResult:
         login = self._role_login(role)
-        with login.lock, self._kept.running():
-            self._kept.forget()  # what it wrote shows now, or was rolled back
-            return self._end_held(login, role, word)
-
-    def _end_held(self, login: _Login, role: str, word: str) -> StatementResult:
-        if login.held is None:
-            return _error(word, f"{role} holds no transaction")
-        login.held = None
-        started = time.perf_counter()
-        try:
-            with self._watch(login.conn):
-                end_transaction(login.conn, word)
-        except Exception as exc:
-            if login.conn.closed or login.conn.broken:
-                return _lost(login, word, exc)
-            end_transaction(login.conn, "ROLLBACK")
-            return self._failed(word, exc, started)
-        return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
+        with login.lock:
+            if login.held is None:
+                return _error(word, f"{role} holds no transaction")
+            login.held = None
+            started = time.perf_counter()
+            try:
+                with self._watch(login.conn):
+                    end_transaction(login.conn, word)
+            except Exception as exc:
+                if login.conn.closed or login.conn.broken:
+                    return _lost(login, word, exc)
+                end_transaction(login.conn, "ROLLBACK")
+                return self._failed(word, exc, started)
+            return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
 
     # -- the probe (StoreBase.probe): one transaction rolled back -------------------------
 
     def _probe_begin(self, handle: _Login) -> None:
         self._begin(handle)
-        self._kept.enter()
 
     def _probe_statement(self, handle: _Login, statement: str,
                          params: Mapping[str, Any] | None) -> StatementResult:
@@ -500,12 +460,8 @@ class PostgresStore(StoreBase["_Login"]):
         return ready if isinstance(ready, StatementResult) else self._run(handle, statement, ready)
 
     def _probe_end(self, handle: _Login, results: Sequence[StatementResult]) -> None:
-        try:
-            if not (handle.conn.closed or handle.conn.broken):
-                end_transaction(handle.conn, "ROLLBACK")
-        finally:
-            self._kept.forget(schema=False)  # rolled back: no answer is trusted across it
-            self._kept.leave()
+        if not (handle.conn.closed or handle.conn.broken):
+            end_transaction(handle.conn, "ROLLBACK")
 
     def interrupt(self) -> None:
         """Cancel the running statements. Safe from any thread; no lock."""
@@ -520,56 +476,34 @@ class PostgresStore(StoreBase["_Login"]):
     ) -> tuple[tuple[str, ...], list[Row]]:
         """Run one of the exercise's checks, read-only, on the checker's own login."""
         with self._call():
-            key = _check_key(sql, params)
-            kept = self._kept.answer(key) if key is not None else None
-            if kept is not None:
-                return kept.columns, list(kept.rows)
-            since = self._kept.version()
-            columns, rows = self._ask(sql, params)
-            if key is not None:
-                self._kept.keep(key, since, columns, rows)
+            checker = self._checker_login()
+            started = time.perf_counter()
+            try:
+                query, values = pgsql.bind(sql, params)
+            except pgsql.MissingParameter as exc:
+                raise StoreError(f"no value was given for parameter :{exc.name}") from exc
+            # One round trip, where it was three (BEGIN with the limits, the check,
+            # ROLLBACK): a night on PostgreSQL asks about ten thousand checks. The three go
+            # in one message, the check's values bound by psycopg on this side (the check is
+            # the exercise's SQL, never a player's); the transaction is rolled back as before,
+            # so nothing a function the check calls sets outlives it.
+            from raceday.store.postgres import driver
+
+            batch = (f"{self._begin_sql(checker, read_only=True)};\n{query}\n;"
+                     " ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
+            try:
+                with self._watch(checker.conn):
+                    cur = driver.ClientCursor(checker.conn)
+                    cur.execute(batch, values)
+                    for _ in range(_BEGIN_STATEMENTS):  # to the check's own result
+                        cur.nextset()
+                    columns = tuple(c.name for c in cur.description or ())
+                    rows = [tuple(r) for r in cur.fetchall()] if columns else []
+            except Exception as exc:
+                end_transaction(checker.conn, "ROLLBACK")
+                kind, message = self._classify(exc, started)
+                raise StoreError(message, kind) from exc
             return columns, rows
-
-    @property
-    def kept_figures(self) -> Figures:
-        """What the kept checks did so far (answers given from memory, checks sent)."""
-        return self._kept.figures
-
-    def _read_catalog(self) -> Catalog:
-        """The world's schema for the kept checks (the caller holds the store's lock)."""
-        return read_catalog(self._admin, self.dsn, self.names.world, self.names.compat)
-
-    def _ask(self, sql: str, params: Mapping[str, Any] | None,
-             ) -> tuple[tuple[str, ...], list[Row]]:
-        """Send a check to the server (the caller holds the store's lock)."""
-        checker = self._checker_login()
-        started = time.perf_counter()
-        try:
-            query, values = pgsql.bind(sql, params)
-        except pgsql.MissingParameter as exc:
-            raise StoreError(f"no value was given for parameter :{exc.name}") from exc
-        # One round trip, where it was three (BEGIN with the limits, the check,
-        # ROLLBACK): a night on PostgreSQL asks about ten thousand checks. The three go
-        # in one message, the check's values bound by psycopg on this side (the check is
-        # the exercise's SQL, never a player's); the transaction is rolled back as before,
-        # so nothing a function the check calls sets outlives it.
-        from raceday.store.postgres import driver
-
-        batch = (f"{self._begin_sql(checker, read_only=True)};\n{query}\n;"
-                 " ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
-        try:
-            with self._watch(checker.conn):
-                cur = driver.ClientCursor(checker.conn)
-                cur.execute(batch, values)
-                for _ in range(_BEGIN_STATEMENTS):  # to the check's own result
-                    cur.nextset()
-                columns = tuple(c.name for c in cur.description or ())
-                rows = [tuple(r) for r in cur.fetchall()] if columns else []
-        except Exception as exc:
-            end_transaction(checker.conn, "ROLLBACK")
-            kind, message = self._classify(exc, started)
-            raise StoreError(message, kind) from exc
-        return columns, rows
 
     # -- the schema -----------------------------------------------------------------------
 
@@ -689,8 +623,6 @@ class PostgresStore(StoreBase["_Login"]):
         started = time.perf_counter()
         keyword, query, values = ready
         conn = login.conn
-        login.schema_touched = True  # until the counts after it say otherwise
-        login.unseen = False
         is_query = pgsql.is_query(statement)
         from raceday.store.postgres import driver  # loaded when the store connected
 
@@ -723,8 +655,6 @@ class PostgresStore(StoreBase["_Login"]):
         except Exception as exc:
             if begin and (conn.broken or conn.closed):
                 return _lost(login, statement, exc)
-            # failed inside its transaction: the COMMIT after it in the pipeline never ran
-            login.unseen = commit and driver.in_failed_transaction(conn)
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
             keyword == "SELECT" and not is_query)  # SELECT ... INTO
@@ -778,9 +708,8 @@ class PostgresStore(StoreBase["_Login"]):
         return after
 
     def _counted(self, login: _Login, found: Sequence[Row]) -> None:
-        login.counts = {str(r[0]): int(r[1]) for r in found if r[0] is not None}
-        login.scans = {str(r[0]): int(r[2]) for r in found if r[0] is not None}
-        login.catalog = _catalog_rows(found)
+        login.counts = {str(r[0]): int(r[1]) for r in found}
+        login.scans = {str(r[0]): int(r[2]) for r in found}
 
     def _writes(self, login: _Login, statement: str, found: Sequence[Row],
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -788,11 +717,8 @@ class PostgresStore(StoreBase["_Login"]):
         the server counts them) and the table a plain DML names (0 rows too); and the tables
         it read (scanned, a view's tables included), lower case as SQLite's store gives them.
         `found`: the counts after it (the login's are from before)."""
-        counts = {str(r[0]): int(r[1]) for r in found if r[0] is not None}
-        scans = {str(r[0]): int(r[2]) for r in found if r[0] is not None}
-        catalog = _catalog_rows(found)
-        login.schema_touched = catalog != login.catalog
-        login.catalog = catalog
+        counts = {str(r[0]): int(r[1]) for r in found}
+        scans = {str(r[0]): int(r[2]) for r in found}
         writes = sorted(name for name, n in counts.items() if n != login.counts.get(name, 0))
         reads = tuple(sorted(name.lower() for name, n in scans.items()
                              if n != login.scans.get(name, 0)))
@@ -858,22 +784,6 @@ def _ready(statement: str, params: Mapping[str, Any] | None) -> StatementResult 
     except pgsql.MissingParameter as exc:
         return _error(statement, f"no value was given for parameter :{exc.name}")
     return keyword, query, values
-
-
-def _catalog_rows(found: Sequence[Row]) -> int:
-    """`_COUNTS`' last row: rows this backend wrote to the catalog (-1 if missing)."""
-    return next((int(r[1] or 0) for r in found if r[0] is None), -1)
-
-
-def _check_key(sql: str, params: Mapping[str, Any] | None) -> Key | None:
-    """A check and its values as a key of the kept answers (each value's type too: 1 and
-    True and 1.0 bind differently); None when a value cannot be a key."""
-    key = (sql, tuple((k, type(v).__name__, v) for k, v in sorted((params or {}).items())))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
 
 
 def _declare(query: str) -> str:
