@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from raceday.exercise.model import Exercise
+from raceday.judge.harms import HarmClock
 from raceday.team.inject_file import PreparedInject
 from raceday.transcript import events as ev
 
@@ -49,10 +50,8 @@ class InjectPlan:
                 id=i.id, title=i.title, text=i.text, kind=i.kind.value, to=tuple(i.to),
                 at=i.at, when=i.on_fault, after=i.after, within=i.within))
             for i in exercise.injects)
-        self.holds: dict[str, int] = {}
-        """harm (invariant id) -> the minute its fault began, while it holds"""
-        self.spells: dict[str, list[tuple[int, int]]] = {}
-        """harm -> its spells that ended tonight (began, cleared), for `within`"""
+        self.harms = HarmClock()
+        """When each harm held tonight, as the session's faults and clears say."""
         self._live = 0
 
     def add(self, inject: PreparedInject, source: str) -> PlanEntry:
@@ -79,12 +78,8 @@ class InjectPlan:
 
     def note(self, event: ev.Event, time: str) -> None:
         """Follow the world (which harms hold) and the exercise's own injects going out."""
-        if isinstance(event, ev.Fault):
-            self.holds.setdefault(event.invariant, event.minute)
-        elif isinstance(event, ev.InvariantClear):
-            began = self.holds.pop(event.invariant, None)
-            if began is not None:
-                self.spells.setdefault(event.invariant, []).append((began, event.minute))
+        if isinstance(event, (ev.Fault, ev.InvariantClear)):
+            self.harms.observe(event.invariant, event.minute, isinstance(event, ev.Fault))
         elif isinstance(event, ev.Inject) and event.id != "adhoc":
             entry = next((e for e in self.entries if e.key == f"exercise:{event.id}"), None)
             if entry is not None and entry.state == PLANNED:
@@ -96,19 +91,14 @@ class InjectPlan:
         i = entry.inject
         if i.at is not None:
             return i.at
-        since = self.holds.get(i.when)
-        if since is None:
+        runs = self.harms.stretches.get(i.when)
+        if not runs or runs[-1][1] is not None:
             return None
+        since = runs[-1][0]
+        assert since is not None
         if not i.within:
             return since + i.after
-        return now + max(0, i.after - self._held(i.when, now - i.within, now))
-
-    def _held(self, harm: str, since: int, until: int) -> int:
-        """Minutes `harm` held between `since` and `until`, over all its spells."""
-        spells = [*self.spells.get(harm, ())]
-        if harm in self.holds:
-            spells.append((self.holds[harm], until))
-        return sum(max(0, min(end, until) - max(began, since)) for began, end in spells)
+        return now + max(0, i.after - self.harms.held(i.when, now - i.within, now))
 
     def due(self, minute: int) -> list[PlanEntry]:
         """The facilitator's injects to send at `minute`, in the list's order."""
