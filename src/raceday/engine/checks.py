@@ -49,7 +49,10 @@ class WorldChecks(SessionCore):
         if key is not None and kept is not None and kept[0] == asked and kept[1] == key:
             return kept[2], list(kept[3])
         self._check_kept.pop(sql, None)
-        columns, rows = self.store.app_query(sql, params)
+        answer = self._asked_ahead.pop(sql, None) if params is None else None
+        if isinstance(answer, RacedayError):
+            raise answer
+        columns, rows = answer if answer is not None else self.store.app_query(sql, params)
         if key is not None:
             self._check_kept[sql] = (asked, key, columns, list(rows))
         return columns, list(rows)
@@ -80,6 +83,7 @@ class WorldChecks(SessionCore):
                           task: str | None = None, statement: str | None = None) -> None:
         if result.error_kind == "machine":  # the world cannot be written: play cannot go on
             raise MachineError(result.error or "the world cannot be written")  # (not recorded)
+        self._asked_ahead.clear()  # answered before this statement: stale now
         break_glass = bool(result.break_glass)  # decided by the store (StoreBase._with_break_glass)
         self._emit(ev.Statement(
             role=role,
@@ -127,6 +131,37 @@ class WorldChecks(SessionCore):
                 if_changed and self._checked_at == self._world_changes):
             return
         self._checked_at = self._world_changes
+        self._ask_ahead()
+        try:
+            self._check_each()
+        finally:
+            self._asked_ahead.clear()  # answers for this round only
+
+    def _ask_ahead(self) -> None:
+        """The round's checks (each harm's, each milestone still to come) asked of the store
+        at once, where that is cheaper than one by one (a server's round trips); `world_query`
+        takes their answers. Only what it would ask: not one whose kept answer still holds,
+        nor one that may write, nor one known to fail (asked alone, it reports itself)."""
+        if not getattr(self.store, "asks_together", False):
+            return
+        wanted = [invariant.went_back or invariant.sql for invariant in self.exercise.invariants
+                  if self.judge_world or invariant.outage]
+        if self.judge_world:
+            wanted += [m.sql for m in self.exercise.milestones
+                       if m.id not in self.facts.milestones]
+        ask = [sql for sql in dict.fromkeys(wanted)
+               if sql not in self._broken_checks and reads_only(sql)
+               and not self._still_kept(sql)]
+        if len(ask) > 1:
+            self._asked_ahead = dict(zip(ask, self.store.app_queries(ask), strict=True))
+
+    def _still_kept(self, sql: str) -> bool:
+        kept = self._check_kept.get(sql)
+        key = self._check_key(sql, None)
+        return key is not None and kept is not None and kept[0] == params_key(None) \
+            and kept[1] == key
+
+    def _check_each(self) -> None:
         if not self.judge_world:
             for invariant in self.exercise.invariants:
                 if invariant.outage:

@@ -18,7 +18,7 @@ from raceday.judge.harms import HarmClock, History
 from raceday.judge.score import Score
 from raceday.judge.variant import draw, session_seed
 from raceday.store.protocol import Store
-from raceday.store.results import StatementResult
+from raceday.store.results import Answer, StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog
@@ -176,6 +176,8 @@ class SessionCore:
         # a trusted query's SQL -> (its parameters, _world_key of its reads, its answer)
         self._check_kept: dict[str, tuple[tuple[Any, ...], tuple[int, ...], tuple[str, ...],
                                           list[Any]]] = {}
+        # a check's SQL -> its answer (or error), asked with the rest of its round at once
+        self._asked_ahead: dict[str, Answer] = {}
         # an exercise check's SQL -> ((schema epoch, commits) when asked, the tables it reads)
         self._check_reads: dict[str, tuple[tuple[int, int], frozenset[str] | None]] = {}
         self._commits = 0  # held transactions committed: their writes show only now

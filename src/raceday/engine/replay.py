@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from raceday.engine import collector, replay_cache
+from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
@@ -81,7 +82,7 @@ from raceday.engine.replay_outcomes import (
     run_outcomes,
     step_replays,
 )
-from raceday.engine.replay_postgres import replay_race_postgres
+from raceday.engine.replay_postgres import prepare_ahead_postgres, replay_race_postgres
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
@@ -518,7 +519,11 @@ def prepare_ahead(session: Night) -> None:
     the TUI's players read the screen, and its replay (the final one, at least) takes the
     answers over. Nothing is started when no child can be forked (the replay plays the
     nights when it needs them), or when the answers are known. Never fails: whatever goes
-    wrong here, the replay meets again and reports."""
+    wrong here, the replay meets again and reports. On PostgreSQL the nights are played in
+    a background thread instead (`prepare_ahead_postgres`)."""
+    if _on_postgres(session):
+        _ahead_postgres(session)
+        return
     if not can_fork():
         return
     try:
@@ -624,6 +629,7 @@ def discard_ahead() -> None:
     _ahead.clear()
     _baselines_pending.clear()
     _ahead_begun.clear()
+    AHEAD.stop()
     for aside in list(_ahead_started):
         aside.discard()
     _ahead_started.clear()
@@ -643,6 +649,9 @@ def prepare(session: Night) -> None:
     screen, so the first ctrl+r does not wait for it. (Nothing is done for a large world,
     whose normal night would hold up the players' first statements.) Never fails: whatever
     goes wrong here, the replay meets again and reports."""
+    if _on_postgres(session):
+        _ahead_postgres(session)
+        return
     started: list[Aside[Any]] = []
     try:
         if not _preparable(session):
@@ -789,6 +798,13 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
         harms=hidden_times(harms, reveal),
         normal_harms=normal_harms,
     )
+
+
+def _ahead_postgres(session: Night) -> None:
+    try:
+        prepare_ahead_postgres(session)
+    except Exception:  # the replay plays them itself, and says what fails
+        _log.info("the replay's nights could not be started ahead", exc_info=True)
 
 
 def _on_postgres(session: Night) -> bool:

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import atexit
 import logging
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from raceday.engine import replay_cache
+from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
 from raceday.engine.replay_cache import (
     cache_file,
@@ -29,6 +32,7 @@ from raceday.engine.replay_exercises import (
 )
 from raceday.engine.replay_outcomes import (
     GoodRun,
+    Harms,
     Nights,
     blocked_writes,
     good_runs,
@@ -143,9 +147,12 @@ def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder
 
 
 def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
-                    until: int, renumber: str, made: list[PostgresStore]) -> list[GoodRun]:
+                    until: int, renumber: str, made: list[PostgresStore],
+                    *, ahead: bool = True) -> list[GoodRun]:
     """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
-    (renumbered for the shifted race), kept under a key of its own (`postgresql`)."""
+    (renumbered for the shifted race), kept under a key of its own (`postgresql`); played
+    since the session opened (`prepare_ahead_postgres`) or now (`ahead` False: the night
+    played ahead itself)."""
     from raceday.store.postgres.store import PostgresStore
 
     normal = without_delayed(exercise)
@@ -154,6 +161,9 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
         return replay_cache.good_known[key]
     cached = cache_file(key)
     good = read_good(cached) if cached is not None else None
+    if good is None and ahead:
+        played, answer = AHEAD.take(key)
+        good = cast("list[GoodRun]", answer) if played else None
     if good is None:
         pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
                                         row_cap=live.row_cap, time_limit_s=live.time_limit_s)
@@ -195,13 +205,25 @@ def _normal_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exerci
 def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
                  until: int, renumber: str, made: list[PostgresStore],
                  ) -> dict[str, tuple[int, int | None]]:
-    """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own."""
-    from raceday.store.postgres.store import PostgresStore
-
+    """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own (played
+    since the session opened, `prepare_ahead_postgres`, or now)."""
     key = replay_cache.baseline_key(kind, exercise, until, renumber, "postgresql")
     known = replay_cache.baseline_cached(key)
     if known is not None:
         return known
+    played, ahead = AHEAD.take(key)
+    if played:
+        replay_cache.remember_baseline(key, ahead)
+        return cast("dict[str, tuple[int, int | None]]", ahead)
+    return _play_baseline_pg(kind, exercise, live, folder, until, renumber, made)
+
+
+def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
+                      until: int, renumber: str, made: list[PostgresStore],
+                      ) -> dict[str, tuple[int, int | None]]:
+    from raceday.store.postgres.store import PostgresStore
+
+    key = replay_cache.baseline_key(kind, exercise, until, renumber, "postgresql")
     pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
                                     row_cap=live.row_cap, time_limit_s=live.time_limit_s)
     made.append(pristine)
@@ -321,6 +343,8 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         played = True
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
+        if not keep_world:  # the final replay: what it did not take, nobody will
+            AHEAD.forget(_ahead_keys.pop(session.folder.resolve(), []))
         for world in made:
             if world is race_world and keep_world and played:
                 _keep(folder, world)
@@ -336,3 +360,68 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         harms=hidden_times(harms, reveal),
         normal_harms=normal_harms,
     )
+
+
+def prepare_ahead_postgres(session: Night) -> None:
+    """Start what the final replay of `session` needs whatever the team does, and is not
+    known yet, in the background thread (`ahead_thread`): the original world's baseline and
+    normal night, each practice night's baseline on this session's variant (drawn for it:
+    never in the cache folder), then the variant's own, needed only when tonight's race had
+    a step prevented or a harm kept away (last: it never holds up the others)."""
+    exercise, shift = session.exercise, session.variant
+    if exercise.replay is None:
+        return
+    live = cast("PostgresStore", session.store)
+    kind, until = type(session), replay_until(session)
+    delayed = bool(exercise.replay.delayed)
+    nights: list[tuple[Exercise, str, bool]] = [(exercise, "", delayed)]
+    nights += [(practiced(exercise, night, shift), "", False)
+               for night in exercise.replay.practice]
+    if shift is not None:
+        nights.append((variant_of(exercise, shift), shift.seed, delayed))
+    started = _ahead_keys.setdefault(session.folder.resolve(), [])
+    for own, renumber, normal_too in nights:
+        key = replay_cache.baseline_key(kind, own, until, renumber, "postgresql")
+        if replay_cache.baseline_cached(key) is None:
+            AHEAD.start(key, _baseline_ahead(kind, own, live, until, renumber))
+            started.append(key)
+        good = normal_night_key(kind, without_delayed(own), until, renumber, "postgresql")
+        if normal_too and good not in replay_cache.good_known and (
+                (cached := cache_file(good)) is None or read_good(cached) is None):
+            AHEAD.start(good, _good_writes_ahead(kind, own, live, until, renumber))
+            started.append(good)
+
+
+_ahead_keys: dict[Path, list[str]] = {}
+"""What `prepare_ahead_postgres` started for each session (by its folder): its final replay
+forgets what it did not take (the variant's nights, when nothing was prevented)."""
+
+
+def _baseline_ahead(kind: NightKind, exercise: Exercise, live: PostgresStore, until: int,
+                    renumber: str) -> Callable[[list[PostgresStore]], Harms]:
+    def job(made: list[PostgresStore]) -> Harms:
+        with _scratch(made) as folder:
+            return _play_baseline_pg(kind, exercise, live, folder / "baseline", until,
+                                     renumber, made)
+    return job
+
+
+def _good_writes_ahead(kind: NightKind, exercise: Exercise, live: PostgresStore, until: int,
+                       renumber: str) -> Callable[[list[PostgresStore]], list[GoodRun]]:
+    def job(made: list[PostgresStore]) -> list[GoodRun]:
+        with _scratch(made) as folder:
+            return _good_writes_pg(kind, exercise, live, folder, until, renumber, made,
+                                   ahead=False)
+    return job
+
+
+@contextmanager
+def _scratch(made: list[PostgresStore]) -> Iterator[Path]:
+    """A scratch folder for a night played ahead, removed after it, and every world the
+    night made dropped, whatever happens."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="raceday-ahead-") as scratch:
+            yield Path(scratch)
+    finally:
+        for world in list(made):
+            _drop_quietly(world)

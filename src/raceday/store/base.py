@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from raceday.errors import MachineError, RacedayError
 from raceday.store.protocol import Backend, RoleRights
-from raceday.store.results import ErrorKind, Row, StatementResult, TableInfo
+from raceday.store.results import Answer, ErrorKind, Row, StatementResult, TableInfo
 
 MAX_SUBMISSION_CHARS = 1_000_000
 """A submission longer than this is refused before it is even split."""
@@ -63,6 +63,9 @@ class StoreBase(ABC, Generic[Handle]):
     reads_complete: ClassVar[bool] = False
     """Whether a result's `reads` and `writes` name every table the statement read and wrote
     (then a session may keep a monitor's answer while none of its tables was written)."""
+    asks_together: ClassVar[bool] = False
+    """Whether `app_queries` answers several checks in less time than asking each (a server's
+    round trips); a session then asks a round's checks at once."""
     can_fork: ClassVar[bool] = False
     """Whether `fork` makes a new world from this one's schema (the replay's PostgreSQL
     path); SQLite's replay copies the file instead (`backup_to`)."""
@@ -220,6 +223,19 @@ class StoreBase(ABC, Generic[Handle]):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def app_queries(self, sqls: Sequence[str]) -> list[Answer]:
+        """Each of several parameterless trusted queries' answers, or the error it raised
+        (a MachineError is raised): here asked one after another."""
+        answers: list[Answer] = []
+        for sql in sqls:
+            try:
+                answers.append(self.app_query(sql))
+            except MachineError:
+                raise
+            except RacedayError as exc:
+                answers.append(exc)
+        return answers
 
     def reads_of(self, sql: str, params: Mapping[str, Any] | None = None) -> frozenset[str] | None:
         """The tables a trusted query reads, when its answer can change only with them; None

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from raceday.store.results import Row, StatementResult, TableInfo
+from raceday.store.results import Answer, Row, StatementResult, TableInfo
 
 Backend = Literal["sqlite", "postgresql"]
 """Which database holds a world: the engine asks the store (a replay forks a SQLite world as
@@ -55,6 +55,8 @@ class Store(Protocol):
     def app_query(
         self, sql: str, params: Mapping[str, Any] | None = None
     ) -> tuple[tuple[str, ...], list[Row]]: ...
+
+    def app_queries(self, sqls: Sequence[str]) -> list[Answer]: ...
 
     def probe(
         self, role: str, statements: Sequence[str], params: Mapping[str, Any] | None = None

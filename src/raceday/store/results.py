@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from raceday.errors import RacedayError
+
 Row = tuple[Any, ...]
+Answer = tuple[tuple[str, ...], list[Row]] | RacedayError
+"""A trusted query's answer (its columns and rows), or the error it raised."""
 ErrorKind = Literal["refused", "constraint", "timeout", "syntax", "error", "machine"]
 """Who refused a statement (see StatementResult); "machine": the world cannot be written."""
 TableKind = Literal["table", "view"]

@@ -181,3 +181,43 @@ def test_a_team_script_plays_through_a_host_on_postgresql(
     assert on_pg["total"] == on_sqlite["total"] and on_pg["guards"]["points"] > 0
     world = (Path(on_pg["session"]) / "world.postgres").read_text().split()[0]
     assert _on_server(pg_dsn, world) == []
+
+
+def test_the_practice_nights_baselines_are_played_while_the_team_plays(
+        pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each practice night's baseline is drawn for the session's variant, so no cache holds
+    it: it is played from the moment the session opens, and the final replay takes it rather
+    than play it again at the end, where the team waits for its score."""
+    import threading
+    import time
+
+    from raceday.engine import replay_cache, replay_postgres
+    from raceday.engine.load import load_named_exercise
+    from raceday.engine.night import replay_until
+    from raceday.engine.replay_exercises import practiced
+
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    played_in: list[str] = []
+    play = replay_postgres._play_baseline_pg
+
+    def counted(*args: Any) -> Any:
+        played_in.append(threading.current_thread().name)
+        return play(*args)
+
+    monkeypatch.setattr(replay_postgres, "_play_baseline_pg", counted)
+    session = open_session(load_named_exercise("dynamodb-dns-race"), ("responder",), tmp_path,
+                           db=pg_dsn)
+    exercise = session.exercise  # in PostgreSQL's dialect
+    assert exercise.replay is not None and session.variant is not None
+    keys = [replay_cache.baseline_key(type(session), practiced(exercise, night, session.variant),
+                                      replay_until(session), "", "postgresql")
+            for night in exercise.replay.practice]
+    waited = time.monotonic() + 120
+    while any(replay_cache.baseline_cached(k) is None for k in keys):  # the team plays meanwhile
+        assert time.monotonic() < waited, "the practice baselines were not played ahead"
+        time.sleep(0.2)
+    session.end()
+    assert session.final_replay is not None and session.final_replay.harms
+    assert {h.practice for h in session.final_replay.harms} >= {
+        n.id for n in exercise.replay.practice}
+    assert played_in and set(played_in) == {"replay-ahead"}  # none played at the end

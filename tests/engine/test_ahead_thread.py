@@ -1,0 +1,112 @@
+"""The background thread that plays a PostgreSQL replay's nights while the players play: an
+answer it made is taken, one it has not begun is left to the replay, one that failed is
+played again, and at exit the night being played is stopped and its worlds dropped."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from raceday.engine.ahead_thread import AheadThread
+
+
+class World:
+    """Stands for a world a night opened: `close` makes its next statement fail."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+def begun(started: threading.Event, answer: Any) -> Any:
+    """A job that says when it has begun (a replay takes only what has)."""
+    def job(made: list[Any]) -> Any:
+        started.set()
+        return answer
+    return job
+
+
+def test_an_answer_made_ahead_is_taken_once() -> None:
+    ahead = AheadThread()
+    started = threading.Event()
+    ahead.start("baseline", begun(started, {"empty-answer": (24, 3)}))
+    assert started.wait(5)
+    assert ahead.take("baseline") == (True, {"empty-answer": (24, 3)})
+    assert ahead.take("baseline") == (False, None)  # taken: the next replay plays its own
+
+
+def test_a_night_not_begun_is_left_to_the_replay_and_never_played() -> None:
+    ahead = AheadThread()
+    release, started = threading.Event(), threading.Event()
+    played: list[str] = []
+
+    def first(made: list[Any]) -> None:
+        started.set()
+        release.wait(5)
+        played.append("first")
+
+    ahead.start("first", first)
+    ahead.start("second", lambda made: played.append("second"))
+    assert started.wait(5)
+    assert ahead.take("second") == (False, None)  # still queued behind the first
+    release.set()
+    assert ahead.take("first")[0] is True  # being played: waited for
+    assert played == ["first"]
+
+
+def test_a_night_that_failed_ahead_is_played_again_by_the_replay() -> None:
+    ahead = AheadThread()
+    started = threading.Event()
+
+    def fails(made: list[Any]) -> None:
+        started.set()
+        raise RuntimeError("the server went away")
+
+    ahead.start("baseline", fails)
+    assert started.wait(5)
+    assert ahead.take("baseline") == (False, None)
+
+
+def test_the_same_night_is_not_queued_twice() -> None:
+    ahead = AheadThread()
+    release, started = threading.Event(), threading.Event()
+    runs: list[int] = []
+
+    def once(made: list[Any]) -> int:
+        started.set()
+        release.wait(5)
+        runs.append(1)
+        return len(runs)
+
+    ahead.start("baseline", once)
+    ahead.start("baseline", lambda made: runs.append(2))
+    assert started.wait(5)
+    release.set()
+    assert ahead.take("baseline") == (True, 1)
+    assert runs == [1]
+
+
+def test_stop_closes_the_world_being_played_and_plays_nothing_more() -> None:
+    ahead = AheadThread()
+    world = World()
+    dropped, started = threading.Event(), threading.Event()
+    played: list[str] = []
+
+    def night(made: list[Any]) -> None:
+        made.append(world)
+        started.set()
+        try:
+            world.closed.wait(5)  # the night's next statement fails once its world closes
+        finally:
+            dropped.set()
+
+    ahead.start("playing", night)
+    ahead.start("queued", lambda made: played.append("queued"))
+    assert started.wait(5)
+    ahead.stop()
+    assert world.closed.is_set() and dropped.is_set()
+    assert played == []
+    assert ahead.take("queued") == (False, None)
+
