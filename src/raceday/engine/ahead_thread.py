@@ -18,8 +18,10 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 _log = logging.getLogger(__name__)
 
@@ -48,6 +50,8 @@ class AheadThread:
         with self._lock:
             if self._stopping or key in self._futures:
                 return
+            from concurrent.futures import Future  # PostgreSQL's only: a SQLite run never loads it
+
             future: Future[Any] = Future()
             self._futures[key] = future
             self._queue.append((key, job, future))
