@@ -85,7 +85,8 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
     """`raceday run --json` prints one JSON line: no Rich to render, and the history is
     indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan);
     a night on SQLite loads nothing of PostgreSQL's (its store, its thread pool), nor the
-    review's or the HTML debrief's modules."""
+    review's or the HTML debrief's modules, nor the world panel's snapshot (an exercise without
+    charts reads no world at its end)."""
     exercise = Path(__file__).resolve().parent.parent / "exercises" / "lost-update-basics"
     code = (
         "import sys\n"
@@ -95,7 +96,8 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
         f" '--transcripts', {str(tmp_path)!r}])\n"
         "heavy = ('rich', 'sqlite_utils', 'click', 'dateutil', 'pluggy', 'jsonschema', 'textual',\n"
         "         'psycopg', 'raceday.store.postgres.store', 'raceday.exercise.postgres',\n"
-        "         'concurrent.futures', 'raceday.transcript.debrief.review', 'html')\n"
+        "         'concurrent.futures', 'raceday.transcript.debrief.review', 'html',\n"
+        "         'raceday.engine.snapshot')\n"
         "print(status, ','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
