@@ -12,18 +12,19 @@ from raceday.exercise.fields import FIELDS, ID, MOVED, UNQUOTED_TIME, E
 from raceday.exercise.sql_check import SqlChecker
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located
+from raceday.value import Value
 
 
-@dataclass(frozen=True)
-class Ref:
+@dataclass(frozen=True, eq=False, repr=False)
+class Ref(Value):
     line: int
     what: str
     kind: str
     target: str
 
 
-@dataclass(frozen=True)
-class SqlUse:
+@dataclass(frozen=True, eq=False, repr=False)
+class SqlUse(Value):
     line: int
     what: str
     key: str
