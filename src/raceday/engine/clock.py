@@ -86,6 +86,8 @@ def speed_for(sim_minutes: int, target_minutes: float) -> float:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class SpeedChoice(Value):
+    """A live-pace speed on offer, and how long the whole night lasts at it."""
+
     speed: float
     real_minutes: float
     target: int | None = None  # the game-day length this speed was made for

@@ -47,6 +47,8 @@ class Step(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Script(Value):
+    """A play script as read: the exercise and roles it is for, and its steps."""
+
     path: Path
     exercise: str | None
     roles: tuple[str, ...] | None

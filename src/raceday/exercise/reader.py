@@ -17,6 +17,9 @@ from raceday.value import Value
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Ref(Value):
+    """A reference from one part of the exercise to another (`kind`, `target`), checked
+    once the whole file is read."""
+
     line: int
     what: str
     kind: str
@@ -25,6 +28,9 @@ class Ref(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class SqlUse(Value):
+    """A statement of the exercise and the line it is on: prepared against the exercise's
+    world when it loads, so SQL that does not prepare is reported at its line."""
+
     line: int
     what: str
     key: str

@@ -50,6 +50,9 @@ def step_statuses(states: list[RaceStepState]) -> dict[str, str]:
 
 @dataclass
 class Facts:
+    """What the score depends on, as play goes: the fault, detection, restores, milestones,
+    declarations, hints, tasks, edits, the replay."""
+
     fault_started: int | None = None
     fault_invariant: str | None = None
     fault_text: str | None = None
