@@ -85,7 +85,8 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
     """`raceday run --json` prints one JSON line: no Rich to render, and the history is
     indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan);
     a night on SQLite loads nothing of PostgreSQL's (its store, its thread pool), nor the
-    review's or the HTML debrief's modules."""
+    review's or the HTML debrief's modules, nor the world panel's snapshot (an exercise without
+    charts reads no world at its end)."""
     exercise = Path(__file__).resolve().parent.parent / "exercises" / "lost-update-basics"
     code = (
         "import sys\n"
@@ -95,7 +96,8 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
         f" '--transcripts', {str(tmp_path)!r}])\n"
         "heavy = ('rich', 'sqlite_utils', 'click', 'dateutil', 'pluggy', 'jsonschema', 'textual',\n"
         "         'psycopg', 'raceday.store.postgres.store', 'raceday.exercise.postgres',\n"
-        "         'concurrent.futures', 'raceday.transcript.debrief.review', 'html')\n"
+        "         'concurrent.futures', 'raceday.transcript.debrief.review', 'html',\n"
+        "         'raceday.engine.snapshot')\n"
         "print(status, ','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -103,3 +105,22 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
     assert '"total"' in out.stdout
     assert (next(p for p in tmp_path.iterdir() if p.is_dir()) / "debrief.md").is_file()
     assert (tmp_path / "history.db").is_file()
+
+
+def test_the_dataclasses_a_headless_run_imports_say_what_they_are() -> None:
+    """A dataclass without a docstring gets one from the decorator, which calls
+    inspect.signature for it at import: each class the night's modules define has its own."""
+    code = (
+        "import dataclasses, inspect, sys\n"
+        "import raceday.engine.headless, raceday.engine.load, raceday.engine.replay\n"
+        "import raceday.engine.charts, raceday.history.index, raceday.store.sqlite_store\n"
+        "import raceday.transcript.debrief.files, raceday.transcript.debrief.markdown\n"
+        "for name, module in sorted(sys.modules.items()):\n"
+        "    for cls in vars(module).values() if name.startswith('raceday') else ():\n"
+        "        if (isinstance(cls, type) and cls.__module__ == name\n"
+        "                and dataclasses.is_dataclass(cls) and cls.__doc__ == cls.__name__\n"
+        "                + str(inspect.signature(cls)).replace(' -> None', '')):\n"
+        "            print(f'{name}.{cls.__qualname__}')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -1,6 +1,7 @@
-"""Value classes (events, verdicts, the exercise and debrief models) compare, hash and print
-exactly as the plain frozen dataclasses they were: `raceday.value.Value` writes those three
-methods once instead of the decorator compiling them per class at import."""
+"""Value classes (events, verdicts, the exercise and debrief models, a script's steps)
+compare, hash and print exactly as the plain frozen dataclasses they were:
+`raceday.value.Value` writes those three methods once instead of the decorator compiling
+them per class at import."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from raceday.engine.load import load_exercise
+from raceday.engine.script import load_script
 from raceday.transcript.debrief import load_debrief
 from raceday.transcript.log import read_events
 from raceday.value import Value
@@ -59,8 +61,10 @@ def hashed(x: object) -> int | str:
 
 
 def test_values_compare_hash_and_print_as_plain_frozen_dataclasses() -> None:
+    flagship = load_exercise(FLAGSHIP)
     found = [*values(read_events(EXAMPLE).events), *values(load_debrief(EXAMPLE)),
-             *values(load_exercise(FLAGSHIP))]
+             *values(flagship),
+             *values(load_script(FLAGSHIP / "scripts" / "as-it-happened.yaml", flagship))]
     assert len({type(v) for v in found}) > 50  # events, verdicts, exercise and debrief
     twins = {id(v): twin(type(v))(**{f.name: getattr(v, f.name)
                                      for f in dataclasses.fields(v)})  # type: ignore[arg-type]

@@ -3,9 +3,14 @@
 The dataclass decorator compiles these three for every class it makes, at import: for the
 ~110 value classes of events, verdicts, the exercise model and the debrief model, that was
 ~330 small functions compiled at every command's start (about a fifth of `raceday run`'s
-imports). A class declared `@dataclass(frozen=True, eq=False, repr=False)` on `Value`
+imports). The other frozen classes a headless `raceday run` imports (a script's steps, a
+YAML value's line, the timeline chart, the judge's and the debrief's readings, ~20 more) are
+Values too. A class declared `@dataclass(frozen=True, eq=False, repr=False)` on `Value`
 behaves as the plain frozen dataclass: equal when of the same class with equal fields
-(`NotImplemented` otherwise), the hash of its fields' tuple, `Name(field=value, ...)`.
+(`NotImplemented` otherwise), the hash of its fields' tuple, `Name(field=value, ...)`. (Not
+for a class with a `field(compare=False)` or `field(repr=False)`: Value compares and prints
+every field. The store's results stay plain dataclasses: the store imports nothing of
+raceday but errors.)
 """
 
 from __future__ import annotations

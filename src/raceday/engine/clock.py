@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from raceday.exercise.times import format_time
+from raceday.value import Value
 
 
 class Pace(StrEnum):
@@ -83,8 +84,10 @@ def speed_for(sim_minutes: int, target_minutes: float) -> float:
     return round(max(1.0, sim_minutes / max(1.0, target_minutes)), 2)
 
 
-@dataclass(frozen=True)
-class SpeedChoice:
+@dataclass(frozen=True, eq=False, repr=False)
+class SpeedChoice(Value):
+    """A live-pace speed on offer, and how long the whole night lasts at it."""
+
     speed: float
     real_minutes: float
     target: int | None = None  # the game-day length this speed was made for

@@ -22,6 +22,7 @@ from raceday.store.results import Answer, StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog
+from raceday.value import Value
 
 Listener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -40,8 +41,8 @@ class SessionError(Exception):
     """An action the session cannot take (unknown role, unknown monitor…): one clear line."""
 
 
-@dataclass(frozen=True)
-class Monitor:
+@dataclass(frozen=True, eq=False, repr=False)
+class Monitor(Value):
     """A player's saved query: it alerts when it returns rows."""
 
     name: str
@@ -54,8 +55,8 @@ HANDED = "routine tasks to the automation"
 """A hand-over's `detail` (resume reads it back: the other is "back to the player")."""
 
 
-@dataclass(frozen=True)
-class PendingTask:
+@dataclass(frozen=True, eq=False, repr=False)
+class PendingTask(Value):
     """A task of a player-held role that has fallen due and is not done yet."""
 
     task: Task

@@ -15,10 +15,11 @@ from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
+from raceday.value import Value
 
 
-@dataclass(frozen=True)
-class When:
+@dataclass(frozen=True, eq=False, repr=False)
+class When(Value):
     """A moment in a script: a clock time ('23:50'), a step forward ('+10m'), or 'next'."""
 
     text: str
@@ -26,8 +27,8 @@ class When:
     plus: int | None = None
 
 
-@dataclass(frozen=True)
-class Step:
+@dataclass(frozen=True, eq=False, repr=False)
+class Step(Value):
     """One script step. `action` is sql | monitor | declare | edit | wait | replay | end | hint."""
 
     line: int
@@ -44,8 +45,10 @@ class Step:
     """The seat that acts, when the script names seats (`seats:`): a team session's player."""
 
 
-@dataclass(frozen=True)
-class Script:
+@dataclass(frozen=True, eq=False, repr=False)
+class Script(Value):
+    """A play script as read: the exercise and roles it is for, and its steps."""
+
     path: Path
     exercise: str | None
     roles: tuple[str, ...] | None

@@ -272,6 +272,9 @@ class GoodPath(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class DetectionRubric(Value):
+    """How detection scores: full `points` within `full_within` minutes of the fault
+    (`invariant`), none after `zero_after`, linear in between."""
+
     points: int
     invariant: str
     full_within: int
@@ -335,6 +338,8 @@ class RecoveryItem(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class RecoveryRubric(Value):
+    """How recovery scores: its items' points added up."""
+
     points: int
     items: tuple[RecoveryItem, ...] = ()
     event_minutes: int | None = None
@@ -483,6 +488,8 @@ class Truth(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Scoring(Value):
+    """The exercise's rubrics; a part it does not score is None (tasks: 0)."""
+
     detection: DetectionRubric | None = None
     guards: GuardsRubric | None = None
     recovery: RecoveryRubric | None = None

@@ -12,18 +12,25 @@ from raceday.exercise.fields import FIELDS, ID, MOVED, UNQUOTED_TIME, E
 from raceday.exercise.sql_check import SqlChecker
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located
+from raceday.value import Value
 
 
-@dataclass(frozen=True)
-class Ref:
+@dataclass(frozen=True, eq=False, repr=False)
+class Ref(Value):
+    """A reference from one part of the exercise to another (`kind`, `target`), checked
+    once the whole file is read."""
+
     line: int
     what: str
     kind: str
     target: str
 
 
-@dataclass(frozen=True)
-class SqlUse:
+@dataclass(frozen=True, eq=False, repr=False)
+class SqlUse(Value):
+    """A statement of the exercise and the line it is on: prepared against the exercise's
+    world when it loads, so SQL that does not prepare is reported at its line."""
+
     line: int
     what: str
     key: str

@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from raceday.value import Value
+
 _FAST_LOADER: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 # Text PyYAML's parser refuses in places where libyaml takes it: a tab, a byte-order mark
 # (see _fast_located), a block scalar's header with a comment right after it ("|#", ">-#").
@@ -35,8 +37,8 @@ class YamlSyntaxError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class Located:
+@dataclass(frozen=True, eq=False, repr=False)
+class Located(Value):
     """A YAML value and the line it was written on.
 
     `value` is a dict[str, Located], a list[Located] or a scalar (str, int, float, bool,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from raceday.errors import RacedayError, TranscriptError
 from raceday.transcript import events as ev
 from raceday.transcript.log import EVENTS_FILE, of_kind, read_events
+from raceday.value import Value
 
 if TYPE_CHECKING:  # sqlite-utils for `raceday history` and tools; a session's end uses sqlite3
     import sqlite_utils
@@ -61,8 +62,8 @@ class HistoryError(RacedayError):
     """The history database cannot be opened or written (one line: the file and why)."""
 
 
-@dataclass(frozen=True)
-class SessionRows:
+@dataclass(frozen=True, eq=False, repr=False)
+class SessionRows(Value):
     """What one finished session adds to the history."""
 
     session: dict[str, Any]

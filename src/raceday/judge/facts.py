@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from raceday.exercise.model import OWN_WORDS, Exercise, RaceStep
 from raceday.transcript.events import ReplayResult
+from raceday.value import Value
 
 
 @dataclass
@@ -49,6 +50,9 @@ def step_statuses(states: list[RaceStepState]) -> dict[str, str]:
 
 @dataclass
 class Facts:
+    """What the score depends on, as play goes: the fault, detection, restores, milestones,
+    declarations, hints, tasks, edits, the replay."""
+
     fault_started: int | None = None
     fault_invariant: str | None = None
     fault_text: str | None = None
@@ -132,8 +136,8 @@ def ruled_finding(finding: str, text: str) -> str:
     return own_words_key(text) if finding == OWN_WORDS else finding
 
 
-@dataclass(frozen=True)
-class Look:
+@dataclass(frozen=True, eq=False, repr=False)
+class Look(Value):
     """One read of the world by a player in a role that is not automated (a responder),
     with a fingerprint of what it showed."""
 

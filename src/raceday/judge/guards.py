@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from raceday.exercise.model import Exercise, GuardsRubric, HarmWorth
 from raceday.transcript.verdicts import HarmNight, HarmVerdict
 from raceday.transcript.wording import plural
+from raceday.value import Value
 
 
-@dataclass(frozen=True)
-class HarmGrades:
+@dataclass(frozen=True, eq=False, repr=False)
+class HarmGrades(Value):
     """The guards' points before collateral, harm by harm, with a reason for each."""
 
     verdicts: tuple[HarmVerdict, ...]

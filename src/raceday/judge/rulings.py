@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from raceday.judge.facts import Facts, own_words_key
+from raceday.value import Value
 
 WORDS = {"right": "right", "partly": "partly right", "wrong": "wrong"}
 
 
-@dataclass(frozen=True)
-class Ruled:
+@dataclass(frozen=True, eq=False, repr=False)
+class Ruled(Value):
     """The declarations as the score counts them once the rulings are applied."""
 
     declarations: tuple[tuple[int, str, bool], ...]

@@ -67,6 +67,8 @@ class StatementResult:
 
 @dataclass(frozen=True)
 class ColumnInfo:
+    """One column of a world's table or view, as the schema shows it."""
+
     name: str
     type: str
     notnull: bool

@@ -249,6 +249,8 @@ def one_line(message: str) -> str:
 
 @dataclass
 class RoleConnection:
+    """One role's connection to the world, with the authorizer that holds it to its rights."""
+
     conn: sqlite3.Connection
     auth: Authorizer
     held: str | None = None

@@ -69,6 +69,9 @@ class Reveal(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class FindingInfo(Value):
+    """One of the exercise's findings, and whether it is the true cause: the debrief
+    judges declarations by these."""
+
     text: str
     correct: bool
 
@@ -117,6 +120,9 @@ class StepInfo(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class SessionStart(Event):
+    """A session's first event: the exercise, who plays, the clock, and what the debrief
+    needs of the exercise, so a transcript is read without it."""
+
     kind: ClassVar[str] = "session_start"
     schema: int = 1
     exercise: str
@@ -146,6 +152,8 @@ class SessionStart(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TimelineEnd(Event):
+    """The exercise's clock reached its end: the night is over, the session not yet ended."""
+
     kind: ClassVar[str] = "timeline_end"
     note: str = ""
 
@@ -171,6 +179,8 @@ class SessionResumed(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Wait(Event):
+    """The team let simulated time pass, to `until`."""
+
     kind: ClassVar[str] = "wait"
     until: str
     next_inject: bool = False
@@ -180,6 +190,9 @@ class Wait(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Inject(Event):
+    """One of the night's injects reached the team: an alarm, message, status or reveal
+    (`inject_kind`), for the roles in `to`."""
+
     kind: ClassVar[str] = "inject"
     id: str
     inject_kind: str
@@ -294,6 +307,9 @@ class Automation(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TaskDue(Event):
+    """A player's task came due: the player does by hand what the automation would have
+    run (`context`: what they are told)."""
+
     kind: ClassVar[str] = "task_due"
     role: str
     task: str
@@ -304,6 +320,8 @@ class TaskDue(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TaskDone(Event):
+    """A player's task done (its check read rows), worth `points`."""
+
     kind: ClassVar[str] = "task_done"
     role: str
     task: str
@@ -324,6 +342,9 @@ class Edit(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RaceStep(Event):
+    """A race step's damage happened: the automation's run (or a player's own, `by_player`)
+    did what the step's check looks for."""
+
     kind: ClassVar[str] = "race_step"
     step: str
     title: str
@@ -336,6 +357,9 @@ class RaceStep(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Fault(Event):
+    """A harm began: an invariant's check returned rows (`relapse`: again, after the world
+    was restored)."""
+
     kind: ClassVar[str] = "fault"
     invariant: str
     fault: str
@@ -346,6 +370,8 @@ class Fault(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class InvariantClear(Event):
+    """An invariant that was violated holds again."""
+
     kind: ClassVar[str] = "invariant_clear"
     invariant: str
     fault: str
@@ -353,12 +379,16 @@ class InvariantClear(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Restored(Event):
+    """No invariant is violated any more: the world is healthy again."""
+
     kind: ClassVar[str] = "restored"
     note: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Milestone(Event):
+    """One of the exercise's milestones was reached (its check returned rows)."""
+
     kind: ClassVar[str] = "milestone"
     id: str
     label: str
@@ -395,6 +425,8 @@ class CheckFailed(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorSaved(Event):
+    """A player saved a monitor: a query run every simulated minute, alerting on rows."""
+
     kind: ClassVar[str] = "monitor_saved"
     role: str
     name: str
@@ -403,12 +435,16 @@ class MonitorSaved(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorRemoved(Event):
+    """A player removed a monitor."""
+
     kind: ClassVar[str] = "monitor_removed"
     name: str
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class MonitorError(Event):
+    """A monitor's query failed when it ran."""
+
     kind: ClassVar[str] = "monitor_error"
     name: str
     error: str
@@ -416,6 +452,9 @@ class MonitorError(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Alert(Event):
+    """A monitor began returning rows: `matched` when it alerted on the fault (the world
+    unhealthy, the monitor not noisy), which counts as detection."""
+
     kind: ClassVar[str] = "alert"
     name: str
     role: str
@@ -428,12 +467,16 @@ class Alert(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AlertClear(Event):
+    """A monitor that alerted returns no rows any more."""
+
     kind: ClassVar[str] = "alert_clear"
     name: str
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Detected(Event):
+    """The fault was first detected, `latency_minutes` after it began, and how."""
+
     kind: ClassVar[str] = "detected"
     how: str
     latency_minutes: int
@@ -441,6 +484,8 @@ class Detected(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Declaration(Event):
+    """A player declared a finding (the cause as they see it), with its verdict."""
+
     kind: ClassVar[str] = "declaration"
     role: str
     finding: str
@@ -453,6 +498,8 @@ class Declaration(Event):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Hint(Event):
+    """A hint revealed to the team, at a cost of `cost` points."""
+
     kind: ClassVar[str] = "hint"
     id: str
     text: str
@@ -604,6 +651,9 @@ class ReplayResult(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Replay(Event):
+    """The race replayed against a copy of the team's database (`available` False: it
+    could not be, `note` or `error` says why); the `final` one judges the guards."""
+
     kind: ClassVar[str] = "replay"
     available: bool
     final: bool = False  # the replay the end of the session runs, the one that scores

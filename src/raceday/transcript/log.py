@@ -31,6 +31,7 @@ from raceday.transcript.events import (
     stamped,
     to_json_line,
 )
+from raceday.value import Value
 
 EVENTS_FILE = "events.jsonl"
 E = TypeVar("E", bound=Event)
@@ -174,8 +175,8 @@ def repair_tail(folder: Path) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class ReadLog:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReadLog(Value):
     """Events read back, with a warning when the last line was cut short."""
 
     events: tuple[Event, ...]

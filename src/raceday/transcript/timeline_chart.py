@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from raceday.value import Value
+
 if TYPE_CHECKING:
     from rich.text import Text
 
@@ -48,8 +50,8 @@ _RANK = ("fault", "relapse", "detected", "restored", "milestone", "declaration",
          "replay", "figure", "reveal")
 
 
-@dataclass(frozen=True)
-class Mark:
+@dataclass(frozen=True, eq=False, repr=False)
+class Mark(Value):
     """One moment on the chart: `minute` counts from the exercise clock's start."""
 
     lane: str
@@ -60,8 +62,8 @@ class Mark:
     source: str = ""
 
 
-@dataclass(frozen=True)
-class Band:
+@dataclass(frozen=True, eq=False, repr=False)
+class Band(Value):
     """A stretch of one lane: the outage (fault to restored) or the time to detect."""
 
     lane: str
@@ -71,8 +73,8 @@ class Band:
     label: str
 
 
-@dataclass(frozen=True)
-class Chart:
+@dataclass(frozen=True, eq=False, repr=False)
+class Chart(Value):
     """What to draw: the axis (minutes since the clock's start) and the marks on it."""
 
     start: int

@@ -37,6 +37,8 @@ BY_REPLAY, BY_LIVE, BY_NONE = "replay", "live", "none"
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Fault(Value):
+    """What became of the fault: whether it occurred, when and which, and its `outcome`."""
+
     occurred: bool = False
     started_at: str | None = None
     invariant: str | None = None
@@ -153,6 +155,8 @@ class HarmVerdict(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Guards(Value):
+    """The guard points: harm by harm, race step by race step, and the good writes refused."""
+
     points: int
     max: int
     harms: tuple[HarmVerdict, ...] = ()  # what the guards earned, harm by harm
@@ -201,6 +205,8 @@ class Recovery(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Tasks(Value):
+    """The points of the players' tasks done (`done`)."""
+
     points: int
     max: int
     done: tuple[str, ...] = ()
@@ -209,6 +215,8 @@ class Tasks(Value):
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Hints(Value):
+    """The hints revealed and what they cost."""
+
     revealed: tuple[str, ...] = ()
     cost: int = 0
 

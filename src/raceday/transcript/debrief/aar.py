@@ -27,6 +27,7 @@ from raceday.transcript.debrief.model import (
     Observation,
 )
 from raceday.transcript.debrief.people import tagged, with_observations
+from raceday.value import Value
 
 AAR_FILE = "aar.json"
 PLAN_FIELDS = ("issue", "owner", "start", "due")
@@ -101,8 +102,8 @@ def apply_edits(d: Debrief, edits: AarEdits) -> Debrief:
     return replace(d, after_action=after, observations=d.observations + added)
 
 
-@dataclass(frozen=True)
-class AarChange:
+@dataclass(frozen=True, eq=False, repr=False)
+class AarChange(Value):
     """One edit asked for on the command line."""
 
     what: str  # analysis, recommendation, issue, owner, start, due, action, note, evaluators

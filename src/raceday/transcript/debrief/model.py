@@ -269,6 +269,8 @@ class Declaration(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class HintInfo(Value):
+    """A hint the team revealed, when, and what it cost."""
+
     time: str
     id: str
     text: str
@@ -355,6 +357,8 @@ class GoodPath(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ReplayStep(Value):
+    """One race step as the last replay judged it."""
+
     step: str
     title: str
     outcome: str
@@ -423,6 +427,9 @@ class Analysis(Value):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class AfterAction(Value):
+    """The after-action report: strengths, areas for improvement and the improvement
+    plan, with what the room wrote into it in the hot wash."""
+
     strengths: tuple[str, ...]
     improvements: tuple[str, ...]
     actions: tuple[CorrectiveAction, ...]

@@ -14,6 +14,7 @@ from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import Change
 from raceday.transcript.log import of_kind
 from raceday.transcript.verdicts import Score
+from raceday.value import Value
 
 DEFAULT_PHASES = (
     ev.PhaseInfo(id="first-symptom", label="First symptom (the fault)", team="fault"),
@@ -53,16 +54,16 @@ class Clock:
         return None if total is None else (total - self.origin) % (24 * 60)
 
 
-@dataclass(frozen=True)
-class Run:
+@dataclass(frozen=True, eq=False, repr=False)
+class Run(Value):
     """One run of an automated task: its statements and how it ended."""
 
     statements: tuple[ev.Statement, ...]
     end: ev.Automation
 
 
-@dataclass(frozen=True)
-class Surfaced:
+@dataclass(frozen=True, eq=False, repr=False)
+class Surfaced(Value):
     """When the team first surfaced the fault, as the score judged it (or, in a transcript
     with no score, as the session's `detected` event said)."""
 
@@ -72,8 +73,8 @@ class Surfaced:
     how: str
 
 
-@dataclass(frozen=True)
-class Moment:
+@dataclass(frozen=True, eq=False, repr=False)
+class Moment(Value):
     """When something the timeline names happened, and what marked it."""
 
     event: ev.Event
