@@ -197,6 +197,8 @@ def test_the_practice_nights_baselines_are_played_while_the_team_plays(
     from raceday.engine.replay_exercises import practiced
 
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(replay_cache, "baselines_known", {})  # none known in this process:
+    monkeypatch.setattr(replay_cache, "good_known", {})  # a test before may have the seed's
     played_in: list[str] = []
     play = replay_postgres._play_baseline_pg
 
