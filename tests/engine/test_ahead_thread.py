@@ -28,6 +28,20 @@ def begun(started: threading.Event, answer: Any) -> Any:
     return job
 
 
+class Held:
+    """A night that says when it has begun and goes on only when released."""
+
+    def __init__(self, played: list[str], name: str) -> None:
+        self.started, self.release = threading.Event(), threading.Event()
+        self.played, self.name = played, name
+
+    def __call__(self, made: list[Any]) -> int:
+        self.started.set()
+        self.release.wait(5)
+        self.played.append(self.name)
+        return len(self.played)
+
+
 def test_an_answer_made_ahead_is_taken_once() -> None:
     ahead = AheadThread()
     started = threading.Event()
@@ -39,19 +53,13 @@ def test_an_answer_made_ahead_is_taken_once() -> None:
 
 def test_a_night_not_begun_is_left_to_the_replay_and_never_played() -> None:
     ahead = AheadThread()
-    release, started = threading.Event(), threading.Event()
     played: list[str] = []
-
-    def first(made: list[Any]) -> None:
-        started.set()
-        release.wait(5)
-        played.append("first")
-
+    first = Held(played, "first")
     ahead.start("first", first)
     ahead.start("second", lambda made: played.append("second"))
-    assert started.wait(5)
+    assert first.started.wait(5)
     assert ahead.take("second") == (False, None)  # still queued behind the first
-    release.set()
+    first.release.set()
     assert ahead.take("first")[0] is True  # being played: waited for
     assert played == ["first"]
 
@@ -71,21 +79,14 @@ def test_a_night_that_failed_ahead_is_played_again_by_the_replay() -> None:
 
 def test_the_same_night_is_not_queued_twice() -> None:
     ahead = AheadThread()
-    release, started = threading.Event(), threading.Event()
-    runs: list[int] = []
-
-    def once(made: list[Any]) -> int:
-        started.set()
-        release.wait(5)
-        runs.append(1)
-        return len(runs)
-
+    runs: list[str] = []
+    once = Held(runs, "first")
     ahead.start("baseline", once)
-    ahead.start("baseline", lambda made: runs.append(2))
-    assert started.wait(5)
-    release.set()
+    ahead.start("baseline", lambda made: runs.append("second"))
+    assert once.started.wait(5)
+    once.release.set()
     assert ahead.take("baseline") == (True, 1)
-    assert runs == [1]
+    assert runs == ["first"]
 
 
 def test_stop_closes_the_world_being_played_and_plays_nothing_more() -> None:

@@ -28,6 +28,7 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
     monkeypatch.setattr(replay_cache, "good_known", {})
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
+    monkeypatch.setattr(aside, "_enabled", [True])  # a team host before, in this process, set it off
     replay.discard_ahead()
     return cache
 

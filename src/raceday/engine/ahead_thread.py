@@ -74,10 +74,6 @@ class AheadThread:
             _log.info("a replay night played ahead failed; it is played again", exc_info=True)
             return False, None
 
-    def pending(self, key: str) -> bool:
-        with self._lock:
-            return key in self._futures
-
     def forget(self, keys: list[str]) -> None:
         """Nobody will take these (the session's final replay is over): those not begun are
         not played; one being played finishes (its answer still goes to the cache)."""

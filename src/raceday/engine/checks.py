@@ -43,10 +43,9 @@ class WorldChecks(SessionCore):
         it read has been written since, nor the schema changed (`_check_key`)."""
         if not reads_only(sql):  # a check that may write (WITH ... DELETE)
             self._unnamed_writes += 1
-        asked = params_key(params)
         key = self._check_key(sql, params)
-        kept = self._check_kept.get(sql)
-        if key is not None and kept is not None and kept[0] == asked and kept[1] == key:
+        if self._still_kept(sql, params, key):
+            kept = self._check_kept[sql]
             return kept[2], list(kept[3])
         self._check_kept.pop(sql, None)
         answer = self._asked_ahead.pop(sql, None) if params is None else None
@@ -54,8 +53,16 @@ class WorldChecks(SessionCore):
             raise answer
         columns, rows = answer if answer is not None else self.store.app_query(sql, params)
         if key is not None:
-            self._check_kept[sql] = (asked, key, columns, list(rows))
+            self._check_kept[sql] = (params_key(params), key, columns, list(rows))
         return columns, list(rows)
+
+    def _still_kept(self, sql: str, params: Mapping[str, Any] | None,
+                    key: tuple[int, ...] | None) -> bool:
+        """Whether the answer kept for `sql` is the one asking again would give (`key`:
+        `_check_key` now)."""
+        kept = self._check_kept.get(sql)
+        return key is not None and kept is not None and kept[0] == params_key(params) \
+            and kept[1] == key
 
     def _check_key(self, sql: str, params: Mapping[str, Any] | None) -> tuple[int, ...] | None:
         """What a check's answer depends on (`_world_key` of the tables it reads), or None
@@ -151,15 +158,9 @@ class WorldChecks(SessionCore):
                        if m.id not in self.facts.milestones]
         ask = [sql for sql in dict.fromkeys(wanted)
                if sql not in self._broken_checks and reads_only(sql)
-               and not self._still_kept(sql)]
+               and not self._still_kept(sql, None, self._check_key(sql, None))]
         if len(ask) > 1:
             self._asked_ahead = dict(zip(ask, self.store.app_queries(ask), strict=True))
-
-    def _still_kept(self, sql: str) -> bool:
-        kept = self._check_kept.get(sql)
-        key = self._check_key(sql, None)
-        return key is not None and kept is not None and kept[0] == params_key(None) \
-            and kept[1] == key
 
     def _check_each(self) -> None:
         if not self.judge_world:

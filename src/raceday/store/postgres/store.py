@@ -35,7 +35,6 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from raceday.errors import MachineError, RacedayError
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.postgres.watchdog import WATCHDOG
@@ -477,35 +476,18 @@ class PostgresStore(StoreBase["_Login"]):
         self, sql: str, params: Mapping[str, Any] | None = None
     ) -> tuple[tuple[str, ...], list[Row]]:
         """Run one of the exercise's checks, read-only, on the checker's own login."""
-        with self._call():
-            checker = self._checker_login()
-            started = time.perf_counter()
-            try:
-                query, values = pgsql.bind(sql, params)
-            except pgsql.MissingParameter as exc:
-                raise StoreError(f"no value was given for parameter :{exc.name}") from exc
-            # One round trip, where it was three (BEGIN with the limits, the check,
-            # ROLLBACK): a night on PostgreSQL asks about ten thousand checks. The three go
-            # in one message, the check's values bound by psycopg on this side (the check is
-            # the exercise's SQL, never a player's); the transaction is rolled back as before,
-            # so nothing a function the check calls sets outlives it.
-            from raceday.store.postgres import driver
-
-            batch = (f"{self._begin_sql(checker, read_only=True)};\n{query}\n;"
-                     " ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
-            try:
-                with self._watch(checker.conn):
-                    cur = driver.ClientCursor(checker.conn)
-                    cur.execute(batch, values)
-                    for _ in range(_BEGIN_STATEMENTS):  # to the check's own result
-                        cur.nextset()
-                    columns = tuple(c.name for c in cur.description or ())
-                    rows = [tuple(r) for r in cur.fetchall()] if columns else []
-            except Exception as exc:
-                end_transaction(checker.conn, "ROLLBACK")
-                kind, message = self._classify(exc, started)
-                raise StoreError(message, kind) from exc
-            return columns, rows
+        try:
+            query, values = pgsql.bind(sql, params)
+        except pgsql.MissingParameter as exc:
+            raise StoreError(f"no value was given for parameter :{exc.name}") from exc
+        started = time.perf_counter()
+        try:
+            return self._read_only([query], values)[0]
+        except StoreError:
+            raise
+        except Exception as exc:
+            kind, message = self._classify(exc, started)
+            raise StoreError(message, kind) from exc
 
     def app_queries(self, sqls: Sequence[str]) -> list[Answer]:
         """Several of the exercise's checks (no parameters), read in one exchange with the
@@ -522,41 +504,46 @@ class PostgresStore(StoreBase["_Login"]):
             except pgsql.MissingParameter:
                 query = ""
             if not query or len(pgsql.split(sql)) != 1:  # not one statement: asked alone
-                return [self._answer(sql) for sql in sqls]
+                return super().app_queries(sqls)
             pieces.append(query)
             values += bound
+        try:
+            return list(self._read_only(pieces, values))
+        except Exception:  # asked alone, each with its own error
+            return super().app_queries(sqls)
+
+    def _read_only(self, queries: Sequence[str], values: Sequence[Any],
+                   ) -> list[tuple[tuple[str, ...], list[Row]]]:
+        """Each query's columns and rows, all in one message on the checker's own login:
+        BEGIN with the limits, the queries, ROLLBACK (one round trip, where it was three a
+        query: a night on PostgreSQL asks about ten thousand checks). The values are bound
+        by psycopg on this side (the checks are the exercise's SQL, never a player's); the
+        transaction is rolled back, so nothing a function a check calls sets outlives it.
+        Raises what the server said, the transaction ended."""
+        from raceday.store.postgres import driver
+
         with self._call():
             checker = self._checker_login()
             batch = (f"{self._begin_sql(checker, read_only=True)};\n"
-                     + "\n;\n".join(pieces)
+                     + "\n;\n".join(queries)
                      + "\n; ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
-            from raceday.store.postgres import driver
-
-            answers: list[Answer] = []
+            answers = []
             try:
                 with self._watch(checker.conn):
                     cur = driver.ClientCursor(checker.conn)
-                    cur.execute(batch, values)
-                    for _ in range(_BEGIN_STATEMENTS):
+                    cur.execute(batch, list(values))
+                    for _ in range(_BEGIN_STATEMENTS):  # to the first query's own result
                         cur.nextset()
-                    for _ in pieces:
+                    for _ in queries:
                         columns = tuple(c.name for c in cur.description or ())
                         answers.append((columns, [tuple(r) for r in cur.fetchall()]
                                         if columns else []))
                         cur.nextset()
-            except Exception:  # asked alone below, each with its own error
-                answers = []
+            except Exception:
                 if not (checker.conn.closed or checker.conn.broken):
                     end_transaction(checker.conn, "ROLLBACK")
-        return answers or [self._answer(sql) for sql in sqls]
-
-    def _answer(self, sql: str) -> Answer:
-        try:
-            return self.app_query(sql)
-        except MachineError:
-            raise
-        except RacedayError as exc:
-            return exc
+                raise
+            return answers
 
     # -- the schema -----------------------------------------------------------------------
 
