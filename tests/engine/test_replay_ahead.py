@@ -27,6 +27,7 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
     monkeypatch.setattr(replay_cache, "good_known", {})
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     monkeypatch.setattr(aside, "_enabled", [True])  # a team host before, in this process, set it off
     replay.discard_ahead()
@@ -104,11 +105,18 @@ def test_nights_nobody_asked_for_are_stopped_and_leave_nothing(
     assert result is not None and result.steps
 
 
-def test_a_large_world_starts_nothing_ahead(fresh: Path, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+@needs_fork
+def test_a_large_world_is_played_ahead_in_a_child_only(fresh: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large world's original nights are played ahead only in the child, which holds up
+    nobody's statements: the TUI's runner (`prepare`) plays none of them itself."""
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
-    open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
-    assert not replay._ahead
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    assert len(replay._ahead) == 2 and len(replay._baselines_pending) == 1 + 3 + 1
+    replay.discard_ahead()
+    monkeypatch.setattr(replay, "_good_writes", _not_here)
+    monkeypatch.setattr(replay, "_baseline", _not_here)
+    replay.prepare(session)  # on the runner: nothing played, nothing fails
 
 
 @needs_fork

@@ -226,7 +226,7 @@ def _scratch_folder(folder: Path) -> Path:
 
 
 def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Path,
-                    small: bool, started: list[Aside[Any]]) -> Callable[[], Harms]:
+                    fork: bool, started: list[Aside[Any]]) -> Callable[[], Harms]:
     """`_baseline` on the exercise's own world (no renumbering): known, or being played
     ahead, it is taken when asked for; else played aside (`_aside`) from now."""
     key = replay_cache.baseline_key(kind, exercise, until, "", "sqlite")
@@ -234,7 +234,7 @@ def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Pa
         del _baselines_pending[key]
     if replay_cache.baseline_cached(key) is not None or key in _baselines_pending:
         return lambda: _baseline(kind, exercise, until, "")
-    get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, small, started)
+    get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, fork, started)
 
     def answer() -> Harms:
         known = get()
@@ -251,7 +251,7 @@ night, the team's statements and the world they started from: ctrl+r twice plays
 
 
 def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: Path,
-                          built: str, folder: Path, until: int, small: bool,
+                          built: str, folder: Path, until: int, fork: bool,
                           started: list[Aside[Any]]) -> Callable[[], HarmTimes]:
     """The team's practice night `team` (with the team's statements) on a world built from
     the team's as the race's is (`built`: that world's file digest), played aside."""
@@ -267,7 +267,7 @@ def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: 
         remove_world(world)
         return harm_times(own, played, until)
 
-    get = _aside(play, folder, small, started)
+    get = _aside(play, folder, fork, started)
 
     def answer() -> HarmTimes:
         got = get()
@@ -281,7 +281,7 @@ def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: 
 
 def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
                            live: Path, built: str, same_world: bool, folder: Path,
-                           until: int, shift: ShiftSpec | None, small: bool,
+                           until: int, shift: ShiftSpec | None, fork: bool,
                            started: list[Aside[Any]]) -> Callable[[], tuple[HarmNight, ...]]:
     """Each practice night on a world built from the team's as the race's is, beside the
     same night on the exercise's own world; each played aside (`_aside`) from now.
@@ -293,10 +293,10 @@ def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: E
     for night in exercise.replay.practice if exercise.replay is not None else ():
         own = practiced(exercise, night, shift)
         baseline = _baseline_aside(kind, own, until, folder / f"practice-{night.id}-own",
-                                   small, started)
+                                   fork, started)
         team = None if same_world else _practice_night_aside(
             kind, own, practiced(team_exercise, night, shift), live, built,
-            folder / f"practice-{night.id}", until, small, started)
+            folder / f"practice-{night.id}", until, fork, started)
         plays.append((night, own, baseline, team))
 
     def answer() -> tuple[HarmNight, ...]:
@@ -325,10 +325,10 @@ def _team_night(kind: NightKind, team_exercise: Exercise, team_world: Path, fold
     return run_outcomes(team), tuple(team.probe_results), normal_night_harms(team, until, night)
 
 
-def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
+def _aside(play: Callable[[Path], T], scratch: Path, fork: bool,
            started: list[Aside[Any]]) -> Callable[[], T]:
-    """`play(scratch)`, started now in a forked child (`Aside`) when the world is `small`,
-    while the caller plays the race; else played here when the answer is asked for. The
+    """`play(scratch)`, started now in a forked child (`Aside`) when `fork` (and a child can
+    be forked), while the caller plays the race; else played here when the answer is asked for. The
     scratch folder is the play's alone, and is gone afterwards either way: a child that fails
     half-way leaves nothing the same call made here would trip on."""
 
@@ -342,7 +342,7 @@ def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
         finally:
             clear()
 
-    if not small:
+    if not fork:
         return run
     aside = Aside(run, before_here=clear)
     started.append(aside)
@@ -355,7 +355,7 @@ def _aside(play: Callable[[Path], T], scratch: Path, small: bool,
 
 
 def _good_writes_aside(kind: NightKind, exercise: Exercise, folder: Path, until: int,
-                       renumber: str, small: bool, started: list[Aside[Any]],
+                       renumber: str, fork: bool, started: list[Aside[Any]],
                        ) -> Callable[[], list[GoodRun]]:
     """`_good_writes`, from this process's memory or the cache folder at once, else played
     aside (`_aside`) while the race plays."""
@@ -371,7 +371,7 @@ def _good_writes_aside(kind: NightKind, exercise: Exercise, folder: Path, until:
         return _good_writes(kind, exercise, scratch, until, renumber)
 
     get = ahead or _aside(
-        play, folder / f"original-night{renumber.strip() and '-shifted'}", small, started)
+        play, folder / f"original-night{renumber.strip() and '-shifted'}", fork, started)
 
     def answer() -> list[GoodRun]:
         good = get()
@@ -386,7 +386,7 @@ def _good_writes_aside(kind: NightKind, exercise: Exercise, folder: Path, until:
 
 def normal_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
                          team_world: Path, folder: Path, until: int, renumber: str,
-                         probes: tuple[Probe, ...], small: bool, started: list[Aside[Any]],
+                         probes: tuple[Probe, ...], fork: bool, started: list[Aside[Any]],
                          ) -> Callable[[], Nights]:
     """The normal night on the original world and on the team's (`team_world`, built as the
     race's is, with the same `renumber`), each played aside (`_aside`) while the race plays:
@@ -400,7 +400,7 @@ def normal_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exer
     if known is not None:
         remove_world(team_world)
         return lambda: known
-    goods = _good_writes_aside(kind, exercise, folder, until, renumber, small, started)
+    goods = _good_writes_aside(kind, exercise, folder, until, renumber, fork, started)
 
     def play(scratch: Path) -> TeamNight:
         world = scratch / "normal-team.db"  # a copy: the team's world stays as it was
@@ -408,7 +408,7 @@ def normal_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exer
         return _team_night(kind, team_exercise, world, scratch, until, probes, which)
 
     which = "the variant's normal night" if renumber.strip() else "the normal night"
-    night = _aside(play, folder / "normal-nights", small, started) if small else (
+    night = _aside(play, folder / "normal-nights", fork, started) if fork else (
         lambda: _team_night(kind, team_exercise, team_world, folder, until, probes, which))
     start = team_exercise.clock.start
 
@@ -505,12 +505,15 @@ def _wanted(session: Night) -> list[tuple[Exercise, str]]:
                                if shift is not None else [])
 
 
-def _preparable(session: Night) -> bool:
+def _preparable(session: Night, *, any_size: bool = False) -> bool:
     """A replay of this session plays the original world's normal nights, and they are small
-    enough to be played ahead of it (a large world's would hold up the players)."""
+    enough to be played ahead of it on the TUI's runner (a large world's would hold up the
+    players' first statements), or `any_size`: played in a forked child, which holds up
+    nobody's statements."""
     exercise, store = session.exercise, session.store
     return (exercise.replay is not None and bool(exercise.replay.delayed)
-            and isinstance(store, WorldStore) and _world_bytes(store.path) <= _PREPARE_BYTES)
+            and isinstance(store, WorldStore)
+            and (any_size or _world_bytes(store.path) <= _PREPARE_BYTES))
 
 
 def prepare_ahead(session: Night) -> None:
@@ -527,7 +530,7 @@ def prepare_ahead(session: Night) -> None:
     if not can_fork():
         return
     try:
-        if not _preparable(session):
+        if not _preparable(session, any_size=True):
             return
         with collector.paused():  # the child plays with the collector held off
             _ahead_chain(type(session), session, replay_until(session))
@@ -710,8 +713,9 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
     warnings = build_replay_world(live, exercise.world_sql, race_world)
     delayed = bool(exercise.replay and exercise.replay.delayed)
     kind = type(session)  # the replay plays sessions of the kind it was given
-    started: list[Aside[Any]] = []  # children whose answer is not asked for yet
-    small = _world_bytes(race_world) <= _PREPARE_BYTES  # its nights played aside
+    # children whose answer is not asked for yet: every night is played beside the race,
+    # whatever the world's size (the players are done, or wait for this replay)
+    started: list[Aside[Any]] = []
     shift = session.variant
     try:
         nights: Callable[[], Nights] | None = None
@@ -719,7 +723,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             copy_world(race_world, folder / "normal-team.db")
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
-                                          small, started)
+                                          True, started)
         practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
         if exercise.replay is not None and exercise.replay.practice:
             # the practice nights' worlds are built as the race's is: the same as it, now
@@ -727,7 +731,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 world_fingerprint(race_world) == _own_world(exercise)
             practice_nights = _practice_nights_aside(
                 kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
-                folder, until, shift, small, started)
+                folder, until, shift, True, started)
         race = play_night(kind, team_exercise, race_world, folder / "race", until)
         _keep_race(folder / "race", race.events)
         steps = step_replays(exercise, race)
@@ -755,7 +759,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 more_nights = normal_nights_aside(kind, shifted_exercise,
                                                    variant_of(team_exercise, shift),
                                                    other / "normal-team.db", other, until,
-                                                   shift.seed, (), small, started)
+                                                   shift.seed, (), True, started)
             shifted = play_night(kind, variant_of(team_exercise, shift), shifted_world, other / "race",
                             until, transcript=False)  # nobody reads it: merged below
             remove_world(shifted_world)
