@@ -137,3 +137,9 @@ def test_the_final_replay_takes_every_baseline_from_the_child_started_at_open(
     assert played_here == []
     practice = [h for h in result.harms if h.practice]
     assert len({h.practice for h in practice}) == 3 and any(h.baseline for h in practice)
+
+
+def test_a_session_opened_without_ahead_starts_nothing(fresh: Path, tmp_path: Path) -> None:
+    """The TUI opens with `ahead=False` and starts the nights once its screen is drawn."""
+    open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path, ahead=False)
+    assert not replay._ahead and not replay._baselines_pending and not replay._ahead_started

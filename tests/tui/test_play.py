@@ -436,3 +436,23 @@ def test_only_onboarding_names_the_fault() -> None:
         assert ("Faults" in text) is onboarding
         assert ("1 fault" in render_compact(world, alarms).plain) is onboarding
         assert (feed_text(fault, judge=onboarding) is not None) is onboarding
+
+
+async def test_the_replays_nights_are_started_ahead_once_the_play_screen_says_open(
+        make_app: MakeApp, flagship: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The original nights every replay needs are started ahead (a forked child) by the
+    runner after the opened screen is drawn, not while the world opens: the first statement
+    waits for none of it, and the final replay still finds them begun."""
+    from raceday.engine import replay
+
+    said: list[str] = []
+    app = make_app(flagship)
+
+    def ahead(session: object) -> None:
+        said.append(app.call_from_thread(lambda: status_text(play_screen(app))))
+
+    monkeypatch.setattr(replay, "prepare_ahead", ahead)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await wait_until(pilot, lambda: bool(said))
+        assert len(said) == 1 and "Run a statement (F5)" in said[0]

@@ -43,12 +43,14 @@ def open_session(
     time_limit_s: float = 2.0,
     db: str | None = None,
     origin: str = "",
+    ahead: bool = True,
 ) -> Session:
     """Build a fresh world in a new session folder and start the clock.
 
     `db` is a PostgreSQL DSN (`--db postgresql://...`) for a world on that server, played
     with the exercise's PostgreSQL variant; None is the default, a world.db in the folder
-    (or the server `raceday play --db` left in RACEDAY_DB)."""
+    (or the server `raceday play --db` left in RACEDAY_DB). `ahead` False: the caller starts
+    the replay's nights ahead itself (`replay.prepare_ahead`), once its first screen is up."""
     db = db or os.environ.get(DB_VARIABLE) or None
     if is_postgres(db):
         from raceday.exercise.postgres import for_postgres
@@ -72,9 +74,10 @@ def open_session(
     except BaseException:
         store.close()
         raise
-    from raceday.engine.replay import prepare_ahead  # the replay's module, only once open
+    if ahead:
+        from raceday.engine.replay import prepare_ahead  # the replay's module, only once open
 
-    prepare_ahead(session)  # every replay needs the original nights: started now, aside
+        prepare_ahead(session)  # every replay needs the original nights: started now, aside
     return session
 
 

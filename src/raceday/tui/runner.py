@@ -160,7 +160,10 @@ class SessionRunner:
         def job() -> list[Message]:
             from raceday.engine.headless import open_session
 
-            session = open_session(exercise, players, transcripts, pace, time_limit_s)
+            # the replay's nights are started ahead once the play screen is drawn (its
+            # digests and the fork took ~50 ms before the first statement could be typed)
+            session = open_session(exercise, players, transcripts, pace, time_limit_s,
+                                   ahead=False)
             self.session = session
             self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
                                                onboarding=self.onboarding)
@@ -173,15 +176,18 @@ class SessionRunner:
     def prepare_replay(self) -> None:
         """Once the opened screen is drawn (the play screen asks then: work queued sooner
         held the interpreter while its first frames were drawn), while the players read it:
-        what any replay of this session needs (engine.replay.prepare), and the modules
-        ctrl+r imports. A replay asked for first prepares what it needs itself."""
+        what any replay of this session needs (engine.replay.prepare_ahead and prepare), and
+        the modules ctrl+r imports. A replay asked for first prepares what it needs itself."""
         def job() -> list[Message]:
-            from raceday.engine.replay import prepare
+            from raceday.engine.replay import prepare, prepare_ahead
+
+            if self.session is not None:  # the original nights: a forked child (PostgreSQL:
+                prepare_ahead(self.session)  # a thread), started before the imports below
             from raceday.engine.replaywalk import load_walk  # noqa: F401 - imported ahead
             from raceday.tui.screens.replay import ReplayScreen  # noqa: F401 - imported ahead
 
             if self.session is not None:
-                prepare(self.session)
+                prepare(self.session)  # what the child does not play (a large world: nothing)
             return []
 
         self.submit("prepare", job, refresh=False)
