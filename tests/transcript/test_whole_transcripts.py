@@ -72,3 +72,16 @@ def test_a_reference_play_writes_the_transcript_it_wrote_before(
         diff = "\n".join(list(difflib.unified_diff(expected, lines, "recorded", "now",
                                                    lineterm="", n=1))[:40])
         raise AssertionError(f"{script.name}: the transcript differs from {path.name}:\n{diff}")
+
+
+def test_the_final_replay_runs_each_of_the_teams_looks_once(
+        reference_play: ReferencePlays) -> None:
+    """A look the team made before several declarations is one probe on the normal night,
+    not one per declaration (the flagship's as-it-happened listed 14 probes for 5 looks)."""
+    exercise, script = next((e, s) for e, s in PLAYS
+                            if e == "dynamodb-dns-race" and s.stem == "as-it-happened")
+    folder = reference_play(exercise, script).folder
+    replays = [json.loads(line) for line in normalised_events(folder)
+               if json.loads(line)["kind"] == "replay"]
+    checks = [(c["name"], c["at"]) for c in replays[-1]["monitor_checks"]]
+    assert checks and len(checks) == len(set(checks))

@@ -572,7 +572,9 @@ class Session(Automation):
         if final:
             self.facts.replay = None  # guard points come from this replay alone
         try:
-            result = replay_race(self, tuple(self.alert_sql + self.look_sql) if final else (),
+            # each probe once: a look the team made before two declarations is listed twice
+            probes = tuple(dict.fromkeys(self.alert_sql + self.look_sql)) if final else ()
+            result = replay_race(self, probes,
                                  keep_world=not final, reveal=final)
         except Exception as exc:  # the live session must survive a replay that cannot be built
             from raceday.store.replay_world import remove_earlier_worlds  # sqlite3: only here
