@@ -17,7 +17,8 @@ from typing import Any
 class History:
     """The highest value each key has had tonight, per harm."""
 
-    highest: dict[tuple[str, str], Any] = field(default_factory=dict)
+    highest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per harm, each key (as text) and the highest value it has had."""
     last: dict[str, tuple[list[Sequence[Any]], list[tuple[Any, ...]]]] = field(
         default_factory=dict)
     """Per harm, the rows compared last (when their keys were distinct) and the answer: the
@@ -40,21 +41,25 @@ class History:
 
     def _compare(self, harm: str, rows: list[Sequence[Any]]) -> list[tuple[Any, ...]]:
         back: list[tuple[Any, ...]] = []
-        for row in rows:
+        highs = self.highest.setdefault(harm, {})
+        high = highs.get
+        for row in rows:  # every endpoint after every write: kept lean
             if len(row) < 2 or row[1] is None:
                 continue
-            key, value = (harm, str(row[0])), row[1]
-            before = self.highest.get(key)
+            name, value = row[0], row[1]
+            key = name if type(name) is str else str(name)
+            before = high(key)
+            if before is None:
+                highs[key] = value
+                continue
             try:
-                lower = before is not None and value < before
-                higher = before is None or value > before
+                lower, higher = value < before, value > before
             except TypeError:  # a value of another type than before: compared as text
-                lower = before is not None and str(value) < str(before)
-                higher = before is None or str(value) > str(before)
+                lower, higher = str(value) < str(before), str(value) > str(before)
             if lower:
-                back.append((row[0], value, before))
-            if higher:
-                self.highest[key] = value
+                back.append((name, value, before))
+            elif higher:
+                highs[key] = value
         return back
 
 
