@@ -84,6 +84,16 @@ def test_a_child_or_none_the_replay_says_the_same(
     assert sorted(played_here) == ["normal-original"] * 2 + ["normal-team"] * 2 + ["race"] * 5
     assert here.result == forked.result
     assert not list(tmp_path.rglob("normal-nights")) + list(tmp_path.rglob("original-night*"))
+    # a world too large for a copy per night on disk at once: played here, one after another
+    monkeypatch.setattr(aside, "_enabled", [True])
+    monkeypatch.setattr(replay, "_FORK_BYTES", 1000)
+    _forget(monkeypatch)
+    played_here.clear()
+    large = _guarded_replay(tmp_path / "large")
+    # (the original world's normal nights may be the child's, started when the session opened)
+    assert sorted(n for n in played_here if n != "normal-original") == \
+        ["normal-team"] * 2 + ["race"] * 5
+    assert large.result == forked.result
 
 
 @pytest.mark.skipif(not FORKS, reason="needs os.fork and two cores")

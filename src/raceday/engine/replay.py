@@ -100,6 +100,10 @@ _MEMO_SIZE = 12
 _PREPARE_BYTES = 1 << 20
 """`prepare` plays the normal night ahead only for a world up to this size (the flagship's
 is 80 kB; with 1,000 more endpoints, 1.6 MB)."""
+_FORK_BYTES = 64 << 20
+"""The final replay plays its nights side by side (each in a child, on a copy of the world)
+for a world up to this size (the flagship with 10,000 more endpoints: 16 MB); a larger one's
+nights are played one after another, so that its copies are never all on disk at once."""
 _IMAGE_BYTES = 8 << 20
 _played: OrderedDict[str, tuple[Night, Path, bytes | None]] = OrderedDict()
 """Nights already played in this process: key -> (the session, the folder it wrote, the
@@ -713,9 +717,8 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
     warnings = build_replay_world(live, exercise.world_sql, race_world)
     delayed = bool(exercise.replay and exercise.replay.delayed)
     kind = type(session)  # the replay plays sessions of the kind it was given
-    # children whose answer is not asked for yet: every night is played beside the race,
-    # whatever the world's size (the players are done, or wait for this replay)
-    started: list[Aside[Any]] = []
+    started: list[Aside[Any]] = []  # children whose answer is not asked for yet
+    fork = _world_bytes(race_world) <= _FORK_BYTES  # the nights beside the race
     shift = session.variant
     try:
         nights: Callable[[], Nights] | None = None
@@ -723,7 +726,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             copy_world(race_world, folder / "normal-team.db")
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
-                                          True, started)
+                                          fork, started)
         practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
         if exercise.replay is not None and exercise.replay.practice:
             # the practice nights' worlds are built as the race's is: the same as it, now
@@ -731,7 +734,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 world_fingerprint(race_world) == _own_world(exercise)
             practice_nights = _practice_nights_aside(
                 kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
-                folder, until, shift, True, started)
+                folder, until, shift, fork, started)
         race = play_night(kind, team_exercise, race_world, folder / "race", until)
         _keep_race(folder / "race", race.events)
         steps = step_replays(exercise, race)
@@ -759,7 +762,7 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
                 more_nights = normal_nights_aside(kind, shifted_exercise,
                                                    variant_of(team_exercise, shift),
                                                    other / "normal-team.db", other, until,
-                                                   shift.seed, (), True, started)
+                                                   shift.seed, (), fork, started)
             shifted = play_night(kind, variant_of(team_exercise, shift), shifted_world, other / "race",
                             until, transcript=False)  # nobody reads it: merged below
             remove_world(shifted_world)
