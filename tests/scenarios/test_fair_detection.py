@@ -42,13 +42,21 @@ def play(name: str, transcripts: Path) -> tuple[dict[str, Any], tuple[ev.Event, 
 Played = tuple[dict[str, Any], tuple[ev.Event, ...]]
 
 
+RUL_SIZE = 4000
+"""recovery-under-load's plays run at 4,000 droplets, not the bundled 20,000 (a third of the
+time, most of it the final replay): detection is graded by the minutes from the fault to the
+look, which the fleet's size does not move (15 and 17 minutes at 20,000 too)."""
+
+
 @pytest.fixture
 def plays(reference_play: ReferencePlays) -> Callable[[str], Played]:
     """Each play played once for the whole run, whichever worker asks first (a
-    recovery-under-load play takes ~20 s), so the tests spread over the workers."""
+    recovery-under-load play takes ~10 s), so the tests spread over the workers."""
 
     def get(name: str) -> Played:
-        played = reference_play(exercise_of(name), PLAYS / f"{name}.yaml")
+        exercise, path = exercise_of(name), PLAYS / f"{name}.yaml"
+        played = (reference_play.sized(exercise, path, RUL_SIZE)
+                  if exercise == "recovery-under-load" else reference_play(exercise, path))
         return played.result, read_events(played.folder).events
 
     return get
