@@ -50,9 +50,25 @@ class ReferencePlays:
 
     def __call__(self, exercise: str, script: Path) -> Played:
         """The bundled exercise played by `raceday run EXERCISE --script S --json`."""
+        name, play = self._bundled(exercise, script)
+        return self._once(name, play)
+
+    def many(self, exercise: str, scripts: list[Path]) -> list[Played]:
+        """Several plays of the bundled exercise, in the order given. Those another worker is
+        playing are left for last, so two workers asking for the same ones share them out
+        instead of one waiting while the other plays them all."""
+        wanted = [self._bundled(exercise, script) for script in scripts]
+        for name, play in wanted:
+            if name not in self._mine:
+                found = self._play_once(name, play, wait=False)
+                if found is not None:
+                    self._mine[name] = found
+        return [self._once(name, play) for name, play in wanted]
+
+    def _bundled(self, exercise: str, script: Path) -> tuple[str, Callable[[Path], dict[str, Any]]]:
         script = script.resolve()
         name = f"{exercise}-{script.parent.parent.name}-{script.parent.name}-{script.stem}"
-        return self._once(name, lambda place: _run(exercise, script, place / "transcripts"))
+        return name, lambda place: _run(exercise, script, place / "transcripts")
 
     def sized(self, exercise: str, script: Path, size: int) -> Played:
         """The exercise with its world's fleet at `size` (its `SELECT 20000 AS size`)."""
@@ -71,14 +87,22 @@ class ReferencePlays:
 
     def _once(self, name: str, play: Callable[[Path], dict[str, Any]]) -> Played:
         if name not in self._mine:
-            self._mine[name] = self._play_once(name, play)
+            played = self._play_once(name, play)
+            assert played is not None  # it waited for the lock
+            self._mine[name] = played
         return self._mine[name]
 
-    def _play_once(self, name: str, play: Callable[[Path], dict[str, Any]]) -> Played:
+    def _play_once(self, name: str, play: Callable[[Path], dict[str, Any]], *,
+                   wait: bool = True) -> Played | None:
+        """The play, played here unless it was already; None if another worker is playing
+        it and `wait` is false."""
         self.shared.mkdir(parents=True, exist_ok=True)
         place = self.shared / name
         with open(self.shared / f"{name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker playing it: wait, then read
+            try:  # another worker playing it: wait, then read (or come back later)
+                fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return None
             done = place / "result.json"
             if not done.exists():
                 result = play(place)

@@ -79,8 +79,8 @@ def plays(reference_play: ReferencePlays) -> dict[str, Play]:
     exercise = load_exercise(EXERCISE)
     names = ["nothing", "restart-without-throttle", "as-it-happened", "throttle-by-queue",
              "velocity-limit"]
-    return {n: Play(exercise, reference_play(EXERCISE.name, SCRIPTS / f"{n}.yaml"))
-            for n in names}
+    played = reference_play.many(EXERCISE.name, [SCRIPTS / f"{n}.yaml" for n in names])
+    return {n: Play(exercise, p) for n, p in zip(names, played, strict=True)}
 
 
 def test_the_exercise_loads_and_every_inject_has_a_source() -> None:
