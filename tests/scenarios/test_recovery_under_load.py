@@ -79,8 +79,8 @@ def plays(reference_play: ReferencePlays) -> dict[str, Play]:
     exercise = load_exercise(EXERCISE)
     names = ["nothing", "restart-without-throttle", "as-it-happened", "throttle-by-queue",
              "velocity-limit"]
-    return {n: Play(exercise, reference_play(EXERCISE.name, SCRIPTS / f"{n}.yaml"))
-            for n in names}
+    played = reference_play.many(EXERCISE.name, [SCRIPTS / f"{n}.yaml" for n in names])
+    return {n: Play(exercise, p) for n, p in zip(names, played, strict=True)}
 
 
 def test_the_exercise_loads_and_every_inject_has_a_source() -> None:
@@ -192,10 +192,11 @@ def test_a_velocity_limit_holds_capacity(plays: dict[str, Play]) -> None:
 
 
 @pytest.fixture(scope="module")
-def small_velocity(tmp_path_factory: pytest.TempPathFactory) -> Play:
-    """velocity-limit at 4,000 droplets, played once for the tests below."""
-    return play_now(sized(4000), SCRIPTS / "velocity-limit.yaml",
-                    tmp_path_factory.mktemp("velocity-4000"))
+def small_velocity(reference_play: ReferencePlays) -> Play:
+    """velocity-limit at 4,000 droplets, played once for the whole run (the tests below may
+    run on different workers)."""
+    return Play(sized(4000), reference_play.sized(EXERCISE.name, SCRIPTS / "velocity-limit.yaml",
+                                                  4000))
 
 
 def test_without_its_velocity_limit_the_same_play_loses_the_nlb(

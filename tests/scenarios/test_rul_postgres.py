@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from postgres_server import server_or_skip
+from reference_plays import ReferencePlays
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
@@ -56,13 +57,14 @@ def _figures(score: dict[str, Any]) -> tuple[Any, ...]:
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+def both(tmp_path_factory: pytest.TempPathFactory,
+         reference_play: ReferencePlays) -> tuple[Any, Any]:
     dsn = server_or_skip()
     from raceday.store.postgres.world import drop_world
 
     exercise = load_exercise(EXERCISE)
-    on_sqlite = _sized(exercise)
-    _s, lite = run_script(on_sqlite, load_script(AWS, on_sqlite), tmp_path_factory.mktemp("lite"))
+    # on SQLite: the record's 4,000-droplet morning (test_rul_record), played once a run
+    lite = reference_play.sized(EXERCISE.name, AWS, SIZE).result
     # the variant first, then the size (path None: the session does not apply it again)
     on_pg = dataclasses.replace(_sized(for_postgres(exercise)), path=None)
     session, pg = run_script(on_pg, load_script(AWS, on_pg), tmp_path_factory.mktemp("pg"),

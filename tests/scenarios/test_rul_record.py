@@ -6,8 +6,9 @@ nothing in the exercise is timed to the record, so each phase below comes from t
 rules. The phases are asserted at 4,000, 20,000 and 100,000 droplets (the fleet's size is a
 scale, not a different story), each within 20 minutes of the record: leases, the NLB's
 flapping and its end when failover goes off, Network Manager's latency rising and back to
-normal, STS's second impact, launches normal. Each size's morning is played once, on one
-worker (its own xdist group), so the sizes play side by side.
+normal, STS's second impact, launches normal. Each size's morning is played once for the
+whole run (`reference_play`: the 4,000 one is also the PostgreSQL comparison's and the
+failover test's), on one worker (its own xdist group), so the sizes play side by side.
 """
 
 from __future__ import annotations
@@ -91,12 +92,11 @@ class Morning:
 @pytest.fixture(scope="module", params=[
     pytest.param(size, marks=pytest.mark.xdist_group(f"test_rul_record-{size}"))
     for size in (4000, 20000, 100000)])
-def morning(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-            reference_play: ReferencePlays) -> Morning:
+def morning(request: pytest.FixtureRequest, reference_play: ReferencePlays) -> Morning:
     size = int(request.param)
     if size == DEFAULT_SIZE_N:  # the bundled play the goldens read: played once a run
         return Morning(sized(size), reference_play(EXERCISE.name, AWS).result)
-    return Morning.played(sized(size), AWS, tmp_path_factory.mktemp(f"aws-{size}"))
+    return Morning(sized(size), reference_play.sized(EXERCISE.name, AWS, size).result)
 
 
 def test_leases_come_back_when_they_did(morning: Morning) -> None:
@@ -157,7 +157,8 @@ def test_aws_response_scores_what_it_achieved(morning: Morning) -> None:
     assert morning.result["total"] >= 45
 
 
-def test_leaving_failover_off_all_day_costs_the_recovery(tmp_path: Path) -> None:
+def test_leaving_failover_off_all_day_costs_the_recovery(
+        tmp_path: Path, reference_play: ReferencePlays) -> None:
     """The record turned failover back on at 14:09 because a node that really fails is only
     taken out with failover on: one does fail at 14:12, and a play that never turns failover
     back on leaves it in DNS to the end."""
@@ -168,7 +169,7 @@ def test_leaving_failover_off_all_day_costs_the_recovery(tmp_path: Path) -> None
     off_all_day = tmp_path / "off-all-day.yaml"
     off_all_day.write_text(text.replace(back_on, ""), encoding="utf-8")
     exercise = sized(4000)
-    on = Morning.played(exercise, AWS, tmp_path / "on")
+    on = Morning(exercise, reference_play.sized(EXERCISE.name, AWS, 4000).result)  # as above
     off = Morning.played(exercise, off_all_day, tmp_path / "off")
     assert "broken-node-in-dns" not in on.spans
     assert off.spans["broken-node-in-dns"] == [(off.at("14:13"), None)]

@@ -7,7 +7,6 @@ postgres.yaml variant applied to its world and SQL.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,16 +15,13 @@ from typing import Any
 import pytest
 from reference_plays import ReferencePlays
 
-from raceday.engine.headless import run_script
-from raceday.engine.script import load_script
 from raceday.exercise.catalog import BUNDLED_DIR
-from raceday.store.postgres.world import drop_world
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
 
-# Each play is played once on each database for the module (the SQLite one once for the whole
-# run: `reference_play`), so the module's tests run on one xdist worker.
-pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("test_pg_reference_plays")]
+# Each play is played once on each database for the whole run (`reference_play`), whichever
+# worker asks first, so the module's tests spread over the workers.
+pytestmark = pytest.mark.postgres
 
 # Every play of the onboarding exercise; of the flagship's (three simulated hours each), the
 # ones that cover its story: the night as it happened, a person's care, the guards (twins).
@@ -68,24 +64,14 @@ class Nights:
     pg_score: dict[str, Any]
 
 
-@pytest.fixture(scope="module")
-def played(pg_dsn: str, tmp_path_factory: pytest.TempPathFactory,
-           reference_play: ReferencePlays) -> Callable[[str, Path], Nights]:
-    from raceday.engine.load import load_named_exercise
-
-    done: dict[Path, Nights] = {}
-
+@pytest.fixture
+def played(pg_dsn: str, reference_play: ReferencePlays) -> Callable[[str, Path], Nights]:
     def get(name: str, path: Path) -> Nights:
-        if path not in done:
-            on_sqlite = reference_play(name, path)
-            exercise = load_named_exercise(name)
-            on_postgres, pg_score = run_script(exercise, load_script(_twin(path), exercise),
-                                               tmp_path_factory.mktemp("pg"), db=pg_dsn)
-            drop_world(pg_dsn, (on_postgres.folder / "world.postgres").read_text().strip())
-            done[path] = Nights(read_events(on_sqlite.folder).events,
-                                read_events(on_postgres.folder).events, on_sqlite.result,
-                                json.loads(json.dumps(pg_score)))  # as `raceday run --json`
-        return done[path]
+        on_sqlite = reference_play(name, path)
+        on_postgres = reference_play.on_postgres(name, _twin(path), pg_dsn)  # world dropped
+        return Nights(read_events(on_sqlite.folder).events,
+                      read_events(on_postgres.folder).events, on_sqlite.result,
+                      on_postgres.result)  # as `raceday run --json`
 
     return get
 
