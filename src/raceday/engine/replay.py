@@ -332,9 +332,9 @@ def _team_night(kind: NightKind, team_exercise: Exercise, team_world: Path, fold
 def _aside(play: Callable[[Path], T], scratch: Path, fork: bool,
            started: list[Aside[Any]]) -> Callable[[], T]:
     """`play(scratch)`, started now in a forked child (`Aside`) when `fork` (and a child can
-    be forked), while the caller plays the race; else played here when the answer is asked for. The
-    scratch folder is the play's alone, and is gone afterwards either way: a child that fails
-    half-way leaves nothing the same call made here would trip on."""
+    be forked), while the caller plays the race; else played here when the answer is asked
+    for. The scratch folder is the play's alone, and is gone afterwards either way: a child
+    that fails half-way leaves nothing the same call made here would trip on."""
 
     def clear() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -655,9 +655,9 @@ def prepare(session: Night) -> None:
     side (`_aside`). The TUI asks for it once the session is open, while the players read the
     screen, so the first ctrl+r does not wait for it. (Nothing is done for a large world,
     whose normal night would hold up the players' first statements.) Never fails: whatever
-    goes wrong here, the replay meets again and reports."""
+    goes wrong here, the replay meets again and reports. On PostgreSQL there is nothing
+    more to do: `prepare_ahead`, which the TUI calls first, started every night in a thread."""
     if _on_postgres(session):
-        _ahead_postgres(session)
         return
     started: list[Aside[Any]] = []
     try:
