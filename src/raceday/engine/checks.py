@@ -70,10 +70,11 @@ class WorldChecks(SessionCore):
         or the store cannot say what it reads): then it runs every time it is asked. Its
         answer is kept only while the same key holds, so it is the answer a run would give."""
         reads_of = getattr(self.store, "reads_of", None)
-        if reads_of is None or not getattr(self.store, "reads_complete", False) \
+        if reads_of is None or not getattr(self.store, "writes_complete", False) \
                 or not reads_only(sql) or not steady(sql):
             return None
-        stamp = (self._schema_epoch, self._commits)  # what a query reads follows the schema
+        # what a query reads follows the schema
+        stamp = (self._schema_epoch, self._commits, getattr(self.store, "catalog_writes", 0))
         known = self._check_reads.get(sql)
         if known is None or known[0] != stamp:
             known = self._check_reads[sql] = (stamp, reads_of(sql, params))
@@ -84,7 +85,8 @@ class WorldChecks(SessionCore):
         """What a read of `tables` depends on: the schema, the writes to each of them, and the
         changes no table was named for."""
         writes = self._table_writes
-        return (self._schema_epoch, self._unnamed_writes, *(writes.get(t, 0) for t in tables))
+        return (self._schema_epoch, getattr(self.store, "catalog_writes", 0), self._unnamed_writes,
+                *(writes.get(t, 0) for t in tables))
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
                           task: str | None = None, statement: str | None = None) -> None:

@@ -63,6 +63,14 @@ class StoreBase(ABC, Generic[Handle]):
     reads_complete: ClassVar[bool] = False
     """Whether a result's `reads` and `writes` name every table the statement read and wrote
     (then a session may keep a monitor's answer while none of its tables was written)."""
+    writes_complete: ClassVar[bool] = False
+    """Whether a result's `writes` name every world table the statement wrote (rows its
+    triggers or functions changed included), and `catalog_writes` counts every statement that
+    changed the schema in any way: then a trusted read whose tables `reads_of` names is kept
+    while none of them is written (`engine.checks`)."""
+    catalog_writes: int = 0
+    """Statements that wrote the server's catalogs (PostgreSQL: DDL, TRUNCATE, a function
+    doing either), whatever their keyword said; a kept answer holds only while it stands."""
     asks_together: ClassVar[bool] = False
     """Whether `app_queries` answers several checks in less time than asking each (a server's
     round trips); a session then asks a round's checks at once."""

@@ -125,6 +125,7 @@ class WorldStore(StoreBase[RoleConnection]):
     backend = "sqlite"
 
     reads_complete = True
+    writes_complete = True
     """A result's `reads` and `writes` name every table the statement read and wrote, through
     views, triggers and foreign-key actions (the authorizer sees them all): a session may
     keep a monitor's answer while none of the tables it read was written."""

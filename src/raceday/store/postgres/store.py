@@ -108,16 +108,31 @@ _CODE = frozenset({"DO", "CALL"})  # may run DDL inside
 ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
 # Rows written per world table by this backend so far (pending statistics, not per
 # transaction), and its scans (sequential and index): pg_stat_xact_user_tables' columns read
-# from the functions under it. The view costs the server about 0.3 ms to plan each time
-# (it groups every table with its indexes), twice for each statement of the night.
-_COUNTS = ("SELECT c.relname, pg_catalog.pg_stat_get_xact_tuples_inserted(c.oid) "
-           "+ pg_catalog.pg_stat_get_xact_tuples_updated(c.oid) "
-           "+ pg_catalog.pg_stat_get_xact_tuples_deleted(c.oid), "
-           "pg_catalog.pg_stat_get_xact_numscans(c.oid) + coalesce((SELECT "
-           "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) FROM pg_catalog.pg_index i "
-           "WHERE i.indrelid = c.oid), 0) "
-           "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-           "WHERE n.nspname = %s AND c.relkind IN ('r', 't', 'm', 'p')")
+# from the functions under it, for the world's tables by oid (the view, or a scan of pg_class
+# for the schema's, costs the server more than the counts: twice for each statement).
+_COUNTED = ("pg_catalog.pg_stat_get_xact_tuples_inserted(t.oid) "
+            "+ pg_catalog.pg_stat_get_xact_tuples_updated(t.oid) "
+            "+ pg_catalog.pg_stat_get_xact_tuples_deleted(t.oid), "
+            "pg_catalog.pg_stat_get_xact_numscans(t.oid) + coalesce((SELECT "
+            "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) FROM pg_catalog.pg_index i "
+            "WHERE i.indrelid = t.oid), 0)")
+_CATALOG_ROW = ("SELECT 0::oid, '', sum(pg_catalog.pg_stat_get_xact_tuples_inserted(k) "
+                "+ pg_catalog.pg_stat_get_xact_tuples_updated(k) "
+                "+ pg_catalog.pg_stat_get_xact_tuples_deleted(k)), 0 FROM pg_catalog.unnest("
+                "'{1259,1249,1255,1247,2618,2620,3256,2608,2606,2615,2610,2604,2611}'::oid[]) k")
+"""The rows this backend wrote to the catalogs a query's answer and tables rest on (pg_class,
+pg_attribute, pg_proc, pg_type, pg_rewrite, pg_trigger, pg_policy, pg_depend, pg_constraint,
+pg_namespace, pg_index, pg_attrdef, pg_inherits: their fixed oids), named '' (no table can
+be): DDL, a TRUNCATE (a table's new file), a function doing either."""
+_COUNTS_BY_OID = (f"SELECT t.oid, t.relname, {_COUNTED} FROM ROWS FROM "
+                  "(pg_catalog.unnest(%s::oid[]), pg_catalog.unnest(%s::text[])) AS t(oid, relname) "
+                  f"UNION ALL {_CATALOG_ROW}")
+_COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_COUNTED} FROM pg_catalog.pg_class t "
+                   "JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace "
+                   "WHERE n.nspname = %s AND t.relkind IN ('r', 't', 'm', 'p') "
+                   f"UNION ALL {_CATALOG_ROW}")
+"""The same counts, the world's tables found by their schema: when the catalogs changed since
+the store last knew its tables' oids (`_tables`)."""
 _BEGIN_STATEMENTS = 6
 """How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
 _ROWS = "raceday_rows"
@@ -155,6 +170,8 @@ class _Login:
     """Rows this connection had written per world table (the server's count), before the
     statement now running: what it wrote is the difference."""
     scans: dict[str, int] = field(default_factory=dict)
+    found_at: int | None = None
+    """`catalog_writes` when the counts now being read found the tables by the schema's name."""
     """Scans of each world table (sequential and index) before the statement: what it read."""
 
 
@@ -164,6 +181,7 @@ class PostgresStore(StoreBase["_Login"]):
     backend = "postgresql"
     can_fork = True
     asks_together = True  # a round of checks in one round trip: see `app_queries`
+    writes_complete = True  # the server's own counts, and its catalogs' (`_COUNTS`)
 
     def __init__(
         self,
@@ -189,6 +207,8 @@ class PostgresStore(StoreBase["_Login"]):
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
+        self._tables: tuple[int, list[int], list[str]] | None = None
+        """The world tables' oids and names, and `catalog_writes` when they were read."""
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
         self._admin = _admin if _admin is not None else connect(dsn)
@@ -512,6 +532,24 @@ class PostgresStore(StoreBase["_Login"]):
         except Exception:  # asked alone, each with its own error
             return super().app_queries(sqls)
 
+    def reads_of(self, sql: str, params: Mapping[str, Any] | None = None) -> frozenset[str] | None:
+        """The world tables (lower case) a trusted query without parameters reads, named by
+        its plan (`plan_reads`); None when its answer may change otherwise, or it has
+        parameters (a value can fold away a part of the plan another value keeps), or it
+        cannot be planned. Two exchanges with the server, once a query and schema."""
+        from raceday.store.postgres.plan_reads import EXPLAIN, VERDICT, read_plan
+
+        try:
+            query, values = pgsql.bind(sql, params)
+            if values or len(pgsql.split(sql)) != 1:
+                return None
+            plan = read_plan(self._read_only([EXPLAIN + query], [])[0][1][0][0])
+            world = self.names.world
+            verdict = self._read_only([VERDICT], plan.verdict_values(world))[0][1][0]
+        except Exception:  # the run itself says what is wrong
+            return None
+        return plan.tables(world, tuple(verdict))
+
     def _read_only(self, queries: Sequence[str], values: Sequence[Any],
                    ) -> list[tuple[tuple[str, ...], list[Row]]]:
         """Each query's columns and rows, all in one message on the checker's own login:
@@ -633,7 +671,7 @@ class PostgresStore(StoreBase["_Login"]):
         """Open raceday's transaction for one statement, with every limit set LOCAL."""
         cur = login.conn.execute(
             self._begin_sql(login, read_only=read_only, isolation=isolation) + "; "
-            + _COUNTS.replace("%s", literal(self.names.world))
+            + _COUNTS_BY_NAME.replace("%s", literal(self.names.world))
         )
         while cur.nextset():
             pass
@@ -719,13 +757,15 @@ class PostgresStore(StoreBase["_Login"]):
         return conn.pipeline() if commit else nullcontext()
 
     def _open(self, login: _Login) -> psycopg.Cursor[Any]:
-        """In a pipeline: BEGIN, the limits (`_begin_statements`' SET LOCALs, as one
-        statement of `set_config(..., true)`: each message costs psycopg a cursor), then the
-        counts before the statement."""
+        """In a pipeline: BEGIN, then the limits (`_begin_statements`' SET LOCALs, as
+        `set_config(..., true)`) and the counts before the statement, in one statement: each
+        message costs psycopg a cursor and the server a round of its protocol."""
         conn = login.conn
         conn.execute(b"BEGIN")
-        conn.execute(_LIMITS, self._limits(login))
-        return conn.execute(_COUNTS, [self.names.world])
+        counts, values = self._counts(login)
+        return conn.execute(f"WITH limits AS MATERIALIZED ({_LIMITS}) "
+                            f"SELECT counts.* FROM limits, ({counts}) AS counts",
+                            [*self._limits(login), *values])
 
     def _limits(self, login: _Login) -> list[str]:
         """A transaction's limits for this login (`_LIMITS`' values): its role, search_path,
@@ -738,18 +778,36 @@ class PostgresStore(StoreBase["_Login"]):
                 str(self.idle_timeout_ms)]
 
     def _close(self, login: _Login, *, commit: bool) -> psycopg.Cursor[Any]:
-        """In a pipeline: the counts after the statement; `commit`: then COMMIT, and the
-        advisory locks a player took released (as `end_transaction`)."""
+        """In a pipeline: the counts after the statement; `commit`: with the advisory locks a
+        player took released (as `end_transaction`), then COMMIT."""
         conn = login.conn
-        after = conn.execute(_COUNTS, [self.names.world])
-        if commit:
-            conn.execute(b"COMMIT")
-            conn.execute(_UNLOCK_ALL)
+        counts, values = self._counts()
+        if not commit:
+            return conn.execute(counts, values)
+        after = conn.execute(f"SELECT counts.* FROM (SELECT pg_catalog.pg_advisory_unlock_all()) "
+                             f"AS unlocked, ({counts}) AS counts", values)
+        conn.execute(b"COMMIT")
         return after
 
+    def _counts(self, login: _Login | None = None) -> tuple[str, list[Any]]:
+        """The counts' query (`_COUNTS_BY_OID`) and its values; by the schema's name when the
+        catalogs changed since the world's tables were last read (`_COUNTS_BY_NAME`): then
+        `login` (the counts before a statement) notes it, for `_counted` to keep them."""
+        tables = self._tables
+        if tables is None or tables[0] != self.catalog_writes:
+            if login is not None:
+                login.found_at = self.catalog_writes
+            return _COUNTS_BY_NAME, [self.names.world]
+        return _COUNTS_BY_OID, [tables[1], tables[2]]
+
     def _counted(self, login: _Login, found: Sequence[Row]) -> None:
-        login.counts = {str(r[0]): int(r[1]) for r in found}
-        login.scans = {str(r[0]): int(r[2]) for r in found}
+        login.counts = {str(r[1]): int(r[2] or 0) for r in found}
+        login.scans = {str(r[1]): int(r[3]) for r in found if r[1]}
+        if login.found_at is not None:  # the tables were found by the schema's name
+            with self._lock:
+                self._tables = (login.found_at, [int(r[0]) for r in found if r[1]],
+                                [str(r[1]) for r in found if r[1]])
+            login.found_at = None
 
     def _writes(self, login: _Login, statement: str, found: Sequence[Row],
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -757,9 +815,14 @@ class PostgresStore(StoreBase["_Login"]):
         the server counts them) and the table a plain DML names (0 rows too); and the tables
         it read (scanned, a view's tables included), lower case as SQLite's store gives them.
         `found`: the counts after it (the login's are from before)."""
-        counts = {str(r[0]): int(r[1]) for r in found}
-        scans = {str(r[0]): int(r[2]) for r in found}
+        counts = {str(r[1]): int(r[2] or 0) for r in found}
+        scans = {str(r[1]): int(r[3]) for r in found if r[1]}
+        catalog = counts.pop("", 0)
+        if catalog != login.counts.get("", 0):
+            with self._lock:
+                self.catalog_writes += 1  # and the world's tables are found by name again
         writes = sorted(name for name, n in counts.items() if n != login.counts.get(name, 0))
+        counts[""] = catalog
         reads = tuple(sorted(name.lower() for name, n in scans.items()
                              if n != login.scans.get(name, 0)))
         login.counts = counts
