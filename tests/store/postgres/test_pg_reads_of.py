@@ -79,6 +79,11 @@ def test_every_change_of_the_catalogs_is_counted_whatever_its_keyword(
     # and the world's tables are found again by name: a write to the renamed one still counts
     assert one(pg_store, "responder", "UPDATE automation_old SET enabled = 0").writes == (
         "automation_old",)
+    # a name psycopg or SQL would read as something else is still one table's
+    assert counted('CREATE TABLE "50% of \'it\'" (a integer)') == 1
+    assert one(pg_store, "responder", "SELECT 1").ok  # the tables are found by name again
+    assert one(pg_store, "responder", 'INSERT INTO "50% of \'it\'" VALUES (1)').writes == (
+        "50% of 'it'",)
 
 
 def test_a_kept_kill_switch_is_asked_again_after_a_function_empties_its_table(

@@ -125,8 +125,10 @@ pg_attribute, pg_proc, pg_type, pg_rewrite, pg_trigger, pg_policy, pg_depend, pg
 pg_namespace, pg_index, pg_attrdef, pg_inherits: their fixed oids), named '' (no table can
 be): DDL, a TRUNCATE (a table's new file), a function doing either."""
 _COUNTS_BY_OID = (f"SELECT t.oid, t.relname, {_COUNTED} FROM ROWS FROM "
-                  "(pg_catalog.unnest(%s::oid[]), pg_catalog.unnest(%s::text[])) AS t(oid, relname) "
-                  f"UNION ALL {_CATALOG_ROW}")
+                  "(pg_catalog.unnest(ARRAY[<oids>]::oid[]), pg_catalog.unnest(ARRAY[<names>]::text[])) "
+                  f"AS t(oid, relname) UNION ALL {_CATALOG_ROW}")
+"""Written out for the tables a store knows (no values to send: the same text each time,
+which psycopg prepares once a connection has used it a few times)."""
 _COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_COUNTED} FROM pg_catalog.pg_class t "
                    "JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace "
                    "WHERE n.nspname = %s AND t.relkind IN ('r', 't', 'm', 'p') "
@@ -207,8 +209,9 @@ class PostgresStore(StoreBase["_Login"]):
         self._closed = False
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
-        self._tables: tuple[int, list[int], list[str]] | None = None
-        """The world tables' oids and names, and `catalog_writes` when they were read."""
+        self._tables: tuple[int, str] | None = None
+        """`catalog_writes` when the world's tables were last found, and `_COUNTS_BY_OID`
+        for them."""
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
         self._admin = _admin if _admin is not None else connect(dsn)
@@ -798,15 +801,18 @@ class PostgresStore(StoreBase["_Login"]):
             if login is not None:
                 login.found_at = self.catalog_writes
             return _COUNTS_BY_NAME, [self.names.world]
-        return _COUNTS_BY_OID, [tables[1], tables[2]]
+        return tables[1], []
 
     def _counted(self, login: _Login, found: Sequence[Row]) -> None:
         login.counts = {str(r[1]): int(r[2] or 0) for r in found}
         login.scans = {str(r[1]): int(r[3]) for r in found if r[1]}
         if login.found_at is not None:  # the tables were found by the schema's name
+            tables = [(int(r[0]), str(r[1])) for r in found if r[1]]
+            query = _COUNTS_BY_OID.replace("<oids>", ",".join(str(oid) for oid, _ in tables))
+            query = query.replace("<names>", ",".join(  # psycopg reads % as a placeholder
+                literal(name).replace("%", "%%") for _, name in tables))
             with self._lock:
-                self._tables = (login.found_at, [int(r[0]) for r in found if r[1]],
-                                [str(r[1]) for r in found if r[1]])
+                self._tables = (login.found_at, query)
             login.found_at = None
 
     def _writes(self, login: _Login, statement: str, found: Sequence[Row],
