@@ -135,8 +135,8 @@ _COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_COUNTED} FROM pg_catalog.pg_clas
                    f"UNION ALL {_CATALOG_ROW}")
 """The same counts, the world's tables found by their schema: when the catalogs changed since
 the store last knew its tables' oids (`_tables`)."""
-_BEGIN_STATEMENTS = 6
-"""How many statements `_begin_sql` gives (BEGIN and five SET LOCAL)."""
+_BEGIN_STATEMENTS = 2
+"""How many statements `_begin_sql` gives (BEGIN, and the limits' SELECT)."""
 _ROWS = "raceday_rows"
 _FETCH = f"FETCH FORWARD {{}} FROM {_ROWS}"
 _CLOSE_ROWS = f"CLOSE {_ROWS}".encode()
@@ -146,7 +146,8 @@ _LIMITS = ("SELECT pg_catalog.set_config('role', %s, true), "
            "pg_catalog.set_config('statement_timeout', %s, true), "
            "pg_catalog.set_config('lock_timeout', %s, true), "
            "pg_catalog.set_config('idle_in_transaction_session_timeout', %s, true)")
-"""`_begin_statements`' SET LOCALs in one statement (`set_config` with is_local is SET LOCAL)."""
+"""The transaction's limits in one statement (`set_config` with is_local is SET LOCAL): its
+role, search_path, statement_timeout, lock_timeout, idle_in_transaction_session_timeout."""
 
 
 @dataclass(frozen=True)
@@ -654,21 +655,14 @@ class PostgresStore(StoreBase["_Login"]):
             ) from exc
         return _Login(conn, role)
 
-    def _begin_statements(self, login: _Login, *, read_only: bool = False,
-                          isolation: str | None = None) -> list[str]:
-        """BEGIN and the transaction's limits, set LOCAL: _BEGIN_STATEMENTS statements."""
-        role, schemas, statement_ms, lock_ms, idle_ms = self._limits(login)
-        return [f"BEGIN{' READ ONLY' if read_only else ''}"
-                f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}",
-                f"SET LOCAL ROLE {quoted(role)}", f"SET LOCAL search_path = {schemas}",
-                f"SET LOCAL statement_timeout = {statement_ms}",
-                f"SET LOCAL lock_timeout = {lock_ms}",
-                f"SET LOCAL idle_in_transaction_session_timeout = {idle_ms}"]
-
     def _begin_sql(self, login: _Login, *, read_only: bool = False,
                    isolation: str | None = None) -> str:
-        """`_begin_statements` as one text, for the simple protocol."""
-        return "; ".join(self._begin_statements(login, read_only=read_only, isolation=isolation))
+        """BEGIN and the transaction's limits, set LOCAL (`_LIMITS`, its values written in),
+        for the simple protocol: _BEGIN_STATEMENTS statements (each one the server parses
+        and runs on its own: a round of checks sends them some ten thousand times a night)."""
+        limits = _LIMITS.replace("%s", "{}").format(*(literal(v) for v in self._limits(login)))
+        return (f"BEGIN{' READ ONLY' if read_only else ''}"
+                f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; {limits}")
 
     def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
         """Open raceday's transaction for one statement, with every limit set LOCAL."""
@@ -760,7 +754,7 @@ class PostgresStore(StoreBase["_Login"]):
         return conn.pipeline() if commit else nullcontext()
 
     def _open(self, login: _Login) -> psycopg.Cursor[Any]:
-        """In a pipeline: BEGIN, then the limits (`_begin_statements`' SET LOCALs, as
+        """In a pipeline: BEGIN, then the limits (`_LIMITS`, as
         `set_config(..., true)`) and the counts before the statement, in one statement: each
         message costs psycopg a cursor and the server a round of its protocol."""
         conn = login.conn
