@@ -161,6 +161,16 @@ def test_a_world_table_made_again_keeps_its_rights_and_a_new_table_is_open_to_al
     assert pg_store.app_query("SELECT holder, token FROM lease")[1] == [("a", 1)]
 
 
+def test_a_world_table_a_function_made_again_keeps_its_rights(pg_store: PostgresStore) -> None:
+    """The statement's keyword (SELECT) says nothing of the DDL its function ran."""
+    assert one(pg_store, "responder", "CREATE FUNCTION remake() RETURNS integer LANGUAGE plpgsql "
+                                      "AS $$ BEGIN DROP TABLE automation; CREATE TABLE automation "
+                                      "(name TEXT PRIMARY KEY, enabled INTEGER); RETURN 1; END $$").ok
+    assert one(pg_store, "responder", "SELECT remake()").ok
+    assert one(pg_store, "enactor-a", "SELECT * FROM automation").ok
+    assert one(pg_store, "enactor-a", "INSERT INTO automation VALUES ('x', 1)").error_kind == "refused"
+
+
 def test_the_engines_catalog_reads_answer_for_the_world(pg_store: PostgresStore) -> None:
     _, objects = pg_store.app_query("SELECT type, name FROM sqlite_master ORDER BY 2")
     assert ("view", "dns_answer") in objects and ("table", "plan") in objects

@@ -405,6 +405,7 @@ class PostgresStore(StoreBase["_Login"]):
         login = handle
         held = login.held is not None
         ready = _ready(statement, params)
+        catalogs = self.catalog_writes
         if isinstance(ready, StatementResult) and not held:
             return ready  # refused before anything was sent: no transaction to end
         # A statement of its own transaction opens it, runs and commits in one exchange with
@@ -421,8 +422,9 @@ class PostgresStore(StoreBase["_Login"]):
             # committed by _run when it passed; a refused COMMIT (a deferred constraint, a
             # serialization failure) is its failed result, rolled back here
             end_transaction(login.conn, "ROLLBACK")
-        if result.ok and (result.schema_changed or pgsql.first_keyword(statement) in _CODE):
-            with self._call():
+        if result.ok and (result.schema_changed or self.catalog_writes != catalogs
+                          or pgsql.first_keyword(statement) in _CODE):
+            with self._call():  # (a function a SELECT called may have run DDL too)
                 self._apply_rights()  # a table made again under a world table's name
         return result
 
