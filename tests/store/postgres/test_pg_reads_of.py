@@ -86,6 +86,22 @@ def test_every_change_of_the_catalogs_is_counted_whatever_its_keyword(
         "50% of 'it'",)
 
 
+def test_what_a_deferred_trigger_writes_at_commit_is_a_write_of_the_statement(
+        pg_store: PostgresStore) -> None:
+    """A constraint trigger deferred to COMMIT writes after the statement itself: still its."""
+    for sql in ("CREATE FUNCTION later() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "UPDATE plan_record SET weight = weight + 1 WHERE plan_id = 1; RETURN NULL; END $$",
+                "CREATE CONSTRAINT TRIGGER at_commit AFTER UPDATE ON automation DEFERRABLE "
+                "INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION later()"):
+        assert one(pg_store, "responder", sql).ok, sql
+    result = one(pg_store, "responder", "UPDATE automation SET enabled = enabled")
+    assert result.ok, result.error
+    assert set(result.writes) == {"automation", "plan_record"}
+    # once for each of the two automation rows, at COMMIT
+    assert pg_store.app_query("SELECT DISTINCT weight FROM plan_record WHERE plan_id = 1")[1] == [
+        (12,)]
+
+
 def test_a_kept_kill_switch_is_asked_again_after_a_function_empties_its_table(
         pg_dsn: str, tmp_path: Path) -> None:
     """The Planner's `when` check is kept while `automation` is not written; a team function

@@ -777,16 +777,17 @@ class PostgresStore(StoreBase["_Login"]):
                 str(self.idle_timeout_ms)]
 
     def _close(self, login: _Login, *, commit: bool) -> psycopg.Cursor[Any]:
-        """In a pipeline: the counts after the statement; `commit`: with the advisory locks a
-        player took released (as `end_transaction`), then COMMIT."""
+        """In a pipeline: the counts after the statement; `commit`: COMMIT first (the
+        transaction's counts are the backend's until it next goes idle, after the pipeline),
+        then the counts with the advisory locks a player took released (as
+        `end_transaction`)."""
         conn = login.conn
         counts, values = self._counts()
         if not commit:
             return conn.execute(counts, values)
-        after = conn.execute(f"SELECT counts.* FROM (SELECT pg_catalog.pg_advisory_unlock_all()) "
-                             f"AS unlocked, ({counts}) AS counts", values)
-        conn.execute(b"COMMIT")
-        return after
+        conn.execute(b"COMMIT")  # a trigger deferred to it writes now: counted after it
+        return conn.execute(f"SELECT counts.* FROM (SELECT pg_catalog.pg_advisory_unlock_all()) "
+                            f"AS unlocked, ({counts}) AS counts", values)
 
     def _counts(self, login: _Login | None = None) -> tuple[str, list[Any]]:
         """The counts' query (`_COUNTS_BY_OID`) and its values; by the schema's name when the
