@@ -108,33 +108,49 @@ _CODE = frozenset({"DO", "CALL"})  # may run DDL inside
 ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
 # Rows written per world table by this backend so far (pending statistics, not per
 # transaction), and its scans (sequential and index): pg_stat_xact_user_tables' columns read
-# from the functions under it, for the world's tables by oid (the view, or a scan of pg_class
-# for the schema's, costs the server more than the counts: twice for each statement).
-_COUNTED = ("pg_catalog.pg_stat_get_xact_tuples_inserted(t.oid) "
-            "+ pg_catalog.pg_stat_get_xact_tuples_updated(t.oid) "
-            "+ pg_catalog.pg_stat_get_xact_tuples_deleted(t.oid), "
-            "pg_catalog.pg_stat_get_xact_numscans(t.oid) + coalesce((SELECT "
-            "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) FROM pg_catalog.pg_index i "
-            "WHERE i.indrelid = t.oid), 0)")
-_CATALOG_ROW = ("SELECT 0::oid, '', sum(pg_catalog.pg_stat_get_xact_tuples_inserted(k) "
-                "+ pg_catalog.pg_stat_get_xact_tuples_updated(k) "
-                "+ pg_catalog.pg_stat_get_xact_tuples_deleted(k)), 0 FROM pg_catalog.unnest("
+# from the functions under it. Found by the schema's name once (`_COUNTS_BY_NAME`), then
+# asked by oid (`_counts_by_oid`): the view, or a scan of pg_class and pg_index, costs the
+# server more than the counts themselves, twice for each statement.
+_WRITTEN = ("pg_catalog.pg_stat_get_xact_tuples_inserted({0}) "
+            "+ pg_catalog.pg_stat_get_xact_tuples_updated({0}) "
+            "+ pg_catalog.pg_stat_get_xact_tuples_deleted({0})")
+_CATALOG_ROW = (f"SELECT 0::oid, '', sum({_WRITTEN.format('k')}), 0, NULL::oid[] "
+                "FROM pg_catalog.unnest("
                 "'{1259,1249,1255,1247,2618,2620,3256,2608,2606,2615,2610,2604,2611}'::oid[]) k")
 """The rows this backend wrote to the catalogs a query's answer and tables rest on (pg_class,
 pg_attribute, pg_proc, pg_type, pg_rewrite, pg_trigger, pg_policy, pg_depend, pg_constraint,
 pg_namespace, pg_index, pg_attrdef, pg_inherits: their fixed oids), named '' (no table can
 be): DDL, a TRUNCATE (a table's new file), a function doing either."""
-_COUNTS_BY_OID = (f"SELECT t.oid, t.relname, {_COUNTED} FROM ROWS FROM "
-                  "(pg_catalog.unnest(ARRAY[<oids>]::oid[]), pg_catalog.unnest(ARRAY[<names>]::text[])) "
-                  f"AS t(oid, relname) UNION ALL {_CATALOG_ROW}")
-"""Written out for the tables a store knows (no values to send: the same text each time,
-which psycopg prepares once a connection has used it a few times)."""
-_COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_COUNTED} FROM pg_catalog.pg_class t "
+_COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_WRITTEN.format('t.oid')}, "
+                   "pg_catalog.pg_stat_get_xact_numscans(t.oid) + coalesce((SELECT "
+                   "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) "
+                   "FROM pg_catalog.pg_index i WHERE i.indrelid = t.oid), 0), "
+                   "ARRAY(SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid = t.oid) "
+                   "FROM pg_catalog.pg_class t "
                    "JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace "
                    "WHERE n.nspname = %s AND t.relkind IN ('r', 't', 'm', 'p') "
                    f"UNION ALL {_CATALOG_ROW}")
-"""The same counts, the world's tables found by their schema: when the catalogs changed since
-the store last knew its tables' oids (`_tables`)."""
+"""Each world table's oid, name, rows written and scans (its indexes' too), and its indexes'
+oids; found by the schema's name."""
+
+
+def _counts_by_oid(found: Sequence[Row]) -> str:
+    """`_COUNTS_BY_NAME`'s counts for the tables and indexes it found (`found`), written out
+    by oid: no values to send, the same text each time (psycopg prepares it once a connection
+    has used it a few times); `%` doubled, as psycopg reads it as a placeholder."""
+    rows = []
+    for oid, name, _written, _scans, indexes in found:
+        if not name:
+            continue
+        scans = " + ".join(f"pg_catalog.pg_stat_get_xact_numscans({int(o)})"
+                           for o in (oid, *(indexes or ())))
+        rows.append(f"({int(oid)}::oid, {literal(str(name)).replace('%', '%%')}, {scans})")
+    if not rows:
+        return _CATALOG_ROW
+    return (f"SELECT v.oid, v.relname, {_WRITTEN.format('v.oid')}, v.scans, NULL::oid[] "
+            f"FROM (VALUES {', '.join(rows)}) AS v(oid, relname, scans) UNION ALL {_CATALOG_ROW}")
+
+
 _BEGIN_STATEMENTS = 2
 """How many statements `_begin_sql` gives (BEGIN, and the limits' SELECT)."""
 _ROWS = "raceday_rows"
@@ -211,7 +227,7 @@ class PostgresStore(StoreBase["_Login"]):
         self._logins: dict[str, _Login] = {}
         self._checker: _Login | None = None
         self._tables: tuple[int, str] | None = None
-        """`catalog_writes` when the world's tables were last found, and `_COUNTS_BY_OID`
+        """`catalog_writes` when the world's tables were last found, and `_counts_by_oid`
         for them."""
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
@@ -790,7 +806,7 @@ class PostgresStore(StoreBase["_Login"]):
                             f"AS unlocked, ({counts}) AS counts", values)
 
     def _counts(self, login: _Login | None = None) -> tuple[str, list[Any]]:
-        """The counts' query (`_COUNTS_BY_OID`) and its values; by the schema's name when the
+        """The counts' query (`_counts_by_oid`) and its values; by the schema's name when the
         catalogs changed since the world's tables were last read (`_COUNTS_BY_NAME`): then
         `login` (the counts before a statement) notes it, for `_counted` to keep them."""
         tables = self._tables
@@ -804,10 +820,7 @@ class PostgresStore(StoreBase["_Login"]):
         login.counts = {str(r[1]): int(r[2] or 0) for r in found}
         login.scans = {str(r[1]): int(r[3]) for r in found if r[1]}
         if login.found_at is not None:  # the tables were found by the schema's name
-            tables = [(int(r[0]), str(r[1])) for r in found if r[1]]
-            query = _COUNTS_BY_OID.replace("<oids>", ",".join(str(oid) for oid, _ in tables))
-            query = query.replace("<names>", ",".join(  # psycopg reads % as a placeholder
-                literal(name).replace("%", "%%") for _, name in tables))
+            query = _counts_by_oid(found)
             with self._lock:
                 self._tables = (login.found_at, query)
             login.found_at = None
