@@ -183,10 +183,12 @@ class SeatRunner:
         snapshot = client.snapshot(force=True)
         assert snapshot is not None
         self.clock = client.clock()
+        # open before the screen hears it: the keys pressed while it opened are done then,
+        # and each asks whether the session is open (a key asked early again is lost)
+        self.session = client
         self.target.post_message(SessionOpened(tuple(e for e in events if self._shows(e)),
                                                snapshot))
         self.target.post_message(HostClock(self.clock))  # after: opening starts the clock
-        self.session = client
         if self._ended(events):
             return
         while not self._stop.is_set() and not worker.is_cancelled:
