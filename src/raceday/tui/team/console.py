@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,10 @@ class ConsoleScreen(Screen[None]):
         self.clock = Clock()
         self.alarms = Alarms(show_faults=True)
         self.verdicts = Verdicts()
+        self._caught_up = False
+        """Whether the follower's first look (every event so far) has been taken in."""
+        self._asked_early: list[Callable[[], None]] = []
+        """Keys pressed before that, which read the session's history: done once it is in."""
         self.handled = TaskProgress(host.exercise)
         """Open tasks a seat's own panel has ticked: not overdue on the console either."""
         self.seated: dict[str, tuple[str, str, str]] = {}  # seat -> (role, player, status)
@@ -211,10 +216,23 @@ class ConsoleScreen(Screen[None]):
         self.snapshot = message.snapshot
         self._show_all()
 
+    def _history_in(self, again: Callable[[], None]) -> bool:
+        """Whether the session's history so far has been taken in; if not, `again` is done
+        once it is (a key pressed the moment the console opens is not answered from an
+        empty history: "nobody has declared a finding yet")."""
+        if not self._caught_up:
+            self._asked_early.append(again)
+        return self._caught_up
+
     @on(HostClock)
     def _clock(self, message: HostClock) -> None:
         if self._taken_down():
             return
+        if not self._caught_up:  # the follower's first look ends with the clock: it is in
+            self._caught_up = True
+            early, self._asked_early = self._asked_early, []
+            for again in early:  # in the order they were pressed
+                again()
         if message.clock != self.clock:
             lobby_changed = message.clock.lobby != self.clock.lobby
             self.clock = message.clock
@@ -526,6 +544,8 @@ class ConsoleScreen(Screen[None]):
         if self.sharing:
             self.notify("Hints show the answers: v ends screen sharing first.")
             return
+        if not self._history_in(self.action_hint):
+            return
         left = [h for h in self.exercise.hints if h.id not in self.verdicts.hints]
         if not left:
             self.notify("No hint left to give.")
@@ -555,6 +575,8 @@ class ConsoleScreen(Screen[None]):
         debrief use the ruling)."""
         from raceday.transcript.render import ruling_words
 
+        if not self._history_in(self.action_rule):
+            return
         declared = self.verdicts.declarations
         if not declared:
             self.notify("Nobody has declared a finding yet.")
