@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from team_fixtures import joined, send, until
+from textual.widgets import OptionList
 
 from raceday.team.host import Host
 from raceday.tui.screens.dialogs import ChoiceDialog
@@ -40,4 +41,4 @@ async def test_rule_pressed_before_the_history_is_in_lists_the_declarations(
         held.set()
         await until(pilot, lambda: isinstance(console.screen, ChoiceDialog))
         assert "responder: A DDoS attack" in str(
-            console.screen.query_one("OptionList").get_option_at_index(0).prompt)
+            console.screen.query_one(OptionList).get_option_at_index(0).prompt)
