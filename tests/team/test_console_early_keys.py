@@ -34,11 +34,13 @@ async def test_rule_pressed_before_the_history_is_in_lists_the_declarations(
     console = ConsoleApp(host, run_host=False)
     async with console.run_test(size=(140, 44)) as pilot:
         await until(pilot, lambda: isinstance(console.screen, ConsoleScreen))
-        await pilot.press("r")
+        await pilot.press("r", "r")  # pressed twice while it catches up: asked once
         await pilot.pause(0.2)
         assert isinstance(console.screen, ConsoleScreen)  # nothing to list from yet
         assert not any("Nobody has declared" in str(n.message) for n in console._notifications)
         held.set()
         await until(pilot, lambda: isinstance(console.screen, ChoiceDialog))
+        await pilot.pause(0.2)
+        assert sum(isinstance(s, ChoiceDialog) for s in console.screen_stack) == 1
         assert "responder: A DDoS attack" in str(
             console.screen.query_one(OptionList).get_option_at_index(0).prompt)

@@ -83,8 +83,6 @@ def read_plan(explained: Any) -> PlanReads:
     calls: set[str] = set()
     moving = False
     for key, value in _items(plan):
-        if key == "Relation Name" and isinstance(value, str):
-            continue  # paired with its "Schema" below
         if not isinstance(value, str):
             continue
         if key == "One-Time Filter" and value.strip("() ").lower() == "false":

@@ -156,7 +156,6 @@ _BEGIN_STATEMENTS = 2
 _ROWS = "raceday_rows"
 _FETCH = f"FETCH FORWARD {{}} FROM {_ROWS}"
 _CLOSE_ROWS = f"CLOSE {_ROWS}".encode()
-_UNLOCK_ALL = b"SELECT pg_catalog.pg_advisory_unlock_all()"
 _LIMITS = ("SELECT pg_catalog.set_config('role', %s, true), "
            "pg_catalog.set_config('search_path', %s, true), "
            "pg_catalog.set_config('statement_timeout', %s, true), "
@@ -189,9 +188,9 @@ class _Login:
     """Rows this connection had written per world table (the server's count), before the
     statement now running: what it wrote is the difference."""
     scans: dict[str, int] = field(default_factory=dict)
+    """Scans of each world table (sequential and index) before the statement: what it read."""
     found_at: int | None = None
     """`catalog_writes` when the counts now being read found the tables by the schema's name."""
-    """Scans of each world table (sequential and index) before the statement: what it read."""
 
 
 class PostgresStore(StoreBase["_Login"]):
@@ -200,7 +199,7 @@ class PostgresStore(StoreBase["_Login"]):
     backend = "postgresql"
     can_fork = True
     asks_together = True  # a round of checks in one round trip: see `app_queries`
-    writes_complete = True  # the server's own counts, and its catalogs' (`_COUNTS`)
+    writes_complete = True  # the server's own counts, and its catalogs' (`_CATALOG_ROW`)
 
     def __init__(
         self,

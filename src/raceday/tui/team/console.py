@@ -220,7 +220,7 @@ class ConsoleScreen(Screen[None]):
         """Whether the session's history so far has been taken in; if not, `again` is done
         once it is (a key pressed the moment the console opens is not answered from an
         empty history: "nobody has declared a finding yet")."""
-        if not self._caught_up:
+        if not self._caught_up and again not in self._asked_early:  # pressed twice: once
             self._asked_early.append(again)
         return self._caught_up
 
