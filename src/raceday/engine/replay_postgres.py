@@ -6,6 +6,8 @@ next replay (or the final one, which keeps none). Nothing here runs on SQLite.""
 from __future__ import annotations
 
 import atexit
+import hashlib
+import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
@@ -14,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from raceday.cache import code_digest
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
@@ -34,9 +37,11 @@ from raceday.engine.replay_outcomes import (
     GoodRun,
     Harms,
     Nights,
+    baseline_times,
     blocked_writes,
     good_runs,
     harm_nights,
+    harm_nights_of,
     harms_of,
     hidden_times,
     kept_some_away,
@@ -239,29 +244,92 @@ def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, 
 def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
                         live: PostgresStore, source: ForkSource, folder: Path, until: int,
                         made: list[PostgresStore], pool: ThreadPoolExecutor,
-                        shift: ShiftSpec | None = None) -> Callable[[], tuple[HarmNight, ...]]:
+                        shift: ShiftSpec | None = None, *, same_world: bool = False,
+                        ) -> Callable[[], tuple[HarmNight, ...]]:
     """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
     team's, the nights played in `pool`; call what it returns for their harms, once played.
-    They need nothing of the race: they start with it."""
+    They need nothing of the race: they start with it.
+
+    `same_world` (`_same_as_own`): the team's schema is the exercise's own and its statements
+    are the exercise's, so each practice night is its baseline, move for move (the engine is
+    deterministic): not played again, as on SQLite."""
     playing = []
     for night in exercise.replay.practice if exercise.replay is not None else ():
         where = folder / f"practice-{night.id}"
         own = practiced(exercise, night, shift)
-        playing.append((night, own,
-                        pool.submit(_forked_night, kind, practiced(team_exercise, night, shift),
-                                    live, source, made, exercise.world_sql, where / "race",
-                                    until),
+        team = None if same_world else pool.submit(
+            _forked_night, kind, practiced(team_exercise, night, shift), live, source, made,
+            exercise.world_sql, where / "race", until)
+        playing.append((night, own, team,
                         pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
                                     "", made)))
 
     def harms() -> tuple[HarmNight, ...]:
         found: list[HarmNight] = []
         for night, own, played, baseline in playing:
-            found += harm_nights(own, played.result(), baseline.result(), until,
-                                  practice_words(night.title), practice=night.id)
+            base = baseline.result()
+            words = practice_words(night.title)
+            found += (harm_nights_of(baseline_times(own, base), base, words, practice=night.id)
+                      if played is None else
+                      harm_nights(own, played.result(), base, until, words, practice=night.id))
         return tuple(found)
 
     return harms
+
+
+def schema_digest(source: ForkSource) -> str:
+    """What a world forked from `source` is built of, whichever session it is: the schema's
+    definitions as pg_dump gives them (the session's prefix taken out of every name), its
+    original tables and its owner roles with their members. The rows are the seed's in every
+    fork, and the rights are raceday's: two sources with one digest fork into the same world."""
+    prefix = f"rd_{source.session}_"
+
+    def plain(text: str) -> str:
+        return text.replace(prefix, "rd__")
+
+    owners = sorted((plain(owner), sorted(plain(m) for m in members))
+                    for owner, members in source.owners)
+    return hashlib.sha256(json.dumps([plain(source.pre), plain(source.post),
+                                      sorted(source.original), owners]).encode()).hexdigest()
+
+
+def own_schema_key(exercise: Exercise) -> str:
+    """The name of the exercise's own world's `schema_digest` (`_own_schema`) in the cache:
+    raceday's code, the world's SQL (PostgreSQL's), the roles."""
+    return hashlib.sha256(json.dumps(["postgresql-world", code_digest(), exercise.world_sql,
+                                      repr(exercise.roles)]).encode()).hexdigest()
+
+
+def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStore]) -> str:
+    """`schema_digest` of a world built from the exercise's own SQL, kept in the cache; ''
+    when that world has a sequence: a fork sets each one past its table's rows, where the
+    built world (a baseline's) leaves it where the SQL did, so the two may not play alike."""
+    from raceday.store.postgres.store import PostgresStore
+
+    pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
+                                    row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+    made.append(pristine)
+    source = pristine.fork_source()
+    _done_with(made, pristine)
+    digest = "" if "SEQUENCE" in source.pre.upper() else schema_digest(source)
+    replay_cache.keep_world(own_schema_key(exercise), digest)
+    return digest
+
+
+def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: PostgresStore,
+                 source: ForkSource, made: list[PostgresStore]) -> bool:
+    """The team's world forks into the exercise's own (`schema_digest`) and its statements
+    are the exercise's: its practice nights are their baselines. The own world's digest is
+    known (the cache), or made since the session opened (`prepare_ahead_postgres`), or now."""
+    if not (exercise.replay and exercise.replay.practice) \
+            or team_exercise.statements != exercise.statements:
+        return False
+    key = own_schema_key(exercise)
+    own = replay_cache.world_cached(key)
+    if own is None:
+        played, answer = AHEAD.take(key)
+        own = str(answer) if played else _own_schema(exercise, live, made)
+    return bool(own) and own == schema_digest(source)
 
 
 def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
@@ -300,8 +368,9 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
                                "", made)
         shift = session.variant
-        practice = _practice_nights_pg(kind, exercise, team_exercise, live, source, folder,
-                                       until, made, pool, shift)
+        practice = _practice_nights_pg(
+            kind, exercise, team_exercise, live, source, folder, until, made, pool, shift,
+            same_world=_same_as_own(exercise, team_exercise, live, source, made))
         race = racing.result()
         steps = step_replays(exercise, race)
         harms = harm_nights(exercise, race, baseline.result(), until, "tonight's race")
@@ -364,7 +433,8 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
 
 def prepare_ahead_postgres(session: Night) -> None:
     """Start what the final replay of `session` needs whatever the team does, and is not
-    known yet, in the background thread (`ahead_thread`): the original world's baseline and
+    known yet, in the background thread (`ahead_thread`): the digest of the exercise's own
+    world's schema (`_same_as_own`), the original world's baseline and
     normal night, each practice night's baseline on this session's variant (drawn for it:
     never in the cache folder), then the variant's own, needed only when tonight's race had
     a step prevented or a harm kept away (last: it never holds up the others)."""
@@ -380,6 +450,10 @@ def prepare_ahead_postgres(session: Night) -> None:
     if shift is not None:
         nights.append((variant_of(exercise, shift), shift.seed, delayed))
     started = _ahead_keys.setdefault(session.folder.resolve(), [])
+    own_schema = own_schema_key(exercise)
+    if exercise.replay.practice and replay_cache.world_cached(own_schema) is None:
+        AHEAD.start(own_schema, lambda made: _own_schema(exercise, live, made))
+        started.append(own_schema)
     for own, renumber, normal_too in nights:
         key = replay_cache.baseline_key(kind, own, until, renumber, "postgresql")
         if replay_cache.baseline_cached(key) is None:
