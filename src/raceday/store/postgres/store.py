@@ -54,6 +54,7 @@ from raceday.store.postgres.world import (
     load_seed,
     make_roles,
     quoted,
+    run_all,
     schema_rights,
     server_message,
 )
@@ -313,8 +314,7 @@ class PostgresStore(StoreBase["_Login"]):
         post-data sections), the world's original tables and the owner roles with their
         members. Read once, it serves every fork of a replay (two pg_dump runs each)."""
         with self._call():
-            pre = dump_schema(self.dsn, self.names.world, "pre-data")
-            post = dump_schema(self.dsn, self.names.world, "post-data")
+            pre, post = dump_schema(self.dsn, self.names.world, "pre-data", "post-data")
             original = tuple(str(r[0]) for r in self._admin.execute(
                 f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall())
             owners = tuple((str(r[0]), tuple(str(m) for m in r[1])) for r in self._admin.execute(
@@ -358,20 +358,22 @@ class PostgresStore(StoreBase["_Login"]):
             make_roles(admin, names, passwords)
             me = quoted(current_user(admin))
             made = [names.world_code]
+            steps: list[str] = []
             for old_owner, members in owners:
                 made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
                 mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
                           if m.startswith(old_prefix)]
-                admin.execute(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
+                steps.append(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
                 if mapped:
-                    admin.execute(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
-            admin.execute(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
-            for role in made:
-                admin.execute(f"GRANT {quoted(role)} TO {me}")
-            for schema in (names.world, names.state, names.compat):
-                admin.execute(f"CREATE SCHEMA {quoted(schema)}")
-            for role in made:  # owners must be able to create in the schema they own in
-                admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}")
+                    steps.append(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
+            steps.append(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
+            steps += [f"GRANT {quoted(role)} TO {me}" for role in made]
+            steps += [f"CREATE SCHEMA {quoted(schema)}"
+                      for schema in (names.world, names.state, names.compat)]
+            # owners must be able to create in the schema they own in
+            steps += [f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}"
+                      for role in made]
+            run_all(admin, steps)
             admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
                                       f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
             warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
@@ -381,11 +383,10 @@ class PostgresStore(StoreBase["_Login"]):
                 except Exception as exc:
                     what = " ".join(statement.split())[:80]
                     warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
-            admin.execute(f"CREATE TABLE {quoted(names.state)}.world_tables "
-                          "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')")
-            for name in original:
-                admin.execute(f"INSERT INTO {quoted(names.state)}.world_tables (name) VALUES (%s)",
-                              [name])
+            run_all(admin, [f"CREATE TABLE {quoted(names.state)}.world_tables "
+                            "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')",
+                            *(f"INSERT INTO {quoted(names.state)}.world_tables (name) "
+                              f"VALUES ({literal(name)})" for name in original)])
             schema_rights(admin, names, list(self._roles.values()))
             grant_rights(admin, names, list(self._roles.values()))
         except BaseException:

@@ -102,33 +102,45 @@ def build_world(
     grant_rights(admin, names, roles)
 
 
+def run_all(admin: psycopg.Connection[Any], statements: Sequence[str]) -> None:
+    """Statements raceday wrote (its own names and literals, nothing to bind) in one message:
+    one round trip where there was one each, the server running them in order, as one
+    transaction (a world being built is dropped whole if one fails)."""
+    if statements:
+        admin.execute(";\n".join(statements))
+
+
 def make_roles(admin: psycopg.Connection[Any], names: SessionNames, passwords: Mapping[str, str]) -> None:
     """Each exercise role and the checker: a NOLOGIN role, and a login that is its only member."""
     me = quoted(current_user(admin))
+    made: list[str] = []
     for pg_role in names.all_roles():
         login = SessionNames.login(pg_role)
-        admin.execute(f"CREATE ROLE {quoted(pg_role)} NOLOGIN")
-        admin.execute(f"CREATE ROLE {quoted(login)} LOGIN NOINHERIT PASSWORD {literal(passwords[login])} "
-                      f"IN ROLE {quoted(pg_role)}")
-        admin.execute(f"GRANT {quoted(pg_role)} TO {me}")
+        made += [f"CREATE ROLE {quoted(pg_role)} NOLOGIN",
+                 f"CREATE ROLE {quoted(login)} LOGIN NOINHERIT PASSWORD {literal(passwords[login])} "
+                 f"IN ROLE {quoted(pg_role)}",
+                 f"GRANT {quoted(pg_role)} TO {me}"]
+    run_all(admin, made)
 
 
 def schema_rights(admin: psycopg.Connection[Any], names: SessionNames, roles: Sequence[RoleRights]) -> None:
     """Who may use the session's schemas, and what becomes of what roles make during play."""
     _compat(admin, names)
     everyone = ", ".join(quoted(r) for r in names.all_roles())
-    admin.execute(f"GRANT USAGE ON SCHEMA {quoted(names.world)} TO {everyone}")
-    admin.execute(f"GRANT USAGE ON SCHEMA {quoted(names.compat)} TO {quoted(names.checker)}")
-    admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {quoted(names.compat)} TO {quoted(names.checker)}")
+    rights = [f"GRANT USAGE ON SCHEMA {quoted(names.world)} TO {everyone}",
+              f"GRANT USAGE ON SCHEMA {quoted(names.compat)} TO {quoted(names.checker)}",
+              f"GRANT SELECT ON ALL TABLES IN SCHEMA {quoted(names.compat)} "
+              f"TO {quoted(names.checker)}"]
     for role in roles:
         pg_role = names.roles[role.id]
         if role.schema:
-            admin.execute(f"GRANT CREATE ON SCHEMA {quoted(names.world)} TO {quoted(pg_role)}")
+            rights.append(f"GRANT CREATE ON SCHEMA {quoted(names.world)} TO {quoted(pg_role)}")
         # what a role makes during play is open to every role (and the checker may read it)
-        for kind, rights in (("TABLES", "ALL"), ("SEQUENCES", "ALL"), ("FUNCTIONS", "EXECUTE"),
-                             ("TYPES", "USAGE")):
-            admin.execute(f"ALTER DEFAULT PRIVILEGES FOR ROLE {quoted(pg_role)} IN SCHEMA "
-                          f"{quoted(names.world)} GRANT {rights} ON {kind} TO {everyone}")
+        for kind, given in (("TABLES", "ALL"), ("SEQUENCES", "ALL"), ("FUNCTIONS", "EXECUTE"),
+                            ("TYPES", "USAGE")):
+            rights.append(f"ALTER DEFAULT PRIVILEGES FOR ROLE {quoted(pg_role)} IN SCHEMA "
+                          f"{quoted(names.world)} GRANT {given} ON {kind} TO {everyone}")
+    run_all(admin, rights)
 
 
 def _world_code(admin: psycopg.Connection[Any], names: SessionNames) -> None:
@@ -140,32 +152,47 @@ def _world_code(admin: psycopg.Connection[Any], names: SessionNames) -> None:
     with a pinned search_path (pg_temp last), so hijacking one reaches no further.
     """
     code, world = quoted(names.world_code), quoted(names.world)
-    admin.execute(f"CREATE ROLE {code} NOLOGIN")
-    admin.execute(f"GRANT {code} TO {quoted(current_user(admin))}")
-    admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {world} TO {code}")
+    made = [f"CREATE ROLE {code} NOLOGIN", f"GRANT {code} TO {quoted(current_user(admin))}",
+            f"GRANT USAGE, CREATE ON SCHEMA {world} TO {code}"]
     functions = admin.execute(
         "SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p WHERE p.pronamespace = "
         "%s::regnamespace AND p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype", [names.world]
     ).fetchall()
     for (signature,) in functions:
-        admin.execute(f"ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = {world}, pg_temp")
-        admin.execute(f"ALTER FUNCTION {signature} OWNER TO {code}")
+        made += [f"ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = {world}, pg_temp",
+                 f"ALTER FUNCTION {signature} OWNER TO {code}"]
+    run_all(admin, made)
 
 
-def dump_schema(dsn: str, schema: str, section: str) -> str:
-    """pg_dump's text of one section of a schema: its definitions, no data, no GRANTs."""
+def dump_schema(dsn: str, schema: str, *sections: str) -> list[str]:
+    """pg_dump's text of each section of a schema (`pre-data`, `post-data`): its definitions,
+    no data, no GRANTs. One pg_dump a section, all running at once (each is mostly its own
+    start and the server's catalog reads)."""
     import shutil
 
     pg_dump = shutil.which("pg_dump")
     if pg_dump is None:
         raise StoreError("copying a PostgreSQL world needs pg_dump (PostgreSQL's client tools)")
-    done = subprocess.run(
+    running = [subprocess.Popen(
         [pg_dump, "--dbname", dsn, "--schema-only", "--no-privileges", "--schema", schema,
-         f"--section={section}"], capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise StoreError(f"pg_dump failed: {one_line(done.stderr)}")
-    # psql's own commands (\restrict) are not SQL
-    return "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
+         f"--section={section}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for section in sections]
+    texts: list[str] = []
+    failed = ""
+    for dump in running:
+        try:
+            out, err = dump.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            dump.kill()
+            out, err = dump.communicate()
+            err = err or "timed out after 120 s"
+        if dump.returncode != 0 and not failed:
+            failed = err or f"exit status {dump.returncode}"
+        # psql's own commands (\restrict) are not SQL
+        texts.append("\n".join(line for line in out.splitlines() if not line.startswith("\\")))
+    if failed:
+        raise StoreError(f"pg_dump failed: {one_line(failed)}")
+    return texts
 
 
 def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str, live: str,
@@ -261,17 +288,18 @@ def _own_tables(admin: psycopg.Connection[Any], names: SessionNames, roles: Sequ
         "AND c.relkind IN ('r', 'p') ORDER BY c.relname", [names.world]
     ).fetchall()
     me = quoted(current_user(admin))
+    made: list[str] = []
     for index, (table,) in enumerate(tables):
         owners = [names.roles[r.id] for r in roles if r.schema and r.may_write(str(table))]
         if not owners:
             continue
         owner = names.owner(index)
-        admin.execute(f"CREATE ROLE {quoted(owner)} NOLOGIN")
-        admin.execute(f"GRANT {quoted(owner)} TO {me}")
-        admin.execute(f"GRANT {quoted(owner)} TO {', '.join(quoted(o) for o in owners)}")
-        # to own there, and to run the foreign-key checks PostgreSQL runs as the owner
-        admin.execute(f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(owner)}")
-        admin.execute(f"ALTER TABLE {quoted(names.world)}.{quoted(str(table))} OWNER TO {quoted(owner)}")
+        made += [f"CREATE ROLE {quoted(owner)} NOLOGIN", f"GRANT {quoted(owner)} TO {me}",
+                 f"GRANT {quoted(owner)} TO {', '.join(quoted(o) for o in owners)}",
+                 # to own there, and to run the foreign-key checks PostgreSQL runs as the owner
+                 f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(owner)}",
+                 f"ALTER TABLE {quoted(names.world)}.{quoted(str(table))} OWNER TO {quoted(owner)}"]
+    run_all(admin, made)
 
 
 def grant_rights(admin: psycopg.Connection[Any], names: SessionNames, roles: Sequence[RoleRights]) -> None:
@@ -284,18 +312,19 @@ def grant_rights(admin: psycopg.Connection[Any], names: SessionNames, roles: Seq
         [names.world],
     ).fetchall()
     everyone = ", ".join(quoted(r) for r in names.all_roles())
+    grants: list[str] = []
     for name, kind in objects:
         target = f"{world}.{quoted(str(name))}"
         if kind == "S":
-            admin.execute(f"GRANT USAGE, SELECT, UPDATE ON SEQUENCE {target} TO {everyone}, "
+            grants.append(f"GRANT USAGE, SELECT, UPDATE ON SEQUENCE {target} TO {everyone}, "
                           f"{quoted(names.world_code)}")
             continue
-        admin.execute(f"GRANT ALL ON TABLE {target} TO {quoted(names.world_code)}")
+        grants.append(f"GRANT ALL ON TABLE {target} TO {quoted(names.world_code)}")
         if str(name) not in original:
-            admin.execute(f"GRANT ALL ON TABLE {target} TO {everyone}")
+            grants.append(f"GRANT ALL ON TABLE {target} TO {everyone}")
             continue
-        admin.execute(f"REVOKE ALL ON TABLE {target} FROM {everyone}")
-        admin.execute(f"GRANT SELECT ON TABLE {target} TO {quoted(names.checker)}")
+        grants += [f"REVOKE ALL ON TABLE {target} FROM {everyone}",
+                   f"GRANT SELECT ON TABLE {target} TO {quoted(names.checker)}"]
         for role in roles:
             rights = []
             if role.may_read(str(name)):
@@ -303,8 +332,9 @@ def grant_rights(admin: psycopg.Connection[Any], names: SessionNames, roles: Seq
             if role.may_write(str(name)):
                 rights += ["INSERT", "UPDATE", "DELETE", "TRIGGER", "REFERENCES"]
             if rights:
-                admin.execute(f"GRANT {', '.join(rights)} ON TABLE {target} "
+                grants.append(f"GRANT {', '.join(rights)} ON TABLE {target} "
                               f"TO {quoted(names.roles[role.id])}")
+    run_all(admin, grants)
     _owners_read(admin, names, roles,
                  {str(n) for n, k in objects if k != "S" and str(n) in original})
 
