@@ -26,6 +26,7 @@ psycopg is imported lazily: SQLite users never load it.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import threading
@@ -63,6 +64,8 @@ from raceday.store.results import Answer, ErrorKind, Row, StatementResult, Table
 
 if TYPE_CHECKING:
     import psycopg
+
+_log = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_MS = 1_000
 """How long a player's statement waits for a lock another connection holds."""
@@ -614,20 +617,38 @@ class PostgresStore(StoreBase["_Login"]):
 
     def close(self) -> None:
         """Close every connection; the world schema and its roles stay (see `drop`)."""
+        self._shut(keep_admin=False)
+
+    def _shut(self, *, keep_admin: bool) -> psycopg.Connection[Any] | None:
+        """`close`; `keep_admin`: but the admin connection, returned while it is usable."""
         with self._lock:
             if self._closed:
-                return
+                return None
             self._closed = True
             for login in [*self._logins.values(), *([self._checker] if self._checker else [])]:
                 login.conn.close()
             self._logins.clear()
             self._checker = None
-            self._admin.close()
+            admin = self._admin
+            if keep_admin and not (admin.closed or admin.broken):
+                return admin
+            admin.close()
+            return None
 
     def drop(self) -> None:
-        """Remove the session's schemas and roles from the server, then close."""
-        self.close()
-        drop_world(self.dsn, self.session)
+        """Remove the session's schemas and roles from the server, then close: on the admin
+        connection the store has (a replay drops about ten worlds a night), else a new one."""
+        admin = self._shut(keep_admin=True)
+        if admin is None:
+            drop_world(self.dsn, self.session)
+            return
+        try:
+            drop_schemas(admin, self.session)
+        except Exception:  # that connection could not: a new one, as for a closed store
+            _log.info("dropping world %s again on a new connection", self.session, exc_info=True)
+            drop_world(self.dsn, self.session)
+        finally:
+            admin.close()
 
     # -- internals ------------------------------------------------------------------------
 

@@ -415,16 +415,33 @@ def drop_schemas(admin: psycopg.Connection[Any], session: str) -> None:
     pattern = f"rd\\_{session}\\_%"
     schemas = admin.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s",
                             [pattern]).fetchall()
-    for (schema,) in schemas:
-        admin.execute(f"DROP SCHEMA IF EXISTS {quoted(str(schema))} CASCADE")
+    _drop_each(admin, [f"DROP SCHEMA IF EXISTS {quoted(str(schema))} CASCADE"
+                       for (schema,) in schemas])
     roles = admin.execute(
         "SELECT rolname, pg_catalog.pg_has_role(current_user, oid, 'MEMBER') FROM pg_catalog.pg_roles "
         "WHERE rolname LIKE %s ORDER BY rolcanlogin DESC, rolname", [pattern]).fetchall()
-    for role, member in roles:
-        if member:  # a role made but not yet granted to raceday owns nothing
-            admin.execute(f"DROP OWNED BY {quoted(str(role))} CASCADE")
-    for role, _member in roles:
-        admin.execute(f"DROP ROLE IF EXISTS {quoted(str(role))}")
+    # a role made but not yet granted to raceday owns nothing
+    _drop_each(admin, [f"DROP OWNED BY {quoted(str(role))} CASCADE" for role, member in roles
+                       if member])
+    _drop_each(admin, [f"DROP ROLE IF EXISTS {quoted(str(role))}" for role, _member in roles])
+
+
+def _drop_each(admin: psycopg.Connection[Any], statements: Sequence[str]) -> None:
+    """`run_all`, and one at a time when that fails (a role another drop of the same world
+    took first): then each that can still go goes, and the first failure is raised."""
+    try:
+        run_all(admin, statements)
+        return
+    except Exception as exc:
+        failed: Exception = exc
+    first: Exception | None = None
+    for statement in statements:
+        try:
+            admin.execute(statement)
+        except Exception as exc:
+            first = first or exc
+    if first is not None:
+        raise first from failed
 
 
 def describe_schema(admin: psycopg.Connection[Any], world: str) -> list[TableInfo]:
