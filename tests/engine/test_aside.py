@@ -119,6 +119,15 @@ def test_a_chain_answers_each_call_in_one_child() -> None:
     assert chain._pid is None  # every answer read: the child is reaped
 
 
+def test_a_chains_perhaps_needed_calls_take_only_a_core_nothing_else_wants() -> None:
+    """The calls from `perhaps_from` on (the variant's nights) run at the lowest priority,
+    the ones before at this process's own."""
+    chain = Chain([lambda: os.nice(0) for _ in range(3)], perhaps_from=1)
+    answers = [chain.child_answer(n) for n in range(3)]
+    own = os.nice(0)
+    assert answers == [(own,), (19,), (19,)]
+
+
 def test_a_chain_sends_an_answer_before_the_next_call_ends(tmp_path: Path) -> None:
     """The first answer is not held back by the calls after it: the second call waits for a
     file this process makes only once it has the first answer."""

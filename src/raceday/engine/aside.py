@@ -165,12 +165,18 @@ class Chain(Generic[T]):
     `child_answer(i)` is the answer of call `i` (in a tuple), or None when no child was
     forked, or that call failed in it, or the child died first, or this process took the
     call over (`take_over`): the caller then does what it needs itself. Only the process
-    that forked the child reads its pipe and reaps it."""
+    that forked the child reads its pipe and reaps it.
+
+    `perhaps_from`: the calls from this one on are only perhaps needed; the child makes them
+    at the lowest priority (`os.nice`), so they take only a core nothing else wants: not one
+    from the replay that decides whether they are needed, nor from the screen."""
 
     _HEADER = 8
 
-    def __init__(self, calls: Sequence[Callable[[], T]]) -> None:
+    def __init__(self, calls: Sequence[Callable[[], T]], *, perhaps_from: int | None = None,
+                 ) -> None:
         self._calls = list(calls)
+        self._perhaps_from = perhaps_from
         self._answers: list[tuple[T] | None] = []  # received so far, in order
         self._pid: int | None = None
         self._fd: int | None = None
@@ -201,6 +207,8 @@ class Chain(Generic[T]):
 
         def answers(pipe: BinaryIO) -> None:  # each as it is made
             for index, call in enumerate(self._calls):
+                if index == self._perhaps_from:
+                    _lowest_priority()
                 payload = b""  # no answer: taken over, or it failed (made there)
                 try:
                     if claims is not None and _claim(claims / str(index)):
@@ -273,6 +281,14 @@ class Chain(Generic[T]):
             _stop(self._pid)
             self._pid = self._fd = None
             self._forget_claims()
+
+
+def _lowest_priority() -> None:
+    """This process runs only when nothing else wants the core (where the OS can say so)."""
+    try:
+        os.nice(19)
+    except (AttributeError, OSError):
+        pass
 
 
 def _claim(path: Path) -> bool:

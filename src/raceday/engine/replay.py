@@ -616,11 +616,12 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     good(*tonight)
     for night in practice:
         baseline(practiced(exercise, night, shift), "")
+    perhaps = len(calls)  # the variant's: needed only when tonight's race prevented a step
     for normal, renumber in variant:
         baseline(normal, renumber)
         good(normal, renumber)
     _ahead_folders.extend(folders)  # before the child can make them
-    chain: Chain[Any] = Chain(calls)
+    chain: Chain[Any] = Chain(calls, perhaps_from=perhaps)
     if not chain.forked:
         for folder in folders:
             _ahead_folders.remove(folder)
