@@ -1,4 +1,5 @@
-"""Python's cyclic garbage collector, held off while a replay plays.
+"""Python's cyclic garbage collector, held off while a replay plays, and kept off what the
+process holds for good.
 
 A replay makes hundreds of thousands of short-lived objects (events, results, rows), and
 every so many of them the collector walks every object the process holds. In the TUI that
@@ -37,3 +38,18 @@ def paused() -> Iterator[None]:
             _pausing[0] -= 1
             if _pausing[0] == 0 and _pausing[1]:
                 gc.enable()
+
+
+def settle(*, collect: bool = False) -> None:
+    """What the process holds now stays for good (modules, the app, the exercise, the open
+    session): the collector's full walks stop visiting it (`gc.freeze`). Measured in the
+    TUI, the walks it saves took 20-50 ms each, one while the exercise loaded and one while
+    the play screen opened, both while the player waited.
+
+    What was held then and let go since (a screen popped) is not freed by the collector
+    until the next `collect`: everything is let out again, the garbage freed in one full
+    walk, and the rest kept again. Only where nobody waits on that walk."""
+    if collect:
+        gc.unfreeze()
+        gc.collect()
+    gc.freeze()

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker
 
+from raceday.engine import collector
 from raceday.engine.clock import Pace, speed_for
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
@@ -103,6 +104,7 @@ class RacedayApp(InertNotifications):
         if self.resume is not None and self.exercise is not None:
             self.resume_play(self.exercise, self.resume)
         self._check_size(self.size.width, self.size.height)
+        self.call_after_refresh(collector.settle)  # Textual's, Rich's and the screens' own
 
     # -- the flow ------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from raceday.engine import collector
 from raceday.inert import inert
 from raceday.tui.briefing_body import keep_body, read_body
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
@@ -276,6 +277,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             exercise = load_keeping_head(self.pending.path, self.pending.head)
             if self.start_asked:  # Enter came first: the play screen's module imported here
                 import raceday.tui.screens.play  # noqa: F401
+            collector.settle()  # the exercise and the modules that read it
             self.post_message(self.Loaded(exercise))
         except Exception as exc:
             self.post_message(self.Loaded(None, exc))
@@ -340,6 +342,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         # Enter pushes the play screen, whose module (the session, the event codec, the
         # widgets: about 150 ms) would be imported on the event loop: imported here instead
         import raceday.tui.screens.play  # noqa: F401
+
+        collector.settle(collect=True)  # the player reads: a full walk costs nobody a wait
 
     def _keep(self, exercise: Exercise, width: int, lines: Prerendered) -> None:
         """Keep the first screenful for the next start's first frames (a worker thread)."""
