@@ -171,6 +171,29 @@ def test_a_world_table_a_function_made_again_keeps_its_rights(pg_store: Postgres
     assert one(pg_store, "enactor-a", "INSERT INTO automation VALUES ('x', 1)").error_kind == "refused"
 
 
+def test_a_world_table_made_again_keeps_its_rights_when_the_grants_message_fails(
+        pg_store: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rights go in one message; when it fails (a table another role dropped meanwhile),
+    each is set on its own: the table made again is not left open to every role."""
+    from raceday.store.postgres import world
+
+    sent = world.run_all
+
+    def refused_once(admin: object, statements: list[str]) -> None:
+        if any(s.startswith("REVOKE ALL ON TABLE") for s in statements):
+            monkeypatch.setattr(world, "run_all", sent)
+            raise RuntimeError("a table went away meanwhile")
+        sent(admin, statements)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(world, "run_all", refused_once)
+    remade = pg_store.execute("responder", "DROP TABLE automation; "
+                              "CREATE TABLE automation (name TEXT PRIMARY KEY, enabled INTEGER)")
+    assert all(r.ok for r in remade), remade
+    assert world.run_all is sent  # the grants' message was refused, once
+    assert one(pg_store, "enactor-a", "INSERT INTO automation VALUES ('x', 1)").error_kind == "refused"
+    assert one(pg_store, "enactor-a", "SELECT * FROM automation").ok
+
+
 def test_the_engines_catalog_reads_answer_for_the_world(pg_store: PostgresStore) -> None:
     _, objects = pg_store.app_query("SELECT type, name FROM sqlite_master ORDER BY 2")
     assert ("view", "dns_answer") in objects and ("table", "plan") in objects

@@ -44,7 +44,7 @@ def test_drops_that_fail_in_one_message_are_made_one_by_one(pg_dsn: str) -> None
     admin = world.connect(pg_dsn)
     try:
         with pytest.raises(psycopg.Error, match="does not exist"):
-            world._drop_each(admin, [
+            world.run_each(admin, [
                 f"DROP SCHEMA {world.quoted(schemas[0])} CASCADE",
                 f"DROP ROLE {world.quoted(f'rd_{store.session}_gone')}",
                 f"DROP SCHEMA {world.quoted(schemas[1])} CASCADE"])

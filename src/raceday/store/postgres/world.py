@@ -334,7 +334,7 @@ def grant_rights(admin: psycopg.Connection[Any], names: SessionNames, roles: Seq
             if rights:
                 grants.append(f"GRANT {', '.join(rights)} ON TABLE {target} "
                               f"TO {quoted(names.roles[role.id])}")
-    run_all(admin, grants)
+    run_each(admin, grants)  # a table dropped meanwhile leaves every other one's rights set
     _owners_read(admin, names, roles,
                  {str(n) for n, k in objects if k != "S" and str(n) in original})
 
@@ -415,20 +415,21 @@ def drop_schemas(admin: psycopg.Connection[Any], session: str) -> None:
     pattern = f"rd\\_{session}\\_%"
     schemas = admin.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s",
                             [pattern]).fetchall()
-    _drop_each(admin, [f"DROP SCHEMA IF EXISTS {quoted(str(schema))} CASCADE"
+    run_each(admin, [f"DROP SCHEMA IF EXISTS {quoted(str(schema))} CASCADE"
                        for (schema,) in schemas])
     roles = admin.execute(
         "SELECT rolname, pg_catalog.pg_has_role(current_user, oid, 'MEMBER') FROM pg_catalog.pg_roles "
         "WHERE rolname LIKE %s ORDER BY rolcanlogin DESC, rolname", [pattern]).fetchall()
     # a role made but not yet granted to raceday owns nothing
-    _drop_each(admin, [f"DROP OWNED BY {quoted(str(role))} CASCADE" for role, member in roles
+    run_each(admin, [f"DROP OWNED BY {quoted(str(role))} CASCADE" for role, member in roles
                        if member])
-    _drop_each(admin, [f"DROP ROLE IF EXISTS {quoted(str(role))}" for role, _member in roles])
+    run_each(admin, [f"DROP ROLE IF EXISTS {quoted(str(role))}" for role, _member in roles])
 
 
-def _drop_each(admin: psycopg.Connection[Any], statements: Sequence[str]) -> None:
-    """`run_all`, and one at a time when that fails (a role another drop of the same world
-    took first): then each that can still go goes, and the first failure is raised."""
+def run_each(admin: psycopg.Connection[Any], statements: Sequence[str]) -> None:
+    """`run_all`, and one at a time when that fails (a table or role another connection took
+    first): then each that can still be made is made, and the first failure is raised. For
+    what must not be left half done by one failure: rights, and a drop."""
     try:
         run_all(admin, statements)
         return
