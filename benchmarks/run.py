@@ -17,7 +17,8 @@ turns, so a machine shared with other work slows both alike):
                  headless, whole (a script with no steps)
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
   postgres       the flagship night with its world on PostgreSQL (RACEDAY_TEST_PG_DSN), against
-                 SQLite, psycopg's round trips counted
+                 SQLite, psycopg's round trips counted, and the CPU raceday and (on this
+                 machine) the server used
   large          the same night on the flagship with 1k and 10k more endpoints, against the
                  base world (--huge adds 100k)
   panel          the world panel's read and render at 4, 10k and 100k endpoints (onboarding
@@ -413,10 +414,37 @@ sys.exit(status)
 sync) and every connection opened."""
 
 
+def server_cpu(dsn: str) -> Callable[[], float] | None:
+    """The CPU seconds the server's ended processes have used so far (its postmaster's reaped
+    children: every backend a run connected, once it has gone), read from /proc; None when
+    the server is not on this machine or /proc cannot say."""
+    import psycopg
+
+    try:
+        with psycopg.connect(dsn) as conn:
+            backend = conn.execute("SELECT pg_backend_pid()").fetchone()
+        if backend is None:
+            return None
+        parent = int(Path(f"/proc/{backend[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        stat = Path(f"/proc/{parent}/stat")
+        ticks = os.sysconf("SC_CLK_TCK")
+
+        def used() -> float:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            return (int(fields[13]) + int(fields[14])) / ticks  # cutime, cstime
+
+        used()
+        return used
+    except (OSError, ValueError, IndexError, TypeError, psycopg.Error):
+        return None
+
+
 def postgres_night(runs: int, scratch: Path) -> list[Row]:
     """The flagship night (as-it-happened, --json, the final replay included) with its world on
     PostgreSQL (RACEDAY_TEST_PG_DSN), against the same night on SQLite, whole processes;
-    round trips counted in the PostgreSQL runs."""
+    round trips counted in the PostgreSQL runs, and the CPU each side used (raceday's
+    process and its children; the server's, when it runs on this machine)."""
+    import resource
     dsn = os.environ.get("RACEDAY_TEST_PG_DSN")
     if not dsn:
         return [("a flagship night on PostgreSQL vs SQLite", "no RACEDAY_TEST_PG_DSN: skipped",
@@ -425,8 +453,12 @@ def postgres_night(runs: int, scratch: Path) -> list[Row]:
     script = FLAGSHIP / "scripts" / "as-it-happened.yaml"
     night_args = ["run", "dynamodb-dns-race", "--script", str(script), "--json"]
     trips: list[tuple[int, int]] = []
+    cpu: list[tuple[float, float | None]] = []
+    server = server_cpu(dsn)
 
     def on_postgres() -> float:
+        mine = resource.getrusage(resource.RUSAGE_CHILDREN)
+        theirs = server() if server is not None else None
         started = time.perf_counter()
         out = subprocess.run([PYTHON, "-c", COUNTED, *night_args, "--transcripts",
                               str(scratch / "pg-night"), "--db", dsn], check=True,
@@ -434,6 +466,10 @@ def postgres_night(runs: int, scratch: Path) -> list[Row]:
         took = time.perf_counter() - started
         figures = out.stdout.strip().splitlines()[-1].split()
         trips.append((int(figures[1]), int(figures[2])))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        time.sleep(0.3)  # the run's backends reaped
+        cpu.append((after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime,
+                    server() - theirs if server is not None and theirs is not None else None))
         return took
 
     got = interleaved({
@@ -444,9 +480,14 @@ def postgres_night(runs: int, scratch: Path) -> list[Row]:
     ratio = got["postgres"] / got["sqlite"]
     exchanges = statistics.median(t[0] for t in trips)
     connections = statistics.median(t[1] for t in trips)
+    client = statistics.median(c[0] for c in cpu)
+    served = [c[1] for c in cpu if c[1] is not None]
+    on_server = (f", the server's {statistics.median(served):.1f} s" if served
+                 else " (the server's not measured: not on this machine)")
     return [("a flagship night on PostgreSQL (as-it-happened, final replay included) vs SQLite",
              f"{ms(got['postgres'])} vs {ms(got['sqlite'])}; {exchanges:,.0f} round trips on "
-             f"{connections:.0f} connections", f"{ratio:.1f}x", f"<= 5x: {verdict(ratio, 5)}")]
+             f"{connections:.0f} connections; CPU: raceday's {client:.1f} s{on_server}",
+             f"{ratio:.1f}x", f"<= 5x: {verdict(ratio, 5)}")]
 
 
 # -- large worlds ------------------------------------------------------------------------------
