@@ -96,10 +96,12 @@ def remember_baseline(key: str, known: Harms) -> None:
 worlds_known: dict[str, str] = {}
 
 
-def world_key(exercise: Exercise) -> str:
+def world_key(exercise: Exercise, db: str = "sqlite") -> str:
     """The name of the fingerprint of the world a replay builds from the exercise's own world
-    (`store.world_digest.world_fingerprint`): the code, the world's SQL, the roles."""
-    return hashlib.sha256(json.dumps(["world", code_digest(), exercise.world_sql,
+    (SQLite's `store.world_digest.world_fingerprint`, PostgreSQL's
+    `replay_postgres.schema_digest`): the database kind, the code, the world's SQL, the
+    roles."""
+    return hashlib.sha256(json.dumps(["world", db, code_digest(), exercise.world_sql,
                                       repr(exercise.roles)]).encode()).hexdigest()
 
 

@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from raceday.cache import code_digest
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
@@ -293,13 +292,6 @@ def schema_digest(source: ForkSource) -> str:
                                       sorted(source.original), owners]).encode()).hexdigest()
 
 
-def own_schema_key(exercise: Exercise) -> str:
-    """The name of the exercise's own world's `schema_digest` (`_own_schema`) in the cache:
-    raceday's code, the world's SQL (PostgreSQL's), the roles."""
-    return hashlib.sha256(json.dumps(["postgresql-world", code_digest(), exercise.world_sql,
-                                      repr(exercise.roles)]).encode()).hexdigest()
-
-
 def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStore]) -> str:
     """`schema_digest` of a world built from the exercise's own SQL, kept in the cache; ''
     when that world has a sequence: a fork sets each one past its table's rows, where the
@@ -312,7 +304,7 @@ def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStor
     source = pristine.fork_source()
     _done_with(made, pristine)
     digest = "" if "SEQUENCE" in source.pre.upper() else schema_digest(source)
-    replay_cache.keep_world(own_schema_key(exercise), digest)
+    replay_cache.keep_world(replay_cache.world_key(exercise, "postgresql"), digest)
     return digest
 
 
@@ -324,7 +316,7 @@ def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: PostgresStor
     if not (exercise.replay and exercise.replay.practice) \
             or team_exercise.statements != exercise.statements:
         return False
-    key = own_schema_key(exercise)
+    key = replay_cache.world_key(exercise, "postgresql")
     own = replay_cache.world_cached(key)
     if own is None:
         played, answer = AHEAD.take(key)
@@ -454,7 +446,7 @@ def prepare_ahead_postgres(session: Night) -> None:
     if shift is not None:
         nights.append((variant_of(exercise, shift), shift.seed, delayed))
     started = _ahead_keys.setdefault(session.folder.resolve(), [])
-    own_schema = own_schema_key(exercise)
+    own_schema = replay_cache.world_key(exercise, "postgresql")
     if exercise.replay.practice and replay_cache.world_cached(own_schema) is None:
         AHEAD.start(own_schema, lambda made: _own_schema(exercise, live, made))
         started.append(own_schema)

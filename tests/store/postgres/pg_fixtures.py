@@ -91,3 +91,15 @@ def snapshot(store: PostgresStore) -> dict[str, list[tuple[object, ...]]]:
         if kind == "table":
             world[str(name)] = store.app_query(f'SELECT * FROM "{name}" ORDER BY 1')[1]
     return world
+
+
+def on_server(dsn: str, session: str) -> list[str]:
+    """The schemas and roles of one raceday world still on the server."""
+    import psycopg
+
+    pattern = f"rd\\_{session}\\_%"
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s "
+                            "UNION ALL SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
+                            [pattern, pattern]).fetchall()
+    return sorted(str(r[0]) for r in rows)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_fixtures import on_server
 from reference_plays import ReferencePlays
 
 from raceday.engine.headless import open_session, run_script
@@ -22,18 +23,6 @@ pytestmark = pytest.mark.postgres
 
 PLAYS = Path(__file__).resolve().parent / "plays"
 HONEST = Path(__file__).resolve().parents[2] / "scenarios" / "honest"
-
-
-def _on_server(dsn: str, session: str) -> list[str]:
-    """The schemas and roles of one raceday world still on the server."""
-    import psycopg
-
-    pattern = f"rd\\_{session}\\_%"
-    with psycopg.connect(dsn) as conn:
-        rows = conn.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s "
-                            "UNION ALL SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
-                            [pattern, pattern]).fetchall()
-    return sorted(str(r[0]) for r in rows)
 
 
 def _score(name: str, script: Path, tmp_path: Path, db: str | None) -> tuple[Path, dict[str, Any]]:
@@ -83,14 +72,14 @@ def test_replay_worlds_are_dropped_and_the_walk_reads_the_newest(pg_dsn: str, tm
         one, two = (session.folder / "replay" / str(n) / "race.postgres" for n in (1, 2))
         assert not one.exists()  # the first replay's world went when the second was played
         kept = two.read_text().strip()
-        assert _on_server(pg_dsn, one.parent.name) == []
-        assert _on_server(pg_dsn, kept) != []
+        assert on_server(pg_dsn, one.parent.name) == []
+        assert on_server(pg_dsn, kept) != []
         walk = load_walk(session.exercise, second, session.folder)
         assert walk.error is None and walk.final_world is not None  # read from the kept schema
         session.end()
         # the final replay keeps no world; the session's own goes at its end
-        assert _on_server(pg_dsn, kept) == []
-        assert _on_server(pg_dsn, world) == []
+        assert on_server(pg_dsn, kept) == []
+        assert on_server(pg_dsn, world) == []
         assert "dropped" in (session.folder / "world.postgres").read_text()
     finally:
         drop_world(pg_dsn, world)
@@ -103,11 +92,11 @@ def test_a_session_asked_to_keep_its_world_keeps_it(pg_dsn: str, tmp_path: Path,
     folder, _ = _score("lost-update-basics", script, tmp_path, pg_dsn)
     world = (folder / "world.postgres").read_text().split()[0]
     try:
-        left = _on_server(pg_dsn, world)
+        left = on_server(pg_dsn, world)
         assert f"rd_{world}_world" in left and "kept" in (folder / "world.postgres").read_text()
     finally:
         drop_world(pg_dsn, world)
-    assert _on_server(pg_dsn, world) == []
+    assert on_server(pg_dsn, world) == []
 
 
 def test_the_normal_night_is_cached_per_database(pg_dsn: str, tmp_path: Path,
@@ -180,7 +169,7 @@ def test_a_team_script_plays_through_a_host_on_postgresql(
     assert not (Path(on_sqlite["session"]) / "world.postgres").exists()
     assert on_pg["total"] == on_sqlite["total"] and on_pg["guards"]["points"] > 0
     world = (Path(on_pg["session"]) / "world.postgres").read_text().split()[0]
-    assert _on_server(pg_dsn, world) == []
+    assert on_server(pg_dsn, world) == []
 
 
 def test_the_practice_nights_baselines_are_played_while_the_team_plays(

@@ -7,7 +7,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_fixtures import ROLES, WORLD_SQL
+from pg_fixtures import ROLES, WORLD_SQL, on_server
 
 from raceday.store.postgres import world
 from raceday.store.postgres.store import PostgresStore
@@ -15,23 +15,14 @@ from raceday.store.postgres.store import PostgresStore
 pytestmark = pytest.mark.postgres
 
 
-def _left(dsn: str, session: str) -> list[str]:
-    pattern = f"rd\\_{session}\\_%"
-    with psycopg.connect(dsn) as conn:
-        rows = conn.execute("SELECT nspname FROM pg_catalog.pg_namespace WHERE nspname LIKE %s "
-                            "UNION ALL SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s",
-                            [pattern, pattern]).fetchall()
-    return sorted(str(r[0]) for r in rows)
-
-
 def test_a_dropped_world_and_a_dropped_fork_leave_nothing(pg_dsn: str) -> None:
     store = PostgresStore.create(pg_dsn, WORLD_SQL, ROLES)
     fork, _ = store.fork(WORLD_SQL)
-    assert _left(pg_dsn, store.session) and _left(pg_dsn, fork.session)
+    assert on_server(pg_dsn, store.session) and on_server(pg_dsn, fork.session)
     fork.drop()
     store.drop()
-    assert _left(pg_dsn, fork.session) == []
-    assert _left(pg_dsn, store.session) == []
+    assert on_server(pg_dsn, fork.session) == []
+    assert on_server(pg_dsn, store.session) == []
 
 
 def test_drops_that_fail_in_one_message_are_made_one_by_one(pg_dsn: str) -> None:
@@ -39,7 +30,7 @@ def test_drops_that_fail_in_one_message_are_made_one_by_one(pg_dsn: str) -> None
     the message's others are undone with it: each is then made on its own, and the first
     failure is raised."""
     store = PostgresStore.create(pg_dsn, WORLD_SQL, ROLES)
-    schemas = [n for n in _left(pg_dsn, store.session) if n.endswith(("_world", "_state"))]
+    schemas = [n for n in on_server(pg_dsn, store.session) if n.endswith(("_world", "_state"))]
     assert len(schemas) == 2
     admin = world.connect(pg_dsn)
     try:
@@ -50,9 +41,9 @@ def test_drops_that_fail_in_one_message_are_made_one_by_one(pg_dsn: str) -> None
                 f"DROP SCHEMA {world.quoted(schemas[1])} CASCADE"])
     finally:
         admin.close()
-    assert not set(schemas) & set(_left(pg_dsn, store.session))  # both went all the same
+    assert not set(schemas) & set(on_server(pg_dsn, store.session))  # both went all the same
     store.drop()
-    assert _left(pg_dsn, store.session) == []
+    assert on_server(pg_dsn, store.session) == []
 
 
 def test_a_store_drops_its_world_on_its_own_admin_connection(
@@ -64,9 +55,9 @@ def test_a_store_drops_its_world_on_its_own_admin_connection(
     store = PostgresStore.create(pg_dsn, WORLD_SQL, ROLES)
     store.drop()
     assert fresh == []
-    assert _left(pg_dsn, store.session) == []
+    assert on_server(pg_dsn, store.session) == []
     closed = PostgresStore.create(pg_dsn, WORLD_SQL, ROLES)
     closed.close()  # no connection left: a new one drops it
     monkeypatch.undo()
     closed.drop()
-    assert _left(pg_dsn, closed.session) == []
+    assert on_server(pg_dsn, closed.session) == []
