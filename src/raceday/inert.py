@@ -66,10 +66,18 @@ def json_text(value: Any, **options: Any) -> str:
     `json.dumps` escapes C0 alone; U+009B (an 8-bit CSI) or U+202E would otherwise reach a
     terminal that shows the file. The escapes are JSON's own, so a reader gets the same value.
     """
-    import json  # not at import: `raceday --version` and `play` start without it
+    encode = _ENCODERS.get(tuple(options.items()))
+    if encode is None:
+        import json  # not at import: `raceday --version` and `play` start without it
 
-    text = json.dumps(value, ensure_ascii=False, **options)
-    return _CONTROL.sub(_escape, text)
+        encode = json.JSONEncoder(ensure_ascii=False, **options).encode
+        _ENCODERS[tuple(options.items())] = encode
+    return _CONTROL.sub(_escape, encode(value))
+
+
+_ENCODERS: dict[tuple[tuple[str, Any], ...], Any] = {}
+"""One encoder per set of options, made once: `json.dumps` makes a new one for every call
+with options, a third of the time of a transcript's line."""
 
 
 class InertStream(io.TextIOBase):

@@ -44,8 +44,9 @@ class WorldChecks(SessionCore):
         if not reads_only(sql):  # a check that may write (WITH ... DELETE)
             self._unnamed_writes += 1
         key = self._check_key(sql, params)
-        if self._still_kept(sql, params, key):
-            kept = self._check_kept[sql]
+        asked = params_key(params)
+        kept = self._check_kept.get(sql)
+        if key is not None and kept is not None and kept[1] == key and kept[0] == asked:
             return kept[2], list(kept[3])
         self._check_kept.pop(sql, None)
         answer = self._asked_ahead.pop(sql, None) if params is None else None
@@ -53,7 +54,7 @@ class WorldChecks(SessionCore):
             raise answer
         columns, rows = answer if answer is not None else self.store.app_query(sql, params)
         if key is not None:
-            self._check_kept[sql] = (params_key(params), key, columns, list(rows))
+            self._check_kept[sql] = (asked, key, columns, list(rows))
         return columns, list(rows)
 
     def _still_kept(self, sql: str, params: Mapping[str, Any] | None,
@@ -77,9 +78,11 @@ class WorldChecks(SessionCore):
         stamp = (self._schema_epoch, self._commits, getattr(self.store, "catalog_writes", 0))
         known = self._check_reads.get(sql)
         if known is None or known[0] != stamp:
-            known = self._check_reads[sql] = (stamp, reads_of(sql, params))
+            tables = reads_of(sql, params)
+            known = self._check_reads[sql] = (
+                stamp, None if tables is None else tuple(sorted(tables)))
         tables = known[1]
-        return None if tables is None else self._world_key(sorted(tables))
+        return None if tables is None else self._world_key(tables)
 
     def _world_key(self, tables: Sequence[str]) -> tuple[int, ...]:
         """What a read of `tables` depends on: the schema, the writes to each of them, and the

@@ -180,7 +180,7 @@ class SessionCore:
         # a check's SQL -> its answer (or error), asked with the rest of its round at once
         self._asked_ahead: dict[str, Answer] = {}
         # an exercise check's SQL -> ((schema epoch, commits) when asked, the tables it reads)
-        self._check_reads: dict[str, tuple[tuple[int, int, int], frozenset[str] | None]] = {}
+        self._check_reads: dict[str, tuple[tuple[int, int, int], tuple[str, ...] | None]] = {}
         self._commits = 0  # held transactions committed: their writes show only now
         self._flood_noted = -1  # the minute a refusal for too many actions was recorded
         self._txn_lost: dict[str, int] = {}

@@ -53,7 +53,9 @@ def reads_only(sql: str) -> bool:
 
 def params_key(params: Mapping[str, Any] | None) -> tuple[Any, ...]:
     """A check's parameters as a key: the type too (SQLite tells 1 from 1.0 and True)."""
-    return tuple((k, type(v).__name__, v) for k, v in sorted((params or {}).items()))
+    if not params:  # most checks take none
+        return ()
+    return tuple((k, type(v).__name__, v) for k, v in sorted(params.items()))
 
 
 def answer_digest(columns: Sequence[str], rows: Sequence[Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 
 from raceday.value import Value
@@ -40,7 +41,7 @@ class Clock(Value):
     zone: str
     minutes_per_statement: int = 1
 
-    @property
+    @cached_property  # asked for by every minute of a night (3,000 times a session)
     def length_minutes(self) -> int:
         return int((self.end - self.start) / timedelta(minutes=1))
 
