@@ -84,6 +84,14 @@ class SessionEnded(Message):
 
 
 @dataclass
+class EndProgress(Message):
+    """How far the end of a session has got (the night playing itself out, the replay), for
+    the player who waits for the score: one line, a few times a second at most."""
+
+    line: str
+
+
+@dataclass
 class JobFailed(Message):
     """A session call raised: `error` is one line a person can read.
 

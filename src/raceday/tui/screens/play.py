@@ -27,6 +27,7 @@ from raceday.transcript import events as ev
 from raceday.tui.commands import PlayCommands
 from raceday.tui.messages import (
     ActionDone,
+    EndProgress,
     EngineEvent,
     GuardsChecked,
     JobFailed,
@@ -304,6 +305,10 @@ class PlayScreen(PlayKeys):
         if message.action == "open":
             self.results.show_text(Text(f"The world could not be opened: {message.error}",
                                         style="bold red"))
+
+    @on(EndProgress)
+    def _end_progress(self, message: EndProgress) -> None:
+        self.results.show_text(Text.assemble(("Scoring… ", "bold"), (message.line, "dim")))
 
     @on(SessionEnded)
     def _ended(self, message: SessionEnded) -> None:
