@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from raceday.exercise.model import Exercise
+    from raceday.run_progress import RunProgress
     from raceday.transcript.events import Event
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -542,7 +544,13 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return _run_team(args, out)
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
-    session, result = run_script(exercise, script, args.transcripts, db=getattr(args, "db", None))
+    progress = _run_progress(exercise)
+    try:
+        session, result = run_script(exercise, script, args.transcripts,
+                                     db=getattr(args, "db", None), watch=progress)
+    finally:
+        if progress is not None:
+            progress.wipe()
     whole = session.log.broken is None and len(session.events) == session.log.seq
     _write_debrief(session.folder, session.events if whole else None)  # whole: none read back
     if args.json:
@@ -553,6 +561,18 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
         print_score(score.score, out, session.folder)
     return EXIT_OK
+
+
+def _run_progress(exercise: Exercise) -> RunProgress | None:
+    """How far the night has got, on stderr when it is a terminal (None: a pipe, a file)."""
+    stream = getattr(sys.stderr, "raw", sys.stderr)  # the line is raceday's own: no `inert`
+    if not stream.isatty():
+        return None
+    from raceday.engine.clock import clock_time
+    from raceday.run_progress import RunProgress
+
+    length = exercise.clock.length_minutes
+    return RunProgress(stream, clock_time(exercise.clock.start, length), night_minutes=length)
 
 
 def _run_team(args: argparse.Namespace, out: Console) -> int:

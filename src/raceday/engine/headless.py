@@ -19,6 +19,7 @@ from raceday.engine.actions import (
     Wait,
 )
 from raceday.engine.clock import Pace
+from raceday.engine.core import Listener
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.errors import MachineError, ScriptError
@@ -128,9 +129,13 @@ def step_action(session: Session, step: Step, where: str) -> Action | None:
 
 
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,
-               db: str | None = None) -> tuple[Session, dict[str, Any]]:
-    """Play a whole script, then let the clock run out (unless it says `end`), and score."""
+               db: str | None = None, watch: Listener | None = None,
+               ) -> tuple[Session, dict[str, Any]]:
+    """Play a whole script, then let the clock run out (unless it says `end`), and score.
+    `watch` is told every event from the session's open on (`raceday run`'s progress line)."""
     session = open_session(exercise, script.roles, transcripts, db=db, origin="script")
+    if watch is not None:
+        session.subscribe(watch)
     score = play_script_on(session, script)
     return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
 
