@@ -44,7 +44,7 @@ class WorldChecks(SessionCore):
         if not reads_only(sql):  # a check that may write (WITH ... DELETE)
             self._unnamed_writes += 1
         key = self._check_key(sql, params)
-        asked = params_key(params)
+        asked = params_key(params) if key is not None else ()
         kept = self._check_kept.get(sql)
         if key is not None and kept is not None and kept[1] == key and kept[0] == asked:
             return kept[2], list(kept[3])
