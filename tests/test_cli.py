@@ -198,3 +198,28 @@ def test_check_plays_the_reference_scripts_far_enough_to_find_a_missing_table(
     script.write_text(text.replace("FROM hosts;", "FROM host;", 1))  # fixed: checked again
     code, out, err = run(capsys, "check", str(copy))
     assert code == 0 and "ok" in out and err == "", err
+
+
+def test_a_script_played_on_the_other_database_names_its_twin(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A play's guards are in one dialect; played on the other database they are refused and
+    it scores as unguarded: the line says which file is written for that database."""
+    from raceday.cli import _dialect_twin
+
+    monkeypatch.delenv("RACEDAY_DB", raising=False)
+    sqlite_play = LOST / "scripts" / "solo-complete.yaml"
+    postgres_play = LOST / "scripts" / "postgres" / "solo-complete.yaml"
+    said = _dialect_twin(sqlite_play, "postgresql://raceday@127.0.0.1/raceday")
+    assert said is not None and f"its PostgreSQL twin is {postgres_play}" in said
+    assert _dialect_twin(sqlite_play, None) is None  # SQLite's play on SQLite
+    assert _dialect_twin(postgres_play, "postgresql://raceday@127.0.0.1/raceday") is None
+    lone = write_script(tmp_path, "roles: [operator]\nsteps: []\n")  # no twin: nothing said
+    assert _dialect_twin(lone, "postgresql://raceday@127.0.0.1/raceday") is None
+
+    code, out, err = run(capsys, "run", "lost-update-basics", "--script", str(postgres_play),
+                         "--json", "--transcripts", str(tmp_path / "t"))
+    assert code == 0 and json.loads(out)["exercise"] == "lost-update-basics"
+    assert err.splitlines()[0] == (
+        f"raceday: {postgres_play} is written for PostgreSQL; its SQLite twin is {sqlite_play} "
+        "(played as it is, its guards in PostgreSQL's dialect will be refused)")

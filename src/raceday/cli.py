@@ -544,6 +544,9 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return _run_team(args, out)
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
+    twin = _dialect_twin(args.script, getattr(args, "db", None))
+    if twin is not None:
+        sys.stderr.write(twin + "\n")
     progress = _run_progress(exercise)
     try:
         session, result = run_script(exercise, script, args.transcripts,
@@ -561,6 +564,27 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
         print_score(score.score, out, session.folder)
     return EXIT_OK
+
+
+def _dialect_twin(script: pathlib.Path, db: str | None) -> str | None:
+    """A line naming the script's twin for the database it is played on, when it has one: a
+    play's guards are written in one dialect (`scripts/postgres/` holds the PostgreSQL
+    twins), and the other database refuses them, so the play scores as unguarded there."""
+    import os
+
+    from raceday.store import DB_VARIABLE, is_postgres
+
+    on_postgres = is_postgres(db or os.environ.get(DB_VARIABLE) or None)
+    script = pathlib.Path(script)
+    in_twins = script.parent.name == "postgres"
+    if on_postgres == in_twins:
+        return None
+    twin = (script.parent.parent if in_twins else script.parent / "postgres") / script.name
+    if not twin.is_file():
+        return None
+    here, there = ("PostgreSQL", "SQLite") if in_twins else ("SQLite", "PostgreSQL")
+    return (f"raceday: {script} is written for {here}; its {there} twin is {twin} (played as "
+            f"it is, its guards in {here}'s dialect will be refused)")
 
 
 def _run_progress(exercise: Exercise) -> RunProgress | None:
