@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from raceday.exercise.model import Exercise
-    from raceday.run_progress import RunProgress
+    from raceday.terminal_progress import TerminalProgress
     from raceday.transcript.events import Event
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -544,13 +544,13 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         return _run_team(args, out)
     exercise = load_named_exercise(args.exercise)
     script = load_script(args.script, exercise)
-    twin = _dialect_twin(args.script, getattr(args, "db", None))
+    db = getattr(args, "db", None)
+    twin = _dialect_twin(args.script, db)
     if twin is not None:
         sys.stderr.write(twin + "\n")
     progress = _run_progress(exercise)
     try:
-        session, result = run_script(exercise, script, args.transcripts,
-                                     db=getattr(args, "db", None), watch=progress)
+        session, result = run_script(exercise, script, args.transcripts, db=db, watch=progress)
     finally:
         if progress is not None:
             progress.wipe()
@@ -570,11 +570,9 @@ def _dialect_twin(script: pathlib.Path, db: str | None) -> str | None:
     """A line naming the script's twin for the database it is played on, when it has one: a
     play's guards are written in one dialect (`scripts/postgres/` holds the PostgreSQL
     twins), and the other database refuses them, so the play scores as unguarded there."""
-    import os
+    from raceday.store import chosen_db, is_postgres
 
-    from raceday.store import DB_VARIABLE, is_postgres
-
-    on_postgres = is_postgres(db or os.environ.get(DB_VARIABLE) or None)
+    on_postgres = is_postgres(chosen_db(db))
     script = pathlib.Path(script)
     in_twins = script.parent.name == "postgres"
     if on_postgres == in_twins:
@@ -587,16 +585,15 @@ def _dialect_twin(script: pathlib.Path, db: str | None) -> str | None:
             f"it is, its guards in {here}'s dialect will be refused)")
 
 
-def _run_progress(exercise: Exercise) -> RunProgress | None:
+def _run_progress(exercise: Exercise) -> TerminalProgress | None:
     """How far the night has got, on stderr when it is a terminal (None: a pipe, a file)."""
     stream = getattr(sys.stderr, "raw", sys.stderr)  # the line is raceday's own: no `inert`
     if not stream.isatty():
         return None
-    from raceday.engine.clock import clock_time
-    from raceday.run_progress import RunProgress
+    from raceday.engine.progress import NightProgress
+    from raceday.terminal_progress import TerminalProgress
 
-    length = exercise.clock.length_minutes
-    return RunProgress(stream, clock_time(exercise.clock.start, length), night_minutes=length)
+    return TerminalProgress(stream, NightProgress(exercise))
 
 
 def _run_team(args: argparse.Namespace, out: Console) -> int:

@@ -66,12 +66,12 @@ def json_text(value: Any, **options: Any) -> str:
     `json.dumps` escapes C0 alone; U+009B (an 8-bit CSI) or U+202E would otherwise reach a
     terminal that shows the file. The escapes are JSON's own, so a reader gets the same value.
     """
-    encode = _ENCODERS.get(tuple(options.items()))
+    key = tuple(options.items())
+    encode = _ENCODERS.get(key)
     if encode is None:
         import json  # not at import: `raceday --version` and `play` start without it
 
-        encode = json.JSONEncoder(ensure_ascii=False, **options).encode
-        _ENCODERS[tuple(options.items())] = encode
+        encode = _ENCODERS[key] = json.JSONEncoder(ensure_ascii=False, **options).encode
     return _CONTROL.sub(_escape, encode(value))
 
 

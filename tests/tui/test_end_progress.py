@@ -9,9 +9,9 @@ import pytest
 from rich.text import Text
 from tui_fixtures import MakeApp, settle, start_play
 
+from raceday.engine.progress import EVERY_S, NightProgress
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
-from raceday.tui import runner as runner_module
 from raceday.tui.messages import EndProgress
 from raceday.tui.runner import SessionRunner
 from raceday.tui.screens.end import EndScreen
@@ -28,41 +28,31 @@ class _Target:
         return True
 
 
-def _ending(monkeypatch: pytest.MonkeyPatch, clock: list[float]) -> tuple[SessionRunner, _Target]:
-    monkeypatch.setattr("raceday.tui.runner.time.monotonic", lambda: clock[0])
+def test_an_ending_session_posts_the_progress_lines_and_no_event(flagship: Exercise) -> None:
+    clock = [100.0]
     target = _Target()
     runner = SessionRunner(app=None, target=target)  # type: ignore[arg-type]
     runner._ending = True
-    return runner, target
-
-
-def _rest(minute: int, face: str) -> ev.Event:
-    return ev.stamped(ev.Inject(id="x", inject_kind="status", title="t"), after_team_left=True, minute=minute,
-                      sim_time=face)
-
-
-def test_the_night_playing_out_is_told_a_few_times_a_second_at_most(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = [100.0]
-    runner, target = _ending(monkeypatch, clock)
-    runner._post_event(ev.stamped(ev.TeamLeft(until="14:20"), sim_time="02:30"))
+    runner._progress = NightProgress(flagship, clock=lambda: clock[0])
+    until = flagship.clock.end.strftime("%H:%M")
+    runner._post_event(ev.stamped(ev.TeamLeft(until=until), sim_time="23:30"))
+    clock[0] += EVERY_S  # the end began a while ago
     for minute in range(10):  # ten events in the same instant: one line
         clock[0] += 0.01
-        runner._post_event(_rest(minute, f"02:{30 + minute}"))
-    assert target.lines == ["02:30 of 14:20: the rest of the night plays itself out, with only "
-                            "the automation"]
-    clock[0] += runner_module.PROGRESS_EVERY_S
-    runner._post_event(_rest(20, "02:50"))
-    assert target.lines[-1].startswith("02:50 of 14:20: ")
-    # past the night: said at once (whatever the time since), and once
-    runner._post_event(ev.Chart(label="fleet"))
+        runner._post_event(ev.stamped(ev.Inject(id="x", inject_kind="status", title="t"),
+                                      after_team_left=True, minute=30 + minute,
+                                      sim_time=f"23:3{minute}"))
+    assert target.lines == [f"23:30 of {until}: the rest of the night plays itself out, with "
+                            "only the automation"]
+    runner._post_event(ev.Chart(label="fleet"))  # past the night: said at once, and once
     runner._post_event(ev.Chart(label="knobs"))
-    assert target.lines[2:] == ["the night is over: judging it"]
+    assert target.lines[1:] == ["the night is over: replaying the race on a copy of your "
+                                "world, to judge your guards"]
 
 
 async def test_ending_early_shows_how_far_the_end_has_got(
         make_app: MakeApp, flagship: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner_module, "PROGRESS_EVERY_S", 0.0)  # every event told
+    monkeypatch.setattr("raceday.engine.progress.EVERY_S", 0.0)  # every event told
     app = make_app(flagship)
     async with app.run_test(size=(120, 40)) as pilot:
         await start_play(pilot)

@@ -45,8 +45,8 @@ class WorldChecks(SessionCore):
             self._unnamed_writes += 1
         key = self._check_key(sql, params)
         asked = params_key(params) if key is not None else ()
-        kept = self._check_kept.get(sql)
-        if key is not None and kept is not None and kept[1] == key and kept[0] == asked:
+        if self._still_kept(sql, asked, key):
+            kept = self._check_kept[sql]
             return kept[2], list(kept[3])
         self._check_kept.pop(sql, None)
         answer = self._asked_ahead.pop(sql, None) if params is None else None
@@ -57,13 +57,11 @@ class WorldChecks(SessionCore):
             self._check_kept[sql] = (asked, key, columns, list(rows))
         return columns, list(rows)
 
-    def _still_kept(self, sql: str, params: Mapping[str, Any] | None,
-                    key: tuple[int, ...] | None) -> bool:
-        """Whether the answer kept for `sql` is the one asking again would give (`key`:
-        `_check_key` now)."""
+    def _still_kept(self, sql: str, asked: tuple[Any, ...], key: tuple[int, ...] | None) -> bool:
+        """Whether the answer kept for `sql` is the one asking again would give (`asked`: its
+        parameters' `params_key`; `key`: `_check_key` now)."""
         kept = self._check_kept.get(sql)
-        return key is not None and kept is not None and kept[0] == params_key(params) \
-            and kept[1] == key
+        return key is not None and kept is not None and kept[1] == key and kept[0] == asked
 
     def _check_key(self, sql: str, params: Mapping[str, Any] | None) -> tuple[int, ...] | None:
         """What a check's answer depends on (`_world_key` of the tables it reads), or None
@@ -163,7 +161,7 @@ class WorldChecks(SessionCore):
                        if m.id not in self.facts.milestones]
         ask = [sql for sql in dict.fromkeys(wanted)
                if sql not in self._broken_checks and reads_only(sql)
-               and not self._still_kept(sql, None, self._check_key(sql, None))]
+               and not self._still_kept(sql, (), self._check_key(sql, None))]
         if len(ask) > 1:
             self._asked_ahead = dict(zip(ask, self.store.app_queries(ask), strict=True))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.logfile import log_to
-from raceday.store import DB_VARIABLE, create_world, is_postgres
+from raceday.store import chosen_db, create_world, is_postgres
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 
@@ -52,7 +51,7 @@ def open_session(
     with the exercise's PostgreSQL variant; None is the default, a world.db in the folder
     (or the server `raceday play --db` left in RACEDAY_DB). `ahead` False: the caller starts
     the replay's nights ahead itself (`replay.prepare_ahead`), once its first screen is up."""
-    db = db or os.environ.get(DB_VARIABLE) or None
+    db = chosen_db(db)
     if is_postgres(db):
         from raceday.exercise.postgres import for_postgres
 

@@ -4,11 +4,9 @@ exercise's PostgreSQL variant on the server `--db` named (a throw-away schema)."
 
 from __future__ import annotations
 
-import os
-
 from raceday.exercise.model import Exercise
 from raceday.exercise.postgres import for_postgres
-from raceday.store import DB_VARIABLE, is_postgres
+from raceday.store import chosen_db, is_postgres
 from raceday.store.results import TableInfo
 
 
@@ -16,7 +14,7 @@ def describe_exercise_world(exercise: Exercise, db: str | None = None) -> list[T
     """The world's tables and views (a worker thread only: it builds a world).
 
     `db` as `open_session` takes it: None reads the choice `raceday play --db` left."""
-    db = db or os.environ.get(DB_VARIABLE) or None
+    db = chosen_db(db)
     if is_postgres(db):
         from raceday.store.postgres.store import describe_world
 

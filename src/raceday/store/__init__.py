@@ -20,6 +20,14 @@ WORLD_NOTE = "world.postgres"
 """The session folder's note of its PostgreSQL world: the id, and whether it was dropped."""
 
 
+def chosen_db(db: str | None) -> str | None:
+    """The database a session's world goes to: `--db` when given, else the choice `raceday
+    play --db` left in RACEDAY_DB, else None (SQLite, the default)."""
+    import os
+
+    return db or os.environ.get(DB_VARIABLE) or None
+
+
 def is_postgres(db: str | None) -> bool:
     """Whether `--db` names a PostgreSQL server (else the world is SQLite, the default)."""
     return db is not None and db.startswith(POSTGRES_SCHEMES)

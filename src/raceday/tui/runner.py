@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from textual.message import Message
 
 from raceday.engine.actions import RunSql
 from raceday.engine.clock import Pace
+from raceday.engine.progress import NightProgress
 from raceday.engine.session import SessionError
 from raceday.engine.snapshot import WorldPlan, take_snapshot
 from raceday.errors import MachineError, RacedayError, first_line
@@ -51,9 +51,6 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 GROUP = "session"
-PROGRESS_EVERY_S = 0.25
-"""While a session ends, how often at most the screen is told how far it has got (a quick
-end, the flagship's 0.2 s, tells it nothing)."""
 STATEMENT_TIME_LIMIT_S = 5.0
 """How long a player's statement may run before the store interrupts it (Escape is sooner)."""
 
@@ -83,9 +80,7 @@ class SessionRunner:
         self._tick_queued = False
         self.stopped = False  # the machine stopped the session: later calls are dropped
         self._ending = False  # the night plays out for the end screen: no event is posted
-        self._told_at = 0.0  # when the end's progress was last posted (time.monotonic)
-        self._ending_until = ""  # the clock time the night plays out to (TeamLeft's)
-        self._replaying = False  # the end has got past the night (to the replay and score)
+        self._progress: NightProgress | None = None  # while ending: how far it has got
 
     @property
     def busy(self) -> bool:
@@ -158,29 +153,11 @@ class SessionRunner:
         self.target.post_message(EngineEvent(event))
 
     def _tell_progress(self, event: ev.Event) -> None:
-        """While the session ends, say how far it has got instead of feeding every event: the
-        rest of recovery-under-load's night takes 15 s and more, and "Scoring…" alone read as
-        a hang. Posted at most every PROGRESS_EVERY_S, and when the night is over."""
-        if isinstance(event, ev.TeamLeft):
-            self._ending_until = event.until
-            return
-        past_the_night = not event.after_team_left
-        if past_the_night and self._replaying:
-            return  # said once: the replay and the score post nothing until they are done
-        now = time.monotonic()
-        if not past_the_night and now - self._told_at < PROGRESS_EVERY_S:
-            return
-        if past_the_night:
-            self._replaying = True
-            replays = self.session is not None and self.session.exercise.replay is not None
-            line = ("the night is over: replaying the race on a copy of your world, to judge "
-                    "your guards" if replays else "the night is over: judging it")
-        else:
-            until = f" of {self._ending_until}" if self._ending_until else ""
-            line = (f"{event.sim_time}{until}: the rest of the night plays itself out, with "
-                    "only the automation")
-        self._told_at = now
-        self.target.post_message(EndProgress(line))
+        """While the session ends, say how far it has got instead of feeding every event
+        (engine.progress): "Scoring…" alone read as a hang on recovery-under-load."""
+        line = self._progress.line(event) if self._progress is not None else None
+        if line is not None:
+            self.target.post_message(EndProgress(line))
 
     def _need(self) -> Session:
         if self.session is None:
@@ -325,8 +302,7 @@ class SessionRunner:
             # The rest of the night (about a thousand events on the flagship) is not fed to
             # the play screen, which the end screen is about to replace: SessionEnded carries
             # every event, and the screen is drawn once.
-            self._ending, self._replaying = True, False
-            self._told_at = time.monotonic()  # a quick end is told nothing
+            self._ending, self._progress = True, NightProgress(session.exercise)
             try:
                 session.end(reason)
             except BaseException:
