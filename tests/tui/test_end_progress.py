@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from rich.text import Text
-from tui_fixtures import MakeApp, settle, start_play
+from tui_fixtures import MakeApp, calls_to, settle, start_play
 
 from raceday.engine.progress import EVERY_S, NightProgress
 from raceday.exercise.model import Exercise
@@ -58,19 +58,13 @@ async def test_ending_early_shows_how_far_the_end_has_got(
         await start_play(pilot)
         play = app.screen
         assert isinstance(play, PlayScreen)
-        shown: list[str] = []
-        show = play.results.show_text
-
-        def show_text(text: str | Text) -> None:
-            shown.append(text.plain if isinstance(text, Text) else text)
-            show(text)
-
-        play.results.show_text = show_text  # type: ignore[method-assign]
+        told = calls_to(play.results, "show_text")
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, EndScreen)
+        shown = [t.plain if isinstance(t, Text) else t for t in told]
         end = flagship.clock.end.strftime("%H:%M")
         night = [line for line in shown if f" of {end}: the rest of the night" in line]
         assert len(night) > 10 and all(line.startswith("Scoring… ") for line in night)

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import pytest
 from rich.console import Console
 from textual.widgets import DataTable
-from tui_fixtures import FakeWall, MakeApp, settle, start_play, type_text, wait_until
+from tui_fixtures import FakeWall, MakeApp, calls_to, settle, start_play, type_text, wait_until
 
 from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise
@@ -321,14 +321,7 @@ async def test_end_with_confirmation_shows_the_score(make_app: MakeApp, flagship
         await pilot.pause()
         play = app.screen
         assert isinstance(play, PlayScreen)
-        fed: list[ev.Event] = []
-        shown = play.feed.add
-
-        def add(event: ev.Event) -> None:
-            fed.append(event)
-            shown(event)
-
-        play.feed.add = add  # type: ignore[method-assign]
+        fed: list[ev.Event] = calls_to(play.feed, "add")
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("enter")

@@ -28,6 +28,20 @@ class FakeWall:
         return self.now
 
 
+def calls_to(owner: object, method: str) -> list[Any]:
+    """Record the first argument of every call of `owner.method` from now on; the method
+    still runs as it did (a widget's `show_text`, the feed's `add`)."""
+    seen: list[Any] = []
+    original = getattr(owner, method)
+
+    def recorded(value: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(value)
+        return original(value, *args, **kwargs)
+
+    setattr(owner, method, recorded)
+    return seen
+
+
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until every worker is done and every message they posted is handled."""
     for _ in range(3):
