@@ -358,3 +358,41 @@ async def _harms_on_the_projector(running: Host) -> None:
         end = running.need().end_minute
         await until(pilot, lambda: f"{end - fault.minute} min: since {fault.sim_time}"
                     in text_of(screen.query_one("#watch-harms", Static)), timeout=30)
+
+
+async def test_down_down_enter_at_once_sends_the_inject_the_cursor_reached(running: Host) -> None:
+    """Enter is a priority key on the master list: it used to read the highlighted line
+    before the arrows pressed just ahead of it had moved it, and sent the inject it had
+    left (a facilitator's quick Down, Down, Enter sent the wrong page)."""
+    from textual import events
+    from textual.widgets import OptionList
+
+    from raceday.team.inject_file import PreparedInject
+    from raceday.team.inject_plan import PLANNED, SENT
+
+    start = running.need().minute
+    mine = tuple(PreparedInject(id=f"drill-{i}", title=f"Drill {i}", at=start + 100 + i)
+                 for i in range(3))
+    running.call(lambda s: running.plan_injects(mine, "the test")).result(timeout=10)
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, InjectListScreen))
+        screen = app.screen
+        assert isinstance(screen, InjectListScreen)
+        ids = {e.key: e.inject.id for e in running.injects.entries}
+        order = [ids[k] for k in screen.keys]
+        first = order.index("drill-0")
+        assert order[first:first + 3] == ["drill-0", "drill-1", "drill-2"]
+        screen.query_one(OptionList).highlighted = first
+        await pilot.pause()
+        for key in ("down", "down", "enter"):  # at once, as a quick hand sends them
+            app.post_message(events.Key(key, None))
+
+        def states() -> dict[str, str]:
+            return {e.inject.id: e.state for e in running.injects.entries}
+
+        await until(pilot, lambda: any(states()[i.id] != PLANNED for i in mine))
+        assert states()["drill-2"] == SENT
+        assert states()["drill-0"] == states()["drill-1"] == PLANNED

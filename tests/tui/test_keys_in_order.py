@@ -32,7 +32,7 @@ def burst(app: Any, *keys: str) -> None:
     A key is a name ("f5", "backspace") or a run of characters typed one by one."""
     for key in keys:
         if len(key) > 1 and key in ("f2", "f5", "f6", "backspace", "ctrl+l", "ctrl+a", "enter",
-                                    "ctrl+s"):
+                                    "ctrl+s", "down", "up"):
             app.post_message(events.Key(key, None))
             continue
         for char in key:
@@ -176,3 +176,25 @@ async def test_a_monitor_named_and_saved_in_one_burst_is_saved_with_its_name(
         saved = [e for e in screen.runner.session.events if isinstance(e, ev.MonitorSaved)]
         # Enter moved from the name to the SQL; in the SQL it was a new line
         assert [(m.name, m.sql) for m in saved] == [("wrong-primary", "SELECT\n1")]
+
+
+async def test_down_down_enter_at_once_opens_the_row_the_cursor_reached(
+        make_app: MakeApp) -> None:
+    """Enter is a priority key on the launcher: it used to read the table's cursor before
+    the arrows pressed just ahead of it had moved it, and opened the row it had left."""
+    from textual.widgets import DataTable
+
+    from raceday.tui.screens.briefing import BriefingScreen
+
+    app = make_app(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#exercises", DataTable)
+        ids = [str(key.value) for key in table.rows]
+        assert len(ids) >= 3
+        burst(app, "up", "up", "up", "up", "up")  # from the first row (the suggestion is not)
+        await settle(pilot)
+        assert table.cursor_row == 0
+        burst(app, "down", "down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, BriefingScreen), timeout=10)
+        assert app.exercise is not None and app.exercise.id == ids[2]

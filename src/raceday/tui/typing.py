@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from textual.message_pump import MessagePump
+from textual.widget import Widget
 
 
 def after_typing(widgets: Sequence[MessagePump], then: Callable[[], None]) -> None:
@@ -21,3 +22,10 @@ def after_typing(widgets: Sequence[MessagePump], then: Callable[[], None]) -> No
             then()
 
     step(0)
+
+
+def after_moves(widget: Widget, then: Callable[[], None]) -> None:
+    """Call `then` once the keys sent to `widget` so far have moved it. A list's arrows are
+    bindings, which the app runs when the key has bubbled up to it through every container
+    (Down, Down, then a priority Enter would otherwise read the line they had left)."""
+    after_typing(widget.ancestors_with_self, then)

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from raceday.engine.clock import Pace
 from raceday.inert import inert
 from raceday.tui.screens.crash import WorkingScreen
+from raceday.tui.typing import after_moves
 from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
@@ -409,6 +410,10 @@ class LauncherScreen(WorkingScreen):
         self._show_settings()
 
     def action_choose(self) -> None:
+        # Enter is a priority key: handled before the arrows pressed just ahead of it
+        after_moves(self.focused or self.query_one("#exercises", DataTable), self._choose)
+
+    def _choose(self) -> None:
         if self.focused is self.query_one("#unfinished", DataTable):
             self.action_resume()
             return

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 from raceday.inert import inert
 from raceday.team.host import Host
 from raceday.team.inject_plan import CANCELLED, SENT, PlanEntry, when_words
+from raceday.tui.typing import after_moves
 
 REFRESH_S = 0.5
 KIND_MARK = {"alarm": "🔔", "status": "📰", "message": "✉", "question": "?", "reveal": "📖"}
@@ -136,6 +137,10 @@ class InjectListScreen(ModalScreen[None]):
             self._call("move", lambda s: self.host.move_inject(entry.key, minutes))
 
     def action_send(self) -> None:
+        # Enter is a priority key: handled before the arrows pressed just ahead of it
+        after_moves(self.query_one(OptionList), self._send)
+
+    def _send(self) -> None:
         entry = self._waiting()
         if entry is not None:
             self._call("send", lambda s: self.host.send_inject_now(entry.key))
