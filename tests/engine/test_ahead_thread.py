@@ -11,10 +11,14 @@ from raceday.engine.ahead_thread import AheadThread
 
 
 class World:
-    """Stands for a world a night opened: `close` makes its next statement fail."""
+    """Stands for a world a night opened: `interrupt` cancels its statement running, `close`
+    makes its next statement fail."""
 
     def __init__(self) -> None:
-        self.closed = threading.Event()
+        self.closed, self.interrupted = threading.Event(), threading.Event()
+
+    def interrupt(self) -> None:
+        self.interrupted.set()
 
     def close(self) -> None:
         self.closed.set()
@@ -111,3 +115,44 @@ def test_stop_closes_the_world_being_played_and_plays_nothing_more() -> None:
     assert played == []
     assert ahead.take("queued") == (False, None)
 
+
+
+def test_a_night_between_its_worlds_at_stop_ends_when_it_opens_the_next() -> None:
+    # a variant's night nobody will read, copying its world (pg_dump: nothing to cancel) when
+    # the run exits: it opens the copy and ends there, rather than play the night through
+    ahead = AheadThread()
+    source, copy = World(), World()
+    copying, copied = threading.Event(), threading.Event()
+    dropped: list[World] = []
+    went_on: list[str] = []
+
+    def night(made: list[Any]) -> None:
+        try:
+            made.append(source)
+            copying.set()
+            copied.wait(5)
+            made.append(copy)
+            went_on.append("played the night")
+        finally:
+            dropped.extend(made)  # what the night drops, whatever happens
+
+    ahead.start("variant", night)
+    assert copying.wait(5)
+    stopping = threading.Thread(target=ahead.stop)
+    stopping.start()
+    assert source.closed.wait(5) and source.interrupted.is_set()
+    copied.set()
+    stopping.join(5)
+    assert not stopping.is_alive()
+    assert went_on == []
+    assert copy.closed.is_set() and copy.interrupted.is_set()
+    assert dropped == [source, copy]
+
+
+def test_after_a_stop_the_thread_plays_again() -> None:
+    ahead = AheadThread()
+    ahead.stop()
+    started = threading.Event()
+    ahead.start("baseline", begun(started, {"empty-answer": (24, 3)}))
+    assert started.wait(5)
+    assert ahead.take("baseline") == (True, {"empty-answer": (24, 3)})
