@@ -2,8 +2,9 @@
 
 The session folder holds what a run did (events.jsonl) and, next to it, what went wrong
 while it ran: the tracebacks of unexpected errors, which the TUI also shows in its crash
-panel with this file's path. raceday's loggers all live under the `raceday` logger; one
-process plays one session at a time, so opening a session's log closes the previous one.
+panel with this file's path. raceday's loggers all live under the `raceday` logger, and the
+PostgreSQL driver's (`psycopg`) warnings go to the same file; one process plays one session
+at a time, so opening a session's log closes the previous one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ LOG_FILE = "raceday.log"
 FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"
 
 _ROOT = logging.getLogger("raceday")
+_DRIVER = logging.getLogger("psycopg")
 _lock = threading.Lock()
 _handler: logging.FileHandler | None = None
 
@@ -32,10 +34,12 @@ def log_to(folder: Path) -> Path:
     with _lock:
         previous, _handler = _handler, handler
         _ROOT.addHandler(handler)
+        _DRIVER.addHandler(handler)  # at its own level (warnings)
         if _ROOT.level == logging.NOTSET or _ROOT.level > logging.INFO:
             _ROOT.setLevel(logging.INFO)
         if previous is not None:
             _ROOT.removeHandler(previous)
+            _DRIVER.removeHandler(previous)
             previous.close()
     return path
 
@@ -52,5 +56,6 @@ def stop_logging() -> None:
     with _lock:
         if _handler is not None:
             _ROOT.removeHandler(_handler)
+            _DRIVER.removeHandler(_handler)
             _handler.close()
             _handler = None
