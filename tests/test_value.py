@@ -1,21 +1,25 @@
 """Value classes (events, verdicts, the exercise and debrief models, a script's steps)
-compare, hash and print exactly as the plain frozen dataclasses they were:
-`raceday.value.Value` writes those three methods once instead of the decorator compiling
-them per class at import."""
+compare, hash, print and refuse writes exactly as the plain frozen dataclasses they were:
+`raceday.value.Value` writes those methods once instead of the decorator compiling them per
+class at import (`@frozen` compiles only `__init__`)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
+import pickle
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
 from raceday.transcript.debrief import load_debrief
 from raceday.transcript.log import read_events
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "transcripts" / "examples" / "lost-update-basics-solo-complete"
@@ -82,3 +86,44 @@ def test_values_compare_hash_and_print_as_plain_frozen_dataclasses() -> None:
         for a, b in itertools.islice(itertools.combinations(group, 2), 200):
             assert (a == b) == (twins[id(a)] == twins[id(b)])
             assert (a != b) == (twins[id(a)] != twins[id(b)])
+
+
+def test_values_refuse_every_write_as_frozen_dataclasses_do() -> None:
+    flagship = load_exercise(FLAGSHIP)
+    found = [*values(read_events(EXAMPLE).events), *values(load_debrief(EXAMPLE)),
+             *values(flagship)]
+    for v in {type(v): v for v in found}.values():  # one of each class
+        name = dataclasses.fields(v)[0].name  # type: ignore[arg-type]
+        before = getattr(v, name)
+        twin_value = twin(type(v))(**{f.name: getattr(v, f.name)
+                                      for f in dataclasses.fields(v)})  # type: ignore[arg-type]
+        for target in (v, twin_value):
+            with pytest.raises(dataclasses.FrozenInstanceError, match=f"'{name}'"):
+                setattr(target, name, "changed")
+            with pytest.raises(dataclasses.FrozenInstanceError, match=f"'{name}'"):
+                delattr(target, name)
+            with pytest.raises(dataclasses.FrozenInstanceError, match="'not_a_field'"):
+                target.not_a_field = 1
+        assert getattr(v, name) is before
+        assert pickle.loads(pickle.dumps(v)) == v  # the replay's children send values back
+        assert copy.deepcopy(v) == v and copy.copy(v) == v
+
+
+def test_frozen_makes_only_values() -> None:
+    class Plain:
+        name: str
+
+    with pytest.raises(TypeError, match="@frozen makes Values: .*Plain is not one"):
+        frozen(Plain)  # type: ignore[type-var]
+
+    @frozen(kw_only=True)
+    class Step(Value):
+        name: str
+        after: tuple[str, ...] = ()
+
+        def __post_init__(self) -> None:  # as a frozen dataclass allows it
+            object.__setattr__(self, "after", tuple(self.after))
+
+    step = Step(name="apply", after=["check"])  # type: ignore[arg-type]
+    assert step == Step(name="apply", after=("check",)) and step.after == ("check",)
+    assert dataclasses.replace(step, name="clean") == Step(name="clean", after=("check",))

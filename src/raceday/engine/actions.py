@@ -10,14 +10,13 @@ Adding an action is a class here and its case in `Session.perform`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from raceday.transcript.events import EventError, value_from_record, value_to_record
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class RunSql(Value):
     """Run a submission (one or more statements) as `role`."""
 
@@ -26,7 +25,7 @@ class RunSql(Value):
     sql: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SaveMonitor(Value):
     """Save (or replace) a monitor: a query run every simulated minute."""
 
@@ -36,7 +35,7 @@ class SaveMonitor(Value):
     sql: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class RemoveMonitor(Value):
     """Drop a saved monitor."""
 
@@ -44,7 +43,7 @@ class RemoveMonitor(Value):
     name: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Declare(Value):
     """Declare a finding: judged at once against the world as it is. `finding` is one of the
     exercise's, or `OWN_WORDS` with the player's `text` (the facilitator rules on it)."""
@@ -55,7 +54,7 @@ class Declare(Value):
     text: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class EditStatement(Value):
     """Replace one of the automation's statements for the rest of the night."""
 
@@ -65,7 +64,7 @@ class EditStatement(Value):
     sql: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class RevealHint(Value):
     """Reveal a hint (`hint` None: the next one, the asking role's pending task's first);
     `to`: the roles a facilitator gives it to (empty: everyone)."""
@@ -76,14 +75,14 @@ class RevealHint(Value):
     to: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class AskReplay(Value):
     """Replay the race against a copy of the team's world (ctrl+r): it scores nothing."""
 
     kind: ClassVar[str] = "replay"
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Wait(Value):
     """Let the clock run to `until` (a simulated minute), or (None) to the next inject."""
 

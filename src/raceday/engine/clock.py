@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from raceday.exercise.times import format_time
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
 class Pace(StrEnum):
@@ -84,7 +84,7 @@ def speed_for(sim_minutes: int, target_minutes: float) -> float:
     return round(max(1.0, sim_minutes / max(1.0, target_minutes)), 2)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SpeedChoice(Value):
     """A live-pace speed on offer, and how long the whole night lasts at it."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -22,7 +22,7 @@ from raceday.store.results import Answer, StatementResult
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
 from raceday.transcript.log import EventLog
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 Listener = Callable[[Event], None]
 E = TypeVar("E", bound=Event)
@@ -41,7 +41,7 @@ class SessionError(Exception):
     """An action the session cannot take (unknown role, unknown monitor…): one clear line."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Monitor(Value):
     """A player's saved query: it alerts when it returns rows."""
 
@@ -55,7 +55,7 @@ HANDED = "routine tasks to the automation"
 """A hand-over's `detail` (resume reads it back: the other is "back to the player")."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PendingTask(Value):
     """A task of a player-held role that has fallen due and is not done yet."""
 

@@ -6,7 +6,6 @@ and exit status 2, never half a session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +14,10 @@ from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class When(Value):
     """A moment in a script: a clock time ('23:50'), a step forward ('+10m'), or 'next'."""
 
@@ -27,7 +26,7 @@ class When(Value):
     plus: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Step(Value):
     """One script step. `action` is sql | monitor | declare | edit | wait | replay | end | hint."""
 
@@ -45,7 +44,7 @@ class Step(Value):
     """The seat that acts, when the script names seats (`seats:`): a team session's player."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Script(Value):
     """A play script as read: the exercise and roles it is for, and its steps."""
 

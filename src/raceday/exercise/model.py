@@ -6,13 +6,13 @@ talks to a database or a screen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
 class Policy(StrEnum):
@@ -32,7 +32,7 @@ class InjectKind(StrEnum):
     REVEAL = "reveal"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Clock(Value):
     """The exercise's simulated clock: where the night starts and how time is spent."""
 
@@ -46,7 +46,7 @@ class Clock(Value):
         return int((self.end - self.start) / timedelta(minutes=1))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Role(Value):
     """A seat at the table: what it may read and write, and whether it may change the schema."""
 
@@ -67,7 +67,7 @@ class Role(Value):
         return "*" in self.write or table in self.write or table in self.break_glass
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Statement(Value):
     """A named piece of automation SQL; players may replace it with an `edit`."""
 
@@ -81,7 +81,7 @@ class Statement(Value):
     edit may change it, or a team could undo the night instead of recovering from it."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Retry(Value):
     """When a write does not take, try again every `every` minutes until `until` (minutes)."""
 
@@ -90,7 +90,7 @@ class Retry(Value):
     limit: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Task(Value):
     """A role's action, due at a time.
 
@@ -142,7 +142,7 @@ class Task(Value):
         return list(range(self.at, end + 1, self.every))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Inject(Value):
     """Something the players see: an alarm, a message, a status post, a reveal.
 
@@ -178,7 +178,7 @@ class Inject(Value):
         return self.at is not None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Invariant(Value):
     """A query that must return no rows; rows mean the named fault is present.
 
@@ -196,7 +196,7 @@ class Invariant(Value):
     outage: bool = True
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Milestone(Value):
     """A condition the engine watches; the first time its query returns rows is recorded.
 
@@ -217,7 +217,7 @@ MAX_OWN_WORDS = 200
 """The longest finding in a player's own words, in characters (one line)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Finding(Value):
     """Something a responder may declare; right ones score, wrong ones cost."""
 
@@ -232,7 +232,7 @@ class Finding(Value):
     line: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Hint(Value):
     """A hint a facilitator can reveal; revealing it costs points."""
 
@@ -242,7 +242,7 @@ class Hint(Value):
     cost: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class RaceStep(Value):
     """One named step of the race: a task whose run may or may not do its damage.
 
@@ -260,7 +260,7 @@ class RaceStep(Value):
     line: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class GoodPath(Value):
     """A write the guards must still allow: run and rolled back, it must change rows."""
 
@@ -271,7 +271,7 @@ class GoodPath(Value):
     penalty: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class DetectionRubric(Value):
     """How detection scores: full `points` within `full_within` minutes of the fault
     (`invariant`), none after `zero_after`, linear in between."""
@@ -285,7 +285,7 @@ class DetectionRubric(Value):
     event_minutes: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class HarmWorth(Value):
     """What keeping one harm away is worth in the replayed races.
 
@@ -304,7 +304,7 @@ class HarmWorth(Value):
 HARM_GRADES = ("minutes", "any")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class GuardsRubric(Value):
     """Guards are judged by the harm they keep away (`harms`) when the exercise lists its
     harms; else by the race steps they prevent (`steps`, the older rubric). Each good write
@@ -318,7 +318,7 @@ class GuardsRubric(Value):
     collateral: int = 5
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class RecoveryItem(Value):
     """A recovery criterion: a milestone reached, optionally before another; with
     `no_relapse`, the repair held (and the milestone, if one is named, was reached)."""
@@ -337,7 +337,7 @@ class RecoveryItem(Value):
     full_within: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class RecoveryRubric(Value):
     """How recovery scores: its items' points added up."""
 
@@ -349,7 +349,7 @@ class RecoveryRubric(Value):
     forges the state the recovery measures, so nothing it shows after that write counts."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ShiftSpec(Value):
     """A second race on other numbers: the same night with its clock moved, some tasks
     later (the delay differs) and the seed renumbered by trusted SQL, so a guard or monitor
@@ -383,7 +383,7 @@ class ShiftSpec(Value):
                 or self.renumber is not None or bool(self.swap))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PracticeChange(Value):
     """What goes wrong in one run of a task on a practice night.
 
@@ -406,7 +406,7 @@ class PracticeChange(Value):
     line: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PracticeNight(Value):
     """A night of the final replay that tests one practice: the normal night (no delayed
     worker) with `changes`, played on the team's world and on the exercise's own."""
@@ -417,7 +417,7 @@ class PracticeNight(Value):
     line: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ReplaySpec(Value):
     """How the race is replayed against the team's database.
 
@@ -441,7 +441,7 @@ class ReplaySpec(Value):
         return next((n for n in self.practice if n.id == night_id), None)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class PanelItem(Value):
     """One query the world panel shows, as the exercise words it.
 
@@ -466,7 +466,7 @@ PANEL_SHOWS = ("rows", "switches", "answers", "chart")
 over simulated time, with that night's moments (the reveals) marked."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class TruthView(Value):
     """A view whose rows must stay those of the trusted `sql` (over base tables)."""
 
@@ -474,7 +474,7 @@ class TruthView(Value):
     sql: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Truth(Value):
     """The base objects an exercise's checks rest on.
 
@@ -487,7 +487,7 @@ class Truth(Value):
     views: tuple[TruthView, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Scoring(Value):
     """The exercise's rubrics; a part it does not score is None (tasks: 0)."""
 
@@ -516,7 +516,7 @@ class Judge(StrEnum):
     REMOVAL_LIMITS = "removal-limits"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Source(Value):
     """A source tag the exercise's facts cite, and what it stands for."""
 
@@ -524,7 +524,7 @@ class Source(Value):
     title: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Phase(Value):
     """A moment of the real night the debrief sets the team's beside (a row of its timeline).
 
@@ -538,7 +538,7 @@ class Phase(Value):
     milestone: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Practice(Value):
     """One practice of a checklist the debrief holds the session against.
 
@@ -564,7 +564,7 @@ class Practice(Value):
     (the article's checklist stays whole) and points there, never reads done or not done."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class DebriefContent(Value):
     """The exercise's own words for the debrief: the real event it compares with (`night`,
     empty for none), its sources, the phases of that night and the checklist."""
@@ -579,7 +579,7 @@ class DebriefContent(Value):
         return next((s for s in self.sources if s.tag == tag), None)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Exercise(Value):
     """A whole exercise, as loaded from `exercises/<id>/exercise.yaml`."""
 

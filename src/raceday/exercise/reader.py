@@ -4,7 +4,6 @@ becoming a `file:line: what is wrong` problem instead of an exception."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
@@ -12,10 +11,10 @@ from raceday.exercise.fields import FIELDS, ID, MOVED, UNQUOTED_TIME, E
 from raceday.exercise.sql_check import SqlChecker
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
 from raceday.exercise.yaml_lines import Located
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Ref(Value):
     """A reference from one part of the exercise to another (`kind`, `target`), checked
     once the whole file is read."""
@@ -26,7 +25,7 @@ class Ref(Value):
     target: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SqlUse(Value):
     """A statement of the exercise and the line it is on: prepared against the exercise's
     world when it loads, so SQL that does not prepare is reported at its line."""

@@ -14,12 +14,11 @@ same words, whichever parser is installed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 _FAST_LOADER: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 # Text PyYAML's parser refuses in places where libyaml takes it: a tab, a byte-order mark
@@ -37,7 +36,7 @@ class YamlSyntaxError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Located(Value):
     """A YAML value and the line it was written on.
 

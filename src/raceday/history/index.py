@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from raceday.errors import RacedayError, TranscriptError
 from raceday.transcript import events as ev
 from raceday.transcript.log import EVENTS_FILE, of_kind, read_events
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 if TYPE_CHECKING:  # sqlite-utils for `raceday history` and tools; a session's end uses sqlite3
     import sqlite_utils
@@ -62,7 +61,7 @@ class HistoryError(RacedayError):
     """The history database cannot be opened or written (one line: the file and why)."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class SessionRows(Value):
     """What one finished session adds to the history."""
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from raceday.exercise.model import OWN_WORDS, Exercise, RaceStep
 from raceday.transcript.events import ReplayResult
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
 @dataclass
@@ -136,7 +136,7 @@ def ruled_finding(finding: str, text: str) -> str:
     return own_words_key(text) if finding == OWN_WORDS else finding
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Look(Value):
     """One read of the world by a player in a role that is not automated (a responder),
     with a fingerprint of what it showed."""

@@ -11,15 +11,15 @@ earn is an outage of its own, and then the guards earn nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from raceday.exercise.model import Exercise, GuardsRubric, HarmWorth
 from raceday.transcript.verdicts import HarmNight, HarmVerdict
 from raceday.transcript.wording import plural
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class HarmGrades(Value):
     """The guards' points before collateral, harm by harm, with a reason for each."""
 

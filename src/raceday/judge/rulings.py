@@ -9,15 +9,14 @@ finding costs and takes it out of the diagnoses; "partly" neither costs nor coun
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from raceday.judge.facts import Facts, own_words_key
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 WORDS = {"right": "right", "partly": "partly right", "wrong": "wrong"}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Ruled(Value):
     """The declarations as the score counts them once the rulings are applied."""
 

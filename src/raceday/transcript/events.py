@@ -19,13 +19,13 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Union
 
 from raceday.inert import json_text
 from raceday.transcript import verdicts as vd
 from raceday.transcript.verdicts import BlockedWrite as BlockedWrite
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 SCHEMA_VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
@@ -41,7 +41,7 @@ class EventError(ValueError):
 
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Event(Value):
     """What every event carries: its place in the log and the clock it happened at."""
 
@@ -56,7 +56,7 @@ class Event(Value):
 # -- the session ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Reveal(Value):
     """One entry of that night's timeline, set beside the team's in the debrief."""
 
@@ -67,7 +67,7 @@ class Reveal(Value):
     event_at: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class FindingInfo(Value):
     """One of the exercise's findings, and whether it is the true cause: the debrief
     judges declarations by these."""
@@ -76,7 +76,7 @@ class FindingInfo(Value):
     correct: bool
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class PhaseInfo(Value):
     """A moment of the real night the debrief sets the team's beside, and which of the team's
     events answers it: fault | detected | stopped | repaired | restored (`milestone` names the
@@ -88,7 +88,7 @@ class PhaseInfo(Value):
     milestone: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class PracticeInfo(Value):
     """One practice of the exercise's checklist, and what in a session tests it.
 
@@ -108,7 +108,7 @@ class PracticeInfo(Value):
     elsewhere: str = ""  # the exercise that tests it, when this one cannot
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class StepInfo(Value):
     """A race step as the exercise defines it: the task whose run may do its damage."""
 
@@ -118,7 +118,7 @@ class StepInfo(Value):
     after: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SessionStart(Event):
     """A session's first event: the exercise, who plays, the clock, and what the debrief
     needs of the exercise, so a transcript is read without it."""
@@ -150,7 +150,7 @@ class SessionStart(Event):
     apart from sessions people played; empty for a session played in the TUI."""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class TimelineEnd(Event):
     """The exercise's clock reached its end: the night is over, the session not yet ended."""
 
@@ -158,7 +158,7 @@ class TimelineEnd(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class TeamLeft(Event):
     """The team ended early: the rest of the night plays itself out before it is judged."""
 
@@ -167,7 +167,7 @@ class TeamLeft(Event):
     until: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SessionResumed(Event):
     """`raceday resume` rebuilt the session from its first `recorded` events (a crash, a
     kill): play goes on from here; `note` says what was repaired or differed."""
@@ -177,7 +177,7 @@ class SessionResumed(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Wait(Event):
     """The team let simulated time pass, to `until`."""
 
@@ -188,7 +188,7 @@ class Wait(Event):
     than `until` when a fault begins on the way and brings one."""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Inject(Event):
     """One of the night's injects reached the team: an alarm, message, status or reveal
     (`inject_kind`), for the roles in `to`."""
@@ -202,7 +202,7 @@ class Inject(Event):
     source: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Note(Event):
     """A note: an observer's (`author`, who wrote it) or the session's own."""
 
@@ -212,7 +212,7 @@ class Note(Event):
     author: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Cast(Event):
     """Who sat in which seat: role -> the name the cast gave (roles without one are left
     out). Written once, after `session_start`, when people play."""
@@ -221,7 +221,7 @@ class Cast(Event):
     names: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Facilitation(Event):
     """The facilitator's hand on the session: `action` is pause, resume, speed (`speed`, the
     new one), length (`speed` for the target real length in `detail`), schedule (an
@@ -252,7 +252,7 @@ class Facilitation(Event):
     "live:N"): a resumed host rebuilds the list from them."""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Refused(Event):
     """An action the session would not take (a monitor that writes, an unknown finding…)."""
 
@@ -268,7 +268,7 @@ class Refused(Event):
 # -- statements and the automation ------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Statement(Event):
     """One SQL statement, a player's or the automation's, and what it did."""
 
@@ -290,7 +290,7 @@ class Statement(Event):
     writes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Automation(Event):
     """One run of an automated task: applied, failed, changed 0 rows, or skipped."""
 
@@ -305,7 +305,7 @@ class Automation(Event):
     note: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class TaskDue(Event):
     """A player's task came due: the player does by hand what the automation would have
     run (`context`: what they are told)."""
@@ -318,7 +318,7 @@ class TaskDue(Event):
     hint_available: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class TaskDone(Event):
     """A player's task done (its check read rows), worth `points`."""
 
@@ -329,7 +329,7 @@ class TaskDone(Event):
     points: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Edit(Event):
     """A change to one of the automation's own statements."""
 
@@ -340,7 +340,7 @@ class Edit(Event):
     before: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class RaceStep(Event):
     """A race step's damage happened: the automation's run (or a player's own, `by_player`)
     did what the step's check looks for."""
@@ -355,7 +355,7 @@ class RaceStep(Event):
 # -- the world's health -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Fault(Event):
     """A harm began: an invariant's check returned rows (`relapse`: again, after the world
     was restored)."""
@@ -368,7 +368,7 @@ class Fault(Event):
     objects: tuple[str, ...] = ()  # world-broken: one sentence per object the team broke
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class InvariantClear(Event):
     """An invariant that was violated holds again."""
 
@@ -377,7 +377,7 @@ class InvariantClear(Event):
     fault: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Restored(Event):
     """No invariant is violated any more: the world is healthy again."""
 
@@ -385,7 +385,7 @@ class Restored(Event):
     note: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Milestone(Event):
     """One of the exercise's milestones was reached (its check returned rows)."""
 
@@ -394,7 +394,7 @@ class Milestone(Event):
     label: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Chart(Event):
     """A `chart` panel item as the night left it, written at the end of the session so the
     debrief can draw it without the world: the minutes, one series per other column, and
@@ -410,7 +410,7 @@ class Chart(Event):
     mark_titles: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class CheckFailed(Event):
     """One of the exercise's own checks could not run against the team's world."""
 
@@ -423,7 +423,7 @@ class CheckFailed(Event):
 # -- monitors, findings, hints ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class MonitorSaved(Event):
     """A player saved a monitor: a query run every simulated minute, alerting on rows."""
 
@@ -433,7 +433,7 @@ class MonitorSaved(Event):
     sql: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class MonitorRemoved(Event):
     """A player removed a monitor."""
 
@@ -441,7 +441,7 @@ class MonitorRemoved(Event):
     name: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class MonitorError(Event):
     """A monitor's query failed when it ran."""
 
@@ -450,7 +450,7 @@ class MonitorError(Event):
     error: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Alert(Event):
     """A monitor began returning rows: `matched` when it alerted on the fault (the world
     unhealthy, the monitor not noisy), which counts as detection."""
@@ -465,7 +465,7 @@ class Alert(Event):
     noise: bool = False  # this monitor returned rows while the world was healthy
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class AlertClear(Event):
     """A monitor that alerted returns no rows any more."""
 
@@ -473,7 +473,7 @@ class AlertClear(Event):
     name: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Detected(Event):
     """The fault was first detected, `latency_minutes` after it began, and how."""
 
@@ -482,7 +482,7 @@ class Detected(Event):
     latency_minutes: int
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Declaration(Event):
     """A player declared a finding (the cause as they see it), with its verdict."""
 
@@ -496,7 +496,7 @@ class Declaration(Event):
     why: str = ""  # what the player is told at once: does it count, and if not, why
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Hint(Event):
     """A hint revealed to the team, at a cost of `cost` points."""
 
@@ -512,7 +512,7 @@ class Hint(Event):
 # -- team play: seats and their commands ------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SeatJoined(Event):
     """A player took a seat of a team session (`rejoin`: the seat had been taken before)."""
 
@@ -523,7 +523,7 @@ class SeatJoined(Event):
     rejoin: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SeatReady(Event):
     """A seated player said, in the lobby, that they are ready to start (`ready`), or took it
     back; the facilitator's console shows who is, and asks before starting without them."""
@@ -535,7 +535,7 @@ class SeatReady(Event):
     ready: bool = True
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SeatLeft(Event):
     """A player left a seat; the seat stays theirs to come back to."""
 
@@ -545,7 +545,7 @@ class SeatLeft(Event):
     player: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SeatLost(SeatLeft):
     """A seat's terminal stopped beating (it died, or lost its way to session.db): the host
     heard nothing for `silent_seconds`. A kind of leaving, so whatever reads a departure reads
@@ -555,7 +555,7 @@ class SeatLost(SeatLeft):
     silent_seconds: int
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class SeatCommand(Event):
     """A seat's command the host accepted, and who sent it; what it did follows."""
 
@@ -567,7 +567,7 @@ class SeatCommand(Event):
     command: int
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class CommandRefused(Event):
     """A command the host would not run: a role the seat was not given, a forged or replayed
     token, an unknown seat."""
@@ -584,7 +584,7 @@ class CommandRefused(Event):
 # -- the replay and the score -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class StepReplay(Value):
     """One race step as the replay saw it."""
 
@@ -597,7 +597,7 @@ class StepReplay(Value):
     faults_after: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class MonitorCheck(Value):
     """A monitor's alert on the fault, run again on the replay's normal night at the same
     minute: rows there mean the alert was not caused by the fault (noise)."""
@@ -613,7 +613,7 @@ class MonitorCheck(Value):
         return self.error is None and self.rows == 0
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class ReplayGuards(Value):
     """The guard points a replay earns on its own."""
 
@@ -623,7 +623,7 @@ class ReplayGuards(Value):
     worth: Mapping[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class ReplayResult(Value):
     """What replaying the race against the team's database showed."""
 
@@ -649,7 +649,7 @@ class ReplayResult(Value):
         return tuple(s.id for s in self.steps if s.status == "happened")
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Replay(Event):
     """The race replayed against a copy of the team's database (`available` False: it
     could not be, `note` or `error` says why); the `final` one judges the guards."""
@@ -663,7 +663,7 @@ class Replay(Event):
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class ScoreEvent(Event):
     """The final score: the verdicts as scoring decided them (see `verdicts`). Its line holds
     the score's parts at the top level, beside `reason` (the `raceday run --json` contract)."""
@@ -933,7 +933,7 @@ def _name(tp: Any) -> str:
 # -- the score ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class _ScoreBase(Event):
     """The score line's own fields, checked like any event's."""
 

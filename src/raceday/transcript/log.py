@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
@@ -31,7 +30,7 @@ from raceday.transcript.events import (
     stamped,
     to_json_line,
 )
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 EVENTS_FILE = "events.jsonl"
 E = TypeVar("E", bound=Event)
@@ -175,7 +174,7 @@ def repair_tail(folder: Path) -> str | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ReadLog(Value):
     """Events read back, with a warning when the last line was cut short."""
 

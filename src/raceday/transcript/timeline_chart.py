@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -50,7 +50,7 @@ _RANK = ("fault", "relapse", "detected", "restored", "milestone", "declaration",
          "replay", "figure", "reveal")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Mark(Value):
     """One moment on the chart: `minute` counts from the exercise clock's start."""
 
@@ -62,7 +62,7 @@ class Mark(Value):
     source: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Band(Value):
     """A stretch of one lane: the outage (fault to restored) or the time to detect."""
 
@@ -73,7 +73,7 @@ class Band(Value):
     label: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Chart(Value):
     """What to draw: the axis (minutes since the clock's start) and the marks on it."""
 

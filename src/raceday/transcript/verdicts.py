@@ -14,9 +14,7 @@ recorded"); `events.score_from_json` fills what an old line implies (race steps 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 # A race step's verdict (the replay's, or tonight's for an exercise with no replay)
 HAPPENED, PREVENTED, NOT_REACHED = "happened", "prevented", "not reached"
@@ -35,7 +33,7 @@ NO_FAULT_OUTCOMES = (PREVENTED_OUTRIGHT, NOT_NEEDED, HELD_OFF, BLOCKED_GOOD_WRIT
 BY_REPLAY, BY_LIVE, BY_NONE = "replay", "live", "none"
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Fault(Value):
     """What became of the fault: whether it occurred, when and which, and its `outcome`."""
 
@@ -56,7 +54,7 @@ class Fault(Value):
         return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class FalseAlarm(Value):
     """A correct finding declared when its evidence was not there."""
 
@@ -64,7 +62,7 @@ class FalseAlarm(Value):
     at: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Detection(Value):
     """Time to alert and time to diagnosis, each from the fault's start; `latency_minutes` is
     the earlier of the two (what the points are on)."""
@@ -86,7 +84,7 @@ class Detection(Value):
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class StepVerdict(Value):
     """A race step: the score's verdict (`status`, with its `detail`, the replay's when one
     was run) and what it did tonight (`live`, at `live_at`)."""
@@ -100,7 +98,7 @@ class StepVerdict(Value):
     live_at: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class GoodPath(Value):
     """A write the guards must still allow, probed at the end, and whether they did."""
 
@@ -110,7 +108,7 @@ class GoodPath(Value):
     why: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class BlockedWrite(Value):
     """A write of the normal night that the original world took and the team's refused."""
 
@@ -119,7 +117,7 @@ class BlockedWrite(Value):
     outcome: str
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class HarmNight(Value):
     """One harm in one replayed night: the minutes it was present with the team's world and
     edits (`minutes`), and in the same night on the exercise's own world (`baseline`)."""
@@ -132,7 +130,7 @@ class HarmNight(Value):
     practice: str = ""  # a practice night's id; empty on the race nights
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class HarmVerdict(Value):
     """What keeping one harm away earned: on the night where the team's world did worst."""
 
@@ -153,7 +151,7 @@ class HarmVerdict(Value):
         return f"{self.practice}:{self.id}" if self.practice else self.id
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Guards(Value):
     """The guard points: harm by harm, race step by race step, and the good writes refused."""
 
@@ -173,7 +171,7 @@ class Guards(Value):
         return next((s for s in self.steps if s.id == step_id), None)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class RecoveryCredit(Value):
     """One recovery criterion as the judge weighed it: the debrief's checklist reads these,
     so that it credits exactly what the score credited."""
@@ -186,7 +184,7 @@ class RecoveryCredit(Value):
     at: str | None = None  # when that milestone was reached
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Recovery(Value):
     """Minutes of outage over the night (relapses included) and whether the repair held."""
 
@@ -203,7 +201,7 @@ class Recovery(Value):
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Tasks(Value):
     """The points of the players' tasks done (`done`)."""
 
@@ -213,7 +211,7 @@ class Tasks(Value):
     reasons: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Hints(Value):
     """The hints revealed and what they cost."""
 
@@ -224,7 +222,7 @@ class Hints(Value):
 Section = Detection | Guards | Recovery | Tasks
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen(kw_only=True)
 class Score(Value):
     """The whole score; a part the exercise does not score is None."""
 

@@ -27,7 +27,7 @@ from raceday.transcript.debrief.model import (
     Observation,
 )
 from raceday.transcript.debrief.people import tagged, with_observations
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 AAR_FILE = "aar.json"
 PLAN_FIELDS = ("issue", "owner", "start", "due")
@@ -102,7 +102,7 @@ def apply_edits(d: Debrief, edits: AarEdits) -> Debrief:
     return replace(d, after_action=after, observations=d.observations + added)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class AarChange(Value):
     """One edit asked for on the command line."""
 

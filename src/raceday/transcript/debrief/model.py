@@ -7,16 +7,16 @@ the terminal, JSON) only read them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from raceday.transcript import events as ev
 from raceday.transcript.timeline_chart import Band, Chart, Mark, build_chart
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 NOT_SEEN = "not seen in this session"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Summary(Value):
     """Who played what, when, and the outcome in a few sentences."""
 
@@ -48,7 +48,7 @@ class Summary(Value):
         return night
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ScoreSection(Value):
     """One part of the score, with the engine's reason for every point."""
 
@@ -58,7 +58,7 @@ class ScoreSection(Value):
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Figure(Value):
     """One of the team's times as the score measured it, beside that night's ("" when the
     exercise compares with no real event)."""
@@ -68,7 +68,7 @@ class Figure(Value):
     night: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ScoreReport(Value):
     """The score event's verdicts, as scoring decided them, split for printing.
 
@@ -91,7 +91,7 @@ class ScoreReport(Value):
     judged: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Phase(Value):
     """One row of the timeline table: the team's moment beside that night's."""
 
@@ -106,7 +106,7 @@ class Phase(Value):
     source: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class EventFact(Value):
     """A moment of the real night that the exercise reveals, with its source.
 
@@ -121,7 +121,7 @@ class EventFact(Value):
     phase: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Timeline(Value):
     """The phases table, the facts the exercise revealed, and the marks for the chart.
 
@@ -155,7 +155,7 @@ class Timeline(Value):
         return build_chart(self.marks, self.start, self.end, self.origin, self.bands)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Change(Value):
     """A statement that wrote to the world (or tried to): who, when, what, and what it did."""
 
@@ -196,7 +196,7 @@ class Change(Value):
         return f"{n} row{'' if n == 1 else 's'} changed"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Refusal(Value):
     """An action raceday refused (a monitor that is not a query, an unknown finding…)."""
 
@@ -206,7 +206,7 @@ class Refusal(Value):
     error: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class MonitorInfo(Value):
     """A saved monitor and what it did afterwards."""
 
@@ -222,7 +222,7 @@ class MonitorInfo(Value):
     noise: bool = False  # the score judged it noise: rows while the world was healthy
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Declaration(Value):
     """A finding a player declared, and whether it was right."""
 
@@ -267,7 +267,7 @@ class Declaration(Value):
                                    or (not self.verdict and self.correct))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class HintInfo(Value):
     """A hint the team revealed, when, and what it cost."""
 
@@ -277,7 +277,7 @@ class HintInfo(Value):
     cost: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Edit(Value):
     """A change to one of the automation's own statements."""
 
@@ -288,7 +288,7 @@ class Edit(Value):
     before: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class StepOutcome(Value):
     """A race step: what live play saw, the score's verdict, and what stopped it.
 
@@ -345,7 +345,7 @@ class StepOutcome(Value):
         return text + (f"; {self.evidence}" if self.evidence else "")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class GoodPath(Value):
     """A write the guards must still allow, and whether they did."""
 
@@ -355,7 +355,7 @@ class GoodPath(Value):
     why: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ReplayStep(Value):
     """One race step as the last replay judged it."""
 
@@ -365,7 +365,7 @@ class ReplayStep(Value):
     detail: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Replay(Value):
     """What the last replay event said; `ran` is False when there was none."""
 
@@ -376,7 +376,7 @@ class Replay(Value):
     details: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Guards(Value):
     """What the team put in place and what it did against the race."""
 
@@ -392,7 +392,7 @@ class Guards(Value):
         return bool(self.schema_changes or self.edits)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class ChecklistItem(Value):
     """One practice of the exercise's checklist, with the evidence from this session."""
 
@@ -405,7 +405,7 @@ class ChecklistItem(Value):
     text: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class CorrectiveAction(Value):
     """A row of the improvement plan; owner and due date are for the team to fill in."""
 
@@ -417,7 +417,7 @@ class CorrectiveAction(Value):
     start: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Analysis(Value):
     """What the room wrote in the hot wash for an area for improvement (`raceday aar`)."""
 
@@ -425,7 +425,7 @@ class Analysis(Value):
     recommendation: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class AfterAction(Value):
     """The after-action report: strengths, areas for improvement and the improvement
     plan, with what the room wrote into it in the hot wash."""
@@ -441,7 +441,7 @@ class AfterAction(Value):
         return self.analyses[index] if index < len(self.analyses) else Analysis()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Observation(Value):
     """An observer's note, with who wrote it, when; `tag` files it under the strengths
     ("strength") or the areas for improvement ("improvement") of the AAR."""
@@ -452,7 +452,7 @@ class Observation(Value):
     tag: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class InjectResponse(Value):
     """An inject the team was shown, and what the team did before the next one arrived
     (at most `RESPONSE_WINDOW` minutes): the AAR's "injects beside the responses"."""
@@ -465,7 +465,7 @@ class InjectResponse(Value):
     responses: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Objective(Value):
     """One objective of the exercise (a part of the score) and how it was met, rated as
     HSEEP does: P performed without challenges, S with some, M with major ones, U unable."""
@@ -476,7 +476,7 @@ class Objective(Value):
     rating: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Debrief(Value):
     """Everything the debrief says about one session."""
 

@@ -8,13 +8,12 @@ in place at a minute, what each statement changed. It decides nothing the score 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.model import Change
 from raceday.transcript.log import of_kind
 from raceday.transcript.verdicts import Score
-from raceday.value import Value
+from raceday.value import Value, frozen
 
 DEFAULT_PHASES = (
     ev.PhaseInfo(id="first-symptom", label="First symptom (the fault)", team="fault"),
@@ -54,7 +53,7 @@ class Clock:
         return None if total is None else (total - self.origin) % (24 * 60)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Run(Value):
     """One run of an automated task: its statements and how it ended."""
 
@@ -62,7 +61,7 @@ class Run(Value):
     end: ev.Automation
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Surfaced(Value):
     """When the team first surfaced the fault, as the score judged it (or, in a transcript
     with no score, as the session's `detected` event said)."""
@@ -73,7 +72,7 @@ class Surfaced(Value):
     how: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen
 class Moment(Value):
     """When something the timeline names happened, and what marked it."""
 
