@@ -73,15 +73,14 @@ class AheadThread:
         self._lock = threading.Lock()
         self._queue: deque[tuple[str, Job, Future[Any]]] = deque()
         self._futures: dict[str, Future[Any]] = {}
-        self._halt = threading.Event()  # set while `stop` runs: jobs end at their next world
-        self._open: list[Any] = _Opened(self._halt)  # the worlds of the job being played
+        self._stopping = threading.Event()  # while `stop` runs: jobs end at their next world
+        self._open: list[Any] = _Opened(self._stopping)  # the worlds of the job being played
         self._thread: threading.Thread | None = None
-        self._stopping = False
 
     def start(self, key: str, job: Job) -> None:
         """Queue `job` unless its answer is being made already."""
         with self._lock:
-            if self._stopping or key in self._futures:
+            if self._stopping.is_set() or key in self._futures:
                 return
             from concurrent.futures import Future  # PostgreSQL's only: a SQLite run never loads it
 
@@ -119,13 +118,13 @@ class AheadThread:
     def _run(self) -> None:
         while True:
             with self._lock:
-                if not self._queue or self._stopping:
+                if not self._queue or self._stopping.is_set():
                     self._thread = None
                     return
                 key, job, future = self._queue.popleft()
                 if not future.set_running_or_notify_cancel():
                     continue  # taken by a replay before it began
-                self._open = made = _Opened(self._halt)
+                self._open = made = _Opened(self._stopping)
             try:
                 future.set_result(job(made))
             except BaseException as exc:  # noqa: BLE001 - the taker plays it again
@@ -136,8 +135,7 @@ class AheadThread:
         next statement, or when it opens its next world, and drops them), and wait a little
         for that."""
         with self._lock:
-            self._stopping = True
-            self._halt.set()
+            self._stopping.set()
             thread = self._thread
             for _, _, future in self._queue:
                 future.cancel()
@@ -149,8 +147,7 @@ class AheadThread:
         if thread is not None:
             thread.join(_STOP_WAIT_S)
         with self._lock:
-            self._stopping = False
-            self._halt.clear()
+            self._stopping.clear()
 
 
 AHEAD = AheadThread()
