@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -198,6 +199,56 @@ def test_check_plays_the_reference_scripts_far_enough_to_find_a_missing_table(
     script.write_text(text.replace("FROM hosts;", "FROM host;", 1))  # fixed: checked again
     code, out, err = run(capsys, "check", str(copy))
     assert code == 0 and "ok" in out and err == "", err
+
+
+def _flagship_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(ROOT / "exercises" / "shared", tmp_path / "shared")
+    copy = tmp_path / "dynamodb-dns-race"
+    shutil.copytree(ROOT / "exercises" / "dynamodb-dns-race", copy)
+    return copy
+
+
+def test_check_names_a_practice_baselines_value_it_does_not_know(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _flagship_copy(tmp_path)
+    yaml = copy / "exercise.yaml"
+    text = yaml.read_text().replace("practice_baselines: once", "practice_baselines: sometimes")
+    yaml.write_text(text)
+    code, _, err = run(capsys, "check", str(copy))
+    assert code == 2
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "practice_baselines:" in t)
+    assert f"exercise.yaml:{line}: replay: \"practice_baselines\" must be one of per-variant, " \
+        'once, not the text "sometimes"' in err, err
+
+
+def test_check_plays_the_practice_baselines_an_exercise_says_are_the_same_everywhere(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The flagship says `practice_baselines: once`: sessions then play each practice night's
+    # baseline once, unshifted. A world whose trigger reads the clock's text (writes after
+    # '21:00' ignored) makes the unshifted night (23:00) differ from a variant (12:00-20:30):
+    # check says which night, which variant and which harm, and what to do.
+    copy = _flagship_copy(tmp_path)
+    world = copy / "world.sql"
+    world.write_text(world.read_text() + "\nCREATE TRIGGER by_the_clock BEFORE UPDATE ON "
+                     "endpoint WHEN NEW.updated_at >= '21:00' BEGIN SELECT RAISE(IGNORE); END;\n")
+    yaml = copy / "exercise.yaml"
+    text = yaml.read_text()
+    code, _, err = run(capsys, "check", str(copy))
+    assert code == 2
+    night = next(n for n, t in enumerate(text.splitlines(), 1)
+                 if t.strip() == "- id: dangling-pointer")
+    assert err.count("\n") == 1  # one problem, one line
+    assert f"exercise.yaml:{night}: practice night \"dangling-pointer\": its baseline differs " \
+        "on the variant starting 12:00, 'enactor-a' traded with 'enactor-b'" in err, err
+    assert re.search(r"\(stale-plan: \d+ min( from minute \d+)? unshifted, \d+ min"
+                     r"( from minute \d+)? there\)", err), err  # the first harm that differs
+    assert err.rstrip().endswith('but replay: practice_baselines is "once"; remove that line so '
+                                 "each session plays its own")
+    yaml.write_text(text.replace("  practice_baselines: once\n", ""))  # as it says: then ok
+    code, out, err = run(capsys, "check", str(copy))
+    assert code == 0 and ": ok" in out and err == "", err
 
 
 def test_a_script_played_on_the_other_database_names_its_twin(

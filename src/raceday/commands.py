@@ -47,7 +47,9 @@ def list_exercises(out: Console) -> int:
 
 def check_paths(paths: list[Path], out: Console) -> int:
     """Load each exercise (its SQL compiled against its world), then play its reference
-    scripts' steps far enough to find SQL naming what the world does not have."""
+    scripts' steps far enough to find SQL naming what the world does not have, and its
+    practice baselines on variants when it says they are the same on every one."""
+    from raceday.engine.baseline_check import baseline_problems
     from raceday.engine.refcheck import missing_names
 
     problems: list[str] = []
@@ -57,7 +59,7 @@ def check_paths(paths: list[Path], out: Console) -> int:
         except ExerciseError as exc:
             problems.extend(exc.problems)
             continue
-        missing = missing_names(exercise)
+        missing = missing_names(exercise) + baseline_problems(exercise)
         if missing:
             problems.extend(missing)
             continue

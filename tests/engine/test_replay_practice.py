@@ -6,6 +6,7 @@ the harms the replay reports are the ones playing them gives."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from raceday.engine import aside, replay, replay_cache
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_exercise
-from raceday.engine.replay_exercises import practiced
+from raceday.engine.replay_exercises import exercise_digest, practiced
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.variant import draw
@@ -123,3 +124,50 @@ def test_the_flagships_practice_baselines_are_the_same_on_every_variant(
     assert unshifted["lost-write"]["empty-answer"][0] > 0  # type: ignore[index]
     for shift in drawn:
         assert baselines(shift) == unshifted, shift
+
+
+def test_baselines_said_to_be_the_same_on_every_variant_are_played_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The flagship says `practice_baselines: once` (and `raceday check` holds it to that):
+    # the first session plays each practice night's baseline on the unshifted night and keeps
+    # it; a session that draws another variant reads it back and plays none, and its debrief
+    # reads the same figures. An exercise that does not say it plays its own every session.
+    monkeypatch.setattr(aside, "_enabled", [False])
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    played: list[Exercise] = []
+    real = replay.play_baseline
+
+    def play_baseline(kind, exercise: Exercise, *args):  # type: ignore[no-untyped-def]
+        if any(task.changes for task in exercise.tasks):  # a practice night's copy
+            played.append(exercise)
+        return real(kind, exercise, *args)
+
+    monkeypatch.setattr(replay, "play_baseline", play_baseline)
+
+    def session_with(exercise: Exercise, seed: str) -> tuple[int, list[HarmNight]]:
+        monkeypatch.setenv("RACEDAY_SEED", seed)
+        played.clear()
+        session = open_session(exercise, ("responder",), tmp_path / seed)
+        try:
+            assert session.variant is not None
+            harms = _practice(replay.replay_race(session, reveal=True).harms)
+        finally:
+            session.close()
+        return len(played), harms
+
+    exercise = load_exercise(FLAGSHIP)
+    assert exercise.replay is not None and exercise.replay.practice_baselines == "once"
+    nights = len(exercise.replay.practice)
+    first, harms = session_with(exercise, "1")
+    assert first == nights
+    assert {exercise_digest(e) for e in played} == {  # on the unshifted night
+        exercise_digest(practiced(exercise, night)) for night in exercise.replay.practice}
+    again, other = session_with(exercise, "2")
+    assert again == 0
+    assert [(h.harm, h.minutes, h.baseline) for h in other] == [
+        (h.harm, h.minutes, h.baseline) for h in harms]
+
+    each = replace(exercise, replay=replace(exercise.replay, practice_baselines="per-variant"))
+    assert session_with(each, "3")[0] == nights
+    assert session_with(each, "4")[0] == nights  # another variant: played again

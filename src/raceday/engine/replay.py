@@ -56,6 +56,7 @@ from raceday.engine.replay_cache import (
 from raceday.engine.replay_exercises import (
     describe_shift,
     exercise_digest,
+    practice_baseline,
     practiced,
     variant_of,
     with_statements,
@@ -188,6 +189,14 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
     if known is not None:
         replay_cache.remember_baseline(key, known)  # the child wrote the cache file
         return known
+    known = play_baseline(kind, exercise, until, renumber)
+    replay_cache.keep_baseline(key, known)
+    return known
+
+
+def play_baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) -> Harms:
+    """`_baseline` played now, neither read from nor kept in a cache (`raceday check` plays
+    the baselines of variants no session will draw)."""
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
         pristine = Path(scratch) / "pristine.db"
         WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
@@ -197,9 +206,7 @@ def _baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str) ->
             replay_cache.keep_world(replay_cache.world_key(exercise), world_fingerprint(world))
         race = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
                         _scratch_folder(Path(scratch) / "race"), until, transcript=False)
-        known = harms_of(exercise, race, until)
-    replay_cache.keep_baseline(key, known)
-    return known
+        return harms_of(exercise, race, until)
 
 
 _baselines_pending: dict[str, Callable[[], Harms | None]] = {}
@@ -296,8 +303,8 @@ def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: E
     plays = []
     for night in exercise.replay.practice if exercise.replay is not None else ():
         own = practiced(exercise, night, shift)
-        baseline = _baseline_aside(kind, own, until, folder / f"practice-{night.id}-own",
-                                   fork, started)
+        baseline = _baseline_aside(kind, practice_baseline(exercise, night, shift), until,
+                                   folder / f"practice-{night.id}-own", fork, started)
         team = None if same_world else _practice_night_aside(
             kind, own, practiced(team_exercise, night, shift), live, built,
             folder / f"practice-{night.id}", until, fork, started)
@@ -615,7 +622,7 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     baseline(*tonight)
     good(*tonight)
     for night in practice:
-        baseline(practiced(exercise, night, shift), "")
+        baseline(practice_baseline(exercise, night, shift), "")
     perhaps = len(calls)  # the variant's: needed only when tonight's race prevented a step
     for normal, renumber in variant:
         baseline(normal, renumber)

@@ -145,6 +145,17 @@ def practiced(exercise: Exercise, night: PracticeNight,
     return _derived("practice", exercise, (night.id, clock, swapped), make)
 
 
+def practice_baseline(exercise: Exercise, night: PracticeNight,
+                      shift: ShiftSpec | None) -> Exercise:
+    """The exercise's own practice night the team's is set beside (its baseline): on the
+    session's variant, or on the unshifted night when the author declares the baselines the
+    same on every variant (`replay: practice_baselines: once`, held to it by `raceday
+    check`), so one played baseline serves every session, kept in the cache folder. The
+    team's practice night always plays on the variant (`practiced`)."""
+    once = exercise.replay is not None and exercise.replay.practice_baselines == "once"
+    return practiced(exercise, night, None if once else shift)
+
+
 _exercise_digests: dict[int, tuple[Exercise, str]] = {}
 
 

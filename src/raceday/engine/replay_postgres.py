@@ -27,6 +27,7 @@ from raceday.engine.replay_cache import (
 )
 from raceday.engine.replay_exercises import (
     describe_shift,
+    practice_baseline,
     practiced,
     variant_of,
     with_statements,
@@ -260,8 +261,9 @@ def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exer
             _forked_night, kind, practiced(team_exercise, night, shift), live, source, made,
             exercise.world_sql, where / "race", until)
         playing.append((night, own, team,
-                        pool.submit(_baseline_pg, kind, own, live, where / "baseline", until,
-                                    "", made)))
+                        pool.submit(_baseline_pg, kind,
+                                    practice_baseline(exercise, night, shift), live,
+                                    where / "baseline", until, "", made)))
 
     def harms() -> tuple[HarmNight, ...]:
         found: list[HarmNight] = []
@@ -441,7 +443,7 @@ def prepare_ahead_postgres(session: Night) -> None:
     kind, until = type(session), replay_until(session)
     delayed = bool(exercise.replay.delayed)
     nights: list[tuple[Exercise, str, bool]] = [(exercise, "", delayed)]
-    nights += [(practiced(exercise, night, shift), "", False)
+    nights += [(practice_baseline(exercise, night, shift), "", False)
                for night in exercise.replay.practice]
     if shift is not None:
         nights.append((variant_of(exercise, shift), shift.seed, delayed))

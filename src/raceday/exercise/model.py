@@ -417,6 +417,10 @@ class PracticeNight(Value):
     line: int = 0
 
 
+PRACTICE_BASELINES = ("per-variant", "once")
+"""What `replay: practice_baselines` may say (`ReplaySpec.practice_baselines`)."""
+
+
 @frozen
 class ReplaySpec(Value):
     """How the race is replayed against the team's database.
@@ -436,6 +440,11 @@ class ReplaySpec(Value):
     practice: tuple[PracticeNight, ...] = ()
     """Nights that put one practice to the test: the normal night with one thing gone wrong
     in it (`PracticeNight.changes`), judged by the harms the rubric lists for that night."""
+    practice_baselines: str = "per-variant"
+    """"once": the author says each practice night's baseline (the exercise's own statements,
+    no guard) gives the same harms on every variant, so it is played once, on the unshifted
+    night, and kept from one session to the next; `raceday check` plays it on drawn variants
+    to hold the author to it. "per-variant": played on each session's variant."""
 
     def practice_night(self, night_id: str) -> PracticeNight | None:
         return next((n for n in self.practice if n.id == night_id), None)

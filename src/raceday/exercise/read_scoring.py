@@ -9,6 +9,7 @@ from typing import Any
 from raceday.exercise.fields import HAPPENED_PARAMETERS
 from raceday.exercise.model import (
     HARM_GRADES,
+    PRACTICE_BASELINES,
     DetectionRubric,
     GoodPath,
     GuardsRubric,
@@ -71,6 +72,8 @@ class ScoringReader(PlayReader):
             shifted=self.shifted(m),
             practice=tuple(self.practice_night(f, i, line) for f, i, line
                            in self.items(m, "practice", "practice_night", "replay: practice")),
+            practice_baselines=self.choice(m, "practice_baselines", "replay",
+                                           PRACTICE_BASELINES, "per-variant"),
         )
 
     def practice_night(self, m: dict[str, Located], ident: str, line: int) -> PracticeNight:
