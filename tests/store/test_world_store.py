@@ -187,6 +187,20 @@ def test_foreign_keys_are_enforced(store: WorldStore) -> None:
     assert store.app_query("PRAGMA foreign_keys")[1] == [(1,)]
 
 
+def test_a_key_added_during_play_is_named_when_it_fails(store: WorldStore) -> None:
+    # The keys are read once per schema: a table the responder adds with its own key to plan
+    # is named by the next failures, the delete's among the keys it can be.
+    first = one(store, "planner", "DELETE FROM plan WHERE id = 1")
+    assert first.error == "FOREIGN KEY constraint failed: endpoint.rollback_plan_id -> plan.id"
+    created = one(store, "responder", "CREATE TABLE pinned (plan INTEGER REFERENCES plan (id))")
+    assert created.ok, created.error
+    bad = one(store, "responder", "INSERT INTO pinned VALUES (999)")
+    assert bad.error == "FOREIGN KEY constraint failed: pinned.plan -> plan.id"
+    again = one(store, "planner", "DELETE FROM plan WHERE id = 1")
+    assert again.error == ("FOREIGN KEY constraint failed: one of endpoint.rollback_plan_id -> "
+                           "plan.id, pinned.plan -> plan.id")
+
+
 def test_check_constraint_is_a_constraint_error(store: WorldStore) -> None:
     result = one(store, "responder", "UPDATE automation SET enabled = 2")
     assert result.error_kind == "constraint"

@@ -67,6 +67,7 @@ from raceday.store.sqlite_world import (
     ROLE_LIMITS,
     TRIGGER_OWNER_TABLE,
     WORLD_TABLE,
+    ForeignKey,
     RoleConnection,
     changes_of,
     columns_of,
@@ -75,6 +76,7 @@ from raceday.store.sqlite_world import (
     disk_short,
     expire,
     foreign_key_named,
+    foreign_keys,
     harden,
     is_full,
     megabytes,
@@ -157,6 +159,7 @@ class WorldStore(StoreBase[RoleConnection]):
         self._role_conns: dict[str, RoleConnection] = {}
         self._names = WorldNames()
         self._schema_version = -1
+        self._keys: tuple[int, tuple[ForeignKey, ...]] | None = None  # by schema_version
         # True when the schema may have changed since the names were read (module docstring).
         self._schema_unsure = True
         self._file = str(self.path)  # checked at every call: os.path, not pathlib
@@ -600,7 +603,8 @@ class WorldStore(StoreBase[RoleConnection]):
             failed = self._verdict(handle, statement)  # prepared, then failed: may be reused
             kind, message = self._classify(exc, auth, started)
             if kind == "constraint" and message == FOREIGN_KEY_FAILED:
-                message = foreign_key_named(self._app, failed.writes or [failed.target or ""],
+                message = foreign_key_named(self._world_keys(),
+                                            failed.writes or [failed.target or ""],
                                              deleting=keyword == "DELETE")
             return StatementResult(
                 sql=statement,
@@ -714,6 +718,17 @@ class WorldStore(StoreBase[RoleConnection]):
         if version != self._schema_version:
             self._refresh_names()
         self._schema_unsure = False
+
+    def _world_keys(self) -> tuple[ForeignKey, ...] | None:
+        """The world's foreign keys, read again only when its schema changed: a flagship
+        night's clean-ups fail on a key ~150 times, each once re-reading every table's."""
+        try:
+            version = self._app.execute("PRAGMA schema_version").fetchone()[0]
+            if self._keys is None or self._keys[0] != version:
+                self._keys = (version, foreign_keys(self._app))
+        except sqlite3.Error:
+            return None
+        return self._keys[1]
 
     def _refresh_names(self, handle: RoleConnection | None = None) -> None:
         """Re-read the world's tables and triggers (through `handle`'s connection if given)."""

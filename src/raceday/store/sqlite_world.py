@@ -60,33 +60,39 @@ LOCK_WAIT_MS = int(LOCK_WAIT_S * 1000)  # as SQLite's busy_timeout takes it
 FOREIGN_KEY_FAILED = "FOREIGN KEY constraint failed"
 
 
-def foreign_key_named(conn: sqlite3.Connection, written: Sequence[str], *,
-                       deleting: bool = False) -> str:
-    """SQLite's "FOREIGN KEY constraint failed" names no key: say which it can be, the keys
-    from or to the tables the statement wrote (one, or the few it is one of; a DELETE
-    cannot fail on a key that cascades or sets null)."""
-    names = {t.lower() for t in written if t}
-    keys: list[str] = []
-    try:
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE ?",
-            (f"{RESERVED_PREFIX}%",))]
-        for table in tables:
-            for src, parent, to, on_delete in conn.execute(
-                    'SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list(?)',
-                    (table,)):
-                if deleting and str(on_delete).upper() in ("CASCADE", "SET NULL", "SET DEFAULT"):
-                    continue
-                if table.lower() in names or str(parent).lower() in names:
-                    keys.append(f"{table}.{src} -> {parent}" + (f".{to}" if to else ""))
-    except sqlite3.Error:
-        return FOREIGN_KEY_FAILED
-    if not keys:
-        return FOREIGN_KEY_FAILED
-    if len(keys) == 1:
-        return f"{FOREIGN_KEY_FAILED}: {keys[0]}"
-    return f"{FOREIGN_KEY_FAILED}: one of {', '.join(keys)}"
+ForeignKey = tuple[str, str, str, str]
+"""One foreign key of the world: (table, column, parent table, its ON DELETE action)."""
 
+
+def foreign_keys(conn: sqlite3.Connection) -> tuple[ForeignKey, ...]:
+    """Every foreign key of the world's own tables (raises sqlite3.Error)."""
+    keys: list[ForeignKey] = []
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE ?",
+        (f"{RESERVED_PREFIX}%",))]
+    for table in tables:
+        for src, parent, to, on_delete in conn.execute(
+                'SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list(?)',
+                (table,)):
+            keys.append((table, str(src) + (f" -> {parent}" + (f".{to}" if to else "")),
+                         str(parent), str(on_delete)))
+    return tuple(keys)
+
+
+def foreign_key_named(keys: Sequence[ForeignKey] | None, written: Sequence[str], *,
+                      deleting: bool = False) -> str:
+    """SQLite's "FOREIGN KEY constraint failed" names no key: say which it can be, the keys
+    (`foreign_keys`; None: unknown) from or to the tables the statement wrote (one, or the
+    few it is one of; a DELETE cannot fail on a key that cascades or sets null)."""
+    names = {t.lower() for t in written if t}
+    found = [f"{table}.{said}" for table, said, parent, on_delete in keys or ()
+             if not (deleting and on_delete.upper() in ("CASCADE", "SET NULL", "SET DEFAULT"))
+             and (table.lower() in names or parent.lower() in names)]
+    if not found:
+        return FOREIGN_KEY_FAILED
+    if len(found) == 1:
+        return f"{FOREIGN_KEY_FAILED}: {found[0]}"
+    return f"{FOREIGN_KEY_FAILED}: one of {', '.join(found)}"
 
 
 # -- the world without a store ------------------------------------------------------------

@@ -174,16 +174,17 @@ def test_a_team_script_plays_through_a_host_on_postgresql(
 
 def test_the_practice_nights_baselines_are_played_while_the_team_plays(
         pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each practice night's baseline is drawn for the session's variant, so no cache holds
-    it: it is played from the moment the session opens, and the final replay takes it rather
-    than play it again at the end, where the team waits for its score."""
+    """Each practice night's baseline the cache does not hold (the first session's: the
+    flagship's are then kept, the same on every variant) is played from the moment the
+    session opens, and the final replay takes it rather than play it again at the end, where
+    the team waits for its score."""
     import threading
     import time
 
     from raceday.engine import replay_cache, replay_postgres
     from raceday.engine.load import load_named_exercise
     from raceday.engine.night import replay_until
-    from raceday.engine.replay_exercises import practiced
+    from raceday.engine.replay_exercises import practice_baseline
 
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(replay_cache, "baselines_known", {})  # none known in this process:
@@ -200,7 +201,8 @@ def test_the_practice_nights_baselines_are_played_while_the_team_plays(
                            db=pg_dsn)
     exercise = session.exercise  # in PostgreSQL's dialect
     assert exercise.replay is not None and session.variant is not None
-    keys = [replay_cache.baseline_key(type(session), practiced(exercise, night, session.variant),
+    keys = [replay_cache.baseline_key(type(session),
+                                      practice_baseline(exercise, night, session.variant),
                                       replay_until(session), "", "postgresql")
             for night in exercise.replay.practice]
     waited = time.monotonic() + 120
