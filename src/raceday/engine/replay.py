@@ -47,6 +47,7 @@ from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
+from raceday.engine.own_race import OwnRace, keep_own_race, own_race_key, read_own_race
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -319,6 +320,31 @@ def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: E
         return tuple(found)
 
     return answer
+
+
+def _race_night(kind: NightKind, exercise: Exercise, team_exercise: Exercise, world: Path,
+                folder: Path, until: int, *, own: bool) -> OwnRace:
+    """Tonight's race on the team's replay world (`world`, removed by the caller), played
+    into `folder`: what the replay reads of it. `own`: the team's world and statements are
+    the exercise's own and the world is not walked, so the night is the one kept for the
+    exercise (`own_race`), read back when kept, and kept when played."""
+    key = own_race_key(kind, exercise, until) if own else ""
+    known = read_own_race(key, folder) if own else None
+    if known is not None:
+        return known
+    race = play_night(kind, team_exercise, world, folder, until)
+    _keep_race(folder, race.events)
+    fault = race.facts.fault_started
+    played = OwnRace(
+        steps=step_replays(exercise, race),
+        harms=tuple((harm, minutes, first) for harm, (minutes, first)
+                    in harm_times(exercise, race, until).items()),
+        fault_at=race.time_of(fault) if fault is not None else None,
+        warnings=tuple(f"an exercise check failed in the replay (the team's schema broke it): "
+                       f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed)))
+    if own:
+        keep_own_race(key, played, folder)
+    return played
 
 
 _nights_known: OrderedDict[str, Nights] = OrderedDict()
@@ -735,23 +761,24 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
                                           fork, started)
+        # the team's world and statements are the exercise's own: each night of it is the
+        # exercise's, move for move (`own_race`; the practice nights' worlds are built as
+        # the race's is: the same as it, now)
+        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
+            and team_exercise.statements == exercise.statements \
+            and world_fingerprint(race_world) == _own_world(exercise)
         practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
         if exercise.replay is not None and exercise.replay.practice:
-            # the practice nights' worlds are built as the race's is: the same as it, now
-            same_world = team_exercise.statements == exercise.statements and \
-                world_fingerprint(race_world) == _own_world(exercise)
             practice_nights = _practice_nights_aside(
                 kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
                 folder, until, shift, fork, started)
-        race = play_night(kind, team_exercise, race_world, folder / "race", until)
-        _keep_race(folder / "race", race.events)
-        steps = step_replays(exercise, race)
-        harms = harm_nights(exercise, race, _baseline(kind, exercise, until, ""), until,
-                             "tonight's race")
-        fault = race.facts.fault_started
-        fault_at = race.time_of(fault) if fault is not None else None
-        warnings.extend(f"an exercise check failed in the replay (the team's schema broke it): "
-                        f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+        race = _race_night(kind, exercise, team_exercise, race_world, folder / "race", until,
+                           own=same_world and not keep_world)
+        steps = race.steps
+        harms = harm_nights_of(race.harm_times(), _baseline(kind, exercise, until, ""),
+                               "tonight's race")
+        fault_at = race.fault_at
+        warnings.extend(race.warnings)
 
         more_nights: Callable[[], Nights] | None = None
         what = ""
