@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from raceday.cache import cache_folder, code_digest, write_atomically
-from raceday.engine.night import NightKind
+from raceday.engine.night import Night, NightKind
 from raceday.engine.replay_exercises import exercise_digest
-from raceday.engine.replay_outcomes import HarmTimes
+from raceday.engine.replay_outcomes import HarmTimes, harm_times, step_replays
 from raceday.exercise.model import Exercise
+from raceday.transcript import events as ev
 from raceday.transcript.events import StepReplay
 from raceday.value import Value, frozen
 
@@ -44,8 +45,20 @@ class OwnRace(Value):
         return {harm: (minutes, first) for harm, minutes, first in self.harms}
 
 
-def own_race_key(kind: NightKind, exercise: Exercise, until: int) -> str:
-    return hashlib.sha256(json.dumps(["own-race", kind.__module__, kind.__qualname__,
+def own_race_of(exercise: Exercise, race: Night, until: int) -> OwnRace:
+    """What the final replay reads of a race night played on the team's replay world."""
+    fault = race.facts.fault_started
+    return OwnRace(
+        steps=step_replays(exercise, race),
+        harms=tuple((harm, minutes, first) for harm, (minutes, first)
+                    in harm_times(exercise, race, until).items()),
+        fault_at=race.time_of(fault) if fault is not None else None,
+        warnings=tuple(f"an exercise check failed in the replay (the team's schema broke it): "
+                       f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed)))
+
+
+def own_race_key(kind: NightKind, exercise: Exercise, until: int, db: str) -> str:
+    return hashlib.sha256(json.dumps(["own-race", db, kind.__module__, kind.__qualname__,
                                       code_digest(), exercise_digest(exercise), until]
                                      ).encode()).hexdigest()
 

@@ -47,7 +47,13 @@ from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_race import OwnRace, keep_own_race, own_race_key, read_own_race
+from raceday.engine.own_race import (
+    OwnRace,
+    keep_own_race,
+    own_race_key,
+    own_race_of,
+    read_own_race,
+)
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -328,20 +334,13 @@ def _race_night(kind: NightKind, exercise: Exercise, team_exercise: Exercise, wo
     into `folder`: what the replay reads of it. `own`: the team's world and statements are
     the exercise's own and the world is not walked, so the night is the one kept for the
     exercise (`own_race`), read back when kept, and kept when played."""
-    key = own_race_key(kind, exercise, until) if own else ""
+    key = own_race_key(kind, exercise, until, "sqlite") if own else ""
     known = read_own_race(key, folder) if own else None
     if known is not None:
         return known
     race = play_night(kind, team_exercise, world, folder, until)
     _keep_race(folder, race.events)
-    fault = race.facts.fault_started
-    played = OwnRace(
-        steps=step_replays(exercise, race),
-        harms=tuple((harm, minutes, first) for harm, (minutes, first)
-                    in harm_times(exercise, race, until).items()),
-        fault_at=race.time_of(fault) if fault is not None else None,
-        warnings=tuple(f"an exercise check failed in the replay (the team's schema broke it): "
-                       f"{e.error}" for e in race.events if isinstance(e, ev.CheckFailed)))
+    played = own_race_of(exercise, race, until)
     if own:
         keep_own_race(key, played, folder)
     return played

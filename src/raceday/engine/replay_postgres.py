@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
+from raceday.engine.own_race import keep_own_race, own_race_key, own_race_of, read_own_race
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -53,7 +54,6 @@ from raceday.engine.replay_outcomes import (
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
 from raceday.store.protocol import Store
-from raceday.transcript import events as ev
 from raceday.transcript.events import ReplayResult
 from raceday.transcript.verdicts import HarmNight
 
@@ -313,10 +313,10 @@ def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStor
 def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: PostgresStore,
                  source: ForkSource, made: list[PostgresStore]) -> bool:
     """The team's world forks into the exercise's own (`schema_digest`) and its statements
-    are the exercise's: its practice nights are their baselines. The own world's digest is
+    are the exercise's: its practice nights are their baselines, and its race night the
+    exercise's own (`own_race`). The own world's digest is
     known (the cache), or made since the session opened (`prepare_ahead_postgres`), or now."""
-    if not (exercise.replay and exercise.replay.practice) \
-            or team_exercise.statements != exercise.statements:
+    if team_exercise.statements != exercise.statements:
         return False
     key = replay_cache.world_key(exercise, "postgresql")
     own = replay_cache.world_cached(key)
@@ -359,7 +359,14 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         source = live.fork_source()
         race_world, warnings = _fork(live, source, made, exercise.world_sql)
         kind = type(session)
-        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race", until)
+        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
+            and _same_as_own(exercise, team_exercise, live, source, made)
+        own_key = own_race_key(kind, exercise, until, "postgresql")
+        # an unchanged team's final race night is the exercise's own (`own_race`)
+        known = read_own_race(own_key, folder / "race") if same_world and not keep_world \
+            else None
+        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race",
+                             until) if known is None else None
         delayed = bool(exercise.replay and exercise.replay.delayed)
         normal = _normal_nights_pg(kind, exercise, team_exercise, live, source, folder, until,
                                    "", made, pool, probes) if delayed else None
@@ -368,14 +375,18 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         shift = session.variant
         practice = _practice_nights_pg(
             kind, exercise, team_exercise, live, source, folder, until, made, pool, shift,
-            same_world=_same_as_own(exercise, team_exercise, live, source, made))
-        race = racing.result()
-        steps = step_replays(exercise, race)
-        harms = harm_nights(exercise, race, baseline.result(), until, "tonight's race")
-        fault = race.facts.fault_started
-        fault_at = race.time_of(fault) if fault is not None else None
-        warnings.extend(f"an exercise check failed in the replay (the team's schema broke "
-                        f"it): {e.error}" for e in race.events if isinstance(e, ev.CheckFailed))
+            same_world=same_world)
+        if known is not None:
+            race = known
+        else:
+            assert racing is not None
+            race = own_race_of(exercise, racing.result(), until)
+            if same_world and not keep_world:
+                keep_own_race(own_key, race, folder / "race")
+        steps = race.steps
+        harms = harm_nights_of(race.harm_times(), baseline.result(), "tonight's race")
+        fault_at = race.fault_at
+        warnings.extend(race.warnings)
         shifted_normal = None
         if shift is not None and (any(s.status == "prevented" for s in steps)
                                   or kept_some_away(harms)):
@@ -433,8 +444,9 @@ def prepare_ahead_postgres(session: Night) -> None:
     """Start what the final replay of `session` needs whatever the team does, and is not
     known yet, in the background thread (`ahead_thread`): the digest of the exercise's own
     world's schema (`_same_as_own`), the original world's baseline and
-    normal night, each practice night's baseline on this session's variant (drawn for it:
-    never in the cache folder), then the variant's own, needed only when tonight's race had
+    normal night, each practice night's baseline (`practice_baseline`: on this session's
+    variant, drawn for it and never in the cache folder, unless the exercise says they are
+    the same on every one), then the variant's own, needed only when tonight's race had
     a step prevented or a harm kept away (last: it never holds up the others)."""
     exercise, shift = session.exercise, session.variant
     if exercise.replay is None:
@@ -449,7 +461,7 @@ def prepare_ahead_postgres(session: Night) -> None:
         nights.append((variant_of(exercise, shift), shift.seed, delayed))
     started = _ahead_keys.setdefault(session.folder.resolve(), [])
     own_schema = replay_cache.world_key(exercise, "postgresql")
-    if exercise.replay.practice and replay_cache.world_cached(own_schema) is None:
+    if replay_cache.world_cached(own_schema) is None:  # `_same_as_own`, at the end
         AHEAD.start(own_schema, lambda made: _own_schema(exercise, live, made))
         started.append(own_schema)
     for own, renumber, normal_too in nights:

@@ -69,3 +69,32 @@ def test_a_team_that_changed_nothing_plays_no_practice_night_of_its_own(
     folder, played = _practice(tmp_path / "played", pg_dsn)
     assert list((folder / "replay").glob("*/practice-*/race"))
     assert practice == played
+
+
+def test_a_team_that_changed_nothing_has_the_exercises_own_race_night_kept(
+        pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on SQLite (tests/engine/test_replay_own_race.py): the first such session plays its
+    # race night on the server and keeps it; the next reads it back, and reads the same.
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    raced: list[Path] = []
+    real = replay_postgres._played_pg
+
+    def counted(kind, exercise, world, folder: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if folder.name == "race" and folder.parent.parent.name == "replay":
+            raced.append(folder)
+        return real(kind, exercise, world, folder, *args, **kwargs)
+
+    monkeypatch.setattr(replay_postgres, "_played_pg", counted)
+    exercise = load_named_exercise(FLAGSHIP)
+    replays = []
+    for name in ("first", "second"):
+        session, _ = run_script(exercise, load_script(NOTHING, exercise), tmp_path / name,
+                                db=pg_dsn)
+        assert session.final_replay is not None
+        replays.append((session.folder, session.final_replay))
+    assert len(raced) == 1  # the second read it back
+    (one_folder, one), (two_folder, two) = replays
+    assert one.steps == two.steps and one.steps and one.fault_at == two.fault_at
+    assert [h for h in one.harms if not h.practice] == [h for h in two.harms if not h.practice]
+    kept = two_folder / two.folder / "race" / "events.jsonl"
+    assert kept.read_bytes() == (one_folder / one.folder / "race" / "events.jsonl").read_bytes()
