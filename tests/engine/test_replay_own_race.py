@@ -69,9 +69,10 @@ def test_an_unchanged_teams_race_night_is_played_once_per_exercise(
     assert one.steps == two.steps and one.fault_at == two.fault_at and one.steps
     assert [h for h in one.harms if not h.practice] == [h for h in two.harms if not h.practice]
     assert first.score is not None and second.score is not None
-    assert first.score.guards.points == second.score.guards.points
-    assert [(h.id, h.points, h.minutes) for h in first.score.guards.harms] == [
-        (h.id, h.points, h.minutes) for h in second.score.guards.harms]
+    guards, again = first.score.guards, second.score.guards
+    assert guards is not None and again is not None and guards.points == again.points
+    assert [(h.id, h.points, h.minutes) for h in guards.harms] == [
+        (h.id, h.points, h.minutes) for h in again.harms]
     assert _race_events(first) == _race_events(second)  # its transcript, for a later walk
     assert len(_race_events(second)) > 100
 
