@@ -33,8 +33,8 @@ EVENTS = "events.jsonl"
 
 
 @frozen
-class OwnRace(Value):
-    """What the final replay reads of the exercise's own race night."""
+class RaceOutcome(Value):
+    """What the final replay reads of a race night (kept, for the exercise's own)."""
 
     steps: tuple[StepReplay, ...]
     harms: tuple[tuple[str, int, str | None], ...]  # (harm, minutes, first began)
@@ -45,10 +45,10 @@ class OwnRace(Value):
         return {harm: (minutes, first) for harm, minutes, first in self.harms}
 
 
-def own_race_of(exercise: Exercise, race: Night, until: int) -> OwnRace:
+def race_outcome(exercise: Exercise, race: Night, until: int) -> RaceOutcome:
     """What the final replay reads of a race night played on the team's replay world."""
     fault = race.facts.fault_started
-    return OwnRace(
+    return RaceOutcome(
         steps=step_replays(exercise, race),
         harms=tuple((harm, minutes, first) for harm, (minutes, first)
                     in harm_times(exercise, race, until).items()),
@@ -70,7 +70,7 @@ def _files(key: str) -> tuple[Path, Path] | None:
     return folder / "own-races" / f"{key}.json", folder / "own-races" / f"{key}.{EVENTS}"
 
 
-def read_own_race(key: str, race_folder: Path) -> OwnRace | None:
+def read_own_race(key: str, race_folder: Path) -> RaceOutcome | None:
     """The kept race night, its transcript copied into `race_folder`; None when not kept
     (or unreadable: then it is played again)."""
     files = _files(key)
@@ -79,7 +79,7 @@ def read_own_race(key: str, race_folder: Path) -> OwnRace | None:
     data_file, events_file = files
     try:
         data: Any = json.loads(data_file.read_text(encoding="utf-8"))
-        own = OwnRace(
+        own = RaceOutcome(
             steps=tuple(StepReplay(**{**step, "faults_after": tuple(step["faults_after"])})
                         for step in data["steps"]),
             harms=tuple((str(h), int(m), None if f is None else str(f))
@@ -94,7 +94,7 @@ def read_own_race(key: str, race_folder: Path) -> OwnRace | None:
     return own
 
 
-def keep_own_race(key: str, own: OwnRace, race_folder: Path) -> None:
+def keep_own_race(key: str, own: RaceOutcome, race_folder: Path) -> None:
     """Keep the race night (its transcript from `race_folder`) for the sessions after."""
     files = _files(key)
     if files is None or not (race_folder / EVENTS).is_file():

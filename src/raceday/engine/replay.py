@@ -48,10 +48,10 @@ from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
 from raceday.engine.own_race import (
-    OwnRace,
+    RaceOutcome,
     keep_own_race,
     own_race_key,
-    own_race_of,
+    race_outcome,
     read_own_race,
 )
 from raceday.engine.replay_cache import (
@@ -329,7 +329,7 @@ def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: E
 
 
 def _race_night(kind: NightKind, exercise: Exercise, team_exercise: Exercise, world: Path,
-                folder: Path, until: int, *, own: bool) -> OwnRace:
+                folder: Path, until: int, *, own: bool) -> RaceOutcome:
     """Tonight's race on the team's replay world (`world`, removed by the caller), played
     into `folder`: what the replay reads of it. `own`: the team's world and statements are
     the exercise's own and the world is not walked, so the night is the one kept for the
@@ -340,7 +340,7 @@ def _race_night(kind: NightKind, exercise: Exercise, team_exercise: Exercise, wo
         return known
     race = play_night(kind, team_exercise, world, folder, until)
     _keep_race(folder, race.events)
-    played = own_race_of(exercise, race, until)
+    played = race_outcome(exercise, race, until)
     if own:
         keep_own_race(key, played, folder)
     return played

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_race import keep_own_race, own_race_key, own_race_of, read_own_race
+from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, read_own_race
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -380,7 +380,7 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
             race = known
         else:
             assert racing is not None
-            race = own_race_of(exercise, racing.result(), until)
+            race = race_outcome(exercise, racing.result(), until)
             if same_world and not keep_world:
                 keep_own_race(own_key, race, folder / "race")
         steps = race.steps
