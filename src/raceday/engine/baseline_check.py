@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from raceday.cache import cache_folder, code_digest, write_atomically
+from raceday.engine.refcheck import read_problems, shown
 from raceday.engine.replay_exercises import practiced
 from raceday.engine.replay_outcomes import Harms
 from raceday.exercise.model import Exercise, PracticeNight, ShiftSpec
@@ -50,7 +51,7 @@ def baseline_problems(exercise: Exercise) -> list[str]:
             or not rules.practice):
         return []
     cached = _cache_file(exercise)
-    if cached is not None and (known := _read(cached)) is not None:
+    if cached is not None and (known := read_problems(cached)) is not None:
         return known
     problems = _played(exercise, rules.shifted, rules.practice,
                        rules.until if rules.until is not None else exercise.clock.length_minutes)
@@ -78,14 +79,9 @@ def _played(exercise: Exercise, shifted: ShiftSpec, nights: tuple[PracticeNight,
 
 
 def _where(exercise: Exercise, night: PracticeNight) -> str:
-    path = exercise.path
-    if path is None:
+    if exercise.path is None:
         return f"exercise {exercise.id}"
-    try:
-        shown = str(path.relative_to(Path.cwd()))
-    except ValueError:
-        shown = str(path)
-    return f"{shown}:{night.line}" if night.line else shown
+    return f"{shown(exercise.path)}:{night.line}" if night.line else shown(exercise.path)
 
 
 def _variant(exercise: Exercise, shift: ShiftSpec) -> str:
@@ -120,13 +116,3 @@ def _cache_file(exercise: Exercise) -> Path | None:
     for part in ("practice-baselines", code_digest(), str(Path.cwd())):
         digest.update(part.encode("utf-8", "surrogateescape"))
     return folder / "check" / f"{digest.hexdigest()}.json"
-
-
-def _read(path: Path) -> list[str] | None:
-    try:
-        problems = json.loads(path.read_text(encoding="utf-8"))["problems"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # absent or unreadable: played again
-    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
-        return None
-    return problems

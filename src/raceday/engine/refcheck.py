@@ -37,7 +37,7 @@ def missing_names(exercise: Exercise) -> list[str]:
         return []
     scripts = sorted((exercise.path.parent / "scripts").glob("*.yaml"))
     cached = _cache_file(exercise, scripts)
-    known = _read(cached) if cached is not None else None
+    known = read_problems(cached) if cached is not None else None
     if known is not None:
         return known
     problems: list[str] = []
@@ -67,7 +67,8 @@ def _cache_file(exercise: Exercise, scripts: list[Path]) -> Path | None:
     return folder / "check" / f"{digest.hexdigest()}.json"
 
 
-def _read(path: Path) -> list[str] | None:
+def read_problems(path: Path) -> list[str] | None:
+    """A check's kept answer (`file:line: ...` lines), or None: absent or unreadable."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         problems = data["problems"]
@@ -98,7 +99,7 @@ def _play(exercise: Exercise, path: Path, folder: Path) -> list[str]:
             for event in session.events[seen:]:
                 why = _missing(event)
                 if why is not None:
-                    problems.append(f"{_shown(path)}:{step.line}: {step.action} as "
+                    problems.append(f"{shown(path)}:{step.line}: {step.action} as "
                                     f"{step.role}: {why}")
     finally:
         session.close()
@@ -117,7 +118,8 @@ def _missing(event: ev.Event) -> str | None:
     return None
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
+    """`path` as a message names it: relative to the working folder when inside it."""
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:

@@ -361,10 +361,10 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         kind = type(session)
         same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
             and _same_as_own(exercise, team_exercise, live, source, made)
-        own_key = own_race_key(kind, exercise, until, "postgresql")
         # an unchanged team's final race night is the exercise's own (`own_race`)
-        known = read_own_race(own_key, folder / "race") if same_world and not keep_world \
-            else None
+        own_key = own_race_key(kind, exercise, until, "postgresql") \
+            if same_world and not keep_world else ""
+        known = read_own_race(own_key, folder / "race") if own_key else None
         racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race",
                              until) if known is None else None
         delayed = bool(exercise.replay and exercise.replay.delayed)
@@ -381,7 +381,7 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         else:
             assert racing is not None
             race = race_outcome(exercise, racing.result(), until)
-            if same_world and not keep_world:
+            if own_key:
                 keep_own_race(own_key, race, folder / "race")
         steps = race.steps
         harms = harm_nights_of(race.harm_times(), baseline.result(), "tonight's race")

@@ -60,8 +60,9 @@ LOCK_WAIT_MS = int(LOCK_WAIT_S * 1000)  # as SQLite's busy_timeout takes it
 FOREIGN_KEY_FAILED = "FOREIGN KEY constraint failed"
 
 
-ForeignKey = tuple[str, str, str, str]
-"""One foreign key of the world: (table, column, parent table, its ON DELETE action)."""
+ForeignKey = tuple[str, str, str, str, str]
+"""One foreign key of the world: (table, column, parent table, parent column or '', its ON
+DELETE action)."""
 
 
 def foreign_keys(conn: sqlite3.Connection) -> tuple[ForeignKey, ...]:
@@ -74,8 +75,7 @@ def foreign_keys(conn: sqlite3.Connection) -> tuple[ForeignKey, ...]:
         for src, parent, to, on_delete in conn.execute(
                 'SELECT "from", "table", "to", on_delete FROM pragma_foreign_key_list(?)',
                 (table,)):
-            keys.append((table, str(src) + (f" -> {parent}" + (f".{to}" if to else "")),
-                         str(parent), str(on_delete)))
+            keys.append((table, str(src), str(parent), str(to or ""), str(on_delete)))
     return tuple(keys)
 
 
@@ -85,7 +85,8 @@ def foreign_key_named(keys: Sequence[ForeignKey] | None, written: Sequence[str],
     (`foreign_keys`; None: unknown) from or to the tables the statement wrote (one, or the
     few it is one of; a DELETE cannot fail on a key that cascades or sets null)."""
     names = {t.lower() for t in written if t}
-    found = [f"{table}.{said}" for table, said, parent, on_delete in keys or ()
+    found = [f"{table}.{column} -> {parent}" + (f".{to}" if to else "")
+             for table, column, parent, to, on_delete in keys or ()
              if not (deleting and on_delete.upper() in ("CASCADE", "SET NULL", "SET DEFAULT"))
              and (table.lower() in names or parent.lower() in names)]
     if not found:
