@@ -307,6 +307,39 @@ async def test_a_briefing_left_while_it_rendered_shows_all_of_it_on_return(
         assert "endpoint" in shown[2]
 
 
+async def test_enter_while_the_briefing_renders_stops_the_rendering_and_plays(
+        make_app: MakeApp, mini: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter pressed while the Markdown renders (in its worker) stops it within a block or
+    two: left to finish, it held the interpreter while the play screen opened, and an Enter
+    pressed as the briefing showed waited for it."""
+    import rich.markdown
+    from rich.console import Console
+
+    gate, pulled = threading.Event(), [0]
+
+    class Slow(rich.markdown.Markdown):
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            for segment in super().__rich_console__(console, options):
+                pulled[0] += 1
+                if pulled[0] == 10:
+                    gate.wait(10)  # the player presses Enter here
+                yield segment
+
+    whole = briefing_module.situation_markdown(mini, make_app(mini).settings)
+    console = Console(width=100)
+    everything = len(list(console.render(rich.markdown.Markdown(whole), console.options)))
+    monkeypatch.setattr(rich.markdown, "Markdown", Slow)
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while pulled[0] < 10:
+            await pilot.pause(0.01)
+        await pilot.press("enter")
+        gate.set()
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen)
+    assert everything > 100 and pulled[0] <= 10 + 16 + 4  # the rest never rendered
+
+
 @pytest.mark.parametrize("kept", [False, True], ids=["loaded-first", "loaded-after-the-frame"])
 def test_a_bug_in_the_load_ends_as_the_clis_internal_error_whichever_load_met_it(
         kept: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

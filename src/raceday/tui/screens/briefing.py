@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from raceday.engine import collector
 from raceday.inert import inert
@@ -275,10 +275,17 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         assert self.pending is not None
         try:
             exercise = load_keeping_head(self.pending.path, self.pending.head)
-            if self.start_asked:  # Enter came first: the play screen's module imported here
-                import raceday.tui.screens.play  # noqa: F401
+            if not self.start_asked:
+                self.post_message(self.Loaded(exercise))
+            # Enter pushes the play screen, whose module (the session, the event codec, the
+            # widgets: about 100 ms) would be imported on the event loop: imported here, at
+            # once (an Enter pressed while the briefing renders waits for it, not for the
+            # rendering), before the play screen opens if Enter came first
+            import raceday.tui.screens.play  # noqa: F401
+
             collector.settle()  # the exercise and the modules that read it
-            self.post_message(self.Loaded(exercise))
+            if self.start_asked:
+                self.post_message(self.Loaded(exercise))
         except Exception as exc:
             self.post_message(self.Loaded(None, exc))
 
@@ -313,34 +320,38 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     @work(thread=True, exclusive=True, exit_on_error=False, group="briefing")
     def _render_markdown(self, exercise: Exercise, width: int) -> None:
         """Render the Markdown once, off the event loop (Static would render it twice: once
-        for its height, once to draw it)."""
+        for its height, once to draw it). Enter stops it within a few blocks (it renders
+        again on return): left to finish, it held the interpreter while the play screen
+        opened, tripling the wait for an Enter pressed as the briefing showed."""
+        worker = get_current_worker()
         text = situation_markdown(exercise, self.settings)
         cut = first_screenful(text)
-        # Each part waits for the frame that shows the one before (at most DRAWN_WAIT_S):
-        # rendered at once, it held the interpreter while the event loop drew it.
-        if cut:  # the top first (what the screen shows), then the whole
-            top = self._markdown(text[:cut], width)
-            self._keep(exercise, width, top)
-            self._post_situation(top, width)
-            if get_current_worker().is_cancelled:
+        # The top first (what the screen shows), then the whole. Each part waits for the
+        # frame that shows the one before (at most DRAWN_WAIT_S): rendered at once, it held
+        # the interpreter while the event loop drew it.
+        shown: list[Segment] = []
+        for part in ([text[:cut], text[cut:]] if cut else [text]):
+            lines = self._markdown(part, width, worker)
+            if lines is None:  # the briefing was left
                 return
-            rest = self._markdown(text[cut:], width)
-            # Rich puts one blank line between blocks: the two halves are the whole
-            self._post_situation(
-                Prerendered([*top.segments, Segment.line(), *rest.segments]), width)
-        else:
-            whole = self._markdown(text, width)
-            self._keep(exercise, width, whole)
-            self._post_situation(whole, width)
-        if get_current_worker().is_cancelled:  # the briefing was left: build no world for it
-            return
+            if shown:  # Rich puts one blank line between blocks: the parts are the whole
+                shown.append(Segment.line())
+            else:  # the first screenful, kept for the next start's first frames
+                self._keep(exercise, width, lines)
+            shown += lines.segments
+            self._post_situation(Prerendered(list(shown)), width)
+            if worker.is_cancelled:
+                return
         try:
             text = schema_markdown(exercise, read_schema(exercise))
         except Exception as exc:
             text = f"*The world's tables could not be read: {exc}*"
-        self.post_message(self.Rendered("schema", self._markdown(text, width), width))
-        # Enter pushes the play screen, whose module (the session, the event codec, the
-        # widgets: about 150 ms) would be imported on the event loop: imported here instead
+        schema = self._markdown(text, width, worker)
+        if schema is None:
+            return
+        self.post_message(self.Rendered("schema", schema, width))
+        # opened from the launcher, the exercise was loaded there: the play screen's module
+        # is imported here (a briefing that loaded its exercise has imported it already)
         import raceday.tui.screens.play  # noqa: F401
 
         collector.settle(collect=True)  # the player reads: a full walk costs nobody a wait
@@ -356,12 +367,19 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.post_message(self.Rendered("situation", lines, width))
         self._situation_drawn.wait(DRAWN_WAIT_S)
 
-    def _markdown(self, text: str, width: int) -> Prerendered:
+    def _markdown(self, text: str, width: int, worker: Worker[None]) -> Prerendered | None:
+        """`text` rendered at `width`, or None once `worker` is cancelled (Rich renders
+        block by block: the check runs between them)."""
         from rich.markdown import Markdown as RichMarkdown
 
         console = self.app.console
         options = self.app.console_options.update_width(width).update(highlight=False)
-        return Prerendered(list(console.render(RichMarkdown(text), options)))
+        segments: list[Segment] = []
+        for n, segment in enumerate(console.render(RichMarkdown(text), options)):
+            if n % 16 == 0 and worker.is_cancelled:
+                return None
+            segments.append(segment)
+        return Prerendered(segments)
 
     @on(Rendered)
     def _rendered(self, message: Rendered) -> None:
