@@ -4,7 +4,7 @@ of its own. `Night` is what the replay reads of a played session; `NightKind` bu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -50,6 +50,8 @@ class Night(Protocol):
     def start(self) -> ev.Event: ...
 
     def advance_to(self, minute: int) -> None: ...
+
+    def subscribe(self, listener: Callable[[ev.Event], None]) -> None: ...
 
 
 NightKind = type[Night]

@@ -20,6 +20,7 @@ from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
 from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, read_own_race
+from raceday.engine.race_changes import on_first_change
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -446,8 +447,10 @@ def prepare_ahead_postgres(session: Night) -> None:
     world's schema (`_same_as_own`), the original world's baseline and
     normal night, each practice night's baseline (`practice_baseline`: on this session's
     variant, drawn for it and never in the cache folder, unless the exercise says they are
-    the same on every one), then the variant's own, needed only when tonight's race had
-    a step prevented or a harm kept away (last: it never holds up the others)."""
+    the same on every one). The variant's own nights, needed only when tonight's race had
+    a step prevented or a harm kept away, are started when the team first changes its
+    schema or a statement (`race_changes`): a race the team did not change is the
+    exercise's own, and prevents nothing."""
     exercise, shift = session.exercise, session.variant
     if exercise.replay is None:
         return
@@ -457,13 +460,21 @@ def prepare_ahead_postgres(session: Night) -> None:
     nights: list[tuple[Exercise, str, bool]] = [(exercise, "", delayed)]
     nights += [(practice_baseline(exercise, night, shift), "", False)
                for night in exercise.replay.practice]
-    if shift is not None:
-        nights.append((variant_of(exercise, shift), shift.seed, delayed))
     started = _ahead_keys.setdefault(session.folder.resolve(), [])
     own_schema = replay_cache.world_key(exercise, "postgresql")
     if replay_cache.world_cached(own_schema) is None:  # `_same_as_own`, at the end
         AHEAD.start(own_schema, lambda made: _own_schema(exercise, live, made))
         started.append(own_schema)
+    _start_nights(kind, live, until, nights, started)
+    if shift is not None:
+        variant = [(variant_of(exercise, shift), shift.seed, delayed)]
+        on_first_change(session, lambda: _start_nights(kind, live, until, variant, started))
+
+
+def _start_nights(kind: NightKind, live: PostgresStore, until: int,
+                  nights: list[tuple[Exercise, str, bool]], started: list[str]) -> None:
+    """Each night's baseline (and its normal night, when asked) not known yet, queued on
+    the background thread; their keys added to `started`."""
     for own, renumber, normal_too in nights:
         key = replay_cache.baseline_key(kind, own, until, renumber, "postgresql")
         if replay_cache.baseline_cached(key) is None:

@@ -214,3 +214,41 @@ def test_the_practice_nights_baselines_are_played_while_the_team_plays(
     assert {h.practice for h in session.final_replay.harms} >= {
         n.id for n in exercise.replay.practice}
     assert played_in and set(played_in) == {"replay-ahead"}  # none played at the end
+
+
+def test_the_variants_nights_start_only_once_the_team_changes_its_race(
+        pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variant's baseline and normal night judge a step prevented or a harm kept away,
+    which a team that changed neither its schema nor a statement cannot have: they are not
+    played beside its night (on PostgreSQL they took a quarter of a headless night's time),
+    and start the moment a player adds a guard."""
+    from raceday.engine import replay_cache, replay_postgres
+    from raceday.engine.actions import RunSql
+    from raceday.engine.load import load_named_exercise
+    from raceday.engine.night import replay_until
+    from raceday.engine.replay_exercises import variant_of
+
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(replay_cache, "baselines_known", {})  # none known in this process
+    monkeypatch.setattr(replay_cache, "good_known", {})
+    started: list[str] = []
+    monkeypatch.setattr(replay_postgres.AHEAD, "start", lambda key, job: started.append(key))
+    session = open_session(load_named_exercise("dynamodb-dns-race"), ("responder",), tmp_path,
+                           db=pg_dsn)
+    try:
+        assert session.variant is not None
+        variant = replay_cache.baseline_key(
+            type(session), variant_of(session.exercise, session.variant),
+            replay_until(session), session.variant.seed, "postgresql")
+        assert started and variant not in started  # tonight's and the practice nights' only
+        session.perform(RunSql(role="responder", sql="SELECT count(*) FROM endpoint"))
+        session.advance_to(session.minute + 20)  # the automation writes: not the team's race
+        assert variant not in started
+        session.perform(RunSql(role="responder",
+                               sql="CREATE INDEX endpoint_by_plan ON endpoint (active_plan_id)"))
+        assert started.count(variant) == 1
+        session.perform(RunSql(role="responder", sql="DROP INDEX endpoint_by_plan"))
+        assert started.count(variant) == 1
+    finally:
+        session.end("aborted")
+        session.close()
