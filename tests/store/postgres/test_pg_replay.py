@@ -222,8 +222,9 @@ def test_the_variants_nights_start_only_once_the_team_changes_its_race(
     which a team that changed neither its schema nor a statement cannot have: they are not
     played beside its night (on PostgreSQL they took a quarter of a headless night's time),
     and start the moment a player adds a guard."""
-    from raceday.engine import replay_cache, replay_postgres
+    from raceday.engine import replay_cache
     from raceday.engine.actions import RunSql
+    from raceday.engine.ahead_thread import AHEAD
     from raceday.engine.load import load_named_exercise
     from raceday.engine.night import replay_until
     from raceday.engine.replay_exercises import variant_of
@@ -232,7 +233,7 @@ def test_the_variants_nights_start_only_once_the_team_changes_its_race(
     monkeypatch.setattr(replay_cache, "baselines_known", {})  # none known in this process
     monkeypatch.setattr(replay_cache, "good_known", {})
     started: list[str] = []
-    monkeypatch.setattr(replay_postgres.AHEAD, "start", lambda key, job: started.append(key))
+    monkeypatch.setattr(AHEAD, "start", lambda key, job: started.append(key))
     session = open_session(load_named_exercise("dynamodb-dns-race"), ("responder",), tmp_path,
                            db=pg_dsn)
     try:
