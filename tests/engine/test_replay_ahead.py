@@ -52,11 +52,12 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
         fresh: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exercise = load_exercise(FLAGSHIP)
     session = open_session(exercise, ("responder",), tmp_path / "ahead")
-    scratch = list(replay._ahead_folders)
-    assert len(scratch) == 2
-    monkeypatch.setattr(replay, "_good_writes", _not_here)  # the children were forked before
+    assert len(replay._ahead_folders) == 1  # tonight's: the variant's waits for a change
     session.execute("responder", "CREATE TRIGGER keep_plans BEFORE DELETE ON plan "
                                  "BEGIN SELECT RAISE(ABORT, 'plan kept'); END")
+    scratch = list(replay._ahead_folders)
+    assert len(scratch) == 2  # the variant's, forked the moment the team added a guard
+    monkeypatch.setattr(replay, "_good_writes", _not_here)  # the children were forked before
     nights = fresh / "normal-nights"
     waited = time.monotonic()
     while time.monotonic() - waited < 60 and len(_good_writes_kept(nights)) < 2:
@@ -94,6 +95,7 @@ def test_the_replay_takes_the_nights_started_when_the_session_opened(
 def test_nights_nobody_asked_for_are_stopped_and_leave_nothing(
         fresh: Path, tmp_path: Path) -> None:
     session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    session.execute("responder", "CREATE INDEX plan_by_time ON plan (created_at)")
     assert len(replay._ahead) == 2
     started = list(replay._ahead_folders)  # each child's scratch folder, made by the child
     assert len(started) == 2
@@ -112,7 +114,7 @@ def test_a_large_world_is_played_ahead_in_a_child_only(fresh: Path, tmp_path: Pa
     nobody's statements: the TUI's runner (`prepare`) plays none of them itself."""
     monkeypatch.setattr(replay, "_PREPARE_BYTES", 1000)
     session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
-    assert len(replay._ahead) == 2 and len(replay._baselines_pending) == 1 + 3 + 1
+    assert len(replay._ahead) == 1 and len(replay._baselines_pending) == 1 + 3
     replay.discard_ahead()
     monkeypatch.setattr(replay, "_good_writes", _not_here)
     monkeypatch.setattr(replay, "_baseline", _not_here)
@@ -126,9 +128,9 @@ def test_the_final_replay_takes_every_baseline_from_the_child_started_at_open(
     session: never cached before it) are played ahead in the child too."""
     monkeypatch.setattr(replay_cache, "baselines_known", {})
     session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path / "ahead")
-    assert len(replay._baselines_pending) == 1 + 3 + 1  # tonight's, 3 practice, the variant's
+    assert len(replay._baselines_pending) == 1 + 3  # tonight's, 3 practice
     waited = time.monotonic()  # the child done (else the replay plays what it has not begun)
-    while time.monotonic() - waited < 60 and len(_baselines_kept(fresh / "normal-nights")) < 5:
+    while time.monotonic() - waited < 60 and len(_baselines_kept(fresh / "normal-nights")) < 4:
         time.sleep(0.02)
     played_here: list[str] = []
     monkeypatch.setattr(replay_cache, "keep_baseline", lambda key, known: played_here.append(key))
@@ -137,6 +139,24 @@ def test_the_final_replay_takes_every_baseline_from_the_child_started_at_open(
     assert played_here == []
     practice = [h for h in result.harms if h.practice]
     assert len({h.practice for h in practice}) == 3 and any(h.baseline for h in practice)
+
+
+@needs_fork
+def test_the_variants_nights_start_only_once_the_team_changes_its_race(
+        fresh: Path, tmp_path: Path) -> None:
+    """They judge a step prevented or a harm kept away, which a race the team did not change
+    (the exercise's own schema and statements) cannot have: a team that reads, writes rows
+    and waits never plays them; a guard starts them, once."""
+    session = open_session(load_exercise(FLAGSHIP), ("responder",), tmp_path)
+    assert len(replay._ahead_started) == 1 and len(replay._baselines_pending) == 1 + 3
+    session.execute("responder", "SELECT count(*) FROM endpoint")
+    session.execute("responder", "UPDATE endpoint SET updated_by = 'responder'")
+    session.advance_to(session.minute + 30)  # the automation's writes: its own race's too
+    assert len(replay._ahead_started) == 1 and len(replay._baselines_pending) == 1 + 3
+    session.execute("responder", "CREATE INDEX plan_by_time ON plan (created_at)")
+    session.execute("responder", "DROP INDEX plan_by_time")
+    assert len(replay._ahead_started) == 2 and len(replay._baselines_pending) == 1 + 3 + 1
+    assert len(replay._ahead) == 2  # tonight's normal night, the variant's
 
 
 def test_a_session_opened_without_ahead_starts_nothing(fresh: Path, tmp_path: Path) -> None:

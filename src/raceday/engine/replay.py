@@ -54,6 +54,7 @@ from raceday.engine.own_race import (
     race_outcome,
     read_own_race,
 )
+from raceday.engine.race_changes import on_first_change
 from raceday.engine.replay_cache import (
     cache_file,
     normal_night_key,
@@ -577,14 +578,32 @@ def prepare_ahead(session: Night) -> None:
 def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     """The original nights not known yet, played one after another in one child (`Chain`),
     in the order replays need them: tonight's race and normal night on the exercise's own
-    world, the practice nights' (every final replay needs all of these; tonight's are known
-    after the first session), then the variant's race and normal night (needed only when
-    tonight's race had a step prevented or a harm kept away: last, they never hold up the
-    others, nor take a second core from the session). A replay that needs a night the child
-    has not begun plays it itself (`Chain.take_over`), beside the child, rather than wait."""
+    world, then the practice nights' baselines (every final replay needs all of these;
+    tonight's are known after the first session). The variant's race and normal night are
+    needed only when tonight's race had a step prevented or a harm kept away, which a team
+    that changed neither its schema nor a statement cannot have: they are played in a child
+    of their own, at the lowest priority, once a player first changes one
+    (`race_changes.on_first_change`). A replay that needs a night a child has not begun
+    plays it itself (`Chain.take_over`), beside the child, rather than wait."""
     exercise, shift = session.exercise, session.variant
     tonight, *variant = _wanted(session)
     practice = exercise.replay.practice if exercise.replay is not None else ()
+    _chain(kind, until, [tonight],
+           [(practice_baseline(exercise, night, shift), "") for night in practice])
+    if variant:
+        on_first_change(session, lambda: _later_chain(kind, until, variant))
+
+
+def _later_chain(kind: NightKind, until: int, nights: list[tuple[Exercise, str]]) -> None:
+    with collector.paused():  # the child plays with the collector held off
+        _chain(kind, until, nights, [], perhaps=True)
+
+
+def _chain(kind: NightKind, until: int, nights: list[tuple[Exercise, str]],
+           baselines: list[tuple[Exercise, str]], *, perhaps: bool = False) -> None:
+    """One child playing each of `nights` (its race's baseline, then its normal night), then
+    each of `baselines` (the race's only), those not known yet; `perhaps`: at the lowest
+    priority (only perhaps needed: they take only a core nothing else wants)."""
     calls: list[Callable[[], Any]] = []
     takers: list[Callable[[int], None]] = []
     folders: list[Path] = []
@@ -644,16 +663,13 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
         calls.append(lambda: _baseline(kind, ex, until, renumber))
         takers.append(take)
 
-    baseline(*tonight)
-    good(*tonight)
-    for night in practice:
-        baseline(practice_baseline(exercise, night, shift), "")
-    perhaps = len(calls)  # the variant's: needed only when tonight's race prevented a step
-    for normal, renumber in variant:
+    for normal, renumber in nights:
         baseline(normal, renumber)
         good(normal, renumber)
+    for own, renumber in baselines:
+        baseline(own, renumber)
     _ahead_folders.extend(folders)  # before the child can make them
-    chain: Chain[Any] = Chain(calls, perhaps_from=perhaps)
+    chain: Chain[Any] = Chain(calls, perhaps_from=0 if perhaps else None)
     if not chain.forked:
         for folder in folders:
             _ahead_folders.remove(folder)
