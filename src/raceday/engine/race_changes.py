@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Protocol
 
 from raceday.transcript import events as ev
@@ -51,11 +51,7 @@ def on_first_change(session: Subscribable, start: Callable[[], None]) -> None:
         except Exception:  # noqa: BLE001 - the replay plays what was not started
             _log.info("what a changed race needs could not be started ahead", exc_info=True)
 
-    if _any_change(session.events):
+    if any(changes_race(event) for event in session.events):
         once()
         return
     session.subscribe(lambda event: once() if not done.is_set() and changes_race(event) else None)
-
-
-def _any_change(events: Iterable[ev.Event]) -> bool:
-    return any(changes_race(event) for event in events)
