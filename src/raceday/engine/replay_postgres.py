@@ -61,7 +61,7 @@ from raceday.transcript.verdicts import HarmNight
 _log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     from raceday.store.postgres.store import ForkSource, PostgresStore
 
@@ -133,6 +133,12 @@ def _forked_night(kind: NightKind, exercise: Exercise, live: PostgresStore,
                        probes=probes, track_harms=track_harms)
     _done_with(made, world)
     return night
+
+
+def _race_on(forking: Future[tuple[PostgresStore, list[str]]], kind: NightKind,
+             exercise: Exercise, folder: Path, until: int) -> Night:
+    """The race on the world `forking` makes (submitted to the same pool before this)."""
+    return _played_pg(kind, exercise, forking.result()[0], folder, until)
 
 
 def _done_with(made: list[PostgresStore], *worlds: PostgresStore) -> None:
@@ -358,7 +364,9 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
     try:
         # the team's schema is read once (pg_dump) for every world of this replay
         source = live.fork_source()
-        race_world, warnings = _fork(live, source, made, exercise.world_sql)
+        # the race's world is forked beside the normal nights' (each a few hundred
+        # statements on a connection of its own), not before them
+        forking = pool.submit(_fork, live, source, made, exercise.world_sql)
         kind = type(session)
         same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
             and _same_as_own(exercise, team_exercise, live, source, made)
@@ -366,13 +374,14 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         own_key = own_race_key(kind, exercise, until, "postgresql") \
             if same_world and not keep_world else ""
         known = read_own_race(own_key, folder / "race") if own_key else None
-        racing = pool.submit(_played_pg, kind, team_exercise, race_world, folder / "race",
+        racing = pool.submit(_race_on, forking, kind, team_exercise, folder / "race",
                              until) if known is None else None
         delayed = bool(exercise.replay and exercise.replay.delayed)
         normal = _normal_nights_pg(kind, exercise, team_exercise, live, source, folder, until,
                                    "", made, pool, probes) if delayed else None
         baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
                                "", made)
+        race_world, warnings = forking.result()
         shift = session.variant
         practice = _practice_nights_pg(
             kind, exercise, team_exercise, live, source, folder, until, made, pool, shift,
