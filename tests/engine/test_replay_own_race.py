@@ -9,6 +9,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pytest
+from race_nights import counted_race_nights
 
 from raceday.engine import aside, replay, replay_cache
 from raceday.engine.headless import open_session
@@ -28,16 +29,7 @@ def races(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     monkeypatch.setattr(replay, "_nights_known", OrderedDict())
     monkeypatch.setattr(replay_cache, "baselines_known", {})
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-    played: list[Path] = []
-    real = replay.play_night
-
-    def play_night(kind, exercise, world, folder: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if folder.name == "race" and folder.parent.parent.name == "replay":
-            played.append(folder)
-        return real(kind, exercise, world, folder, *args, **kwargs)
-
-    monkeypatch.setattr(replay, "play_night", play_night)
-    return played
+    return counted_race_nights(monkeypatch, replay, "play_night")
 
 
 def _ended(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch,

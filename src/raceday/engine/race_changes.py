@@ -54,4 +54,4 @@ def on_first_change(session: Subscribable, start: Callable[[], None]) -> None:
     if any(changes_race(event) for event in session.events):
         once()
         return
-    session.subscribe(lambda event: once() if not done.is_set() and changes_race(event) else None)
+    session.subscribe(lambda event: once() if changes_race(event) else None)

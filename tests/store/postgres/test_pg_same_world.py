@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from race_nights import counted_race_nights
 
 from raceday.engine import replay_cache, replay_postgres
 from raceday.engine.actions import RunSql
@@ -76,15 +77,7 @@ def test_a_team_that_changed_nothing_has_the_exercises_own_race_night_kept(
     # As on SQLite (tests/engine/test_replay_own_race.py): the first such session plays its
     # race night on the server and keeps it; the next reads it back, and reads the same.
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-    raced: list[Path] = []
-    real = replay_postgres._played_pg
-
-    def counted(kind, exercise, world, folder: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if folder.name == "race" and folder.parent.parent.name == "replay":
-            raced.append(folder)
-        return real(kind, exercise, world, folder, *args, **kwargs)
-
-    monkeypatch.setattr(replay_postgres, "_played_pg", counted)
+    raced = counted_race_nights(monkeypatch, replay_postgres, "_played_pg")
     exercise = load_named_exercise(FLAGSHIP)
     replays = []
     for name in ("first", "second"):
