@@ -47,6 +47,7 @@ from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
+from raceday.engine.own_normal import keep_own_normal, own_normal_key, read_own_normal
 from raceday.engine.own_race import (
     RaceOutcome,
     keep_own_race,
@@ -770,18 +771,23 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
     fork = _world_bytes(race_world) <= _FORK_BYTES  # the nights beside the race
     shift = session.variant
     try:
+        # the team's world and statements are the exercise's own: each night of it is the
+        # exercise's, move for move (`own_race`, `own_normal`; the practice nights' worlds
+        # are built as the race's is: the same as it, now)
+        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
+            and team_exercise.statements == exercise.statements \
+            and world_fingerprint(race_world) == _own_world(exercise)
+        own_normal = own_normal_key(kind, exercise, until, probes, "sqlite") \
+            if same_world and delayed else ""
+        kept_nights = read_own_normal(own_normal) if own_normal else None
         nights: Callable[[], Nights] | None = None
-        if delayed:  # the team's normal night starts from the same world: built once, copied
+        if kept_nights is not None:
+            nights = lambda: kept_nights  # noqa: E731
+        elif delayed:  # the team's normal night starts from the same world: built once, copied
             copy_world(race_world, folder / "normal-team.db")
             nights = normal_nights_aside(kind, exercise, team_exercise,
                                           folder / "normal-team.db", folder, until, "", probes,
                                           fork, started)
-        # the team's world and statements are the exercise's own: each night of it is the
-        # exercise's, move for move (`own_race`; the practice nights' worlds are built as
-        # the race's is: the same as it, now)
-        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
-            and team_exercise.statements == exercise.statements \
-            and world_fingerprint(race_world) == _own_world(exercise)
         practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
         if exercise.replay is not None and exercise.replay.practice:
             practice_nights = _practice_nights_aside(
@@ -833,6 +839,8 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
         normal_harms: NormalHarms = ()
         if nights is not None:
             blocked, checks, normal_harms = nights()
+            if own_normal and kept_nights is None:
+                keep_own_normal(own_normal, (blocked, checks, normal_harms))
         if more_nights is not None:
             seen = {b.task for b in blocked}
             more, _, more_harms = more_nights()

@@ -6,6 +6,7 @@ when it did."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from race_nights import counted_race_nights
@@ -91,3 +92,41 @@ def test_a_team_that_changed_nothing_has_the_exercises_own_race_night_kept(
     assert [h for h in one.harms if not h.practice] == [h for h in two.harms if not h.practice]
     kept = two_folder / two.folder / "race" / "events.jsonl"
     assert kept.read_bytes() == (one_folder / one.folder / "race" / "events.jsonl").read_bytes()
+
+
+def test_a_team_that_changed_nothing_has_the_exercises_normal_nights_kept_and_forks_nothing(
+        pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on SQLite (tests/engine/test_replay_own_normal.py): the first such session plays its
+    # normal night on the server and keeps what the replay reads of it; the next reads it
+    # back, and, its race night known too, forks no world at all in its final replay.
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    normal: list[Path] = []
+    forks: list[Path] = []
+    play, fork = replay_postgres._played_pg, replay_postgres._fork
+
+    def counted(kind: Any, exercise: Any, world: Any, folder: Path, *args: Any,
+                **kwargs: Any) -> Any:
+        if folder.name == "normal-team":
+            normal.append(folder)
+        return play(kind, exercise, world, folder, *args, **kwargs)
+
+    def forked(*args: Any, **kwargs: Any) -> Any:
+        forks.append(Path())
+        return fork(*args, **kwargs)
+
+    monkeypatch.setattr(replay_postgres, "_played_pg", counted)
+    monkeypatch.setattr(replay_postgres, "_fork", forked)
+    exercise = load_named_exercise(FLAGSHIP)
+    replays = []
+    for name in ("first", "second"):
+        forks.clear()
+        session, result = run_script(exercise, load_script(NOTHING, exercise), tmp_path / name,
+                                     db=pg_dsn)
+        assert session.final_replay is not None
+        replays.append((session.final_replay, result))
+    assert len(normal) == 1  # the second read it back
+    assert forks == []  # and forked neither the race's world nor the normal night's
+    (one, one_result), (two, two_result) = replays
+    assert (one.blocked_good_writes, one.monitor_checks, one.normal_harms) == (
+        two.blocked_good_writes, two.monitor_checks, two.normal_harms)
+    assert one_result["total"] == two_result["total"]
