@@ -127,3 +127,42 @@ def test_frozen_makes_only_values() -> None:
     step = Step(name="apply", after=["check"])  # type: ignore[arg-type]
     assert step == Step(name="apply", after=("check",)) and step.after == ("check",)
     assert dataclasses.replace(step, name="clean") == Step(name="clean", after=("check",))
+
+
+def test_a_values_init_takes_and_refuses_what_the_frozen_dataclass_init_does() -> None:
+    @frozen
+    class Plan(Value):
+        id: int
+        records: tuple[str, ...] = ()
+        notes: list[str] = dataclasses.field(default_factory=list)
+        seen: int = dataclasses.field(default=0, init=False)
+        applied_by: str = dataclasses.field(default="", kw_only=True)
+
+    @dataclasses.dataclass(frozen=True)
+    class Twin:
+        id: int
+        records: tuple[str, ...] = ()
+        notes: list[str] = dataclasses.field(default_factory=list)
+        seen: int = dataclasses.field(default=0, init=False)
+        applied_by: str = dataclasses.field(default="", kw_only=True)
+
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((1,), {}), ((1, ("a",)), {}), ((), {"id": 2, "applied_by": "enactor-b"}),
+        ((3, ("a", "b"), ["n"]), {"applied_by": "x"}), ((), {"records": (), "id": 4}),
+        ((), {}), ((1, (), [], 5), {}), ((1,), {"id": 1}), ((), {"id": 1, "seen": 2}),
+        ((), {"id": 1, "nope": 2}), ((1, (), []), {"applied_by": "x", "notes": []}),
+    ]
+    for args, kwargs in calls:
+        try:
+            expected: Any = Twin(*args, **kwargs)
+        except TypeError:
+            with pytest.raises(TypeError, match=r"Plan\.__init__\(\) "):
+                Plan(*args, **kwargs)
+            continue
+        made = Plan(*args, **kwargs)
+        assert [getattr(made, f.name) for f in dataclasses.fields(made)] == [
+            getattr(expected, f.name) for f in dataclasses.fields(expected)]
+        assert list(vars(made)) == [f.name for f in dataclasses.fields(made)]  # JSON's order
+    assert Plan(1).notes is not Plan(1).notes  # a new list each time, as the factory says
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Plan(1).id = 2  # type: ignore[misc]

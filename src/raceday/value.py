@@ -3,8 +3,12 @@
 The dataclass decorator compiles every method it makes, at import, for each class: a frozen
 class's `__init__`, `__setattr__`, `__delattr__`, `__eq__`, `__hash__` and `__repr__`. For the
 ~150 value classes of events, verdicts, the exercise model and the debrief model that was
-most of every command's import time. Only `__init__` depends on the class's fields in a way
-worth compiling; the rest are written here once:
+most of every command's import time. None of them is compiled here:
+
+- `__init__` (`_init_of`) takes the parameters the decorator's would (positional in the
+  fields' order, keyword-only ones, defaults and default factories) and raises the same
+  TypeErrors; it sets the fields straight into the instance's dict, which also makes an
+  instance quicker to make than through `__setattr__`.
 
 - comparison, hash and repr (`Value`): equal when of the same class with equal fields
   (`NotImplemented` otherwise), the hash of its fields' tuple, `Name(field=value, ...)`. (Not
@@ -18,9 +22,8 @@ worth compiling; the rest are written here once:
 Declare a value `@frozen` (or `@frozen(kw_only=True)`) on `Value`; type checkers read it as
 `@dataclass(frozen=True)` (`dataclass_transform`), so an assignment is an error there too.
 Measured: the frozen methods compiled per class cost `raceday run` 52 ms of 235 ms of
-imports; setting each field through `__setattr__` costs ~0.09 us a field when an instance is
-made. The store's results stay plain dataclasses: the store imports nothing of raceday but
-errors.
+imports, and `__init__` alone about 0.2 ms a class more. The store's results stay plain
+dataclasses: the store imports nothing of raceday but errors.
 """
 
 from __future__ import annotations
@@ -85,11 +88,53 @@ def frozen(*, kw_only: bool = False) -> Callable[[type[_V]], type[_V]]: ...
 @dataclass_transform(frozen_default=True, eq_default=False,
                      field_specifiers=(dataclasses.field, dataclasses.Field))
 def frozen(cls: type[_V] | None = None, /, *, kw_only: bool = False) -> Any:
-    """`@dataclass(frozen=True)` for a `Value`: only `__init__` is compiled for the class."""
+    """`@dataclass(frozen=True)` for a `Value`: nothing is compiled for the class."""
 
     def make(value_class: type[_V]) -> type[_V]:
         if not issubclass(value_class, Value):
             raise TypeError(f"@frozen makes Values: {value_class.__qualname__} is not one")
-        return dataclasses.dataclass(value_class, eq=False, repr=False, kw_only=kw_only)
+        if hasattr(value_class, "__post_init__"):  # the decorator's own: it calls it
+            return dataclasses.dataclass(value_class, eq=False, repr=False, kw_only=kw_only)
+        made = dataclasses.dataclass(value_class, init=False, eq=False, repr=False,
+                                     kw_only=kw_only)
+        made.__init__ = _init_of(made)  # type: ignore[method-assign]
+        return made
 
     return make if cls is None else make(cls)
+
+
+def _init_of(cls: type[Value]) -> Callable[..., None]:
+    """The class's `__init__`, as the decorator would write it (the same parameters,
+    defaults and TypeErrors), made of its fields at run time instead of compiled."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    positional = tuple(f.name for f in fields if f.init and not f.kw_only)
+    accepted = frozenset(f.name for f in fields if f.init)
+    each = tuple((f.name, f.default, f.default_factory, f.init) for f in fields)
+    missing = dataclasses.MISSING
+    where = f"{cls.__qualname__}.__init__()"
+
+    def __init__(self: Value, *args: Any, **kwargs: Any) -> None:
+        if args:
+            if len(args) > len(positional):
+                raise TypeError(f"{where} takes {len(positional) + 1} positional arguments "
+                                f"but {len(args) + 1} were given")
+            for name, value in zip(positional, args, strict=False):  # fewer args: defaults
+                if name in kwargs:
+                    raise TypeError(f"{where} got multiple values for argument '{name}'")
+                kwargs[name] = value
+        if not accepted.issuperset(kwargs):
+            unexpected = next(name for name in kwargs if name not in accepted)
+            raise TypeError(f"{where} got an unexpected keyword argument '{unexpected}'")
+        values = self.__dict__  # in the fields' order, as the decorator's __init__ sets them
+        for name, default, factory, init in each:
+            if name in kwargs:
+                values[name] = kwargs[name]
+            elif default is not missing:
+                values[name] = default
+            elif factory is not missing:
+                values[name] = factory()
+            elif init:
+                raise TypeError(f"{where} missing 1 required argument: '{name}'")
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
