@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from raceday.engine.load_cache import cached_load
 from raceday.exercise import catalog, loader
 from raceday.exercise.catalog import ExerciseEntry
 from raceday.exercise.model import Exercise
@@ -17,8 +18,10 @@ from raceday.store.prepare import prepare_each
 
 
 def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
-    """Load the exercise at `path`; `check_sql=False` skips building the world (a quick look)."""
-    return loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
+    """Load the exercise at `path`; `check_sql=False` skips building the world (a quick look).
+    As an earlier run loaded it when nothing it is made of changed since (`load_cache`)."""
+    return cached_load(path, check_sql, lambda: loader.load_exercise(
+        path, sql_checker=prepare_each if check_sql else None))
 
 
 def load_named_exercise(name: str) -> Exercise:

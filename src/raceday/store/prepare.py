@@ -23,6 +23,8 @@ from raceday.store.world import (
     build_world,
 )
 
+SQLITE_VERSION = sqlite3.sqlite_version
+"""The SQLite the SQL is compiled with: what an exercise's check says depends on it."""
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
 

@@ -1,0 +1,128 @@
+"""Exercises as an earlier run loaded them, kept in the cache folder.
+
+Loading an exercise parses its YAML into located values, checks every part of it and
+compiles its SQL against its world: 20 ms for the flagship, 75 ms for recovery-under-load,
+paid again by every command, every Enter on the launcher and every test. What it gives
+depends only on its files (its folder's, and the shared debrief file it names: beside its
+folder or raceday's own), raceday's code and the SQLite it compiled the SQL with, so it is
+kept (pickled) under a key made of those and read back in about a millisecond. The files
+count as Python's bytecode cache counts a source file: by size and modification time. A
+file changed in the last two seconds makes the exercise uncachable for now (a same-size
+edit within the file system's clock tick would otherwise look unchanged: git's "racily
+clean" rule), and an exercise that does not load, or whose files changed while it loaded,
+is not kept.
+
+A kept exercise is a pickle, so it is only read from a file and a folder that are this
+user's and that no one else may write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from raceday.cache import cache_folder, code_digest, write_bytes_atomically
+from raceday.exercise.catalog import BUNDLED_DIR
+from raceday.exercise.fields import SHARED_DIR
+from raceday.exercise.model import Exercise
+from raceday.store.prepare import SQLITE_VERSION
+
+_log = logging.getLogger(__name__)
+
+_MOST_FILES = 500
+"""A folder with more files than this is not keyed (a folder of transcripts, say)."""
+_RACY_S = 2.0
+"""A file written this recently may be written again unseen: nothing is kept or read."""
+
+
+def cached_load(path: Path, check_sql: bool, load: Callable[[], Exercise]) -> Exercise:
+    """The exercise `load()` gives for `path`, from the cache folder when an earlier run kept
+    it for the same files, code and SQLite; else loaded now, and kept (unless a file changed
+    while it loaded)."""
+    file = _kept_file(path, check_sql)
+    if file is None:
+        return load()
+    kept = _read(file)
+    if kept is not None:
+        return kept
+    exercise = load()
+    if _kept_file(path, check_sql) != file:
+        return exercise  # what it was made of changed meanwhile: keyed by neither
+    try:
+        write_bytes_atomically(file, pickle.dumps(exercise, protocol=pickle.HIGHEST_PROTOCOL),
+                               private=True)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        _log.info("exercise %s could not be kept", path, exc_info=True)
+    return exercise
+
+
+def _kept_file(path: Path, check_sql: bool) -> Path | None:
+    """Where the exercise at `path` is kept for its files as they are now; None when it is
+    not to be kept or read (no cache folder, a file written just now, too many files).
+    Its files are its folder's and the shared debrief files it may name (`shared/` beside
+    its folder, else raceday's own)."""
+    root = cache_folder()
+    if root is None or not hasattr(os, "getuid"):
+        return None
+    folder = (path if path.is_dir() else path.parent).resolve()
+    files = []
+    for where in (folder, folder.parent / SHARED_DIR, BUNDLED_DIR / SHARED_DIR):
+        found = _folder_files(str(where))
+        if found is None:
+            return None
+        files.append(found)
+    key = hashlib.sha256(repr([str(path.resolve()), check_sql, code_digest(), SQLITE_VERSION,
+                               sys.version, files]).encode())
+    return root / "exercises" / f"{key.hexdigest()}.pickle"
+
+
+def _folder_files(folder: str) -> list[tuple[str, int, int]] | None:
+    """Each file under `folder` by (path in it, size, modification time), sorted (none when
+    there is no such folder); None when one was written in the last `_RACY_S` seconds, there
+    are too many, or it cannot be read."""
+    files: list[tuple[str, int, int]] = []
+    folders, start = [folder], len(folder)
+    racy = time.time_ns() - int(_RACY_S * 1e9)
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            folders.append(entry.path)
+                        continue
+                    stat = entry.stat()
+                    if stat.st_mtime_ns >= racy or len(files) >= _MOST_FILES:
+                        return None
+                    files.append((entry.path[start:], stat.st_size, stat.st_mtime_ns))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # no such folder (no shared/ beside it): no files
+        except OSError:
+            return None
+    return sorted(files)
+
+
+def _read(file: Path) -> Exercise | None:
+    """The kept exercise; None when there is none, or it is not this user's alone, or it
+    cannot be read (then it is loaded again, and kept again)."""
+    try:
+        with open(file, "rb") as kept:
+            if not (_private(os.fstat(kept.fileno())) and _private(os.stat(file.parent))):
+                return None
+            exercise = pickle.load(kept)
+    except FileNotFoundError:
+        return None
+    except Exception:  # noqa: BLE001 - a damaged file is only a missed shortcut
+        _log.info("kept exercise %s could not be read", file, exc_info=True)
+        return None
+    return exercise if isinstance(exercise, Exercise) else None
+
+
+def _private(stat: os.stat_result) -> bool:
+    return stat.st_uid == os.getuid() and not stat.st_mode & 0o022

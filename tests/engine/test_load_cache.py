@@ -1,0 +1,122 @@
+"""An exercise loads as an earlier run loaded it while nothing it is made of has changed:
+read back, not parsed and compiled again; any file of its folder edited (even to the same
+size), a file written just now, a kept copy others could have written or that is damaged,
+and it is loaded afresh. An exercise that does not load is never kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from raceday.engine import load_cache
+from raceday.engine.load import load_exercise
+from raceday.errors import ExerciseError
+from raceday.exercise import loader
+
+FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+
+
+@pytest.fixture
+def loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Each time the exercise is really loaded (parsed and checked), by its path; a cache
+    folder of this test's own."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    made: list[Path] = []
+    real = loader.load_exercise
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_exercise", counted)
+    return made
+
+
+def _settled(folder: Path, seconds_ago: float = 60) -> None:
+    """Every file of `folder` last written `seconds_ago` (not just now)."""
+    when = time.time() - seconds_ago
+    for file in folder.rglob("*"):
+        os.utime(file, (when, when))
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / FLAGSHIP.name
+    shutil.copytree(FLAGSHIP, folder)
+    _settled(folder)
+    return folder
+
+
+def test_an_unchanged_exercise_is_read_back_and_an_edited_one_loaded_again(
+        tmp_path: Path, loads: list[Path]) -> None:
+    folder = _copy(tmp_path)
+    first = load_exercise(folder)
+    again = load_exercise(folder)
+    assert len(loads) == 1 and again == first
+
+    briefing = folder / "briefing.md"
+    text = briefing.read_text(encoding="utf-8")
+    edited = text.replace("DynamoDB", "DYNAMODB", 1)
+    assert edited != text and len(edited) == len(text)
+    briefing.write_text(edited, encoding="utf-8")  # the same size: only its time tells
+    _settled(folder, seconds_ago=30)
+    changed = load_exercise(folder)
+    assert len(loads) == 2
+    assert "DYNAMODB" in changed.briefing and "DYNAMODB" not in first.briefing
+    assert load_exercise(folder) == changed and len(loads) == 2
+
+
+def test_a_file_written_just_now_keeps_nothing(tmp_path: Path, loads: list[Path]) -> None:
+    folder = _copy(tmp_path)
+    (folder / "scripts" / "mine.yaml").write_text("steps: []\n", encoding="utf-8")
+    load_exercise(folder)
+    load_exercise(folder)
+    assert len(loads) == 2
+    assert not (tmp_path / "cache" / "exercises").exists()
+
+
+def test_a_kept_copy_others_may_write_or_that_is_damaged_is_not_read(
+        tmp_path: Path, loads: list[Path]) -> None:
+    folder = _copy(tmp_path)
+    first = load_exercise(folder)
+    [kept] = (tmp_path / "cache" / "exercises").glob("*.pickle")
+    assert kept.parent.stat().st_mode & 0o777 == 0o700
+    kept.chmod(0o666)
+    assert load_exercise(folder) == first and len(loads) == 2  # loaded, and kept again
+    assert kept.stat().st_mode & 0o022 == 0
+    kept.write_bytes(kept.read_bytes()[:100])
+    assert load_exercise(folder) == first and len(loads) == 3
+    assert load_exercise(folder) == first and len(loads) == 3
+
+
+def test_an_exercise_that_does_not_load_is_never_kept(
+        tmp_path: Path, loads: list[Path]) -> None:
+    folder = _copy(tmp_path)
+    world = folder / "world.sql"
+    world.write_text(world.read_text(encoding="utf-8") + "\nCREATE TABLE;\n", encoding="utf-8")
+    _settled(folder)
+    for _ in range(2):
+        with pytest.raises(ExerciseError, match="world"):
+            load_exercise(folder)
+    assert len(loads) == 2
+    assert load_cache._kept_file(folder, True) is not None  # keyed, but never written
+    assert not list((tmp_path / "cache").rglob("*.pickle"))
+
+
+def test_a_shared_debrief_file_beside_the_folder_is_part_of_what_it_is_made_of(
+        tmp_path: Path, loads: list[Path]) -> None:
+    folder = _copy(tmp_path)
+    first = load_exercise(folder)
+    shared = tmp_path / "shared"
+    shutil.copytree(FLAGSHIP.parent / "shared", shared)  # a copy of raceday's own, changed
+    [source] = [f for f in shared.glob("*.yaml") if "aws-summary" in f.read_text("utf-8")]
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("read word for word", "read word by word"), encoding="utf-8")
+    _settled(shared)
+    beside = load_exercise(folder)
+    assert len(loads) == 2
+    assert beside.debrief.source("aws-summary") != first.debrief.source("aws-summary")
+    assert load_exercise(folder) == beside and len(loads) == 2
