@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -73,7 +74,9 @@ class Browser:
              "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
              f"--window-size={width},{height}", "--remote-debugging-port=0",
              f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            # its singleton socket's folder (/tmp/org.chromium.Chromium.*) goes with the profile
+            env={**os.environ, "TMPDIR": self.profile})
         active = Path(self.profile) / "DevToolsActivePort"
         deadline = time.monotonic() + 30
         while not (active.exists() and active.read_text().count("\n") >= 1):
