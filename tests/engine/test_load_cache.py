@@ -67,6 +67,7 @@ def test_an_unchanged_exercise_is_read_back_and_an_edited_one_loaded_again(
     assert len(loads) == 2
     assert "DYNAMODB" in changed.briefing and "DYNAMODB" not in first.briefing
     assert load_exercise(folder) == changed and len(loads) == 2
+    assert len(list((tmp_path / "cache" / "exercises").iterdir())) == 1  # replaced, not added
 
 
 def test_a_file_written_just_now_keeps_nothing(tmp_path: Path, loads: list[Path]) -> None:
@@ -102,7 +103,7 @@ def test_an_exercise_that_does_not_load_is_never_kept(
         with pytest.raises(ExerciseError, match="world"):
             load_exercise(folder)
     assert len(loads) == 2
-    assert load_cache._kept_file(folder, True) is not None  # keyed, but never written
+    assert load_cache._kept(folder, True) is not None  # keyed, but never written
     assert not list((tmp_path / "cache").rglob("*.pickle"))
 
 

@@ -44,29 +44,31 @@ _RACY_S = 2.0
 def cached_load(path: Path, check_sql: bool, load: Callable[[], Exercise]) -> Exercise:
     """The exercise `load()` gives for `path`, from the cache folder when an earlier run kept
     it for the same files, code and SQLite; else loaded now, and kept (unless a file changed
-    while it loaded)."""
-    file = _kept_file(path, check_sql)
-    if file is None:
+    while it loaded). One file an exercise: a newer state of it replaces the older."""
+    kept = _kept(path, check_sql)
+    if kept is None:
         return load()
-    kept = _read(file)
-    if kept is not None:
-        return kept
+    file, key = kept
+    known = _read(file, key)
+    if known is not None:
+        return known
     exercise = load()
-    if _kept_file(path, check_sql) != file:
+    if _kept(path, check_sql) != kept:
         return exercise  # what it was made of changed meanwhile: keyed by neither
     try:
-        write_bytes_atomically(file, pickle.dumps(exercise, protocol=pickle.HIGHEST_PROTOCOL),
-                               private=True)
+        data = pickle.dumps((key, exercise), protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         _log.info("exercise %s could not be kept", path, exc_info=True)
+        return exercise
+    write_bytes_atomically(file, data, private=True)
     return exercise
 
 
-def _kept_file(path: Path, check_sql: bool) -> Path | None:
-    """Where the exercise at `path` is kept for its files as they are now; None when it is
-    not to be kept or read (no cache folder, a file written just now, too many files).
-    Its files are its folder's and the shared debrief files it may name (`shared/` beside
-    its folder, else raceday's own)."""
+def _kept(path: Path, check_sql: bool) -> tuple[Path, str] | None:
+    """Where the exercise at `path` is kept, and the key of what it is made of now; None
+    when it is not to be kept or read (no cache folder, a file written just now, too many
+    files). What it is made of: its folder's files and the shared debrief files it may name
+    (`shared/` beside its folder, else raceday's own), raceday's code, SQLite and Python."""
     root = cache_folder()
     if root is None or not hasattr(os, "getuid"):
         return None
@@ -77,9 +79,9 @@ def _kept_file(path: Path, check_sql: bool) -> Path | None:
         if found is None:
             return None
         files.append(found)
-    key = hashlib.sha256(repr([str(path.resolve()), check_sql, code_digest(), SQLITE_VERSION,
-                               sys.version, files]).encode())
-    return root / "exercises" / f"{key.hexdigest()}.pickle"
+    name = hashlib.sha256(repr([str(path.resolve()), check_sql]).encode()).hexdigest()
+    key = hashlib.sha256(repr([code_digest(), SQLITE_VERSION, sys.version, files]).encode())
+    return root / "exercises" / f"{name}.pickle", key.hexdigest()
 
 
 def _folder_files(folder: str) -> list[tuple[str, int, int]] | None:
@@ -108,20 +110,24 @@ def _folder_files(folder: str) -> list[tuple[str, int, int]] | None:
     return sorted(files)
 
 
-def _read(file: Path) -> Exercise | None:
-    """The kept exercise; None when there is none, or it is not this user's alone, or it
-    cannot be read (then it is loaded again, and kept again)."""
+def _read(file: Path, key: str) -> Exercise | None:
+    """The exercise kept under `key`; None when there is none (or one of another state of
+    its files), or it is not this user's alone, or it cannot be read (then it is loaded
+    again, and kept again)."""
     try:
         with open(file, "rb") as kept:
             if not (_private(os.fstat(kept.fileno())) and _private(os.stat(file.parent))):
                 return None
-            exercise = pickle.load(kept)
+            data = pickle.load(kept)
     except FileNotFoundError:
         return None
     except Exception:  # noqa: BLE001 - a damaged file is only a missed shortcut
         _log.info("kept exercise %s could not be read", file, exc_info=True)
         return None
-    return exercise if isinstance(exercise, Exercise) else None
+    if isinstance(data, tuple) and len(data) == 2 and data[0] == key \
+            and isinstance(data[1], Exercise):
+        return data[1]
+    return None
 
 
 def _private(stat: os.stat_result) -> bool:
