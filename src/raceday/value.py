@@ -22,8 +22,8 @@ most of every command's import time. None of them is compiled here:
 Declare a value `@frozen` (or `@frozen(kw_only=True)`) on `Value`; type checkers read it as
 `@dataclass(frozen=True)` (`dataclass_transform`), so an assignment is an error there too.
 Measured: the frozen methods compiled per class cost `raceday run` 52 ms of 235 ms of
-imports, and `__init__` alone about 0.2 ms a class more. The store's results stay plain
-dataclasses: the store imports nothing of raceday but errors.
+imports, and `__init__` alone about 0.2 ms a class more; a plain frozen dataclass costs
+about 0.7 ms a class (the store's results, its SQL pieces and checks are Values too).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from raceday.store.dialect.sqlite import statement_pieces
 from raceday.store.world import (
@@ -22,14 +21,15 @@ from raceday.store.world import (
     WorldError,
     build_world,
 )
+from raceday.value import Value, frozen
 
 SQLITE_VERSION = sqlite3.sqlite_version
 """The SQLite the SQL is compiled with: what an exercise's check says depends on it."""
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Prepared:
+@frozen
+class Prepared(Value):
     """The outcome of compiling one labelled piece of SQL.
 
     `parameters` are the named parameters it uses, without their `:`/`@`/`$`, so the caller
@@ -41,8 +41,8 @@ class Prepared:
     parameters: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class SqlCheck:
+@frozen
+class SqlCheck(Value):
     """What `prepare_each` found: the world's first error (line, message), or each item's."""
 
     world_error: tuple[int, str] | None

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from raceday.errors import RacedayError
+from raceday.value import Value, frozen
 
 Row = tuple[Any, ...]
 Answer = tuple[tuple[str, ...], list[Row]] | RacedayError
@@ -15,8 +16,8 @@ ErrorKind = Literal["refused", "constraint", "timeout", "syntax", "error", "mach
 TableKind = Literal["table", "view"]
 
 
-@dataclass(frozen=True)
-class StatementResult:
+@frozen
+class StatementResult(Value):
     """The outcome of one statement of a submission.
 
     `rowcount` is the number of rows a write changed (None for a read). `truncated` means
@@ -65,8 +66,8 @@ class StatementResult:
         return f"{n:,} row{'s' if n != 1 else ''}"
 
 
-@dataclass(frozen=True)
-class ColumnInfo:
+@frozen
+class ColumnInfo(Value):
     """One column of a world's table or view, as the schema shows it."""
 
     name: str
@@ -75,8 +76,8 @@ class ColumnInfo:
     pk: bool
 
 
-@dataclass(frozen=True)
-class ForeignKeyInfo:
+@frozen
+class ForeignKeyInfo(Value):
     """`columns` of a table refer to `other_columns` of `other_table`."""
 
     columns: tuple[str, ...]
@@ -84,8 +85,8 @@ class ForeignKeyInfo:
     other_columns: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class TableInfo:
+@frozen
+class TableInfo(Value):
     """A table or view of the world, for the schema browser and completion."""
 
     name: str

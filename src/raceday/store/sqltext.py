@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.dialect.sqlite import statement_pieces
+from raceday.value import Value, frozen
 
 KEYWORDS = (
     "ABORT ACTION ADD AFTER ALL ALTER AND AS ASC BEFORE BEGIN BETWEEN BY CASCADE CASE CAST "
@@ -46,8 +46,8 @@ _TOKEN = re.compile(
 _WORD_BEFORE = re.compile(r"[A-Za-z_][\w.]*$")
 
 
-@dataclass(frozen=True)
-class Span:
+@frozen
+class Span(Value):
     """A statement's place in the editor's text, as character offsets."""
 
     start: int
@@ -98,8 +98,8 @@ def word_before(line: str, column: int) -> str:
     return match.group() if match else ""
 
 
-@dataclass(frozen=True)
-class Completion:
+@frozen
+class Completion(Value):
     """What completing a prefix gives: the text to insert and the choices left."""
 
     insert: str

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+
+from raceday.value import Value, frozen
 
 _BEGIN = re.compile(
     r"^(?:BEGIN(?:\s+(?:TRANSACTION|WORK))?|START\s+TRANSACTION)"
@@ -23,8 +24,8 @@ _ROLLBACK = re.compile(r"^ROLLBACK(?:\s+(?:TRANSACTION|WORK))?$")
 _WORDS = ("BEGIN", "START", "COMMIT", "END", "ROLLBACK")
 
 
-@dataclass(frozen=True)
-class Control:
+@frozen
+class Control(Value):
     """What a transaction-control statement asks for: `begin` (with `isolation`, or None for
     the database's default), `commit` or `rollback`."""
 

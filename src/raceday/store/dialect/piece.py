@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from raceday.value import Value, frozen
 
 
-@dataclass(frozen=True)
-class Piece:
+@frozen
+class Piece(Value):
     """One statement of a text, and where it sits in it."""
 
     start: int

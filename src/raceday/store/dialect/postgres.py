@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
 from raceday.store.dialect.piece import Piece, make_piece
+from raceday.value import Value, frozen
 
 # Dollar-quote tag: $$ or $tag$ (a tag is an identifier without $).
 _DOLLAR = re.compile(r"\$([^\W\d]\w*)?\$")
@@ -26,8 +26,8 @@ _PARAM = re.compile(r":([^\W\d]\w*)")
 TokenKind = Literal["ws", "comment", "string", "quoted", "dollar", "word", "param", "semi", "other"]
 
 
-@dataclass(frozen=True)
-class Token:
+@frozen
+class Token(Value):
     kind: TokenKind
     text: str
     start: int
