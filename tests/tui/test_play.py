@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from typing import Any, TypeVar
 
 import pytest
@@ -275,6 +276,20 @@ async def test_escape_cancels_a_long_statement(make_app: MakeApp, flagship: Exer
         assert not last.ok and "cancelled" in (last.error or "")
         assert last.elapsed_ms < 4000
         assert "Stopped" in status_text(screen)
+
+
+async def test_the_end_screen_and_the_debrief_are_imported_while_the_players_read(
+        make_app: MakeApp, flagship: Exercise, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what the end needs is imported once the play screen is up, not after the players
+    # confirm the end (it took the end 60-170 ms longer than the same night headless)
+    ahead = ("raceday.tui.screens.end", "raceday.transcript.debrief")
+    for name in ahead:
+        monkeypatch.delitem(sys.modules, name, raising=False)  # put back after the test
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        assert isinstance(app.screen, PlayScreen)
+        await wait_until(pilot, lambda: all(name in sys.modules for name in ahead))
 
 
 async def test_onboarding_guides_and_hints_cost(make_app: MakeApp, flagship: Exercise) -> None:
