@@ -81,6 +81,30 @@ def test_the_cli_module_imports_nothing_heavy_until_a_command_needs_it() -> None
     assert out.stdout.strip() == ""
 
 
+def test_opening_the_play_screen_imports_no_dialog_nor_sqlite_utils(tmp_path: Path) -> None:
+    """An Enter pressed the moment the briefing shows waits for the play screen's module and
+    its session: the dialogs (imported while the players read) and sqlite-utils (100 ms; the
+    world's tables are read with its PRAGMAs) are not on that path."""
+    exercise = Path(__file__).resolve().parent.parent / "exercises" / "dynamodb-dns-race"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from raceday.engine.headless import open_session\n"
+        "from raceday.engine.load import load_exercise\n"
+        "from raceday.engine.snapshot import WorldPlan, take_snapshot\n"
+        "import raceday.tui.screens.play\n"
+        f"session = open_session(load_exercise(Path({str(exercise)!r})), None,"
+        f" Path({str(tmp_path)!r}))\n"
+        "take_snapshot(session, WorldPlan.for_exercise(session.exercise,"
+        " session.store.tables(), onboarding=False), tables=True)\n"
+        "heavy = ('raceday.tui.screens.dialogs', 'sqlite_utils', 'click', 'dateutil')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+        "session.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
 def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path: Path) -> None:
     """`raceday run --json` prints one JSON line: no Rich to render, and the history is
     indexed with plain sqlite3 (sqlite-utils brings click, dateutil and an entry-point scan);

@@ -101,3 +101,65 @@ def test_foreign_keys_and_triggers_are_described() -> None:
     }
     assert endpoint.triggers == ("also", "keep")
     assert infos["plan"].foreign_keys == () and infos["plan"].triggers == ()
+
+
+TRICKY_WORLD = """
+CREATE TABLE host (region TEXT, id INTEGER, name TEXT NOT NULL, PRIMARY KEY (id, region));
+CREATE TABLE rack (id INTEGER PRIMARY KEY, label);
+CREATE TABLE plain (x);
+CREATE TABLE "Odd name" (id INTEGER PRIMARY KEY, "with space" TEXT);
+CREATE TABLE server (
+    id INTEGER PRIMARY KEY,
+    rack INTEGER REFERENCES rack,
+    host_id INTEGER, host_region TEXT,
+    twin INTEGER REFERENCES server (id),
+    odd INTEGER REFERENCES "Odd name" ("id"),
+    loose INTEGER REFERENCES plain,
+    FOREIGN KEY (host_region, host_id) REFERENCES host (region, id),
+    FOREIGN KEY (host_id, host_region) REFERENCES host
+);
+CREATE VIEW racked AS SELECT s.id, r.label FROM server AS s JOIN rack AS r ON r.id = s.rack;
+CREATE TRIGGER z_after AFTER INSERT ON Server BEGIN SELECT 1; END;
+CREATE TRIGGER a_before BEFORE DELETE ON server BEGIN SELECT 1; END;
+CREATE TRIGGER on_view INSTEAD OF INSERT ON racked BEGIN SELECT 1; END;
+"""
+
+
+def test_reads_the_schema_as_sqlite_utils_does() -> None:
+    """The tables are read with the PRAGMAs sqlite-utils runs (it took 100 ms to import on
+    the way to the first play screen); what they say must be what it says: compound and
+    implicit foreign keys, a view, triggers on a table named in another case, odd names."""
+    import sqlite3
+
+    from sqlite_utils.db import Database, Table
+
+    from raceday.store.results import ColumnInfo, ForeignKeyInfo, TableInfo
+
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(TRICKY_WORLD)
+    db = Database(conn, recursive_triggers=False, execute_plugins=False)
+    triggers: dict[str, list[str]] = {}
+    for trigger in db.triggers:
+        triggers.setdefault(trigger.table.lower(), []).append(trigger.name)
+    objects = [("table", db.table(n)) for n in db.table_names()] + \
+        [("view", db.view(n)) for n in db.view_names()]
+    expected = [
+        TableInfo(
+            name=item.name, kind=kind,  # type: ignore[arg-type]
+            columns=tuple(ColumnInfo(name=c.name, type=c.type or "", notnull=bool(c.notnull),
+                                     pk=bool(c.is_pk)) for c in item.columns),
+            sql=item.schema or "",
+            triggers=tuple(sorted(triggers.get(item.name.lower(), ()))),
+            foreign_keys=tuple(
+                ForeignKeyInfo(tuple(fk.columns), fk.other_table, tuple(fk.other_columns))
+                for fk in item.foreign_keys) if isinstance(item, Table) else ())
+        for kind, item in sorted(objects, key=lambda o: o[1].name)]
+    from raceday.store.sqlite_world import describe_tables
+
+    got = describe_tables(conn)
+    assert got == expected
+    server = next(t for t in got if t.name == "server")
+    assert ForeignKeyInfo(("host_id", "host_region"), "host", ("id", "region")) \
+        in server.foreign_keys  # the other table's key in its declared order
+    assert ForeignKeyInfo(("rack",), "rack", ("id",)) in server.foreign_keys
+    assert server.triggers == ("a_before", "z_after")

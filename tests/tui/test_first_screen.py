@@ -377,3 +377,55 @@ def test_a_bug_in_the_load_ends_as_the_clis_internal_error_whichever_load_met_it
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == "raceday: internal error: RuntimeError('a bug in the loader')"
     assert "Traceback" in err[0]  # kept for a report, as for any internal error
+
+
+@pytest.mark.parametrize("start", ["first", "kept"])
+async def test_with_its_first_screenful_kept_the_briefing_renders_after_the_play_screens_module(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        start: str) -> None:
+    """A start that draws the kept screenful has nothing to render before the play screen's
+    module is imported: an Enter pressed as the briefing shows waits for that module alone,
+    and no Markdown is parsed for a briefing that is going away. A first start (nothing kept)
+    renders the briefing while the module imports: the player is reading it."""
+    import rich.markdown
+
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    if start == "kept":  # a start before this one rendered the body and kept it
+        app = make_app(None)
+        app.pending = _pending(DATA / "mini-dns")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+    rendered = [0]
+
+    class Counted(rich.markdown.Markdown):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            rendered[0] += 1
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(rich.markdown, "Markdown", Counted)
+    importing = threading.Event()
+    gate = threading.Event()
+
+    def slow_import() -> None:
+        importing.set()
+        gate.wait(10)
+
+    monkeypatch.setattr(briefing_module, "import_play_screen", slow_import)
+    app = make_app(None)
+    app.pending = _pending(DATA / "mini-dns")
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not importing.is_set():  # the exercise is loaded; the module is importing
+            await pilot.pause(0.01)
+        await pilot.pause(0.1)
+        if start == "kept":
+            assert rendered[0] == 0 and "· level " in _shown(app)[1]
+            await pilot.press("enter")
+            gate.set()
+            await settle(pilot)
+            assert isinstance(app.screen, PlayScreen)
+            assert rendered[0] == 0  # nothing rendered for a briefing left at once
+        else:
+            assert rendered[0] >= 1  # rendered while the module imported
+            gate.set()
+            await settle(pilot)
+            assert "Roles" in _shown(app)[1]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from raceday.errors import first_line
 from raceday.store.results import TableInfo
+from raceday.value import Value, frozen
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -69,8 +70,8 @@ _ANSWER_ROWS = 256
 """The answer rows read as they are; a longer answer is counted by the database instead."""
 
 
-@dataclass(frozen=True)
-class PendingView:
+@frozen
+class PendingView(Value):
     """A task of a player's role that is due and not done."""
 
     task: str
@@ -83,23 +84,23 @@ class PendingView:
     """The first minute it fell due without being done since (-1: not said)."""
 
 
-@dataclass(frozen=True)
-class MonitorView:
+@frozen
+class MonitorView(Value):
     name: str
     role: str
     sql: str
 
 
-@dataclass(frozen=True)
-class Answer:
+@frozen
+class Answer(Value):
     """One endpoint's DNS answer now: its (address, weight) pairs, empty when it has none."""
 
     endpoint: str
     addresses: tuple[tuple[str, Any], ...]
 
 
-@dataclass(frozen=True)
-class ChartView:
+@frozen
+class ChartView(Value):
     """A `chart` panel item: minutes, one series per other column, and the night's marks."""
 
     label: str
@@ -111,8 +112,8 @@ class ChartView:
     clock: tuple[str, ...] = ()  # the clock face of each minute in `minutes`
 
 
-@dataclass(frozen=True)
-class WorldView:
+@frozen
+class WorldView(Value):
     """The world at a glance: grouped answers, or row counts; switches; other rows; a problem."""
 
     answers: tuple[Answer, ...] | None = None
@@ -137,8 +138,8 @@ class WorldView:
         return max(self.answers_total, len(listed)), max(self.answers_empty, empty)
 
 
-@dataclass(frozen=True)
-class Snapshot:
+@frozen
+class Snapshot(Value):
     minute: int
     clock_face: str
     end_minute: int

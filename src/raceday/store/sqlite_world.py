@@ -13,16 +13,13 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from raceday.errors import ExerciseError
 from raceday.store.authorizer import RESERVED_PREFIX, Authorizer, StatementContext
 from raceday.store.base import MAX_ERROR_CHARS, StoreError
-from raceday.store.results import ColumnInfo, ForeignKeyInfo, TableInfo, TableKind
+from raceday.store.results import ColumnInfo, ForeignKeyInfo, TableInfo
 from raceday.store.world import WORLD_TIME_LIMIT, WorldError, build_world
-
-if TYPE_CHECKING:
-    from sqlite_utils.db import Table, View
 
 # Where raceday remembers which tables and views the world had when first built: only
 # those are guarded by role rights (see WorldNames). Roles can neither read nor touch it.
@@ -120,42 +117,57 @@ def describe_world(world_sql: str, *, time_limit_s: float = WORLD_TIME_LIMIT) ->
 
 def describe_tables(conn: sqlite3.Connection) -> list[TableInfo]:
     """Tables and views (not raceday's or SQLite's own) with columns, CREATE text, triggers
-    and foreign keys, read through sqlite-utils' introspection (its own PRAGMA queries)."""
-    from sqlite_utils.db import Database, Table  # 80 ms to import: only when asked
-
-    db = Database(conn, recursive_triggers=False, execute_plugins=False)
+    and foreign keys, read with the PRAGMAs sqlite-utils' introspection runs, as it reads
+    them (tests/store/test_describe_world.py holds the two side by side): importing
+    sqlite-utils took 100 ms, paid by the first play screen of every start."""
+    objects = conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
     triggers: dict[str, list[str]] = {}
-    for trigger in db.triggers:
-        triggers.setdefault(trigger.table.lower(), []).append(trigger.name)
-    objects: list[tuple[TableKind, Table | View]] = [("table", db.table(n)) for n in db.table_names()]
-    objects += [("view", db.view(n)) for n in db.view_names()]
+    for name, table in conn.execute(
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"):
+        triggers.setdefault(table.lower(), []).append(name)
     infos: list[TableInfo] = []
-    for kind, item in sorted(objects, key=lambda o: o[1].name):
-        if _hidden(item.name):
+    for kind, name, sql in sorted(objects, key=lambda o: o[1]):
+        if _hidden(name):
             continue
-        foreign_keys = (
-            tuple(
-                ForeignKeyInfo(tuple(fk.columns), fk.other_table, tuple(fk.other_columns))
-                for fk in item.foreign_keys
-            )
-            if isinstance(item, Table)
-            else ()
-        )
-        infos.append(
-            TableInfo(
-                name=item.name,
-                kind=kind,
-                columns=tuple(
-                    ColumnInfo(name=c.name, type=c.type or "", notnull=bool(c.notnull), pk=bool(c.is_pk))
-                    for c in item.columns
-                ),
-                sql=item.schema or "",
-                triggers=tuple(sorted(triggers.get(item.name.lower(), ()))),
-                foreign_keys=foreign_keys,
-            )
-        )
+        columns = _columns(conn, name)
+        infos.append(TableInfo(
+            name=name,
+            kind=kind,
+            columns=tuple(ColumnInfo(name=c[1], type=c[2] or "", notnull=bool(c[3]),
+                                     pk=bool(c[5])) for c in columns),
+            sql=sql or "",
+            triggers=tuple(sorted(triggers.get(name.lower(), ()))),
+            foreign_keys=_foreign_keys(conn, name) if kind == "table" else (),
+        ))
     return infos
 
+
+def _columns(conn: sqlite3.Connection, name: str) -> list[tuple[Any, ...]]:
+    """PRAGMA table_info: (cid, name, type, notnull, default, pk) a column."""
+    return conn.execute("SELECT * FROM pragma_table_info(?)", (name,)).fetchall()
+
+
+def _foreign_keys(conn: sqlite3.Connection, name: str) -> tuple[ForeignKeyInfo, ...]:
+    """One a constraint (a compound one's columns in their order); a REFERENCES with no
+    columns names the other table's primary key, in its declared order, when it has as many
+    columns."""
+    by_id: dict[int, list[tuple[Any, ...]]] = {}
+    for row in conn.execute("SELECT * FROM pragma_foreign_key_list(?)", (name,)):
+        by_id.setdefault(row[0], []).append(row)
+    keys: list[ForeignKeyInfo] = []
+    for ident in sorted(by_id):
+        rows = sorted(by_id[ident], key=lambda r: r[1])  # by seq
+        other = rows[0][2]
+        columns = tuple(r[3] for r in rows)
+        others: tuple[Any, ...] = tuple(r[4] for r in rows)
+        if all(c is None for c in others):
+            pks = tuple(c[1] for c in sorted((c for c in _columns(conn, other) if c[5]),
+                                             key=lambda c: c[5]))
+            if len(pks or ("rowid",)) == len(columns):
+                others = pks or ("rowid",)
+        keys.append(ForeignKeyInfo(columns, other, others))
+    return tuple(keys)
 
 
 def connect_world(path: Path, *, mode: str, cached_statements: int = 128) -> sqlite3.Connection:

@@ -138,6 +138,11 @@ class Prerendered:
         yield from self.segments
 
 
+def import_play_screen() -> None:
+    """The play screen's module, imported in a worker thread before Enter asks for it."""
+    import raceday.tui.screens.play  # noqa: F401
+
+
 def read_schema(exercise: Exercise) -> list[TableInfo]:
     """The world's tables, built by the store in use and thrown away (a worker thread only)."""
     from raceday.engine.world_tables import describe_exercise_world
@@ -214,6 +219,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.rendered_width = 0  # the width the Markdown was rendered at
         self._situation_drawn = threading.Event()  # the situation posted last is on screen
         self.start_asked = False  # Enter pressed before the exercise was loaded
+        self.kept_shown = False  # the first screenful as the last start drew it is shown
 
     def compose(self) -> ComposeResult:
         yield Static(self._bar(self.head), id="briefing-bar")
@@ -252,6 +258,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         kept = read_body(self.pending.path, self._view(), width)
         if kept is not None:
             self.query_one("#situation", Static).update(Prerendered(kept))
+            self.kept_shown = True
         self._load()
 
     def on_resize(self) -> None:
@@ -275,17 +282,22 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         assert self.pending is not None
         try:
             exercise = load_keeping_head(self.pending.path, self.pending.head)
-            if not self.start_asked:
+            # Loaded starts the rendering, which imports the Markdown parser (~50 ms) and
+            # cannot be stopped in an import: with the first screenful already shown (kept),
+            # it waits for the play screen's module, so an Enter pressed as the briefing
+            # shows waits for that module alone, and nothing is rendered after it
+            loaded_first = not self.start_asked and not self.kept_shown
+            if loaded_first:
                 self.post_message(self.Loaded(exercise))
             # Enter pushes the play screen, whose module (the session, the event codec, the
             # widgets: about 100 ms) would be imported on the event loop: imported here, at
             # once (an Enter pressed while the briefing renders waits for it, not for the
             # rendering), before the play screen opens if Enter came first
-            import raceday.tui.screens.play  # noqa: F401
+            import_play_screen()
 
-            collector.settle()  # the exercise and the modules that read it
-            if self.start_asked:
+            if not loaded_first:
                 self.post_message(self.Loaded(exercise))
+            collector.settle()  # the exercise and the modules that read it
         except Exception as exc:
             self.post_message(self.Loaded(None, exc))
 
@@ -352,7 +364,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.post_message(self.Rendered("schema", schema, width))
         # opened from the launcher, the exercise was loaded there: the play screen's module
         # is imported here (a briefing that loaded its exercise has imported it already)
-        import raceday.tui.screens.play  # noqa: F401
+        import_play_screen()
 
         collector.settle(collect=True)  # the player reads: a full walk costs nobody a wait
 

@@ -41,7 +41,6 @@ from raceday.tui.messages import (
 from raceday.tui.play_runner import PlayRunner
 from raceday.tui.runner import SessionRunner
 from raceday.tui.screens.crash import show_crash
-from raceday.tui.screens.dialogs import ConfirmDialog
 from raceday.tui.screens.help import play_help
 from raceday.tui.screens.play_dialogs import hint_sql
 from raceday.tui.screens.play_keys import PlayKeys
@@ -177,6 +176,7 @@ class PlayScreen(PlayKeys):
         if isinstance(event, ev.TimelineEnd) and not self.timeline_asked:
             self.timeline_asked = True
             self._stop_ticks()
+            from raceday.tui.screens.dialogs import ConfirmDialog  # imported by the prepare job
             self.app.push_screen(
                 ConfirmDialog(f"The night is over ({event.sim_time}): the timeline has "
                               "run out. End the session and see the score?",
@@ -274,6 +274,7 @@ class PlayScreen(PlayKeys):
             self._running_note.stop()
             self._running_note = None
         self.results.show_text(Text(f"The session has stopped: {message.why}", style="bold red"))
+        from raceday.tui.screens.dialogs import ConfirmDialog  # imported by the prepare job
         self.app.push_screen(ConfirmDialog(
             f"The session cannot go on: {message.why}", yes="Quit raceday", no="Stay and look"),
             self._quit_if)
@@ -387,6 +388,7 @@ class PlayScreen(PlayKeys):
         if self.runner is None or self.runner.session is None:
             self.app.exit(0)
             return
+        from raceday.tui.screens.dialogs import ConfirmDialog  # imported by the prepare job
         self.app.push_screen(ConfirmDialog(
             "End the session now and see the score? (The transcript is kept either way.)",
             yes="End and score", no="Keep playing"), self._confirm_end)

@@ -6,23 +6,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from raceday.engine.actions import Declare, RevealHint, SaveMonitor, Wait
 from raceday.engine.clock import Pace
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS
 from raceday.inert import inert
 from raceday.transcript import events as ev
-from raceday.tui.screens.dialogs import (
-    ChoiceDialog,
-    InjectDialog,
-    InjectRequest,
-    MonitorDialog,
-    MonitorRequest,
-    NoteDialog,
-    NoteRequest,
-    OwnWordsDialog,
-)
 from raceday.tui.screens.play_base import PlayBase
+
+if TYPE_CHECKING:
+    from raceday.tui.screens.dialogs import InjectRequest, MonitorRequest, NoteRequest
 
 SKIP_TOAST_SECONDS = 6.0
 """ctrl+n says what is still due at most once in this many seconds."""
@@ -49,6 +43,7 @@ class PlayDialogs(PlayBase):
                 self._act("monitor", lambda s: s.perform(
                     SaveMonitor(role=role, name=request.name, sql=request.sql)))
 
+        from raceday.tui.screens.dialogs import MonitorDialog  # imported by the prepare job
         self.app.push_screen(MonitorDialog(sql, role), save)
 
     def action_declare(self) -> None:
@@ -67,10 +62,12 @@ class PlayDialogs(PlayBase):
 
         def chosen(finding: str | None) -> None:
             if finding == OWN_WORDS:
+                from raceday.tui.screens.dialogs import OwnWordsDialog  # imported by the prepare job
                 self.app.push_screen(OwnWordsDialog(role, MAX_OWN_WORDS), in_words)
             elif finding is not None:
                 self.declare(role, finding)
 
+        from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(
             f"Declare a finding (as {role})", options,
             note="What is wrong? A right finding counts as detection when it is so now; a "
@@ -113,6 +110,7 @@ class PlayDialogs(PlayBase):
             if hint_id is not None:
                 self._act("hint", lambda s: s.perform(RevealHint(hint=hint_id, role=role)))
 
+        from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(
             "Reveal a hint (it costs the points shown)", options,
             note="Enter reads the one chosen; the score shows what hints cost. Esc: none.",
@@ -193,6 +191,7 @@ class PlayDialogs(PlayBase):
             if value is not None:
                 self.set_speed(float(value))
 
+        from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(
             "Clock speed: how long the whole night lasts", options,
             note=f"The exercise is {night} simulated minutes; a game day fits it into 60 "
@@ -243,6 +242,7 @@ class PlayDialogs(PlayBase):
             if key in actions:
                 actions[key]()
 
+        from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog("Facilitator", options), chosen)
 
     def action_inject(self) -> None:
@@ -260,6 +260,7 @@ class PlayDialogs(PlayBase):
                 self._act("inject", lambda s: s.schedule_inject(request.title, request.text,
                                                                  at, request.to))
 
+        from raceday.tui.screens.dialogs import InjectDialog  # imported by the prepare job
         self.app.push_screen(InjectDialog(self.exercise.role_ids, self._minute_of,
                                           classes="dialog-screen"), send)
 
@@ -288,6 +289,7 @@ class PlayDialogs(PlayBase):
             self.note_author = request.author
             self._act("note", lambda s: s.note(request.text, author=request.author))
 
+        from raceday.tui.screens.dialogs import NoteDialog  # imported by the prepare job
         self.app.push_screen(NoteDialog(clock, self.note_author, classes="dialog-screen"), save)
 
 
