@@ -20,3 +20,4 @@ def test_the_wheel_carries_the_bundled_exercises_and_assets(tmp_path: Path) -> N
             assert f"raceday/bundled/{exercise}/{part}" in names
     assert "raceday/exercise/exercise.schema.json" in names
     assert "raceday/tui/app.tcss" in names
+    assert "raceday/web/templates/app_index.html" in names  # the browser's page (raceday serve)

@@ -141,3 +141,38 @@ def test_screens_are_bounded() -> None:
     assert guard.screen_size(10000, 10000) == (guard.MAX_COLUMNS, guard.MAX_ROWS)
     assert guard.screen_size("x", -5) == (80, 1)
     assert guard.screen_size(120, 40) == (120, 40)
+
+
+def test_the_page_loads_nothing_from_another_server(served: Served) -> None:
+    """The page opens its session once its stylesheets are in: a font from the internet kept
+    it blank until that request failed (offline, 5 s here; a game day behind a firewall
+    longer). Everything it loads comes from `raceday serve` itself, Roboto Mono included."""
+    import re
+
+    try:
+        with urllib.request.urlopen(served.url, timeout=10) as response:
+            page = response.read().decode("utf-8")
+        loaded = re.findall(r'(?:href|src)="([^"]+)"|url\("([^"]+)"\)', page)
+        urls = [a or b for a, b in loaded]
+        assert any(u.endswith("RobotoMono-VariableFont_wght.ttf") for u in urls)
+        assert urls and all(u.startswith(served.url) for u in urls), urls
+        with urllib.request.urlopen(served.url + "static/fonts/RobotoMono-VariableFont_wght.ttf",
+                                    timeout=10) as font:
+            assert len(font.read()) > 100_000
+    finally:
+        stop_serve(served)
+
+
+def test_the_page_is_textual_serves_but_for_its_font() -> None:
+    """raceday's page is textual-serve's own, its font aside: a textual-serve that changes its
+    page is noticed here, not by a browser that no longer connects."""
+    import textual_serve
+
+    from raceday.web.browser_server import PAGE_TEMPLATES
+
+    theirs = (Path(textual_serve.__file__).parent / "templates" / "app_index.html").read_text()
+    ours = (PAGE_TEMPLATES / "app_index.html").read_text()
+    google = theirs.index('    <link\n      rel="stylesheet"\n      href="https://fonts.googleapis')
+    after = theirs.index("/>\n", google) + 3
+    assert ours.startswith(theirs[:google]) and ours.endswith(theirs[after:])
+    assert "googleapis" not in ours and "@font-face" in ours

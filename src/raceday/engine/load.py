@@ -9,19 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from raceday.engine.load_cache import cached_load
-from raceday.exercise import catalog, loader
-from raceday.exercise.catalog import ExerciseEntry
-from raceday.exercise.model import Exercise
-from raceday.store.prepare import prepare_each
+from raceday.exercise import catalog
+
+if TYPE_CHECKING:
+    from raceday.exercise.catalog import ExerciseEntry
+    from raceday.exercise.model import Exercise
 
 
 def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
     """Load the exercise at `path`; `check_sql=False` skips building the world (a quick look).
-    As an earlier run loaded it when nothing it is made of changed since (`load_cache`)."""
-    return cached_load(path, check_sql, lambda: loader.load_exercise(
-        path, sql_checker=prepare_each if check_sql else None))
+    As an earlier run loaded it when nothing it is made of changed since (`load_cache`): the
+    reader (PyYAML and the checks, ~50 ms to import) is imported only when it is not."""
+    def read() -> Exercise:
+        from raceday.exercise import loader
+        from raceday.store.prepare import prepare_each
+
+        return loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
+
+    return cached_load(path, check_sql, read)
 
 
 def load_named_exercise(name: str) -> Exercise:
@@ -33,4 +41,6 @@ def load_named_exercise(name: str) -> Exercise:
 
 def find_exercises(extra_dirs: Iterable[Path | str] = (), *, check_sql: bool = True) -> list[ExerciseEntry]:
     """Every exercise found (see `catalog.find_exercises`), its SQL checked unless told not to."""
+    from raceday.store.prepare import prepare_each
+
     return catalog.find_exercises(extra_dirs, sql_checker=prepare_each if check_sql else None)

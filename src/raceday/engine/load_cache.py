@@ -31,7 +31,7 @@ from raceday.cache import cache_folder, code_digest, write_bytes_atomically
 from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.exercise.fields import SHARED_DIR
 from raceday.exercise.model import Exercise
-from raceday.store.prepare import SQLITE_VERSION
+from raceday.store import sqlite_version
 
 _log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def _kept(path: Path, check_sql: bool) -> tuple[Path, str] | None:
             return None
         files.append(found)
     name = hashlib.sha256(repr([str(path.resolve()), check_sql]).encode()).hexdigest()
-    key = hashlib.sha256(repr([code_digest(), SQLITE_VERSION, sys.version, files]).encode())
+    key = hashlib.sha256(repr([code_digest(), sqlite_version(), sys.version, files]).encode())
     return root / "exercises" / f"{name}.pickle", key.hexdigest()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +68,23 @@ def keep_own_normal(key: str, nights: Nights) -> None:
         "blocked": [dataclasses.asdict(b) for b in blocked],
         "checks": [dataclasses.asdict(c) for c in checks],
         "harms": [dataclasses.asdict(h) for h in harms]}))
+
+
+def kept_or_played(key: str, play: Callable[[], Callable[[], Nights] | None],
+                   ) -> Callable[[], Nights] | None:
+    """The normal nights' answer as both replays ask for it: kept under `key`, read back;
+    else `play()`, started now (None: no normal night to play), its answer kept under `key`
+    once asked. An empty `key` (a team that changed something) reads and keeps nothing."""
+    kept = read_own_normal(key) if key else None
+    if kept is not None:
+        return lambda: kept
+    answer = play()
+    if answer is None or not key:
+        return answer
+
+    def keeping() -> Nights:
+        nights = answer()
+        keep_own_normal(key, nights)
+        return nights
+
+    return keeping

@@ -47,7 +47,7 @@ from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_normal import keep_own_normal, own_normal_key, read_own_normal
+from raceday.engine.own_normal import kept_or_played, own_normal_key
 from raceday.engine.own_race import (
     RaceOutcome,
     keep_own_race,
@@ -779,15 +779,16 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
             and world_fingerprint(race_world) == _own_world(exercise)
         own_normal = own_normal_key(kind, exercise, until, probes, "sqlite") \
             if same_world and delayed else ""
-        kept_nights = read_own_normal(own_normal) if own_normal else None
-        nights: Callable[[], Nights] | None = None
-        if kept_nights is not None:
-            nights = lambda: kept_nights  # noqa: E731
-        elif delayed:  # the team's normal night starts from the same world: built once, copied
+
+        def normal_nights() -> Callable[[], Nights] | None:
+            if not delayed:
+                return None
+            # the team's normal night starts from the same world: built once, copied
             copy_world(race_world, folder / "normal-team.db")
-            nights = normal_nights_aside(kind, exercise, team_exercise,
-                                          folder / "normal-team.db", folder, until, "", probes,
-                                          fork, started)
+            return normal_nights_aside(kind, exercise, team_exercise, folder / "normal-team.db",
+                                       folder, until, "", probes, fork, started)
+
+        nights = kept_or_played(own_normal, normal_nights)
         practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
         if exercise.replay is not None and exercise.replay.practice:
             practice_nights = _practice_nights_aside(
@@ -839,8 +840,6 @@ def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
         normal_harms: NormalHarms = ()
         if nights is not None:
             blocked, checks, normal_harms = nights()
-            if own_normal and kept_nights is None:
-                keep_own_normal(own_normal, (blocked, checks, normal_harms))
         if more_nights is not None:
             seen = {b.task for b in blocked}
             more, _, more_harms = more_nights()

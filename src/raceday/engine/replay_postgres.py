@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_normal import keep_own_normal, own_normal_key, read_own_normal
+from raceday.engine.own_normal import kept_or_played, own_normal_key
 from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, read_own_race
 from raceday.engine.race_changes import on_first_change
 from raceday.engine.replay_cache import (
@@ -376,7 +376,6 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
         delayed = bool(exercise.replay and exercise.replay.delayed)
         own_normal = own_normal_key(kind, exercise, until, probes, "postgresql") \
             if same_world and delayed else ""
-        kept_nights = read_own_normal(own_normal) if own_normal else None
         # the race's world is forked beside the normal nights' (each a few hundred
         # statements on a connection of its own), not before them; none when its night is
         # known and nobody walks it
@@ -384,9 +383,9 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
             if known is None or keep_world else None
         racing = pool.submit(_race_on, forking, kind, team_exercise, folder / "race",
                              until) if known is None and forking is not None else None
-        normal = _normal_nights_pg(kind, exercise, team_exercise, live, source, folder, until,
-                                   "", made, pool, probes) \
-            if delayed and kept_nights is None else None
+        normal = kept_or_played(own_normal, lambda: _normal_nights_pg(
+            kind, exercise, team_exercise, live, source, folder, until, "", made, pool, probes)
+            if delayed else None)
         baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
                                "", made)
         race_world, warnings = forking.result() if forking is not None else (None, [])
@@ -429,12 +428,8 @@ def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
                 fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
                             if reveal else f"in {what}")
         harms += practice()
-        if kept_nights is not None:
-            blocked, checks, normal_harms = kept_nights
-        elif normal is not None:
+        if normal is not None:
             blocked, checks, normal_harms = normal()
-            if own_normal:
-                keep_own_normal(own_normal, (blocked, checks, normal_harms))
         else:
             blocked, checks, normal_harms = (), (), ()
         if shifted_normal is not None:

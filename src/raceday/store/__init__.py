@@ -20,6 +20,13 @@ WORLD_NOTE = "world.postgres"
 """The session folder's note of its PostgreSQL world: the id, and whether it was dropped."""
 
 
+def sqlite_version() -> str:
+    """The SQLite library's version (what an exercise's SQL was compiled against)."""
+    import sqlite3
+
+    return sqlite3.sqlite_version
+
+
 def chosen_db(db: str | None) -> str | None:
     """The database a session's world goes to: `--db` when given, else the choice `raceday
     play --db` left in RACEDAY_DB, else None (SQLite, the default)."""

@@ -38,6 +38,9 @@ MAX_SESSIONS = 40
 """Browsers served at once unless `--max-sessions` says otherwise (0: no limit): each is a
 Python process of 55-70 MB (README), so a room of 40 is under 3 GB, and a page reloaded in a
 loop, or a link posted too widely, cannot start processes until the machine runs out."""
+PAGE_TEMPLATES = Path(__file__).parent / "templates"
+"""The browser's page: textual-serve's, with its font served from textual-serve's own static
+files (offline, a stylesheet from the internet held the page blank until it failed: 5 s)."""
 STDIN_WAIT_S = 10.0
 """How long a browser's keys may wait for its process to read them before it is ended."""
 SHUTDOWN_S = 3.0
@@ -277,7 +280,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
             return websocket
 
     server = RacedayServer(shlex.join(command), host=host, port=port, title="raceday",
-                           public_url=public_url)
+                           public_url=public_url, templates_path=PAGE_TEMPLATES)
     try:
         server.serve()
     except OSError as exc:  # lost the port between the check and the listen
