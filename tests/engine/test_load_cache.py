@@ -121,3 +121,62 @@ def test_a_shared_debrief_file_beside_the_folder_is_part_of_what_it_is_made_of(
     assert len(loads) == 2
     assert beside.debrief.source("aws-summary") != first.debrief.source("aws-summary")
     assert load_exercise(folder) == beside and len(loads) == 2
+
+
+@pytest.fixture
+def reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Each time a play script is really read (YAML parsed and checked); a cache folder of
+    this test's own."""
+    from raceday.engine import script as script_module
+
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    made: list[Path] = []
+    real = script_module._read_script
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(script_module, "_read_script", counted)
+    return made
+
+
+def test_a_play_script_is_read_back_until_its_bytes_or_its_exercise_change(
+        tmp_path: Path, reads: list[Path]) -> None:
+    """A headless night reads its script as the last run did (PyYAML and the parse were ~25
+    ms of it); an edit, even one keeping the size and the time, is read afresh, as is the
+    same script for an exercise that changed."""
+    import dataclasses
+
+    from raceday.engine.script import load_script
+
+    exercise = load_exercise(FLAGSHIP)
+    script = tmp_path / "night.yaml"
+    shutil.copy(FLAGSHIP / "scripts" / "as-it-happened.yaml", script)
+    first = load_script(script, exercise)
+    again = load_script(script, exercise)
+    assert len(reads) == 1 and again == first and again.path == script
+
+    stat = script.stat()
+    text = script.read_text(encoding="utf-8")
+    assert 'at: "00:05"' in text
+    script.write_text(text.replace('at: "00:05"', 'at: "00:06"', 1), encoding="utf-8")
+    os.utime(script, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same time
+    edited = load_script(script, exercise)
+    assert len(reads) == 2 and edited != first
+
+    other = dataclasses.replace(exercise, title=exercise.title + " (edited)")
+    assert load_script(script, other) == edited and len(reads) == 3
+
+
+def test_a_script_that_does_not_read_is_never_kept(tmp_path: Path, reads: list[Path]) -> None:
+    from raceday.engine.script import load_script
+    from raceday.errors import ScriptError
+
+    exercise = load_exercise(FLAGSHIP)
+    script = tmp_path / "broken.yaml"
+    script.write_text("steps:\n  - at: '23:50'\n    sql: [\n", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(ScriptError, match="broken.yaml:"):
+            load_script(script, exercise)
+    assert len(reads) == 2

@@ -1,4 +1,4 @@
-"""Exercises as an earlier run loaded them, kept in the cache folder.
+"""Exercises and play scripts as an earlier run loaded them, kept in the cache folder.
 
 Loading an exercise parses its YAML into located values, checks every part of it and
 compiles its SQL against its world: 20 ms for the flagship, 75 ms for recovery-under-load,
@@ -12,8 +12,11 @@ edit within the file system's clock tick would otherwise look unchanged: git's "
 clean" rule), and an exercise that does not load, or whose files changed while it loaded,
 is not kept.
 
-A kept exercise is a pickle, so it is only read from a file and a folder that are this
-user's and that no one else may write.
+A play script (`kept_script`) is kept the same way under its bytes, the exercise it was read
+for and raceday's code: reading it imports PyYAML and parses it (~25 ms of a headless night).
+
+A kept exercise or script is a pickle, so it is only read from a file and a folder that are
+this user's and that no one else may write.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from raceday.cache import cache_folder, code_digest, write_bytes_atomically
 from raceday.exercise.catalog import BUNDLED_DIR
@@ -34,6 +38,8 @@ from raceday.exercise.model import Exercise
 from raceday.store import sqlite_version
 
 _log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 _MOST_FILES = 500
 """A folder with more files than this is not keyed (a folder of transcripts, say)."""
@@ -49,19 +55,50 @@ def cached_load(path: Path, check_sql: bool, load: Callable[[], Exercise]) -> Ex
     if kept is None:
         return load()
     file, key = kept
-    known = _read(file, key)
+    known = _read(file, key, Exercise)
     if known is not None:
         return known
     exercise = load()
     if _kept(path, check_sql) != kept:
         return exercise  # what it was made of changed meanwhile: keyed by neither
-    try:
-        data = pickle.dumps((key, exercise), protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        _log.info("exercise %s could not be kept", path, exc_info=True)
-        return exercise
-    write_bytes_atomically(file, data, private=True)
+    _keep(file, key, exercise)
     return exercise
+
+
+def kept_script(path: Path, exercise: Exercise, kind: type[_T], read: Callable[[], _T]) -> _T:
+    """The play script `read()` gives for `path`, from the cache folder when an earlier run
+    read the same bytes for the same exercise (`exercise_digest`) with the same code; else
+    read now, and kept. Keyed by its bytes, not its time: an edit is never missed; and by the
+    path as given (the script says it). One file a script; one that does not read (its
+    problems raised) is never kept."""
+    root = cache_folder()
+    if root is None or not hasattr(os, "getuid"):
+        return read()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return read()  # which says what is wrong with the file
+    from raceday.engine.replay_exercises import exercise_digest
+
+    name = hashlib.sha256(repr(["script", str(path.resolve())]).encode()).hexdigest()
+    key = hashlib.sha256(repr([code_digest(), sys.version, exercise_digest(exercise),
+                               str(path), hashlib.sha256(data).hexdigest()]).encode()).hexdigest()
+    file = root / "scripts" / f"{name}.pickle"
+    known = _read(file, key, kind)
+    if known is not None:
+        return known
+    script = read()
+    _keep(file, key, script)
+    return script
+
+
+def _keep(file: Path, key: str, value: object) -> None:
+    try:
+        data = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        _log.info("%s could not be kept", file, exc_info=True)
+        return
+    write_bytes_atomically(file, data, private=True)
 
 
 def _kept(path: Path, check_sql: bool) -> tuple[Path, str] | None:
@@ -110,10 +147,10 @@ def _folder_files(folder: str) -> list[tuple[str, int, int]] | None:
     return sorted(files)
 
 
-def _read(file: Path, key: str) -> Exercise | None:
-    """The exercise kept under `key`; None when there is none (or one of another state of
-    its files), or it is not this user's alone, or it cannot be read (then it is loaded
-    again, and kept again)."""
+def _read(file: Path, key: str, kind: type[_T]) -> _T | None:
+    """The `kind` kept under `key`; None when there is none (or one of another state of its
+    files), or it is not this user's alone, or it cannot be read (then it is loaded again,
+    and kept again)."""
     try:
         with open(file, "rb") as kept:
             if not (_private(os.fstat(kept.fileno())) and _private(os.stat(file.parent))):
@@ -122,10 +159,10 @@ def _read(file: Path, key: str) -> Exercise | None:
     except FileNotFoundError:
         return None
     except Exception:  # noqa: BLE001 - a damaged file is only a missed shortcut
-        _log.info("kept exercise %s could not be read", file, exc_info=True)
+        _log.info("kept %s could not be read", file, exc_info=True)
         return None
     if isinstance(data, tuple) and len(data) == 2 and data[0] == key \
-            and isinstance(data[1], Exercise):
+            and isinstance(data[1], kind):
         return data[1]
     return None
 

@@ -7,14 +7,16 @@ and exit status 2, never half a session.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ScriptError
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
-from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
 from raceday.value import Value, frozen
+
+if TYPE_CHECKING:
+    from raceday.exercise.yaml_lines import Located
 
 
 @frozen
@@ -90,7 +92,17 @@ class _Reader:
 
 
 def load_script(path: Path, exercise: Exercise) -> Script:
-    """Read and validate a play script against the exercise it will play."""
+    """Read and validate a play script against the exercise it will play; as an earlier run
+    read it when its bytes, the exercise and raceday's code are the same (`kept_script`:
+    PyYAML and the parse were ~25 ms of a headless night)."""
+    from raceday.engine.load_cache import kept_script
+
+    return kept_script(path, exercise, Script, lambda: _read_script(path, exercise))
+
+
+def _read_script(path: Path, exercise: Exercise) -> Script:
+    from raceday.exercise.yaml_lines import YamlSyntaxError, load_located
+
     reader = _Reader(path)
     try:
         text = read_text(path)
