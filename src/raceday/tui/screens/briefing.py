@@ -254,6 +254,9 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         """The first screenful as the last start drew it (kept), then the load: the body is
         on screen while the exercise loads, and its rendering replaces it."""
         assert self.pending is not None
+        if self.start_asked:  # Enter came with the first frame: no body to read, play opens
+            self._load()
+            return
         width = self.query_one("#situation", Static).content_region.width
         kept = read_body(self.pending.path, self._view(), width)
         if kept is not None:
