@@ -74,9 +74,11 @@ def kept_script(path: Path, exercise: Exercise, kind: type[_T], read: Callable[[
     root = cache_folder()
     if root is None or not hasattr(os, "getuid"):
         return read()
+    from raceday.textfile import UnreadableText, read_bytes
+
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_bytes(path)  # a regular file of bounded size only (not /dev/zero, a FIFO)
+    except (OSError, UnreadableText):
         return read()  # which says what is wrong with the file
     from raceday.engine.replay_exercises import exercise_digest
 
