@@ -20,20 +20,26 @@ from raceday.exercise import loader
 FLAGSHIP = Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
 
 
-@pytest.fixture
-def loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Each time the exercise is really loaded (parsed and checked), by its path; a cache
-    folder of this test's own."""
+def _counted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, owner: object,
+             name: str) -> list[Path]:
+    """The paths `owner.name(path, ...)` is called with from now; a cache folder of this
+    test's own."""
     monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
     made: list[Path] = []
-    real = loader.load_exercise
+    real = getattr(owner, name)
 
     def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         made.append(Path(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(loader, "load_exercise", counted)
+    monkeypatch.setattr(owner, name, counted)
     return made
+
+
+@pytest.fixture
+def loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Each time the exercise is really loaded (parsed and checked), by its path."""
+    return _counted(monkeypatch, tmp_path, loader, "load_exercise")
 
 
 def _settled(folder: Path, seconds_ago: float = 60) -> None:
@@ -125,20 +131,10 @@ def test_a_shared_debrief_file_beside_the_folder_is_part_of_what_it_is_made_of(
 
 @pytest.fixture
 def reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Each time a play script is really read (YAML parsed and checked); a cache folder of
-    this test's own."""
+    """Each time a play script is really read (YAML parsed and checked), by its path."""
     from raceday.engine import script as script_module
 
-    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-    made: list[Path] = []
-    real = script_module._read_script
-
-    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        made.append(Path(path))
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(script_module, "_read_script", counted)
-    return made
+    return _counted(monkeypatch, tmp_path, script_module, "_read_script")
 
 
 def test_a_play_script_is_read_back_until_its_bytes_or_its_exercise_change(
