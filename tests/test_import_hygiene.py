@@ -30,6 +30,12 @@ CORE = [
 ]
 
 
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (nothing imported before it), its output captured."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+
+
 def test_core_never_imports_textual() -> None:
     code = (
         "import sys\n"
@@ -38,7 +44,7 @@ def test_core_never_imports_textual() -> None:
         " or m.startswith('raceday.tui'))\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _python(code)
     assert out.stdout.strip() == ""
 
 
@@ -77,7 +83,7 @@ def test_the_cli_module_imports_nothing_heavy_until_a_command_needs_it() -> None
         "print(','.join(m for m in ('rich', 'argparse', 'textual', 'yaml', 'sqlite3')"
         " if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _python(code)
     assert out.stdout.strip() == ""
 
 
@@ -101,7 +107,7 @@ def test_opening_the_play_screen_imports_no_dialog_nor_sqlite_utils(tmp_path: Pa
         "print(','.join(m for m in heavy if m in sys.modules))\n"
         "session.close()\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _python(code)
     assert out.stdout.strip() == ""
 
 
@@ -124,7 +130,7 @@ def test_a_headless_run_with_json_imports_neither_rich_nor_sqlite_utils(tmp_path
         "         'raceday.engine.snapshot')\n"
         "print(status, ','.join(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _python(code)
     assert out.stderr.strip().splitlines()[-1] == "0"
     assert '"total"' in out.stdout
     assert (next(p for p in tmp_path.iterdir() if p.is_dir()) / "debrief.md").is_file()
@@ -146,5 +152,5 @@ def test_the_dataclasses_a_headless_run_imports_say_what_they_are() -> None:
         "                + str(inspect.signature(cls)).replace(' -> None', '')):\n"
         "            print(f'{name}.{cls.__qualname__}')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = _python(code)
     assert out.stdout.strip() == ""

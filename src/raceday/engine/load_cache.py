@@ -71,8 +71,8 @@ def kept_script(path: Path, exercise: Exercise, kind: type[_T], read: Callable[[
     read now, and kept. Keyed by its bytes, not its time: an edit is never missed; and by the
     path as given (the script says it). One file a script; one that does not read (its
     problems raised) is never kept."""
-    root = cache_folder()
-    if root is None or not hasattr(os, "getuid"):
+    root = _root()
+    if root is None:
         return read()
     from raceday.textfile import UnreadableText, read_bytes
 
@@ -94,6 +94,12 @@ def kept_script(path: Path, exercise: Exercise, kind: type[_T], read: Callable[[
     return script
 
 
+def _root() -> Path | None:
+    """The cache folder, where a file's owner can be checked (`_private`); else None."""
+    root = cache_folder()
+    return root if root is not None and hasattr(os, "getuid") else None
+
+
 def _keep(file: Path, key: str, value: object) -> None:
     try:
         data = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
@@ -108,8 +114,8 @@ def _kept(path: Path, check_sql: bool) -> tuple[Path, str] | None:
     when it is not to be kept or read (no cache folder, a file written just now, too many
     files). What it is made of: its folder's files and the shared debrief files it may name
     (`shared/` beside its folder, else raceday's own), raceday's code, SQLite and Python."""
-    root = cache_folder()
-    if root is None or not hasattr(os, "getuid"):
+    root = _root()
+    if root is None:
         return None
     folder = (path if path.is_dir() else path.parent).resolve()
     files = []

@@ -21,7 +21,8 @@ WORLD_NOTE = "world.postgres"
 
 
 def sqlite_version() -> str:
-    """The SQLite library's version (what an exercise's SQL was compiled against)."""
+    """The SQLite library's version: what an exercise's SQL check says depends on it (a
+    kept exercise is kept per version)."""
     import sqlite3
 
     return sqlite3.sqlite_version

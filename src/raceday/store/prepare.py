@@ -23,8 +23,6 @@ from raceday.store.world import (
 )
 from raceday.value import Value, frozen
 
-SQLITE_VERSION = sqlite3.sqlite_version
-"""The SQLite the SQL is compiled with: what an exercise's check says depends on it."""
 _EXPLAIN = re.compile(r"EXPLAIN\b", re.IGNORECASE)
 
 

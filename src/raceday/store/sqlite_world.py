@@ -163,9 +163,9 @@ def _foreign_keys(conn: sqlite3.Connection, name: str) -> tuple[ForeignKeyInfo, 
         others: tuple[Any, ...] = tuple(r[4] for r in rows)
         if all(c is None for c in others):
             pks = tuple(c[1] for c in sorted((c for c in _columns(conn, other) if c[5]),
-                                             key=lambda c: c[5]))
-            if len(pks or ("rowid",)) == len(columns):
-                others = pks or ("rowid",)
+                                             key=lambda c: c[5])) or ("rowid",)
+            if len(pks) == len(columns):
+                others = pks
         keys.append(ForeignKeyInfo(columns, other, others))
     return tuple(keys)
 
