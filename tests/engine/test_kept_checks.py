@@ -3,8 +3,8 @@ the players see must be what running every check after every write would show.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from engine_fixtures import tiny_exercise
 
@@ -108,3 +108,44 @@ def test_a_write_made_by_the_teams_trigger_is_checked(make_session: MakeSession)
     assert not kinds(session, ev.Fault)
     session.execute("operator", "UPDATE automation SET enabled = 1")  # config, through it
     assert [f.sim_time for f in kinds(session, ev.Fault)] == ["00:02"]
+
+
+def test_a_statement_that_failed_half_way_is_checked_where_it_kept_rows(
+        make_session: MakeSession) -> None:
+    """SQLite keeps the rows a statement changed before a RAISE(FAIL): the invariant reading
+    them is asked again, and the harm they made is seen."""
+    session = make_session()
+    session.execute("operator", "INSERT INTO config VALUES ('zz', 1, 1)")
+    session.execute("operator", "CREATE TRIGGER half BEFORE UPDATE ON config "
+                                "WHEN old.key = 'zz' BEGIN SELECT RAISE(FAIL, 'not zz'); END")
+    assert not kinds(session, ev.Fault)  # the invariant's answer is kept now
+    session.execute("operator", "UPDATE config SET value = 10, version = 2")
+    failed = kinds(session, ev.Statement)[-1]
+    assert failed.error == "not zz"  # 'limit' was changed before 'zz' failed, and kept
+    assert [f.invariant for f in kinds(session, ev.Fault)] == ["lost"]
+
+
+def test_a_failed_statement_leaves_the_answers_that_read_elsewhere_kept(
+        make_session: MakeSession) -> None:
+    """A failure changes at most the tables its statement writes: a check of another table
+    is not asked again (on PostgreSQL each ask is a round trip; the flagship's refused
+    clean-ups had every check asked after each)."""
+    session = make_session()
+    asked: list[str] = []
+    app_query = session.store.app_query
+
+    def counted(sql: str, params: Mapping[str, Any] | None = None
+                ) -> tuple[tuple[str, ...], list[Any]]:
+        asked.append(sql)
+        return app_query(sql, params)
+
+    session.store.app_query = counted  # type: ignore[method-assign]
+    stopped = next(m.sql for m in session.exercise.milestones if m.id == "stopped")
+    session.execute("operator", "UPDATE config SET version = 3")
+    asked.clear()
+    result = session.execute("operator", "UPDATE config SET value = NULL")
+    assert not result[-1].ok
+    assert stopped not in asked  # it reads automation, which the failure could not change
+    session.execute("operator", "UPDATE automation SET enabled = 0")
+    assert stopped in asked
+    assert [m.id for m in kinds(session, ev.Milestone)] == ["stopped"]

@@ -125,9 +125,15 @@ class WorldChecks(SessionCore):
         for table in result.writes:
             table = table.lower()
             self._table_writes[table] = self._table_writes.get(table, 0) + 1
-        if not result.ok or (not result.writes and (result.rowcount or 0) > 0):
-            # a failed statement may have kept some rows (ON CONFLICT FAIL): changed, where?
-            self._unnamed_writes += 1
+        if not result.ok and result.kept_in is not None:
+            # a failed statement may have kept some rows (OR FAIL), where the store says: the
+            # answers that read elsewhere still hold (the flagship's refused clean-ups had
+            # every check asked again)
+            for table in result.kept_in:
+                table = table.lower()
+                self._table_writes[table] = self._table_writes.get(table, 0) + 1
+        elif not result.ok or (not result.writes and (result.rowcount or 0) > 0):
+            self._unnamed_writes += 1  # changed, where? (a failure no store could place)
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
         if result.ok and automated and self._violated_since:

@@ -44,6 +44,11 @@ class StatementResult(Value):
     reads: tuple[str, ...] = ()
     """The tables (lower case) the statement read, as the authorizer allowed them: a view
     counts as reads of its tables."""
+    kept_in: tuple[str, ...] | None = None
+    """A failed statement: the tables it may have left changes in (SQLite keeps the rows a
+    statement changed before an `OR FAIL` conflict or a `RAISE(FAIL)`), as the authorizer saw
+    them; () when the database undid it all (a refusal before it ran; on PostgreSQL every
+    statement is atomic); None when that cannot be told."""
 
     @property
     def ok(self) -> bool:

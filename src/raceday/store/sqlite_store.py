@@ -611,6 +611,7 @@ class WorldStore(StoreBase[RoleConnection]):
                 elapsed_ms=(time.perf_counter() - started) * 1000,
                 error=message,
                 error_kind=kind,
+                kept_in=_kept_in(handle, statement, failed, kind),
             )
         finally:
             self._deadline = float("inf")
@@ -794,3 +795,15 @@ def _sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
 
 
+
+def _kept_in(handle: RoleConnection, statement: str, failed: StatementContext,
+             kind: str) -> tuple[str, ...] | None:
+    """Where a failed statement may have kept changes: nowhere when it was refused (before
+    anything ran); else in the tables the authorizer saw it write, its triggers' and
+    cascades' included, when SQLite prepared it now or its record was kept (a schema change
+    half-done is not told)."""
+    if kind == "refused":
+        return ()
+    if failed.ddl or not (failed.prepared or statement in handle.verdicts):
+        return None
+    return tuple(failed.writes)

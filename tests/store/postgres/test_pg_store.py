@@ -82,6 +82,8 @@ def test_a_submission_runs_statement_by_statement_and_stops_at_the_first_error(
     assert [r.ok for r in results] == [True, False]
     assert results[1].error_kind == "constraint"
     assert pg_store.app_query("SELECT id FROM plan WHERE id >= 7")[1] == [(7,)]
+    # a statement is atomic: the engine's kept answers need not be asked again after it
+    assert results[1].kept_in == ()
 
 
 def test_probe_rolls_everything_back(pg_store: PostgresStore) -> None:

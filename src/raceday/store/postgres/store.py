@@ -877,7 +877,7 @@ class PostgresStore(StoreBase["_Login"]):
     def _failed(self, statement: str, exc: BaseException, started: float) -> StatementResult:
         kind, message = self._classify(exc, started)
         return StatementResult(sql=statement, elapsed_ms=(time.perf_counter() - started) * 1000,
-                               error=message, error_kind=kind)
+                               error=message, error_kind=kind, kept_in=_kept_in(exc))
 
     def _classify(self, exc: BaseException, started: float) -> tuple[ErrorKind, str]:
         """(error_kind, one line) from the server's SQLSTATE."""
@@ -955,6 +955,16 @@ def _lost(login: _Login, statement: str, exc: BaseException | None) -> Statement
     why = f": {server_message(exc)}" if exc is not None else ""
     return StatementResult(sql=statement, error=f"the connection to PostgreSQL was lost{ended}{why}; "
                            "the next statement reconnects", error_kind="error")
+
+
+def _kept_in(exc: BaseException) -> tuple[str, ...] | None:
+    """Where the failed statement may have kept changes (StatementResult.kept_in): nowhere
+    when the server says it failed, as a statement is atomic and these errors come from it or
+    from its COMMIT (which then rolls back): a constraint (class 23), a refusal or a name not
+    found (42), a RAISE (P0001), a serialization failure or deadlock (40); the counts read
+    after a COMMIT raise none of them. Any other failure: not told (None)."""
+    state = getattr(exc, "sqlstate", None) or ""
+    return () if state[:2] in ("23", "40", "42") or state == "P0001" else None
 
 
 def _error(sql: str, message: str) -> StatementResult:
