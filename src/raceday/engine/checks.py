@@ -122,17 +122,15 @@ class WorldChecks(SessionCore):
             self._unnamed_writes += 1
         if result.writes or result.schema_changed or (result.rowcount or 0) > 0:
             self._world_changes += 1
-        for table in result.writes:
+        # a failed statement may have kept some rows (OR FAIL), where the store says
+        # (`kept_in`): the answers that read elsewhere still hold (the flagship's refused
+        # clean-ups had every check asked again)
+        placed = result.writes if result.ok else result.kept_in or ()
+        for table in placed:
             table = table.lower()
             self._table_writes[table] = self._table_writes.get(table, 0) + 1
-        if not result.ok and result.kept_in is not None:
-            # a failed statement may have kept some rows (OR FAIL), where the store says: the
-            # answers that read elsewhere still hold (the flagship's refused clean-ups had
-            # every check asked again)
-            for table in result.kept_in:
-                table = table.lower()
-                self._table_writes[table] = self._table_writes.get(table, 0) + 1
-        elif not result.ok or (not result.writes and (result.rowcount or 0) > 0):
+        if (not result.ok and result.kept_in is None) or (
+                not result.writes and (result.rowcount or 0) > 0):
             self._unnamed_writes += 1  # changed, where? (a failure no store could place)
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from raceday.errors import ExerciseError
@@ -174,6 +174,8 @@ def dump_schema(dsn: str, schema: str, *sections: str) -> list[str]:
     pg_dump = shutil.which("pg_dump")
     if pg_dump is None:
         raise StoreError("copying a PostgreSQL world needs pg_dump (PostgreSQL's client tools)")
+    from raceday.store.postgres.driver import full_pauses, server_full
+
     pauses = full_pauses()
     while True:
         texts, failed = _dumped(pg_dump, dsn, schema, sections)
@@ -509,45 +511,15 @@ def describe_schema(admin: psycopg.Connection[Any], world: str) -> list[TableInf
 # -- helpers ------------------------------------------------------------------------------
 
 
-SERVER_FULL = ("too many clients already", "remaining connection slots are reserved",
-               "too many connections for role")
-"""How the server refuses a login it has no connection for (SQLSTATE 53300, which libpq
-gives as its text only)."""
-
-FULL_WAIT_S = 30.0
-"""At most this long a login the server refused for want of a connection is tried again."""
-
-
-def server_full(message: str) -> bool:
-    return any(words in message for words in SERVER_FULL)
-
-
-def full_pauses() -> Iterator[float]:
-    """The pauses between logins a full server refused: 50 ms doubling to 1 s, FULL_WAIT_S
-    in all. A session's end logs in some thirty times (each replayed night's roles): three
-    teams ending at once took every slot of a server's default 100, and a replay that could
-    not log in credited no guard at all."""
-    waited, pause = 0.0, 0.05
-    while waited < FULL_WAIT_S:
-        yield pause
-        waited += pause
-        pause = min(pause * 2, 1.0)
-
-
 def connect(dsn: str, user: str | None = None, password: str | None = None) -> psycopg.Connection[Any]:
     try:
         from raceday.store.postgres import driver
     except ImportError as exc:
         raise StoreError("a PostgreSQL world needs psycopg: pip install 'raceday[postgres]'") from exc
-    pauses = full_pauses()
-    while True:
-        try:
-            return driver.connect(dsn, user, password)
-        except driver.Error as exc:
-            pause = next(pauses, None) if server_full(str(exc)) else None
-            if pause is None:
-                raise StoreError(f"cannot connect to PostgreSQL: {one_line(str(exc))}") from exc
-        time.sleep(pause)
+    try:
+        return driver.connect(dsn, user, password)
+    except driver.Error as exc:
+        raise StoreError(f"cannot connect to PostgreSQL: {one_line(str(exc))}") from exc
 
 
 def current_user(conn: psycopg.Connection[Any]) -> str:
