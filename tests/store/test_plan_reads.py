@@ -53,3 +53,15 @@ def test_a_moving_value_a_folded_plan_or_a_foreign_relation_reads_nothing_kept()
                   _scan("plan_record", Output=["COALESCE(plan_record.weight, 0)",
                                                "'x'::character varying(10)"]))
     assert _tables(words) == frozenset({"endpoint", "plan_record"})
+
+
+def test_an_aggregate_filter_is_not_a_call() -> None:
+    # `count(*) FILTER (WHERE ...)` deparses with "WHERE (": read as a call of a function
+    # named "where", recovery-under-load's launches check was asked again after every
+    # statement on PostgreSQL (11,607 times a night at 2,000 droplets, against 4,299 on SQLite)
+    counted = _plan(_scan("launch_request", Filter=(
+        "((count(*) > 0) AND ((count(*) FILTER (WHERE ((launch_request.state = "
+        "'placed'::text) AND (launch_request.placed_at <= (launch_request.asked_at + 15))))"
+        " * 10) < (count(*) * 9)))")))
+    assert _tables(counted, known=("count",), tables=("launch_request",)) == frozenset(
+        {"launch_request"})
