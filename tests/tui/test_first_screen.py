@@ -203,6 +203,30 @@ async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_i
         assert isinstance(app.screen, PlayScreen)
 
 
+async def test_enter_pressed_before_the_first_look_starts_the_load_at_once(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the load waited for the frame after the first (its first look) even when Enter had
+    # come: that refresh is the wait here (the first look never comes), and the load is one
+    app = make_app(None)
+    app.pending = _pending(DATA / "mini-dns")
+    monkeypatch.setattr(BriefingScreen, "_first_look", lambda self: None)
+    loads: list[Path] = []
+    real = load.load_exercise
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Exercise:
+        loads.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(load, "load_exercise", counted)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen)
+        await pilot.press("enter")  # on the play screen now: no second load
+        await settle(pilot)
+    assert len(loads) == 1
+
+
 def test_a_cold_cache_loads_first_and_the_next_start_draws_the_kept_head_at_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first start (nothing kept) loads the exercise before the briefing opens, as it

@@ -219,6 +219,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         self.rendered_width = 0  # the width the Markdown was rendered at
         self._situation_drawn = threading.Event()  # the situation posted last is on screen
         self.start_asked = False  # Enter pressed before the exercise was loaded
+        self.load_started = False  # the pending exercise's load worker was started
         self.kept_shown = False  # the first screenful as the last start drew it is shown
 
     def compose(self) -> ComposeResult:
@@ -254,15 +255,19 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         """The first screenful as the last start drew it (kept), then the load: the body is
         on screen while the exercise loads, and its rendering replaces it."""
         assert self.pending is not None
-        if self.start_asked:  # Enter came with the first frame: no body to read, play opens
-            self._load()
+        if self.load_started:  # Enter came with the first frame: the load is under way
             return
         width = self.query_one("#situation", Static).content_region.width
         kept = read_body(self.pending.path, self._view(), width)
         if kept is not None:
             self.query_one("#situation", Static).update(Prerendered(kept))
             self.kept_shown = True
-        self._load()
+        self._start_load()
+
+    def _start_load(self) -> None:
+        if not self.load_started:
+            self.load_started = True
+            self._load()
 
     def on_resize(self) -> None:
         if self.rendered_width:
@@ -406,6 +411,8 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def action_start(self) -> None:
         if self.exercise is None:  # started as soon as it is loaded
             self.start_asked = True
+            if self.pending is not None:  # the first frame is on screen: load at once
+                self._start_load()
             return
         if any(w.node is self and w.group == "briefing" and not w.is_finished
                for w in self.workers):  # still rendering: stop (it renders again on return)
