@@ -22,7 +22,9 @@
 -- How big the fleet is and how its parts behave (capacities are not knobs: nobody can make
 -- a host faster at 3 a.m.).
 CREATE TABLE fleet (
-    droplets          INTEGER NOT NULL,   -- physical servers
+    droplets          INTEGER NOT NULL    -- physical servers: 2,000 or more (fewer leave the
+        CONSTRAINT a_fleet_of_at_least_2000_droplets CHECK (droplets >= 2000),  -- customers
+                                          -- no terminations a minute: the story needs them)
     droplets_per_host INTEGER NOT NULL,   -- droplets one DWFM host manages
     lease_minutes     INTEGER NOT NULL,   -- how long an established lease lasts
     work_timeout      INTEGER NOT NULL,   -- a lease attempt older than this is wasted

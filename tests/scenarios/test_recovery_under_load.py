@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from reference_plays import Played, ReferencePlays
 
-from raceday.engine.headless import run_script
+from raceday.engine.headless import open_session, run_script
 from raceday.engine.load import load_exercise
 from raceday.engine.script import load_script
+from raceday.errors import ExerciseError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.transcript import events as ev
@@ -388,3 +389,18 @@ def test_the_outages_aftermath_is_history_no_edit_undoes(tmp_path: Path) -> None
     assert all("what the night left behind, not automation" in (e.error or "")
                for e in refused)
     assert not list(of_kind(play.events, ev.Edit))
+
+
+def test_a_fleet_too_small_for_the_story_is_refused_saying_why_and_where(
+        tmp_path: Path) -> None:
+    """world.sql invites a facilitator to change the fleet's size; under 2,000 droplets the
+    customers terminate no instance a minute (size / 2000) and the world failed to build on a
+    NOT NULL deep in the script (SQLite, no line) or a division by zero (PostgreSQL). Now its
+    own constraint says so, with the line of the statement that sized it."""
+    with pytest.raises(ExerciseError) as info:
+        open_session(sized(1999), ("responder",), tmp_path / "small")
+    problem, = info.value.problems
+    assert "a_fleet_of_at_least_2000_droplets" in problem
+    line = (EXERCISE / "world.sql").read_text().splitlines().index("INSERT INTO fleet") + 1
+    assert problem.startswith(f"world SQL failed: line {line}: ")
+    open_session(sized(2000), ("responder",), tmp_path / "smallest").close()

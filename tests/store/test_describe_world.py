@@ -62,7 +62,7 @@ def test_empty_world() -> None:
 def test_a_failing_world_is_an_exercise_error() -> None:
     with pytest.raises(ExerciseError) as info:
         describe_world("CREATE TABLE t (x); INSERT INTO nope VALUES (1);")
-    assert info.value.problems == ["world SQL failed: no such table: nope"]
+    assert info.value.problems == ["world SQL failed: line 1: no such table: nope"]
 
 
 def test_attach_is_refused(tmp_path: Path) -> None:

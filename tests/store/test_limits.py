@@ -57,7 +57,8 @@ def test_the_world_sql_itself_cannot_pass_the_limit(tmp_path: Path) -> None:
     huge = "CREATE TABLE t (b BLOB);\n" + "INSERT INTO t VALUES (zeroblob(900000));\n" * 4
     with pytest.raises(ExerciseError) as info:
         WorldStore.create(tmp_path / "w.db", huge, ROLES, max_world_bytes=SMALL)
-    assert info.value.problems == ["world SQL failed: the world would grow past its size limit (2 MB)"]
+    assert info.value.problems == [
+        "world SQL failed: line 4: the world would grow past its size limit (2 MB)"]
     assert not (tmp_path / "w.db").exists()
 
 

@@ -219,7 +219,8 @@ class WorldStore(StoreBase[RoleConnection]):
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            message = exc.message if isinstance(exc, WorldError) else str(exc)
+            # where in the script, as PostgreSQL's build says it
+            message = f"line {exc.line}: {exc.message}" if isinstance(exc, WorldError) else str(exc)
             if disk_full:
                 raise MachineError(f"{path}: cannot build the world here (the disk is full)"
                                    ) from exc
