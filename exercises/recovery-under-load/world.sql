@@ -86,6 +86,8 @@ CREATE TABLE droplet (
 );
 CREATE INDEX droplet_lease ON droplet (lease_until);
 CREATE INDEX droplet_unqueued ON droplet (lease_until) WHERE queued = 0;
+-- each host's droplets due a lease attempt, first due first (a limited intake's sweep)
+CREATE INDEX droplet_due ON droplet (host, lease_until, id) WHERE queued = 0;
 
 -- DWFM's work queue: lease attempts and launches, per host. taken_at is set the minute a
 -- host gets to the item; an item taken more than work_timeout minutes after it was queued
