@@ -85,8 +85,7 @@ CREATE TABLE droplet (
     queued      INTEGER NOT NULL DEFAULT 0 CHECK (queued IN (0, 1))
 );
 CREATE INDEX droplet_lease ON droplet (lease_until);
-CREATE INDEX droplet_unqueued ON droplet (lease_until) WHERE queued = 0;
--- each host's droplets due a lease attempt, first due first (a limited intake's sweep)
+-- each host's droplets due a lease attempt, first due first (DWFM's sweep)
 CREATE INDEX droplet_due ON droplet (host, lease_until, id) WHERE queued = 0;
 
 -- DWFM's work queue: lease attempts and launches, per host. taken_at is set the minute a
