@@ -1,12 +1,17 @@
-"""recovery-under-load's DWFM sweep (the statement `dwfm-sweep`) queues the lease attempts a
-limited intake admits: each host's first droplets due, in lease order, as a per-host ranking
-picks them (what the statement said until it read each host's droplets from an index instead:
-a collapsed night at 20,000 droplets spent 13 of its 28 s of SQL ranking the whole fleet every
-minute to keep two droplets a host).
+"""recovery-under-load's DWFM statements read each host's droplets from its own index, and
+choose what the set-based forms they replaced chose:
+
+- the sweep (`dwfm-sweep`) queues the lease attempts a limited intake admits: each host's
+  first droplets due, in lease order, as a per-host ranking picks them (a collapsed night at
+  20,000 droplets spent 13 of its 28 s of SQL ranking the whole fleet every minute to keep
+  two droplets a host);
+- a host is still re-leasing while more than 5% of its droplets hold no lease, counted to
+  that 5% and no further (`dwfm-launch-done`, `netmgr-propagate`: they grouped every droplet
+  without a lease by host every minute, 12 of the collapsed night's seconds).
 
 The world is the exercise's own, built small in memory, its leases and queue marks scrambled;
-the sweep runs as the automation runs it, and its queue is checked against the ranking done
-here in Python.
+the statements run as the automation runs them, and what they did is checked against the
+rule worked out here in Python.
 """
 
 from __future__ import annotations
@@ -69,3 +74,35 @@ def test_without_the_intake_knob_the_sweep_queues_nothing() -> None:
     conn.execute("DELETE FROM knob WHERE name = 'dwfm-intake-per-host'")
     conn.execute(sweep, {"now": NOW})
     assert conn.execute("SELECT count(*) FROM dwfm_work").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_launches_start_only_on_hosts_that_hold_their_leases(seed: int) -> None:
+    conn, _sweep = _world(seed)
+    exercise = load_exercise(EXERCISE)
+    launch_done = next(s.sql for s in exercise.statements if s.id == "dwfm-launch-done")
+    rng = random.Random(seed)
+    # some hosts mostly leased, some just over 5% without a lease, some far over
+    for host in range(1, 5):
+        late = rng.choice([0, 24, 25, 26, 27, 400])
+        conn.execute("UPDATE droplet SET lease_until = CASE WHEN id IN (SELECT id FROM droplet "
+                     "WHERE host = ? ORDER BY id LIMIT ?) THEN ? ELSE ? END WHERE host = ?",
+                     (host, late, NOW - 1, NOW + 30, host))
+    picked = rng.sample(range(1, 2001), 300)
+    conn.executemany("INSERT INTO launch_request (id, asked_at, next_try, state) "
+                     "VALUES (?, ?, ?, 'queued')", [(n, NOW, NOW) for n in range(1, 301)])
+    conn.executemany("INSERT INTO dwfm_work (host, droplet, kind, queued_at, request, taken_at) "
+                     "SELECT host, id, 'launch', ?, ?, ? FROM droplet WHERE id = ?",
+                     [(NOW, n, NOW, d) for n, d in enumerate(picked, 1)])
+    leases = conn.execute("SELECT id, host, lease_until FROM droplet").fetchall()
+    late_by_host: dict[int, int] = {}
+    for _id, host, until in leases:
+        late_by_host[host] = late_by_host.get(host, 0) + (until < NOW)
+    host_of = {i: h for i, h, _u in leases}
+    until_of = {i: u for i, _h, u in leases}
+    expected = sorted(d for d in picked
+                      if until_of[d] >= NOW and late_by_host[host_of[d]] * 20 <= 500)
+    conn.execute(launch_done, {"now": NOW})
+    launched = sorted(r[0] for r in conn.execute("SELECT droplet FROM instance"))
+    assert launched == expected
+    assert 0 < len(launched) < len(picked)
