@@ -219,8 +219,7 @@ class WorldStore(StoreBase[RoleConnection]):
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            # where in the script, as PostgreSQL's build says it
-            message = f"line {exc.line}: {exc.message}" if isinstance(exc, WorldError) else str(exc)
+            message = str(exc)  # a WorldError's says its line, as PostgreSQL's build does
             if disk_full:
                 raise MachineError(f"{path}: cannot build the world here (the disk is full)"
                                    ) from exc
@@ -794,7 +793,6 @@ def _may_change_schema(sql: str) -> bool:
 
 def _sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
-
 
 
 def _kept_in(handle: RoleConnection, statement: str, failed: StatementContext,

@@ -109,8 +109,7 @@ def describe_world(world_sql: str, *, time_limit_s: float = WORLD_TIME_LIMIT) ->
         try:
             build_world(conn, world_sql, time_limit_s=time_limit_s)
         except WorldError as exc:
-            raise ExerciseError([f"world SQL failed: line {exc.line}: {one_line(exc.message)}"]
-                                ) from exc
+            raise ExerciseError([f"world SQL failed: {one_line(str(exc))}"]) from exc
         return describe_tables(conn)
     finally:
         conn.close()
