@@ -65,3 +65,9 @@ def test_an_aggregate_filter_is_not_a_call() -> None:
         " * 10) < (count(*) * 9)))")))
     assert _tables(counted, known=("count",), tables=("launch_request",)) == frozenset(
         {"launch_request"})
+    assert read_plan(counted).calls == {"count"}
+    # a function a team named "where" is written quoted: a call, vouched for or not
+    named = _plan(_scan("endpoint", Filter='("where"(endpoint.name) > 0)'))
+    assert read_plan(named).calls == {"where"}
+    assert _tables(named, known=("where",), unsafe=("where",)) is None
+    assert _tables(named) is None

@@ -31,7 +31,9 @@ _NOT_CALLS = frozenset({
     # types written with a length or precision, in casts
     "varying", "character", "char", "varchar", "numeric", "decimal", "bit", "time",
     "timestamp", "interval"})
-"""Words the server's deparser writes before "(" that are not calls of a function."""
+"""Words the server's deparser writes before "(" that are not calls of a function. Only
+as written bare: a function given such a name is written quoted (`"where"(...)`), and is a
+call like any other."""
 
 _MOVING = ("current_", "localtime", "session_user", "system_user")
 """SQL value functions written without "(": a plan showing one may answer differently with
@@ -70,7 +72,7 @@ class PlanReads:
         """The world tables the query reads, lower case, given the server's `VERDICT`
         on this plan; None when its answer may change with none of them written."""
         tables, known, unsafe = (set(v or ()) for v in verdict)
-        if self.moving or unsafe or (self.calls - known - _NOT_CALLS):
+        if self.moving or unsafe or (self.calls - known):
             return None
         if any(schema != world or name not in tables for schema, name in self.relations):
             return None
@@ -93,7 +95,10 @@ def read_plan(explained: Any) -> PlanReads:
                 word in lowered for word in _MOVING):
             moving = True
         for quoted, plain in _CALL.findall(value):
-            calls.add(quoted.replace('""', '"') if quoted else plain.lower())
+            if quoted:
+                calls.add(quoted.replace('""', '"'))
+            elif plain.lower() not in _NOT_CALLS:
+                calls.add(plain.lower())
     for node in _nodes(plan):
         name = node.get("Relation Name")
         if isinstance(name, str):
