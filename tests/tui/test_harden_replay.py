@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
 
 from raceday.engine.load import load_exercise
@@ -199,11 +199,39 @@ async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercis
 
         debrief = app.screen
         assert isinstance(debrief, DebriefScreen)
-        assert debrief.query_one(Markdown) is not None
+        assert "Debrief: Mini DNS race" in text_of(debrief.query_one("#debrief-text", Static))
         assert "Mini DNS race" in (end.folder / "debrief.md").read_text(encoding="utf-8")
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is end
+
+
+async def test_the_end_screens_debrief_is_the_one_the_end_built_with_the_rooms_edits(
+        make_app: MakeApp, mini: Exercise) -> None:
+    """d shows the debrief the session's end built from its own events (a 20,000-event
+    transcript took a second to read back): it opens with the transcript file gone, and
+    with what the room has written into the after-action report since."""
+    from raceday.transcript.debrief.aar import AarEdits, aar_path
+    from raceday.tui.screens.review import DebriefScreen
+
+    app = make_app(mini)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        (end.folder / "events.jsonl").rename(end.folder / "moved.jsonl")
+        aar_path(end.folder).write_text(
+            AarEdits(evaluators="Ada, the facilitator").to_json(), encoding="utf-8")
+        await pilot.press("d")
+        await settle(pilot)
+        shown = app.screen
+        assert isinstance(shown, DebriefScreen)
+        assert shown.debrief.summary.title == "Mini DNS race"
+        assert shown.debrief.after_action.evaluators == "Ada, the facilitator"
 
 
 async def test_the_replay_bar_counts_the_steps_the_intro_promises(make_app: MakeApp,

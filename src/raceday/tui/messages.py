@@ -14,6 +14,7 @@ from raceday.transcript import events as ev
 
 if TYPE_CHECKING:
     from raceday.engine.replaywalk import ReplayWalk
+    from raceday.transcript.debrief.model import Debrief
 
 
 @dataclass
@@ -76,11 +77,13 @@ class GuardsChecked(Message):
 
 @dataclass
 class SessionEnded(Message):
-    """The session is scored and closed: its score event, its folder, all its events."""
+    """The session is scored and closed: its score event, its folder, all its events, and
+    the debrief its end built (None where none was: the end screen's d reads the folder)."""
 
     score: ev.ScoreEvent
     folder: Path
     events: tuple[ev.Event, ...]
+    debrief: Debrief | None = None
 
 
 @dataclass

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from raceday.engine.session import Session
     from raceday.exercise.model import Exercise
+    from raceday.transcript.debrief.model import Debrief
 
 _log = logging.getLogger(__name__)
 
@@ -314,9 +315,9 @@ class SessionRunner:
                 self._ending = False  # not ended: the play screen goes on showing the night
                 raise
             events = tuple(session.events)
-            write_session_debrief(session.folder, events)  # not read back from the file
+            debrief = write_session_debrief(session.folder, events)  # not read back
             score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
-            return [SessionEnded(score, session.folder, events)]
+            return [SessionEnded(score, session.folder, events, debrief)]
 
         self.submit("end", job, refresh=False)
 
@@ -330,16 +331,22 @@ def _may_guard(messages: Sequence[Message]) -> bool:
                for m in messages)
 
 
-def write_session_debrief(folder: Path, events: Sequence[ev.Event] | None = None) -> None:
+def write_session_debrief(folder: Path, events: Sequence[ev.Event] | None = None,
+                          ) -> Debrief | None:
     """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it.
-    `events`: every event the session recorded (None: read back from the folder)."""
-    from raceday.transcript.debrief import write_debrief  # heavy, and needed only here
+    `events`: every event the session recorded (None: read back from the folder). Returns
+    the debrief built from `events` (the end screen's d shows it), None without them."""
+    from raceday.transcript.debrief import save_debrief, write_debrief  # heavy: only here
 
     try:
-        write_debrief(folder, events)
+        if events is None:
+            write_debrief(folder)
+            return None
+        return save_debrief(folder, events)
     except Exception:  # the session is scored and saved: the end screen must still open
-        # (it builds its debrief from the events, not from this file)
+        # (its d then builds the debrief from the transcript, not from this file)
         logging.getLogger(__name__).exception("debrief.md not written in %s", folder)
+        return None
 
 
 def _unexpected(action: str, exc: BaseException) -> JobFailed:

@@ -36,6 +36,8 @@ from raceday.transcript.debrief.files import (
     load_debrief,
     render,
     render_json,
+    save_debrief,
+    with_edits,
     write_debrief,
 )
 from raceday.transcript.debrief.model import NOT_SEEN, Debrief
@@ -53,7 +55,8 @@ if TYPE_CHECKING:  # at run time `__getattr__` imports them, when first asked fo
 __all__ = [
     "DEBRIEF_FILE", "FORMATS", "NOT_SEEN", "Debrief", "WorldSoFar", "build_debrief",
     "debrief_command", "duration", "load_debrief", "render", "render_json", "render_markdown",
-    "render_terminal", "terminal_renderables", "world_states", "write_debrief",
+    "render_terminal", "save_debrief", "terminal_renderables", "with_edits", "world_states",
+    "write_debrief",
 ]
 
 _RENDERERS = {"render_markdown": "debrief.markdown", "render_terminal": "debrief.terminal",

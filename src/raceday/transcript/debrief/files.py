@@ -54,10 +54,11 @@ def load_debrief(session_dir: Path, *, edited: bool = True) -> Debrief:
     wrote into its after-action report (`aar.json`, unless not `edited`)."""
     log = read_events(session_dir)
     debrief = build_debrief(log.events, log.warning)
-    return _edited(debrief, session_dir) if edited else debrief
+    return with_edits(debrief, session_dir) if edited else debrief
 
 
-def _edited(debrief: Debrief, session_dir: Path) -> Debrief:
+def with_edits(debrief: Debrief, session_dir: Path) -> Debrief:
+    """`debrief` with what the room wrote into the session's after-action report so far."""
     from raceday.transcript.debrief.aar import aar_path, apply_edits, read_edits
 
     if not aar_path(session_dir).is_file():
@@ -71,9 +72,21 @@ def write_debrief(folder: Path, events: Sequence[Event] | None = None) -> Path:
     `events` are the session's own as it recorded them, every one its events.jsonl holds
     (the same debrief, without reading the file back); None reads them from the folder."""
     path = folder / DEBRIEF_FILE
-    debrief = load_debrief(folder) if events is None else _edited(build_debrief(events), folder)
-    path.write_text(render(debrief, "md"), encoding="utf-8")
+    if events is None:
+        path.write_text(render(load_debrief(folder), "md"), encoding="utf-8")
+    else:
+        save_debrief(folder, events)
     return path
+
+
+def save_debrief(folder: Path, events: Sequence[Event]) -> Debrief:
+    """`write_debrief` from the session's own events, returning the debrief as built (without
+    the after-action report's edits: `with_edits` adds them when it is shown). The TUI's end
+    screen keeps it, so its d need not read back a transcript that may hold 20,000 events."""
+    debrief = build_debrief(events)
+    (folder / DEBRIEF_FILE).write_text(render(with_edits(debrief, folder), "md"),
+                                       encoding="utf-8")
+    return debrief
 
 
 DEBRIEF_HTML = "debrief.html"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
@@ -25,6 +25,9 @@ from raceday.transcript.verdicts import Detection, Recovery, Score
 from raceday.transcript.wording import fault_sentence
 from raceday.tui.screens.crash import WorkingScreen
 from raceday.tui.widgets.footer import SteadyFooter
+
+if TYPE_CHECKING:
+    from raceday.transcript.debrief.model import Debrief
 
 
 def _duration(minutes: int | None) -> str:
@@ -136,12 +139,14 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         error: str | None = None
 
     def __init__(self, exercise: Exercise, score: ev.ScoreEvent, folder: Path,
-                 events: Sequence[ev.Event]) -> None:
+                 events: Sequence[ev.Event], debrief: Debrief | None = None) -> None:
         super().__init__()
         self.exercise = exercise
         self.score = score.score
         self.folder = folder
         self.events = tuple(events)
+        self.debrief = debrief
+        """The debrief the session's end built (without the room's edits), or None."""
         self.next_act: Exercise | None = None
 
     def compose(self) -> ComposeResult:
@@ -219,15 +224,18 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         self.app.switch_screen(LauncherScreen())
 
     def action_debrief(self) -> None:
-        """d: the session's debrief, built from its transcript (in a worker: it reads files)."""
+        """d: the session's debrief, as its end built it, with the room's edits so far;
+        without one, built from its transcript (in a worker: it reads files)."""
         self._read_debrief()
 
     @work(thread=True, exit_on_error=False, group="debrief")
     def _read_debrief(self) -> None:
-        from raceday.transcript.debrief import load_debrief
+        from raceday.transcript.debrief import load_debrief, with_edits
 
         try:
-            self.post_message(self.DebriefRead(load_debrief(self.folder)))
+            self.post_message(self.DebriefRead(
+                load_debrief(self.folder) if self.debrief is None
+                else with_edits(self.debrief, self.folder)))
         except Exception as exc:  # a transcript that cannot be read: say so, stay here
             self.post_message(self.DebriefRead(None, first_line(exc)))
 

@@ -317,7 +317,7 @@ class PlayScreen(PlayKeys):
 
         self._stop_ticks()
         self.app.switch_screen(EndScreen(self.exercise, message.score, message.folder,
-                                         message.events))
+                                         message.events, message.debrief))
 
     def action_harden(self) -> None:
         """F4: every automation statement in its own editor (saving goes through us)."""

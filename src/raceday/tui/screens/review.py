@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Group, RenderableType
+from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Markdown, Static
+from textual.widgets import DataTable, Static
 
 from raceday.errors import TranscriptError
 from raceday.inert import inert
@@ -25,7 +26,7 @@ from raceday.transcript.debrief import (
     Debrief,
     WorldSoFar,
     build_debrief,
-    render_markdown,
+    render,
     world_states,
 )
 from raceday.transcript.debrief.review import MOMENTS, key_moments
@@ -143,7 +144,9 @@ def world_text(state: WorldSoFar) -> Text:
 
 
 class DebriefScreen(Screen[None]):
-    """The whole debrief as Markdown, for the end of the narration."""
+    """The whole debrief as Markdown, for the end of the narration: debrief.md's text drawn
+    by Rich in one widget (Textual's Markdown widget took 2.5 s to open the flagship's
+    debrief, a widget per block and per table cell; this takes a quarter of that)."""
 
     DEFAULT_CSS = """
     DebriefScreen > #debrief-bar { dock: top; height: 1; background: $panel; color: $text; }
@@ -160,7 +163,7 @@ class DebriefScreen(Screen[None]):
         yield Static(Text(f" Debrief · Esc back{saved}", no_wrap=True, overflow="ellipsis"),
                      id="debrief-bar")
         with VerticalScroll(id="review-debrief"):
-            yield Markdown(render_markdown(self.debrief))
+            yield Static(RichMarkdown(render(self.debrief, "md")), id="debrief-text")
         yield SteadyFooter()
 
 
