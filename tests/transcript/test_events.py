@@ -141,6 +141,12 @@ def damaged(tmp_path: Path, change: str) -> str:
         del records[2]["until"]
     elif change == "wrong type":
         records[6]["ok"] = "yes"
+    elif change == "boolean for a number":
+        records[6]["rowcount"] = True
+    elif change == "null for text":
+        records[6]["role"] = None
+    elif change == "number for optional text":
+        records[6]["error"] = 7
     elif change == "duplicate seq":
         records[3]["seq"] = 3
     elif change == "missing seq":
@@ -167,6 +173,9 @@ def damaged(tmp_path: Path, change: str) -> str:
 @pytest.mark.parametrize(("change", "line", "words"), [
     ("missing field", 3, "missing field 'until'"),
     ("wrong type", 7, "statement.ok: expected true or false"),
+    ("boolean for a number", 7, "statement.rowcount: a boolean is not int | None"),
+    ("null for text", 7, "statement.role: expected text, got null"),
+    ("number for optional text", 7, "statement.error: a number is not str | None"),
     ("duplicate seq", 4, "a duplicate"),
     ("missing seq", 4, "a gap before it"),
     ("minute out of range", 5, "minute 100000 is outside the exercise (0 to 225)"),

@@ -844,13 +844,33 @@ def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise EventError(f"{where}: missing field {name!r}")
             continue
-        values[name] = _coerce(hints[name], data[name], f"{where}.{name}")
+        tp, value = hints[name], data[name]
+        kept = _KEPT.get(tp)
+        if kept is None:
+            kept = _KEPT[tp] = _kept_as_is(tp)
+        if type(value) in kept:  # most fields: kept as they are, no path to name them by
+            values[name] = value
+        else:
+            values[name] = _coerce(tp, value, f"{where}.{name}")
     return cls(**values)
+
+
+def _kept_as_is(tp: Any) -> frozenset[type[Any]]:
+    """The types of value `_coerce` keeps as they are for the annotation `tp` (a plain type,
+    or a union of plain types and None); anything else goes through `_coerce`."""
+    if tp in _EXACT:
+        return frozenset({tp})
+    if typing.get_origin(tp) in (Union, types.UnionType):
+        options = typing.get_args(tp)
+        if all(o in _EXACT or o is type(None) for o in options):
+            return frozenset(options)
+    return frozenset()
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
 _FIELDS: dict[type[Any], dict[str, dataclasses.Field[Any]]] = {}
 _SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+_KEPT: dict[Any, frozenset[type[Any]]] = {}
 _EXACT = frozenset({str, int, bool, float})  # a value of exactly the annotated type is kept
 
 
