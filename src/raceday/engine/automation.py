@@ -4,6 +4,7 @@ their transactions, retries and policies; and a player's tasks checked for done.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +17,12 @@ from raceday.store.results import StatementResult
 from raceday.store.transactions import NotControl, transaction_control
 from raceday.transcript import events as ev
 from raceday.transcript.wording import ZERO_ROWS_STOP
+
+HISTORY_TIME_LIMIT_S = 60.0
+"""How long one of the exercise's history statements (what the night left behind, run once
+and never edited) may take: the players' limit (2 s headless) cut the outage's aftermath
+short at 100,000 droplets on a loaded machine, and the night then went on as if it had never
+happened. A minute still stops one a team's trigger made endless."""
 
 
 class Automation(Monitors):
@@ -105,7 +112,9 @@ class Automation(Monitors):
                 continue
             sql = self.statement_sql[statement_id]
             in_transaction = self.store.holds(role) is not None or controls(sql)
-            results = self._automation_execute(role, sql, bound)
+            with (self.store.limit_raised_to(HISTORY_TIME_LIMIT_S)
+                  if statement_id in self.history_statements else nullcontext()):
+                results = self._automation_execute(role, sql, bound)
             lost = False  # a write of this statement changed no rows, and it says to stop then
             for result in results:
                 if in_transaction and not result.ok and refused is None:

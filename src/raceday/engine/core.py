@@ -113,6 +113,7 @@ class SessionCore:
         self.monitors: dict[str, Monitor] = {}
         self.pending: dict[str, PendingTask] = {}
         self.statement_sql = {s.id: s.sql for s in exercise.statements}
+        self.history_statements = frozenset(s.id for s in exercise.statements if s.history)
         self.memory: dict[str, dict[str, Any]] = {r.id: {} for r in exercise.roles}
         self.facts = Facts()
         self.variant_seed = session_seed()  # in memory only: no file predicts the variant

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -42,6 +43,10 @@ class Store(Protocol):
     """One statement path for players and automation alike."""
 
     row_cap: int
+    time_limit_s: float
+    """How long one statement may run (the players' limit)."""
+
+    def limit_raised_to(self, seconds: float) -> AbstractContextManager[None]: ...
 
     @property
     def backend(self) -> Backend:
