@@ -14,7 +14,8 @@ turns, so a machine shared with other work slows both alike):
                  screen (the first press with a cold cache, a second after the screen
                  opens; later presses beside it; and a first press at once)
   end            ending a session in the TUI (confirm -> score shown), against the same night
-                 headless, whole (a script with no steps)
+                 headless, whole (a script with no steps); then d on the end screen to the
+                 debrief, against `raceday debrief` of the headless night
   night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
   postgres       the flagship night with its world on PostgreSQL (RACEDAY_TEST_PG_DSN), against
                  SQLite, psycopg's round trips counted, and the CPU raceday and (on this
@@ -325,12 +326,16 @@ def ending(runs: int, scratch: Path) -> list[Row]:
     """In the TUI: the play screen opened, ctrl+q, then the judged press: Enter on "End and
     score" until the end screen shows the score (the rest of the night played by the
     automation, the final replay, the debrief). Against the same night headless, whole: a
-    script with no steps, from launch to exit."""
+    script with no steps, from launch to exit.
+
+    Then d on that end screen until the debrief shows, against `raceday debrief` of the
+    headless night's folder (the same debrief from its transcript, to a file, whole)."""
     tmux = Tmux("raceday-bench-end")
     raceday = raceday_command()
     script = scratch / "nothing-done.yaml"
     script.write_text(NOTHING_DONE, encoding="utf-8")
     cached_bytecode()
+    debriefs: list[float] = []
 
     def tui() -> float:
         cwd = scratch / "tui-end"
@@ -342,21 +347,37 @@ def ending(runs: int, scratch: Path) -> list[Row]:
             time.sleep(1.5)  # what the session prepares ahead is ready, as after any play
             tmux.until(lambda s: "End and score" in s, tmux.keys("C-q"))
             time.sleep(0.3)
-            return tmux.until(lambda s: "The end · d:" in s and "Score" in s,
+            took = tmux.until(lambda s: "The end · d:" in s and "Score" in s,
                               tmux.keys("Enter"))
+            time.sleep(0.5)  # the player reads the score
+            debriefs.append(tmux.until(lambda s: "Debrief: The DNS race" in s,  # its text
+                                       tmux.keys("d")))
+            return took
         finally:
             tmux.kill()
 
+    headless = scratch / "end-headless"
+
+    def debrief_cli() -> float:
+        newest = max((p for p in headless.iterdir() if p.is_dir()),  # the last night played
+                     key=lambda p: p.name)
+        return wall([*raceday, "debrief", str(newest), "-o", str(scratch / "debrief.md")])
+
     got = interleaved({
         "headless": lambda: wall([*raceday, "run", "dynamodb-dns-race", "--script",
-                                  str(script), "--json", "--transcripts",
-                                  str(scratch / "end-headless")]),
+                                  str(script), "--json", "--transcripts", str(headless)]),
         "tui": tui,
+        "debrief": debrief_cli,
     }, runs)
     ratio = got["tui"] / got["headless"]
+    d = statistics.median(debriefs)
+    d_ratio = d / got["debrief"]
     return [("TUI: ending a session (confirm -> score shown) vs the same night headless, whole",
              f"{ms(got['tui'])} vs {ms(got['headless'])}", f"{ratio:.2f}x",
-             f"<= 1.0x: {verdict(ratio, 1.0)}")]
+             f"<= 1.0x: {verdict(ratio, 1.0)}"),
+            ("TUI: d on the end screen -> debrief shown vs `raceday debrief` of that night",
+             f"{ms(d)} vs {ms(got['debrief'])}", f"{d_ratio:.2f}x",
+             f"<= 1.0x: {verdict(d_ratio, 1.0)}")]
 
 
 # -- the whole night ---------------------------------------------------------------------------

@@ -199,7 +199,10 @@ async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercis
 
         debrief = app.screen
         assert isinstance(debrief, DebriefScreen)
-        assert "Debrief: Mini DNS race" in text_of(debrief.query_one("#debrief-text", Static))
+        shown = debrief.query_one("#debrief-text", Static)
+        assert "Debrief: Mini DNS race" in text_of(shown)
+        # rendered while the score was read: d showed it as it was, not rendered again
+        assert end._ready is not None and shown.content is end._ready[2]
         assert "Mini DNS race" in (end.folder / "debrief.md").read_text(encoding="utf-8")
         await pilot.press("escape")
         await pilot.pause()
@@ -232,6 +235,8 @@ async def test_the_end_screens_debrief_is_the_one_the_end_built_with_the_rooms_e
         assert isinstance(shown, DebriefScreen)
         assert shown.debrief.summary.title == "Mini DNS race"
         assert shown.debrief.after_action.evaluators == "Ada, the facilitator"
+        # the text rendered while the score was read had no evaluators: rendered anew
+        assert "Ada, the facilitator" in text_of(shown.query_one("#debrief-text", Static))
 
 
 async def test_the_replay_bar_counts_the_steps_the_intro_promises(make_app: MakeApp,

@@ -177,6 +177,8 @@ def test_debrief_screen(snap_compare: Snap) -> None:
 
     async def open_debrief(pilot: Pilot[Any]) -> None:
         await pilot.press("d")
-        await pilot.pause()
+        for _ in range(3):  # the screen, then its text rendered in a worker
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 32), run_before=open_debrief)

@@ -7,7 +7,6 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 from textual import on, work
@@ -22,6 +21,7 @@ from raceday.engine import collector
 from raceday.inert import inert
 from raceday.tui.briefing_body import keep_body, read_body
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
+from raceday.tui.prerendered import Prerendered
 from raceday.tui.screens.crash import WorkingScreen
 from raceday.tui.widgets.footer import SteadyFooter
 
@@ -125,17 +125,6 @@ def schema_markdown(exercise: Exercise, tables: list[TableInfo]) -> str:
         for role in examples:
             lines += [f"**{role.id}**", "", "```sql", role.example.strip(), "```", ""]
     return "\n".join(lines)
-
-
-class Prerendered:
-    """Segments rendered once (in a worker) and drawn as they are: Markdown's cost is paid
-    off the event loop, and once, however often the screen asks for them."""
-
-    def __init__(self, segments: list[Segment]) -> None:
-        self.segments = segments
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield from self.segments
 
 
 def import_play_screen() -> None:

@@ -28,6 +28,7 @@ from raceday.tui.widgets.footer import SteadyFooter
 
 if TYPE_CHECKING:
     from raceday.transcript.debrief.model import Debrief
+    from raceday.tui.prerendered import Prerendered
 
 
 def _duration(minutes: int | None) -> str:
@@ -137,6 +138,8 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     class DebriefRead(Message):
         debrief: Any
         error: str | None = None
+        ready: Any = None
+        """Its text already rendered, (width, Prerendered), or None."""
 
     def __init__(self, exercise: Exercise, score: ev.ScoreEvent, folder: Path,
                  events: Sequence[ev.Event], debrief: Debrief | None = None) -> None:
@@ -147,6 +150,8 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         self.events = tuple(events)
         self.debrief = debrief
         """The debrief the session's end built (without the room's edits), or None."""
+        self._ready: tuple[Debrief, int, Prerendered] | None = None
+        """The debrief as d would show it, its text rendered at a width (`_prepare_debrief`)."""
         self.next_act: Exercise | None = None
 
     def compose(self) -> ComposeResult:
@@ -160,6 +165,22 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     def on_mount(self) -> None:
         self.query_one("#end-scroll").focus()
         self._find_next_act()
+        self.call_after_refresh(self._prepare_debrief)  # once the score is on screen
+
+    @work(thread=True, exit_on_error=False, group="debrief-ahead")
+    def _prepare_debrief(self) -> None:
+        """The debrief d opens, with its text rendered, while the players read the score:
+        d then shows it at once (rendering the flagship's takes ~100 ms)."""
+        from raceday.transcript.debrief import load_debrief, with_edits
+        from raceday.tui.screens.review import debrief_lines, debrief_width
+
+        try:
+            debrief = (load_debrief(self.folder) if self.debrief is None
+                       else with_edits(self.debrief, self.folder))
+            width = debrief_width(self.app)
+            self._ready = (debrief, width, debrief_lines(self.app, debrief, width))
+        except Exception:  # d builds it again, and says what is wrong
+            return
 
     @work(thread=True, exit_on_error=False, group="next-act")
     def _find_next_act(self) -> None:
@@ -233,9 +254,12 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         from raceday.transcript.debrief import load_debrief, with_edits
 
         try:
+            debrief = (load_debrief(self.folder) if self.debrief is None
+                       else with_edits(self.debrief, self.folder))
+            ready = self._ready
             self.post_message(self.DebriefRead(
-                load_debrief(self.folder) if self.debrief is None
-                else with_edits(self.debrief, self.folder)))
+                debrief, ready=(ready[1], ready[2]) if ready is not None
+                and ready[0] == debrief else None))  # the room's edits since: rendered anew
         except Exception as exc:  # a transcript that cannot be read: say so, stay here
             self.post_message(self.DebriefRead(None, first_line(exc)))
 
@@ -247,4 +271,4 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
             return
         from raceday.tui.screens.review import DebriefScreen
 
-        self.app.push_screen(DebriefScreen(message.debrief, self.folder))
+        self.app.push_screen(DebriefScreen(message.debrief, self.folder, message.ready))

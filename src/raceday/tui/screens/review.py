@@ -8,12 +8,14 @@ change the session; it reads `events.jsonl` once and never touches `world.db`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.app import ComposeResult
+from textual import work
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -33,6 +35,7 @@ from raceday.transcript.debrief.review import MOMENTS, key_moments
 from raceday.transcript.log import read_events
 from raceday.transcript.render import describe
 from raceday.tui.notify import InertNotifications
+from raceday.tui.prerendered import Prerendered
 from raceday.tui.widgets.footer import SteadyFooter
 
 _STYLE: dict[type[ev.Event], str] = {
@@ -145,26 +148,75 @@ def world_text(state: WorldSoFar) -> Text:
 
 class DebriefScreen(Screen[None]):
     """The whole debrief as Markdown, for the end of the narration: debrief.md's text drawn
-    by Rich in one widget (Textual's Markdown widget took 2.5 s to open the flagship's
-    debrief, a widget per block and per table cell; this takes a quarter of that)."""
+    by Rich in one widget, rendered once in a worker at the width it is shown at. Textual's
+    Markdown widget (a widget per block and per table cell) took ~2.5 s to open the
+    flagship's debrief; Rich in a Static, which renders it twice, ~300 ms."""
 
     DEFAULT_CSS = """
     DebriefScreen > #debrief-bar { dock: top; height: 1; background: $panel; color: $text; }
+    DebriefScreen > #review-debrief { scrollbar-gutter: stable; }
     """
+    # the scrollbar's columns kept from the first frame: the text is rendered at the width
+    # the empty screen has, which its scrollbar must not narrow once the text is in
     BINDINGS = [Binding("escape,q,d", "app.pop_screen", "Back")]
 
-    def __init__(self, debrief: Debrief, folder: Path | None = None) -> None:
+    def __init__(self, debrief: Debrief, folder: Path | None = None,
+                 ready: tuple[int, Prerendered] | None = None) -> None:
+        """`ready`: the text already rendered (`debrief_lines`) at a width, shown at once
+        when the screen has that width."""
         super().__init__()
         self.debrief = debrief
         self.folder = folder
+        self.rendered_width = 0
+        self._ready = ready
 
     def compose(self) -> ComposeResult:
         saved = f" · saved as {self.folder / 'debrief.md'}" if self.folder else ""
         yield Static(Text(f" Debrief · Esc back{saved}", no_wrap=True, overflow="ellipsis"),
                      id="debrief-bar")
         with VerticalScroll(id="review-debrief"):
-            yield Static(RichMarkdown(render(self.debrief, "md")), id="debrief-text")
+            yield Static("", id="debrief-text")
         yield SteadyFooter()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fill)  # once laid out: the width is known
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        width = self.query_one("#debrief-text", Static).content_region.width
+        if width > 0 and width != self.rendered_width:
+            self.rendered_width = width
+            if self._ready is not None and self._ready[0] == width:
+                self._show(self._ready[1], width)
+            else:
+                self._render_text(width)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="debrief-text")
+    def _render_text(self, width: int) -> None:
+        lines = debrief_lines(self.app, self.debrief, width)
+        self.app.call_from_thread(self._show, lines, width)
+
+    def _show(self, lines: Prerendered, width: int) -> None:
+        if width == self.rendered_width:  # not resized since
+            self.query_one("#debrief-text", Static).update(lines)
+
+
+DEBRIEF_SCROLLBAR = 2
+"""The columns DebriefScreen keeps for its scrollbar (Textual's default width)."""
+
+
+def debrief_width(app: App[Any]) -> int:
+    """The width DebriefScreen shows its text at in `app` as it is now."""
+    return app.size.width - DEBRIEF_SCROLLBAR
+
+
+def debrief_lines(app: App[Any], debrief: Debrief, width: int) -> Prerendered:
+    """The debrief's text (debrief.md's) rendered at `width` (a worker thread: ~100 ms for
+    the flagship's)."""
+    options = app.console_options.update_width(width).update(highlight=False)
+    return Prerendered(list(app.console.render(RichMarkdown(render(debrief, "md")), options)))
 
 
 class ReviewApp(InertNotifications):
