@@ -96,9 +96,13 @@ async def test_the_debrief_opens_over_the_review_and_closes() -> None:
     app = ReviewApp.from_folder(FIXTURES / "night")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("d")
+        await app.workers.wait_for_complete()  # built off the event loop
+        await pilot.pause()
         assert isinstance(app.screen, DebriefScreen)
         await pilot.press("escape")
         assert not isinstance(app.screen, DebriefScreen)
+        await pilot.press("d")  # built once: the second d opens it at once
+        assert isinstance(app.screen, DebriefScreen)
 
 
 async def test_an_interrupted_session_reviews_with_its_warning() -> None:
