@@ -148,9 +148,10 @@ def world_text(state: WorldSoFar) -> Text:
 
 class DebriefScreen(Screen[None]):
     """The whole debrief as Markdown, for the end of the narration: debrief.md's text drawn
-    by Rich in one widget, rendered once in a worker at the width it is shown at. Textual's
-    Markdown widget (a widget per block and per table cell) took ~2.5 s to open the
-    flagship's debrief; Rich in a Static, which renders it twice, ~300 ms."""
+    by Rich in one widget, rendered once, in a worker, at the width it is shown at (or
+    before the screen opens: `ready`). Textual's Markdown widget (a widget per block and per
+    table cell) took ~2.5 s to open the flagship's debrief, and a Static holding Rich's
+    Markdown, which renders it twice on the event loop, ~300 ms."""
 
     DEFAULT_CSS = """
     DebriefScreen > #debrief-bar { dock: top; height: 1; background: $panel; color: $text; }
@@ -252,7 +253,7 @@ class ReviewApp(InertNotifications):
         self.events = events
         self.warning = warning
         self.folder = folder
-        self._debrief: tuple[Debrief, None, tuple[int, Prerendered]] | None = None
+        self._debrief: tuple[Debrief, tuple[int, Prerendered]] | None = None
         """The debrief d shows, built once, and its text rendered at a width."""
         self.states = world_states(events)
         self.moments = key_moments(events)
@@ -408,7 +409,8 @@ class ReviewApp(InertNotifications):
         if isinstance(self.screen, DebriefScreen):
             return
         if self._debrief is not None:
-            self.push_screen(DebriefScreen(*self._debrief))
+            debrief, ready = self._debrief
+            self.push_screen(DebriefScreen(debrief, ready=ready))
             return
         self._build_debrief()
 
@@ -416,7 +418,7 @@ class ReviewApp(InertNotifications):
     def _build_debrief(self) -> None:
         debrief = build_debrief(self.events, self.warning)
         width = debrief_width(self)
-        self._debrief = (debrief, None, (width, debrief_lines(self, debrief, width)))
+        self._debrief = (debrief, (width, debrief_lines(self, debrief, width)))
         self.call_from_thread(self.action_debrief)
 
     @property
