@@ -19,8 +19,9 @@ from raceday.engine import load
 from raceday.exercise.model import Exercise
 from raceday.tui.app import RacedayApp
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head, read_head
+from raceday.tui.prerendered import Prerendered
 from raceday.tui.screens import briefing as briefing_module
-from raceday.tui.screens.briefing import BriefingScreen, PendingExercise, Prerendered
+from raceday.tui.screens.briefing import BriefingScreen, PendingExercise
 from raceday.tui.screens.cast import CastScreen
 from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
