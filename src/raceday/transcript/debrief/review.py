@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from raceday.transcript import events as ev
@@ -126,9 +126,18 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
         elif isinstance(e, ev.ScoreEvent):
             changes["score"] = f"{e.score.total}/{e.score.max}"
         changes["faults"] = tuple(faults.values())
-        state = replace(state, **changes)
+        state = _with(state, changes)
         states.append(state)
     return tuple(states)
+
+
+def _with(state: WorldSoFar, changes: dict[str, Any]) -> WorldSoFar:
+    """`dataclasses.replace` without running `__init__` again (WorldSoFar has no
+    `__post_init__`): one a transcript's event, a fifth of the cost."""
+    copy = object.__new__(WorldSoFar)
+    copy.__dict__.update(state.__dict__)
+    copy.__dict__.update(changes)
+    return copy
 
 
 MOMENTS = (("f", "fault", "the fault and the race"), ("l", "alarms", "alarms"),
