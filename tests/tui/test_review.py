@@ -105,6 +105,35 @@ async def test_the_debrief_opens_over_the_review_and_closes() -> None:
         assert isinstance(app.screen, DebriefScreen)
 
 
+async def test_the_reviews_debrief_has_the_rooms_edits_and_says_when_it_cannot(
+        tmp_path: Path) -> None:
+    """d shows what `raceday debrief` prints: the after-action report's edits in; a broken
+    aar.json is said in one line and the debrief shown without it."""
+    from raceday.transcript.debrief.aar import AarEdits, aar_path
+
+    for aar, shown in ((AarEdits(evaluators="Grace, evaluator").to_json(), True),
+                       ("{not json", False)):
+        folder = tmp_path / ("good" if shown else "broken")
+        shutil.copytree(FIXTURES / "night", folder)
+        aar_path(folder).write_text(aar, encoding="utf-8")
+        app = ReviewApp.from_folder(folder)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("d")
+            for _ in range(3):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            assert isinstance(app.screen, DebriefScreen)
+            out = io.StringIO()
+            Console(file=out, width=200, color_system=None).print(
+                app.screen.query_one("#debrief-text", Static).content)
+            assert "Debrief: The DNS race" in out.getvalue()
+            assert ("Grace, evaluator" in out.getvalue()) is shown
+            said = [f"{n.title}: {n.message}" for n in app._notifications
+                    if n.title == "aar.json"]
+            assert len(said) == (0 if shown else 1), said
+            assert all(m.startswith("aar.json: Shown without") for m in said), said
+
+
 async def test_an_interrupted_session_reviews_with_its_warning() -> None:
     app = ReviewApp.from_folder(FIXTURES / "interrupted")
     torn = len((FIXTURES / "interrupted" / "events.jsonl").read_text().splitlines())

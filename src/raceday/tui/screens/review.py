@@ -21,7 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from raceday.errors import TranscriptError
+from raceday.errors import RacedayError, TranscriptError, first_line
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import (
@@ -29,6 +29,7 @@ from raceday.transcript.debrief import (
     WorldSoFar,
     build_debrief,
     render,
+    with_edits,
     world_states,
 )
 from raceday.transcript.debrief.review import MOMENTS, key_moments
@@ -416,7 +417,16 @@ class ReviewApp(InertNotifications):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-debrief")
     def _build_debrief(self) -> None:
+        """The debrief as `raceday debrief` gives it: with the room's after-action report
+        edits (a broken aar.json is said once, and the debrief shown without them)."""
         debrief = build_debrief(self.events, self.warning)
+        if self.folder is not None:
+            try:
+                debrief = with_edits(debrief, self.folder)
+            except RacedayError as exc:
+                self.call_from_thread(
+                    self.notify, f"Shown without the after-action report's edits: "
+                    f"{first_line(exc)}", title="aar.json", severity="warning", timeout=10)
         width = debrief_width(self)
         self._debrief = (debrief, (width, debrief_lines(self, debrief, width)))
         self.call_from_thread(self.action_debrief)
