@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from textual.widgets import Footer, TabbedContent
-from tui_fixtures import MakeApp, settle, start_play, type_text
+from tui_fixtures import MakeApp, end_play, settle, start_play, type_text
 
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.dialogs import ChoiceDialog
-from raceday.tui.screens.end import EndScreen, end_markdown
+from raceday.tui.screens.end import end_markdown
 from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
 from raceday.tui.widgets.editor import SqlEditor
@@ -170,12 +170,7 @@ async def test_ctrl_q_on_the_end_screen_goes_back_to_the_launcher(
     app = make_app(flagship)
     async with app.run_test(size=(120, 40)) as pilot:
         await start_play(pilot)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        end = app.screen
-        assert isinstance(end, EndScreen)
+        end = await end_play(pilot)
         assert "transcripts/" in str(end.query_one("#end-bar").render())
         text = end_markdown(end.exercise, end.score, end.folder, end.events)
         assert "Transcript saved in" in text

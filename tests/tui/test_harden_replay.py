@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual.widgets import Static
-from tui_fixtures import DATA, MakeApp, settle, start_play, wait_until
+from tui_fixtures import DATA, MakeApp, end_play, settle, start_play, wait_until
 
 from raceday.engine.load import load_exercise
 from raceday.engine.replaywalk import ReplayWalk
 from raceday.engine.session import Session, SessionError
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
-from raceday.tui.screens.end import EndScreen
 from raceday.tui.screens.harden import HardenScreen, StatementCard
 from raceday.tui.screens.play import PlayScreen
 from raceday.tui.screens.replay import ReplayScreen
@@ -186,12 +185,7 @@ async def test_the_end_screen_opens_the_debrief(make_app: MakeApp, mini: Exercis
     app = make_app(mini)
     async with app.run_test(size=(100, 40)) as pilot:
         await start_play(pilot)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        end = app.screen
-        assert isinstance(end, EndScreen)
+        end = await end_play(pilot)
         assert (end.folder / "debrief.md").exists()
         await pilot.press("d")
         await settle(pilot)
@@ -220,12 +214,7 @@ async def test_the_end_screens_debrief_is_the_one_the_end_built_with_the_rooms_e
     app = make_app(mini)
     async with app.run_test(size=(100, 40)) as pilot:
         await start_play(pilot)
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
-        end = app.screen
-        assert isinstance(end, EndScreen)
+        end = await end_play(pilot)
         (end.folder / "events.jsonl").rename(end.folder / "moved.jsonl")
         aar_path(end.folder).write_text(
             AarEdits(evaluators="Ada, the facilitator").to_json(), encoding="utf-8")

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from raceday.tui.app import RacedayApp
+from raceday.tui.screens.end import EndScreen
 
 DATA = Path(__file__).parent / "data"
 
@@ -54,6 +55,17 @@ async def start_play(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await pilot.press("enter")
     await settle(pilot)
+
+
+async def end_play(pilot: Pilot[Any]) -> EndScreen:
+    """From the play screen, ctrl+q and "End and score": the end screen, once it is up."""
+    await pilot.press("ctrl+q")
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+    end = pilot.app.screen
+    assert isinstance(end, EndScreen)
+    return end
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:

@@ -224,10 +224,10 @@ class SessionRunner:
             snapshot = take_snapshot(session, self.plan, tables=True)
             messages: list[Message] = [SessionOpened(tuple(session.events), snapshot)]
             if resumed.finished:  # it was ending when it stopped: now it has ended
-                write_session_debrief(session.folder)
+                debrief = write_session_debrief(session.folder)
                 events = tuple(session.events)
                 score = next(e for e in reversed(events) if isinstance(e, ev.ScoreEvent))
-                messages.append(SessionEnded(score, session.folder, events))
+                messages.append(SessionEnded(score, session.folder, events, debrief))
             return messages
 
         self.submit("resume", job, refresh=False)
@@ -335,13 +335,10 @@ def write_session_debrief(folder: Path, events: Sequence[ev.Event] | None = None
                           ) -> Debrief | None:
     """Write debrief.md; the transcript is saved either way and `raceday debrief` redoes it.
     `events`: every event the session recorded (None: read back from the folder). Returns
-    the debrief built from `events` (the end screen's d shows it), None without them."""
-    from raceday.transcript.debrief import save_debrief, write_debrief  # heavy: only here
+    the debrief it wrote, without the room's edits (the end screen's d shows it), or None."""
+    from raceday.transcript.debrief import save_debrief  # heavy, and needed only here
 
     try:
-        if events is None:
-            write_debrief(folder)
-            return None
         return save_debrief(folder, events)
     except Exception:  # the session is scored and saved: the end screen must still open
         # (its d then builds the debrief from the transcript, not from this file)

@@ -71,19 +71,15 @@ def write_debrief(folder: Path, events: Sequence[Event] | None = None) -> Path:
 
     `events` are the session's own as it recorded them, every one its events.jsonl holds
     (the same debrief, without reading the file back); None reads them from the folder."""
-    path = folder / DEBRIEF_FILE
-    if events is None:
-        path.write_text(render(load_debrief(folder), "md"), encoding="utf-8")
-    else:
-        save_debrief(folder, events)
-    return path
+    save_debrief(folder, events)
+    return folder / DEBRIEF_FILE
 
 
-def save_debrief(folder: Path, events: Sequence[Event]) -> Debrief:
-    """`write_debrief` from the session's own events, returning the debrief as built (without
-    the after-action report's edits: `with_edits` adds them when it is shown). The TUI's end
-    screen keeps it, so its d need not read back a transcript that may hold 20,000 events."""
-    debrief = build_debrief(events)
+def save_debrief(folder: Path, events: Sequence[Event] | None = None) -> Debrief:
+    """`write_debrief`, returning the debrief as built (without the after-action report's
+    edits: `with_edits` adds them when it is shown). The TUI's end screen keeps it, so its d
+    need not read back a transcript that may hold 20,000 events."""
+    debrief = load_debrief(folder, edited=False) if events is None else build_debrief(events)
     (folder / DEBRIEF_FILE).write_text(render(with_edits(debrief, folder), "md"),
                                        encoding="utf-8")
     return debrief

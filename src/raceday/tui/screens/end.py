@@ -138,8 +138,8 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     class DebriefRead(Message):
         debrief: Any
         error: str | None = None
-        ready: Any = None
-        """Its text already rendered, (width, Prerendered), or None."""
+        ready: tuple[int, Prerendered] | None = None
+        """Its text already rendered: (width, lines)."""
 
     def __init__(self, exercise: Exercise, score: ev.ScoreEvent, folder: Path,
                  events: Sequence[ev.Event], debrief: Debrief | None = None) -> None:
@@ -171,12 +171,10 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     def _prepare_debrief(self) -> None:
         """The debrief d opens, with its text rendered, while the players read the score:
         d then shows it at once (rendering the flagship's takes ~100 ms)."""
-        from raceday.transcript.debrief import load_debrief, with_edits
         from raceday.tui.screens.review import debrief_lines, debrief_width
 
         try:
-            debrief = (load_debrief(self.folder) if self.debrief is None
-                       else with_edits(self.debrief, self.folder))
+            debrief = self._current_debrief()
             width = debrief_width(self.app)
             self._ready = (debrief, width, debrief_lines(self.app, debrief, width))
         except Exception:  # d builds it again, and says what is wrong
@@ -249,13 +247,17 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         without one, built from its transcript (in a worker: it reads files)."""
         self._read_debrief()
 
-    @work(thread=True, exit_on_error=False, group="debrief")
-    def _read_debrief(self) -> None:
+    def _current_debrief(self) -> Debrief:
+        """The debrief with the room's edits as they are now (a worker thread: reads files)."""
         from raceday.transcript.debrief import load_debrief, with_edits
 
+        return (load_debrief(self.folder) if self.debrief is None
+                else with_edits(self.debrief, self.folder))
+
+    @work(thread=True, exit_on_error=False, group="debrief")
+    def _read_debrief(self) -> None:
         try:
-            debrief = (load_debrief(self.folder) if self.debrief is None
-                       else with_edits(self.debrief, self.folder))
+            debrief = self._current_debrief()
             ready = self._ready
             self.post_message(self.DebriefRead(
                 debrief, ready=(ready[1], ready[2]) if ready is not None
