@@ -12,6 +12,7 @@ from raceday.engine.clock import Pace
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.facts import Facts
 from raceday.judge.harms import HarmClock
+from raceday.store.base import StoreError
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import EventLog
@@ -89,6 +90,9 @@ def play_on(kind: NightKind, exercise: Exercise, store: Store, folder: Path, unt
     session.probes = list(probes)
     session.start()
     session.advance_to(until)
+    if store.closed:  # under it (exit stops a night played ahead): the rest never ran
+        log.close()
+        raise StoreError("the world was closed before its night was played to the end")
     session.store.close()
     session.log.close()
     return session

@@ -216,6 +216,50 @@ def test_the_practice_nights_baselines_are_played_while_the_team_plays(
     assert played_in and set(played_in) == {"replay-ahead"}  # none played at the end
 
 
+def test_a_night_stopped_at_exit_leaves_no_baseline_behind(
+        pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session that ends while a baseline is being played ahead (a run that quits within
+    seconds of opening): exit closes that night's worlds, and what the rest of the night did
+    not do is no answer. It was kept as one, in the process and in the cache folder, and
+    every later session on the machine was told its guards kept away a harm that "never
+    happened without them" (0 minutes of an empty answer, against the night's 87)."""
+    import threading
+
+    from raceday.engine import replay_cache, replay_postgres
+    from raceday.engine.ahead_thread import AHEAD
+    from raceday.engine.load import load_named_exercise
+    from raceday.engine.night import play_on as play
+
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(replay_cache, "baselines_known", {})
+    monkeypatch.setattr(replay_cache, "good_known", {})
+    begun, closed = threading.Event(), []
+
+    def stopped_first(kind: Any, exercise: Any, world: Any, *args: Any, **kwargs: Any) -> Any:
+        begun.set()  # the night has its world: the test stops the thread now
+        for _ in range(500):  # and it plays on once exit has closed that world
+            if world.closed:
+                break
+            threading.Event().wait(0.01)
+        closed.append(world.closed)
+        return play(kind, exercise, world, *args, **kwargs)
+
+    monkeypatch.setattr(replay_postgres, "play_on", stopped_first)
+    session = open_session(load_named_exercise("dynamodb-dns-race"), ("responder",), tmp_path,
+                           db=pg_dsn)
+    try:
+        assert begun.wait(60), "no night was played ahead"
+        AHEAD.stop()  # what exit does (atexit), with the night begun
+    finally:
+        session.end("aborted")
+        session.close()
+    assert closed == [True]  # the night did play on, on a closed world
+    assert replay_cache.baselines_known == {}
+    assert replay_cache.good_known == {}
+    kept = [p.name for p in (tmp_path / "cache").rglob("*.json") if "harms" in p.read_text()]
+    assert kept == []
+
+
 def test_the_variants_nights_start_only_once_the_team_changes_its_race(
         pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The variant's baseline and normal night judge a step prevented or a harm kept away,
