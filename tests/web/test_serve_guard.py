@@ -176,3 +176,38 @@ def test_the_page_is_textual_serves_but_for_its_font() -> None:
     after = theirs.index("/>\n", google) + 3
     assert ours.startswith(theirs[:google]) and ours.endswith(theirs[after:])
     assert "googleapis" not in ours and "@font-face" in ours
+
+
+def test_what_a_child_writes_as_it_ends_is_printed() -> None:
+    """A child that writes its last line after its screen is gone (a browser's seat closed
+    with its host says why on the server): textual-serve stops reading the child's errors
+    when its screen's stream ends, so the line was lost whenever the child got there first."""
+    import asyncio
+    import contextlib
+    import io
+    import shlex
+    import sys
+
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    from raceday.web.browser_server import _guarded
+
+    child = ("import os, sys, time; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
+             "os.close(1); time.sleep(0.3); sys.stderr.write('seat 1: the host has gone\\n')")
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    async def serve_one() -> None:
+        service = _guarded(AppService)(
+            f"{shlex.quote(sys.executable)} -c {shlex.quote(child)}", write_bytes=nothing,
+            write_str=nothing, close=nothing, download_manager=DownloadManager())
+        await service.start(80, 24)
+        assert service._task is not None
+        await asyncio.wait_for(service._task, 30)
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        asyncio.run(serve_one())
+    assert "seat 1: the host has gone" in printed.getvalue()

@@ -359,6 +359,10 @@ def _guarded(base: type[AppService]) -> type[AppService]:
 
         async def run(self) -> None:
             await super().run()
+            if self._process is not None and (rest := await guard.unread(
+                    self._process.stderr, guard.QUIT_GRACE_S)):
+                sys.stdout.write(rest.decode("utf-8", "replace"))  # as textual-serve does
+                sys.stdout.flush()
             try:
                 await self.remote_close()
             except Exception:  # noqa: BLE001  # the socket went first: nothing to close

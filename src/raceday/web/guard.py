@@ -98,5 +98,24 @@ async def open_child(command: str, environment: dict[str, str]) -> asyncio.subpr
         stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True)
 
 
+async def unread(stream: asyncio.StreamReader | None, quiet_s: float) -> bytes:
+    """What the child wrote to `stream` that nobody read, to its end (or `quiet_s` of
+    silence). textual-serve stops reading a child's stderr the moment its stdout ends, so the
+    line a child writes as it exits (a browser's seat closed with its host) was printed only
+    when the server's loop happened to read it first."""
+    if stream is None:
+        return b""
+    rest = bytearray()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(stream.read(64 * 1024), quiet_s)
+        except (TimeoutError, ConnectionError, ValueError):
+            break
+        if not chunk:
+            break
+        rest += chunk
+    return bytes(rest)
+
+
 def refused_line(peer: str, why: Refused) -> str:
     return f"raceday serve: a browser ({peer}) was disconnected: it sent {why}"
