@@ -268,6 +268,21 @@ def test_the_world_so_far_follows_the_events() -> None:
     assert any("SCORE 27/100" in line for line in last.lines())
 
 
+def test_the_world_so_far_is_the_same_whichever_event_is_asked_for_first() -> None:
+    """`raceday review` makes each state when it is first shown: asked for out of order
+    (the last first, as End does; then one in the middle), each is the state its events
+    make, and one never asked for is never made."""
+    events = read_events(FIXTURES / "night").events
+    in_order = list(world_states(events))
+    states = world_states(events)
+    assert states[-1] == in_order[-1] and states[len(events) // 2] == in_order[len(events) // 2]
+    assert list(states) == in_order and states[2:5] == in_order[2:5]
+    fresh = world_states(events)
+    assert fresh[0] == in_order[0] and len(fresh._made) == 1
+    with pytest.raises(IndexError):
+        fresh[len(events)]
+
+
 def test_small_pieces() -> None:
     assert [duration(m) for m in (None, 0, 50, 60, 157)] == ["—", "0 min", "50 min", "1 h",
                                                              "2 h 37 min"]

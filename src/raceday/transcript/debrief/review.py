@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.reading import Reading
@@ -63,12 +63,45 @@ class WorldSoFar:
         return out
 
 
-def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
-    """The world so far after each event, in order (one per event)."""
-    if not events:
-        return ()
+class WorldStates(Sequence[WorldSoFar]):
+    """The world so far after each event, one per event, each made the first time it is
+    asked for (and every one before it): `raceday review` opens on the first event, so a
+    20,000-event night no longer makes them all before its first frame (~0.2-0.3 s)."""
+
+    def __init__(self, events: Sequence[ev.Event]) -> None:
+        self._count = len(events)
+        self._made: list[WorldSoFar] = []
+        self._making: Iterator[WorldSoFar] = _states(events) if events else iter(())
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> WorldSoFar: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[WorldSoFar]: ...
+
+    def __getitem__(self, index: int | slice) -> WorldSoFar | Sequence[WorldSoFar]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("no event at that index")
+        made = self._made
+        while len(made) <= index:
+            made.append(next(self._making))
+        return made[index]
+
+
+def world_states(events: Sequence[ev.Event]) -> WorldStates:
+    """The world so far after each event, in order (one per event), made as asked for."""
+    return WorldStates(events)
+
+
+def _states(events: Sequence[ev.Event]) -> Iterator[WorldSoFar]:
     r = Reading(events)
-    states: list[WorldSoFar] = []
     faults: dict[str, str] = {}
     automation: dict[str, str] = {}
     state = WorldSoFar(0, "")
@@ -127,8 +160,7 @@ def world_states(events: Sequence[ev.Event]) -> tuple[WorldSoFar, ...]:
             changes["score"] = f"{e.score.total}/{e.score.max}"
         changes["faults"] = tuple(faults.values())
         state = _with(state, changes)
-        states.append(state)
-    return tuple(states)
+        yield state
 
 
 def _with(state: WorldSoFar, changes: dict[str, Any]) -> WorldSoFar:
