@@ -137,4 +137,5 @@ def _init_of(cls: type[Value]) -> Callable[..., None]:
                 raise TypeError(f"{where} missing 1 required argument: '{name}'")
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.sets_fields_only = True  # type: ignore[attr-defined]  # a decoder may do it itself
     return __init__

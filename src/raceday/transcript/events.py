@@ -831,28 +831,53 @@ def value_from_record(cls: type[_V], data: Mapping[str, Any], where: str) -> _V:
 
 
 def _build(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
-    hints = _hints(cls)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = [k for k in data if k not in fields]
-    if unknown:
-        raise EventError(f"{where}: unknown field {unknown[0]!r}")
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _plan_of(cls)
+    each, names, direct = plan
+    if not names.issuperset(data):
+        unknown = next(k for k in data if k not in names)
+        raise EventError(f"{where}: unknown field {unknown!r}")
     values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in data:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise EventError(f"{where}: missing field {name!r}")
-            continue
-        tp, value = hints[name], data[name]
-        kept = _KEPT.get(tp)
-        if kept is None:
-            kept = _KEPT[tp] = _kept_as_is(tp)
-        if type(value) in kept:  # most fields: kept as they are, no path to name them by
-            values[name] = value
+    for name, tp, kept, default, factory in each:
+        if name in data:
+            value = data[name]
+            if type(value) in kept:  # most fields: kept as they are, no path to name them by
+                values[name] = value
+            else:
+                values[name] = _coerce(tp, value, f"{where}.{name}")
+        elif default is not _MISSING:
+            values[name] = default
+        elif factory is not _MISSING:
+            values[name] = factory()
         else:
-            values[name] = _coerce(tp, value, f"{where}.{name}")
+            raise EventError(f"{where}: missing field {name!r}")
+    if direct:  # what its __init__ would do with these values, without doing it again
+        made = object.__new__(cls)
+        made.__dict__.update(values)
+        return made
     return cls(**values)
+
+
+_Plan = tuple[tuple[tuple[str, Any, frozenset[type[Any]], Any, Any], ...], frozenset[str], bool]
+"""A class's fields as `_build` reads them: (name, annotation, types kept as they are,
+default, default factory) each; every field's name; whether its `__init__` only sets them
+(a `Value`'s made at run time, every field an argument): then `_build` sets them itself."""
+_MISSING: Any = dataclasses.MISSING
+
+
+def _plan_of(cls: type[Any]) -> _Plan:
+    hints = _hints(cls)
+    fields = dataclasses.fields(cls)
+    each = []
+    for f in fields:
+        kept = _KEPT.get(hints[f.name])
+        if kept is None:
+            kept = _KEPT[hints[f.name]] = _kept_as_is(hints[f.name])
+        each.append((f.name, hints[f.name], kept, f.default, f.default_factory))
+    direct = bool(getattr(cls.__init__, "sets_fields_only", False)) and all(
+        f.init for f in fields)
+    return tuple(each), frozenset(f.name for f in fields), direct
 
 
 def _kept_as_is(tp: Any) -> frozenset[type[Any]]:
@@ -868,7 +893,7 @@ def _kept_as_is(tp: Any) -> frozenset[type[Any]]:
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
-_FIELDS: dict[type[Any], dict[str, dataclasses.Field[Any]]] = {}
+_PLANS: dict[type[Any], _Plan] = {}
 _SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
 _KEPT: dict[Any, frozenset[type[Any]]] = {}
 _EXACT = frozenset({str, int, bool, float})  # a value of exactly the annotated type is kept
