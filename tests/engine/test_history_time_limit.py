@@ -31,3 +31,29 @@ def test_the_nights_history_runs_whole_under_a_limit_that_stops_the_players(
         assert not mine.ok and mine.error is not None and "time limit" in mine.error
     finally:
         session.close()
+
+
+def test_a_limit_raised_for_the_history_is_the_raising_threads_alone(tmp_path: Path) -> None:
+    """While the history runs with its minute, a night played beside it in another thread
+    (a baseline played ahead reads the limit to make its worlds) keeps the players' limit:
+    it got the minute too while the limit was the store's."""
+    import threading
+
+    from raceday.engine.load import load_named_exercise
+
+    session = open_session(load_named_exercise("lost-update-basics"), ["operator"],
+                           tmp_path, time_limit_s=0.5)
+    store = session.store
+    seen: list[float] = []
+    try:
+        with store.limit_raised_to(60):
+            beside = threading.Thread(target=lambda: seen.append(store.time_limit_s))
+            beside.start()
+            beside.join()
+            assert store.time_limit_s == 60
+            with store.limit_raised_to(0.1):  # never lowered
+                assert store.time_limit_s == 60
+            assert store.time_limit_s == 60
+        assert seen == [0.5] and store.time_limit_s == 0.5
+    finally:
+        session.close()

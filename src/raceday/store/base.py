@@ -13,6 +13,7 @@ nothing to add, each database's differences in its own module.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -56,6 +57,10 @@ Handle = TypeVar("Handle")
 """A role's connection as a database's store keeps it."""
 
 
+_RAISED = threading.local()
+"""Per thread, the stores whose limit `limit_raised_to` raised there (by id): the limit."""
+
+
 class StoreBase(ABC, Generic[Handle]):
     """One world and the roles that play in it; a database's store subclasses it."""
 
@@ -79,20 +84,37 @@ class StoreBase(ABC, Generic[Handle]):
     path); SQLite's replay copies the file instead (`backup_to`)."""
 
     row_cap: int
-    time_limit_s: float
     _roles: dict[str, RoleRights]
+    _players_limit_s: float = 2.0
+
+    @property
+    def time_limit_s(self) -> float:
+        """How long a statement may run: the players' limit, or more in this thread while it
+        runs the exercise's history (`limit_raised_to`)."""
+        raised = getattr(_RAISED, "limits", {}).get(id(self))
+        return self._players_limit_s if raised is None else raised
+
+    @time_limit_s.setter
+    def time_limit_s(self, seconds: float) -> None:
+        self._players_limit_s = seconds
 
     @contextmanager
     def limit_raised_to(self, seconds: float) -> Iterator[None]:
-        """Statements run inside may take up to `seconds` (never less than the players'
-        limit): the exercise's own history, trusted SQL run once, is not cut short by a limit
-        meant for the players' statements."""
-        before = self.time_limit_s
-        self.time_limit_s = max(before, seconds)
+        """Statements this thread runs inside may take up to `seconds` (a limit never
+        lowered): the exercise's own history, trusted SQL run once, is not cut short
+        by a limit meant for the players' statements. Only this thread's: a night played
+        beside it (a baseline played ahead reads the limit to make its worlds) keeps the
+        players' limit."""
+        limits: dict[int, float] = _RAISED.__dict__.setdefault("limits", {})
+        before = limits.get(id(self))
+        limits[id(self)] = max(self.time_limit_s, seconds)
         try:
             yield
         finally:
-            self.time_limit_s = before
+            if before is None:
+                del limits[id(self)]
+            else:
+                limits[id(self)] = before
 
     # -- the statement loop, written once -------------------------------------------------
 
