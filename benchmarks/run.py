@@ -518,11 +518,36 @@ def postgres_night(runs: int, scratch: Path) -> list[Row]:
     served = [c[1] for c in cpu if c[1] is not None]
     on_server = (f", the server's {statistics.median(served):.1f} s" if served
                  else " (the server's not measured: not on this machine)")
-    return [("a flagship night on PostgreSQL (as-it-happened, final replay included) vs SQLite",
+    rows = [("a flagship night on PostgreSQL (as-it-happened, final replay included) vs SQLite",
              f"{ms(got['postgres'])} vs {ms(got['sqlite'])}; {exchanges:,.0f} round trips on "
              f"{connections:.0f} connections; CPU: raceday's {client:.1f} s{on_server} (a "
              f"first session: {ms(first[0])} vs {ms(first[1])})",
              f"{ratio:.1f}x", f"<= 5x: {verdict(ratio, 5)}")]
+    return rows + guarded_postgres_night(dsn, scratch)
+
+
+def guarded_postgres_night(dsn: str, scratch: Path) -> list[Row]:
+    """The same night with the team's guards (guarded.yaml, its PostgreSQL twin on the
+    server): a team that changed its schema has every night of the final replay played on
+    worlds forked from it (the race, the variant's, the practice and normal nights), the wait
+    a team that did the exercise's work has at the end. No aim of its own: shown beside the
+    row above, which a team that changed nothing meets."""
+    raceday = raceday_command()
+    base = ["run", "dynamodb-dns-race", "--json"]
+
+    def on(db: list[str], script: Path, folder: str) -> Callable[[], float]:
+        return lambda: wall([*raceday, *base, "--script", str(script), "--transcripts",
+                             str(scratch / folder), *db])
+
+    runs = {"sqlite": on([], FLAGSHIP / "scripts" / "guarded.yaml", "sqlite-guarded"),
+            "postgres": on(["--db", dsn], FLAGSHIP / "scripts" / "postgres" / "guarded.yaml",
+                           "pg-guarded")}
+    for run in runs.values():
+        run()  # a first session each: the baselines kept serve the rest
+    got = interleaved(runs, 3)
+    ratio = got["postgres"] / got["sqlite"]
+    return [("  the same with the team's guards (guarded.yaml; no aim: for comparison)",
+             f"{ms(got['postgres'])} vs {ms(got['sqlite'])}", f"{ratio:.1f}x", "")]
 
 
 # -- large worlds ------------------------------------------------------------------------------
