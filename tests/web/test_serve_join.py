@@ -151,7 +151,8 @@ def test_a_seat_whose_host_is_gone_is_told_and_its_page_closes(tmp_path: Path) -
             wait_until(lambda: not seats_running(served), 30)
     finally:
         printed = stop_serve(served)
-    assert "the host has not answered for" in printed and "this browser's seat is closed" in printed
+    assert "the host has not answered for" in printed and "this browser's seat is closed" \
+        in printed, printed
 
 
 @needs_chromium
@@ -174,4 +175,5 @@ def test_a_seat_whose_host_never_answers_its_join_is_told_and_its_page_closes(
             wait_until(lambda: not seats_running(served), 30)
     finally:
         printed = stop_serve(served)
-    assert "the host has not answered for" in printed and "this browser's seat is closed" in printed
+    assert "the host has not answered for" in printed and "this browser's seat is closed" \
+        in printed, printed

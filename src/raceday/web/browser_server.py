@@ -359,14 +359,15 @@ def _guarded(base: type[AppService]) -> type[AppService]:
 
         async def run(self) -> None:
             await super().run()
-            if self._process is not None and (rest := await guard.unread(
-                    self._process.stderr, guard.QUIT_GRACE_S)):
-                sys.stdout.write(rest.decode("utf-8", "replace"))  # as textual-serve does
-                sys.stdout.flush()
             try:
                 await self.remote_close()
             except Exception:  # noqa: BLE001  # the socket went first: nothing to close
                 pass
+            # then what the child wrote as it ended, once it has (the page is closed already)
+            if self._process is not None and (rest := await guard.unread(
+                    self._process.stderr, guard.ENDING_WAIT_S)):
+                sys.stdout.write(rest.decode("utf-8", "replace"))  # as textual-serve does
+                sys.stdout.flush()
 
     return Guarded
 

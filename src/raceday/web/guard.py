@@ -29,6 +29,10 @@ QUIT_GRACE_S = 2.0
 """How long a child has to quit when asked, before it is ended."""
 KILL_GRACE_S = 1.0
 """How long a child has to end after SIGTERM, before SIGKILL."""
+ENDING_WAIT_S = 10.0
+"""How long a child's screen may be gone before it writes its last line (its stderr silent
+meanwhile): the seat closed with its host says why only once its app has shut down, which
+took more than 2 s on a loaded machine. A child asked to quit is ended sooner than this."""
 ENVELOPES = ("stdin", "resize", "ping", "blur", "focus")
 
 
