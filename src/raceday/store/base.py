@@ -85,7 +85,13 @@ class StoreBase(ABC, Generic[Handle]):
 
     row_cap: int
     _roles: dict[str, RoleRights]
+    _closed: bool
     _players_limit_s: float = 2.0
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` ran (or `drop`): statements after it are refused."""
+        return self._closed
 
     @property
     def time_limit_s(self) -> float:

@@ -432,11 +432,6 @@ class WorldStore(StoreBase[RoleConnection]):
             finally:
                 target.close()
 
-    @property
-    def closed(self) -> bool:
-        """Whether `close` ran: statements after it are refused."""
-        return self._closed
-
     def close(self) -> None:
         """Close every connection; the last close folds the WAL back into world.db."""
         with self._lock:

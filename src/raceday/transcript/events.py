@@ -869,15 +869,11 @@ _MISSING: Any = dataclasses.MISSING
 def _plan_of(cls: type[Any]) -> _Plan:
     hints = _hints(cls)
     fields = dataclasses.fields(cls)
-    each = []
-    for f in fields:
-        kept = _KEPT.get(hints[f.name])
-        if kept is None:
-            kept = _KEPT[hints[f.name]] = _kept_as_is(hints[f.name])
-        each.append((f.name, hints[f.name], kept, f.default, f.default_factory))
+    each = tuple((f.name, hints[f.name], _kept_as_is(hints[f.name]), f.default,
+                  f.default_factory) for f in fields)
     direct = bool(getattr(cls.__init__, "sets_fields_only", False)) and all(
         f.init for f in fields)
-    return tuple(each), frozenset(f.name for f in fields), direct
+    return each, frozenset(f.name for f in fields), direct
 
 
 def _kept_as_is(tp: Any) -> frozenset[type[Any]]:
@@ -895,7 +891,6 @@ def _kept_as_is(tp: Any) -> frozenset[type[Any]]:
 _HINTS: dict[type[Any], dict[str, Any]] = {}
 _PLANS: dict[type[Any], _Plan] = {}
 _SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
-_KEPT: dict[Any, frozenset[type[Any]]] = {}
 _EXACT = frozenset({str, int, bool, float})  # a value of exactly the annotated type is kept
 
 

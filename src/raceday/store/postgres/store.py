@@ -619,11 +619,6 @@ class PostgresStore(StoreBase["_Login"]):
         """Close every connection; the world schema and its roles stay (see `drop`)."""
         self._shut(keep_admin=False)
 
-    @property
-    def closed(self) -> bool:
-        """Whether `close` or `drop` ran: statements after it are refused."""
-        return self._closed
-
     def _shut(self, *, keep_admin: bool) -> psycopg.Connection[Any] | None:
         """`close`; `keep_admin`: but the admin connection, returned while it is usable."""
         with self._lock:
