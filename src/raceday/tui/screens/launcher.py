@@ -214,8 +214,6 @@ class LauncherScreen(WorkingScreen):
             return
         if found.first_run and not self.raceday.settings.mode_given:
             self.raceday.settings.mode = "onboarding"
-        line.update(Text.assemble(("▶ ", "bold"), (inert(found.why, one_line=True), "bold"),
-                                  "  Enter reads its briefing."))
         line.display = True
         table = self.query_one("#exercises", DataTable)
         row = table.cursor_row
@@ -224,6 +222,18 @@ class LauncherScreen(WorkingScreen):
         at = next((i for i, e in enumerate(self.entries) if e.id == found.id), row)
         table.move_cursor(row=row if self.select is not None else at)
         self._show_detail(table.cursor_row)
+
+    def _show_suggestion(self, row: int) -> None:
+        """The line that leads the list: where to start or what to play next, and that Enter
+        reads its briefing only while the cursor is on it (the end screen's n puts the
+        cursor on the next act, and the player may move it)."""
+        found = self.suggestion
+        if found is None:
+            return
+        here = 0 <= row < len(self.entries) and self.entries[row].id == found.id
+        self.query_one("#launcher-start", Static).update(Text.assemble(
+            ("▶ ", "bold"), (inert(found.why, one_line=True), "bold"),
+            "  Enter reads its briefing." if here else ""))
 
     def _add_rows(self) -> None:
         table = self.query_one("#exercises", DataTable)
@@ -324,6 +334,7 @@ class LauncherScreen(WorkingScreen):
     def _show_detail(self, row: int) -> None:
         if not 0 <= row < len(self.entries):
             return
+        self._show_suggestion(row)
         self._show_settings()
         entry = self.entries[row]
         text = Text()
