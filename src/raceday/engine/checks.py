@@ -4,12 +4,13 @@ a trusted read is answered again only when what it read was written."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from raceday.engine.core import BROKEN_WORLD, SessionCore
 from raceday.engine.statement_text import commits, params_key, reads_only, short_rows, steady
 from raceday.errors import MachineError, RacedayError
+from raceday.exercise.customers import with_tables
 from raceday.exercise.model import Invariant
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
@@ -52,10 +53,21 @@ class WorldChecks(SessionCore):
         answer = self._asked_ahead.pop(sql, None) if params is None else None
         if isinstance(answer, RacedayError):
             raise answer
-        columns, rows = answer if answer is not None else self.store.app_query(sql, params)
+        columns, rows = answer if answer is not None else self.store.app_query(
+            self._trusted(sql), params)
         if key is not None:
             self._check_kept[sql] = (asked, key, columns, list(rows))
         return columns, list(rows)
+
+    def _trusted(self, sql: str) -> str:
+        """`sql` as raceday runs it: each table of the customers' view it names given as a
+        WITH table of the rows raceday keeps, which nothing in the world can shadow."""
+        if not self.exercise.customers:
+            return sql
+        done = self._trusted_sql.get(sql)
+        if done is None:
+            done = self._trusted_sql[sql] = with_tables(sql, self.exercise.customers)
+        return done
 
     def _still_kept(self, sql: str, asked: tuple[Any, ...], key: tuple[int, ...] | None) -> bool:
         """Whether the answer kept for `sql` is the one asking again would give (`asked`: its
@@ -76,7 +88,7 @@ class WorldChecks(SessionCore):
         stamp = (self._schema_epoch, self._commits, getattr(self.store, "catalog_writes", 0))
         known = self._check_reads.get(sql)
         if known is None or known[0] != stamp:
-            tables = reads_of(sql, params)
+            tables = reads_of(self._trusted(sql), params)
             known = self._check_reads[sql] = (
                 stamp, None if tables is None else tuple(sorted(tables)))
         tables = known[1]
@@ -111,6 +123,7 @@ class WorldChecks(SessionCore):
             break_glass=break_glass,
             schema_changed=result.schema_changed,
             writes=tuple(result.writes),
+            made_writes=tuple(result.made_writes) if result.ok else (),
         ))
         if result.schema_changed:
             self._schema_epoch += 1
@@ -134,8 +147,22 @@ class WorldChecks(SessionCore):
             self._unnamed_writes += 1  # changed, where? (a failure no store could place)
         if result.ok and result.writes and not automated:
             self.facts.player_writes.append((self.minute, role, tuple(result.writes)))
+            self._note_forged(result.writes)
+        if result.ok and result.made_writes:  # the team's triggers, in anyone's statement
+            for made in result.made_writes:
+                self.facts.made_writes.setdefault(made, self.minute)
+            self._note_forged(table for _trigger, table in result.made_writes)
         if result.ok and automated and self._violated_since:
             self._fault_writes.update(t.lower() for t in result.writes)
+
+    def _note_forged(self, tables: Iterable[str]) -> None:
+        """Remember the first minute anything but the service wrote a table only the service
+        may bring back: from then on every harm of the night counts as present (`_check_each`),
+        whatever the rows say, so hiding a harm that way keeps nothing from the customers."""
+        recovery = self.exercise.scoring.recovery
+        if self._forged_at is None and recovery is not None and recovery.forged and any(
+                t.lower() in recovery.forged for t in tables):
+            self._forged_at = self.minute
 
     def _check_world(self, *, if_changed: bool = False) -> None:
         """Check the truth, invariants and milestones. They take no parameters, so their
@@ -167,14 +194,16 @@ class WorldChecks(SessionCore):
                if sql not in self._broken_checks and reads_only(sql)
                and not self._still_kept(sql, (), self._check_key(sql, None))]
         if len(ask) > 1:
-            self._asked_ahead = dict(zip(ask, self.store.app_queries(ask), strict=True))
+            self._asked_ahead = dict(zip(
+                ask, self.store.app_queries([self._trusted(sql) for sql in ask]), strict=True))
 
     def _check_each(self) -> None:
+        forged = self._forged_at is not None
         if not self.judge_world:
             for invariant in self.exercise.invariants:
                 if invariant.outage:
                     self.harm_clock.observe(invariant.id, self.minute,
-                                            bool(self._harm_rows(invariant)))
+                                            forged or bool(self._harm_rows(invariant)))
             return
         truth = self.exercise.truth
         if truth is not None:
@@ -184,7 +213,7 @@ class WorldChecks(SessionCore):
                                 [[p] for p in problems])
         for invariant in self.exercise.invariants:
             rows = self._harm_rows(invariant)
-            self.harm_clock.observe(invariant.id, self.minute, bool(rows))
+            self.harm_clock.observe(invariant.id, self.minute, forged or bool(rows))
             if invariant.outage:
                 self._set_violation(invariant.id, invariant.fault, rows)
         for milestone in self.exercise.milestones:

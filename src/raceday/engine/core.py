@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
+from raceday.engine.customers import with_customers_read
 from raceday.engine.statement_text import param_names
 from raceday.exercise.model import Exercise, Inject, ShiftSpec, Task
 from raceday.judge.facts import Facts, Look, RaceStepState
@@ -100,7 +101,7 @@ class SessionCore:
             raise SessionError(
                 f"unknown role {unknown[0]!r}; roles are {', '.join(exercise.role_ids)}"
             )
-        self.exercise = exercise
+        self.exercise = with_customers_read(exercise)  # read at load: here for one made in code
         self.store = store
         self.log = log
         self.players = tuple(players)
@@ -138,6 +139,8 @@ class SessionCore:
         self._alerting: set[str] = set()
         self._counter = 0
         self._broken_checks: set[str] = set()
+        self._forged_at: int | None = None  # first write of a table only the service restores
+        self._trusted_sql: dict[str, str] = {}  # a check's SQL -> as run, its kept tables given
         self._steps_by_task: dict[str, list[RaceStepState]] | None = None
         self._world_changes = 0  # bumped by every write or schema change
         self._checked_at = -1  # the value of _world_changes when the world was last checked

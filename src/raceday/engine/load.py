@@ -24,10 +24,12 @@ def load_exercise(path: Path, *, check_sql: bool = True) -> Exercise:
     As an earlier run loaded it when nothing it is made of changed since (`load_cache`): the
     reader (PyYAML and the checks, ~50 ms to import) is imported only when it is not."""
     def read() -> Exercise:
+        from raceday.engine.customers import with_customers_read
         from raceday.exercise import loader
         from raceday.store.prepare import prepare_each
 
-        return loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
+        exercise = loader.load_exercise(path, sql_checker=prepare_each if check_sql else None)
+        return with_customers_read(exercise) if check_sql else exercise
 
     return cached_load(path, check_sql, read)
 

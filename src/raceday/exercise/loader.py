@@ -21,6 +21,7 @@ from pathlib import Path
 
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE as EXERCISE_FILE  # re-exported: it was defined here
+from raceday.exercise.customers import TABLE_NAME, CustomerTable, with_queries
 from raceday.exercise.fields import BUILTIN_PARAMETERS, LEVELS
 from raceday.exercise.model import OWN_WORDS, Exercise, Finding, Milestone
 from raceday.exercise.read_debrief import DebriefReader
@@ -113,6 +114,7 @@ class _Reader(DebriefReader):
             )
             for f, i, line in self.items(top, "milestones", "milestone", "milestones")
         )
+        self.customers = self.customer_tables(top)
         evidence_lines: dict[str, int] = {}  # finding id -> the line of its evidence
         found: list[Finding] = []
         for f, i, line in self.items(top, "findings", "finding", "findings"):
@@ -166,6 +168,7 @@ class _Reader(DebriefReader):
             injects=injects,
             invariants=invariants,
             milestones=milestones,
+            customers=self.customers,
             findings=findings,
             hints=hints,
             scoring=scoring,
@@ -178,6 +181,18 @@ class _Reader(DebriefReader):
             path=self.yaml_path.resolve(),
             moved=tuple(self.moved),
         )
+
+    def customer_tables(self, top: dict[str, Located]) -> tuple[CustomerTable, ...]:
+        """The customers' view's tables: each a plain SQL name and the query that reads it."""
+        tables = []
+        for f, name, line in self.items(top, "customers", "customer_table", "customers"):
+            what = f'customer table "{name}"'
+            if not TABLE_NAME.match(name):
+                self.problem(f["id"].line, f"{what}: the name must be a plain SQL name "
+                             "(lower-case letters, digits and _), as checks write it")
+            tables.append(CustomerTable(name=name, sql=self.sql_text(f, "from", what),
+                                        line=line))
+        return tuple(tables)
 
     # -- across the file ---------------------------------------------------------------
 
@@ -212,7 +227,8 @@ class _Reader(DebriefReader):
         and good paths; invariants, milestones and examples run without parameters. An
         unknown name would silently be NULL at play, so it is reported here.
         """
-        items = [(str(index), entry.sql) for index, entry in enumerate(self.sql)]
+        items = [(str(index), with_queries(entry.sql, self.customers))
+                 for index, entry in enumerate(self.sql)]
         result = sql_checker(world_sql, items)
         if result.world_error is not None:
             line, message = result.world_error

@@ -12,6 +12,7 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
+from raceday.exercise.customers import CustomerTable
 from raceday.value import Value, frozen
 
 
@@ -605,6 +606,8 @@ class Exercise(Value):
     injects: tuple[Inject, ...] = ()
     invariants: tuple[Invariant, ...] = ()
     milestones: tuple[Milestone, ...] = ()
+    customers: tuple[CustomerTable, ...] = ()
+    """The customers' view: tables raceday keeps from the world as built, for its checks."""
     findings: tuple[Finding, ...] = ()
     hints: tuple[Hint, ...] = ()
     scoring: Scoring = field(default_factory=Scoring)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from pathlib import Path
 
+from raceday.exercise.customers import CustomerTable
 from raceday.exercise.fields import FIELDS, ID, MOVED, UNQUOTED_TIME, E
 from raceday.exercise.sql_check import SqlChecker
 from raceday.exercise.times import format_time, parse_duration, parse_hhmm, parse_time
@@ -99,6 +100,8 @@ class FieldReader:
         self.practice_nights: dict[str, int] = {}
         self.night_refs: list[tuple[int, str, str]] = []  # (line, what, practice night id)
         self.sql: list[SqlUse] = []
+        self.customers: tuple[CustomerTable, ...] = ()
+        """The customers' view's tables: SQL naming one is compiled with it as a WITH table."""
         self.ids: dict[str, dict[str, int]] = {kind: {} for kind in PLURAL}
         self.remembered: dict[str, set[str]] = {}
         self.task_roles: dict[str, str] = {}

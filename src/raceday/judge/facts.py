@@ -71,6 +71,9 @@ class Facts:
     tasks_unproven: dict[str, str] = field(default_factory=dict)
     edits: list[tuple[int, str]] = field(default_factory=list)
     player_writes: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
+    made_writes: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(trigger, table) -> the first minute a trigger the team made could write that table
+    inside a statement (the automation's too); a trigger dropped later is still here."""
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
     replay: ReplayResult | None = None
     reached_end: bool = False

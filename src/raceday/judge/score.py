@@ -412,13 +412,13 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
         points, why = _no_fault_reason("recovery", rubric.points, ex, facts, time_of)
         return replace(verdict, points=points, reasons=(why,))
     forged = _forged(rubric.forged, facts)
-    if forged is not None and (held is None or held > forged[0]):
-        minute, role, tables = forged
+    if forged is not None:
+        minute, who, tables = forged
         return replace(verdict, points=0, reasons=(
-            f"recovery +0/{rubric.points}: {role} wrote {', '.join(tables)} by hand at "
-            f"{time_of(minute)}, before the world was restored for good: that is the state the "
-            "recovery measures, which only the service itself can bring back, so what it "
-            "showed after that write was forged, not recovered",))
+            f"recovery +0/{rubric.points}: {who} wrote {', '.join(tables)} at "
+            f"{time_of(minute)}: that is the state the recovery measures, which only the "
+            "service itself can bring back, so what the night showed from then on was forged, "
+            "not recovered",))
     reasons: list[str] = []
     weighed: list[vd.RecoveryCredit] = []
     total = 0
@@ -446,14 +446,19 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
 
 
 def _forged(tables: tuple[str, ...], facts: Facts) -> tuple[int, str, tuple[str, ...]] | None:
-    """The first player write to a table only the service may bring back, after the fault
-    began: (minute, role, those tables)."""
-    start = facts.fault_started or 0
+    """The first write to a table only the service may bring back, at any minute: a player's
+    statement, or a trigger the team made writing inside anyone's statement (the service's
+    own included): (minute, who, those tables)."""
+    found: list[tuple[int, str, tuple[str, ...]]] = []
     for minute, role, wrote in facts.player_writes:
         hit = tuple(t for t in wrote if t.lower() in tables)
-        if hit and minute >= start:
-            return minute, role, hit
-    return None
+        if hit:
+            found.append((minute, f"{role} (by hand)", hit))
+            break
+    for (trigger, table), minute in facts.made_writes.items():
+        if table in tables:
+            found.append((minute, f"the team's trigger {trigger}", (table,)))
+    return min(found) if found else None
 
 
 def _outage_item(points: int, full: int, outage: int, facts: Facts, event: int | None,

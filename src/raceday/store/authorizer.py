@@ -141,6 +141,9 @@ class StatementContext:
     """The trigger a CREATE TRIGGER makes (lower case): the store records its maker."""
     break_glass: list[str] = field(default_factory=list)
     """World tables changed under a break-glass right (the role's, or a trigger maker's)."""
+    made_writes: list[tuple[str, str]] = field(default_factory=list)
+    """(trigger, table) for each table a trigger made during play may write in this statement:
+    the team's object writing inside whoever's statement fired it (the automation's too)."""
     reads: dict[tuple[str | None, str | None, bool, str | None], str | None] = field(default_factory=dict)
     """Decisions on reads so far, by (table, database, alter, trigger maker): SQLite asks
     once per column."""
@@ -156,7 +159,8 @@ class StatementContext:
             first_keyword=self.first_keyword, called=self.called, writes=list(self.writes),
             target=self.target, ddl=self.ddl, alter=self.alter, dropping=self.dropping,
             altering=self.altering, created_trigger=self.created_trigger,
-            break_glass=list(self.break_glass), reads=dict(self.reads))
+            break_glass=list(self.break_glass), made_writes=list(self.made_writes),
+            reads=dict(self.reads))
 
 
 class Authorizer:
@@ -365,6 +369,9 @@ class Authorizer:
                     declared = self._declared(table)
                     return f"trigger {source} (made by role {maker}) may not write table {declared}"
                 self._wrote(table)
+                made = (source.lower(), table.lower())
+                if made not in ctx.made_writes:
+                    ctx.made_writes.append(made)
                 return None
             if source.lower() in self.names.triggers:
                 # A trigger of the world runs with the statement that fires it; CTEs and

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from raceday.store.dialect.sqlite import statement_pieces
 from raceday.store.world import (
@@ -128,3 +129,24 @@ def check_sql(world_sql: str, items: Sequence[tuple[str, str]]) -> list[tuple[st
         line, message = result.world_error
         return [(f"world.sql:{line}", message)]
     return result.errors
+
+
+def read_kept(world_sql: str, queries: Sequence[str], *,
+              time_limit: float = WORLD_TIME_LIMIT) -> list[tuple[tuple[str, ...], list[tuple[Any, ...]]]]:
+    """Build `world_sql` in memory and run each query: (columns, rows) per query, in order.
+
+    What the customers' view keeps of the world as the exercise builds it (before any role
+    has run a statement); raises `WorldError` or `sqlite3.Error` with SQLite's words."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        build_world(conn, world_sql, time_limit_s=time_limit)
+        conn.set_authorizer(BuildGuard())
+        answers = []
+        for sql in queries:
+            cursor = conn.execute(sql)
+            columns = tuple(str(d[0]) for d in cursor.description or ())
+            answers.append((columns, [tuple(row) for row in cursor.fetchall()]))
+        return answers
+    finally:
+        conn.close()

@@ -44,6 +44,9 @@ class StatementResult(Value):
     reads: tuple[str, ...] = ()
     """The tables (lower case) the statement read, as the authorizer allowed them: a view
     counts as reads of its tables."""
+    made_writes: tuple[tuple[str, str], ...] = ()
+    """(trigger, table) for each table a trigger the team made during play may write in this
+    statement, whoever's statement it is (SQLite's authorizer names the trigger)."""
     kept_in: tuple[str, ...] | None = None
     """A failed statement: the tables it may have left changes in (SQLite keeps the rows a
     statement changed before an `OR FAIL` conflict or a `RAISE(FAIL)`), as the authorizer saw

@@ -596,6 +596,7 @@ class WorldStore(StoreBase[RoleConnection]):
                 writes=tuple(ctx.writes) if not (explain or ctx.ddl) else (),
                 schema_changed=schema_changed,
                 break_glass=tuple(ctx.break_glass) if not explain else (),
+                made_writes=tuple(ctx.made_writes) if not (explain or ctx.ddl) else (),
                 reads=tuple(sorted({str(k[0]).lower() for k, why in ctx.reads.items()
                                     if k[0] and why is None})),
             )

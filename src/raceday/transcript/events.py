@@ -288,6 +288,8 @@ class Statement(Event):
     break_glass: bool = False
     schema_changed: bool = False
     writes: tuple[str, ...] = ()
+    made_writes: tuple[tuple[str, str], ...] = ()
+    """(trigger, table): tables a trigger the team made may write inside this statement."""
 
 
 @frozen(kw_only=True)
