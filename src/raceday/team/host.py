@@ -2,12 +2,13 @@
 transcript) and meets its players in `session.db`, or, with `meeting` (a PostgreSQL DSN), in
 a schema of its own on that server, where seats on other machines join it.
 
-The host runs in one thread. Each `pump` runs the facilitator's queued calls, then the
-seats' queued commands (each through the one statement path, as the seat's role), then lets
-the live clock run, and publishes what happened in one transaction: the events as the
-session recorded them (already in `events.jsonl`), each command's outcome, the snapshot the
-players' screens show. A command the seat may not send (another role, a forged MAC, a used
-number) is refused and recorded, and the session goes on.
+The host runs in one thread. Each `pump` runs the facilitator's queued calls, then one
+queued command of each seat in turn (each through the one statement path, as the seat's
+role; team/turns.py), letting the live clock run between any two, and publishes what
+happened in one transaction: the events as the session recorded them (already in
+`events.jsonl`), each command's outcome, the snapshot the players' screens show. A command
+the seat may not send (another role, a forged MAC, a used number) is refused and recorded,
+and the session goes on.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from raceday.team.inject_plan import InjectPlan
 from raceday.team.rulings import rulings_in
 from raceday.team.seat import Seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
+from raceday.team.turns import Turns
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
 
@@ -74,9 +76,11 @@ POLL_SECONDS = 0.01
 WOKEN_IDLE_SECONDS = 0.1
 """The longest an idle host on PostgreSQL sleeps: a seat's NOTIFY (or a console call) wakes
 it sooner; the clock is read every CLOCK_SECONDS anyway."""
-COMMANDS_PER_PUMP = 50
 CLOCK_SECONDS = 0.25
 """How often the live clock is read."""
+TURNS_S = 1.0
+"""How long one pump goes on taking the seats' turns before the console's calls and the
+heartbeats get theirs (what is left waits for the next pump)."""
 PLAYER_ACTIONS = ("join", "leave", "ready", "sql", "monitor", "remove_monitor", "declare", "edit",
                   "hint", "replay")
 BEAT = "beat"
@@ -171,6 +175,7 @@ class Host(FacilitatorActions):
         self.ended = False
         self.commands_done = 0
         self._calls: queue.Queue[tuple[Callable[[Session], Any], Future[Any]]] = queue.Queue()
+        self._turns = Turns()
         self._step = _Step()
         self._private = False
         self._signed = -1
@@ -393,28 +398,19 @@ class Host(FacilitatorActions):
         version = db.data_version()
         if version != self._data_version and not session.ended:
             self._data_version = version
-            rows = db.queued(COMMANDS_PER_PUMP)
-            if len(rows) == COMMANDS_PER_PUMP:
-                self._data_version = -1  # more are waiting: look again at the next pump
-            for row in rows:
+            self._turns.add(db.queued(Turns.read_limit(len(self.seats))))
+        began = time.monotonic()
+        while self._turns and not session.ended and time.monotonic() - began < TURNS_S:
+            for row in self._turns.next_round():  # one command of each seat, in turn
                 handled += 1
                 self._handle(row)
                 if session.ended:
                     break
-            if rows and not session.ended:
-                self._publish()  # the seats' answers first, before the clock's minute runs
-        now = self.wall()
-        if (self.pace is Pace.LIVE and not self.live.paused and not session.ended
-                and now - self._last_clock_read >= CLOCK_SECONDS):
-            self._last_clock_read = now
-            target = int(self.live.minutes(now))
-            planned = self.injects.next_minute(session.minute)  # stop there to send it
-            if planned is not None:
-                target = min(target, planned)
-            if target > session.minute and session.minute < session.end_minute:
-                session.advance_to(target)
+                self._tick_clock(session)  # never behind one seat's whole queue
+        self._tick_clock(session)
         self.send_due_injects()
-        drained = self._data_version != -1  # no seat's beat still waits in the queue
+        now = self.wall()
+        drained = not self._turns  # no seat's beat still waits in the queue
         if drained and not session.ended and now - self._last_beat_check >= HEARTBEAT_CHECK_S:
             self._last_beat_check = now
             self._check_heartbeats(now)
@@ -423,6 +419,22 @@ class Host(FacilitatorActions):
             self.ended = True
         self._publish()
         return handled
+
+    def _tick_clock(self, session: Session) -> None:
+        """Let the live clock run to the minute the wall says (every CLOCK_SECONDS at most),
+        the seats' answers so far published first."""
+        now = self.wall()
+        if (self.pace is not Pace.LIVE or self.live.paused or session.ended
+                or now - self._last_clock_read < CLOCK_SECONDS):
+            return
+        self._last_clock_read = now
+        target = int(self.live.minutes(now))
+        planned = self.injects.next_minute(session.minute)  # stop there to send it
+        if planned is not None:
+            target = min(target, planned)
+        if target > session.minute and session.minute < session.end_minute:
+            self._publish()
+            session.advance_to(target)
 
     def run(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
         """Pump until `stop` is set, the session has ended or the machine stopped it
