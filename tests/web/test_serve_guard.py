@@ -5,6 +5,7 @@ the server."""
 from __future__ import annotations
 
 import json
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -121,6 +122,17 @@ def test_ctrl_c_ends_the_server_and_every_child_within_seconds(served: Served) -
     assert time.monotonic() - started < 8
     assert served.process.returncode == 0
     _gone_within(children, 3)
+    for ws in sockets:
+        ws.close()
+
+
+def test_kill_9_of_the_server_ends_every_child_within_seconds(served: Served) -> None:
+    sockets = [_open(served) for _ in range(2)]
+    children = _children(served.process.pid)
+    assert len(children) == 2
+    served.process.send_signal(signal.SIGKILL)  # no handler runs: the kernel ends them
+    served.process.wait(timeout=10)
+    _gone_within(children, 5)
     for ws in sockets:
         ws.close()
 

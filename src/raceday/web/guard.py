@@ -19,6 +19,8 @@ import shlex
 import signal
 from typing import Any
 
+from raceday.parent_watch import PARENT_VARIABLE
+
 _log = logging.getLogger("raceday.serve")
 
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -96,7 +98,9 @@ def end_group_now(pid: int) -> None:
 
 
 async def open_child(command: str, environment: dict[str, str]) -> asyncio.subprocess.Process:
-    """A browser's process, in a session (and group) of its own, with no shell between."""
+    """A browser's process, in a session (and group) of its own, with no shell between; it
+    dies with the server however the server dies (raceday/parent_watch.py)."""
+    environment = {**environment, PARENT_VARIABLE: str(os.getpid())}
     return await asyncio.create_subprocess_exec(
         *shlex.split(command), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from raceday.errors import RacedayError
 from raceday.inert import inert
+from raceday.parent_watch import die_with_parent
 from raceday.web.browser_server import SEATS_VARIABLE
 
 
@@ -55,6 +56,7 @@ def _alive(lock: Path) -> bool:
 
 
 def main() -> int:
+    die_with_parent()  # the server killed outright takes this browser's seat with it
     pool = json.loads(os.environ.pop(SEATS_VARIABLE))
     tokens: list[str] = pool["tokens"]
     try:
