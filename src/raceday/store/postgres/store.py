@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
+from raceday.store.postgres.runner import make_runner, rebuild
 from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
-    as_sql,
     build_world,
     connect,
     current_user,
@@ -377,15 +377,12 @@ class PostgresStore(StoreBase["_Login"]):
             steps += [f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}"
                       for role in made]
             run_all(admin, steps)
+            make_runner(admin, names)
+            # definitions only: nothing of the team's runs while they are made
             admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
                                       f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
             warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
-            for statement in pgsql.split(post):
-                try:
-                    admin.execute(as_sql(statement))
-                except Exception as exc:
-                    what = " ".join(statement.split())[:80]
-                    warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
+            warnings += rebuild(admin, names, post)
             run_all(admin, [f"CREATE TABLE {quoted(names.state)}.world_tables "
                             "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')",
                             *(f"INSERT INTO {quoted(names.state)}.world_tables (name) "

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from raceday.errors import ExerciseError
 from raceday.store.base import StoreError, one_line
 from raceday.store.dialect import postgres as pgsql
+from raceday.store.postgres.runner import make_runner, run_as_code
 from raceday.store.protocol import RoleRights
 from raceday.store.results import ColumnInfo, ForeignKeyInfo, TableInfo
 
@@ -76,13 +77,14 @@ def build_world(
     for schema in (names.world, names.state, names.compat):
         admin.execute(f"CREATE SCHEMA {quoted(schema)}")
     make_roles(admin, names, passwords)
-    admin.execute(f"SET search_path = {quoted(names.world)}")
+    code_role(admin, names)
+    make_runner(admin, names)
     admin.execute(f"SET statement_timeout = {WORLD_TIME_LIMIT_MS}")
     line = 1
     try:
-        for piece in _pieces(world_sql):
+        for piece in _pieces(world_sql):  # as the world's code role: see runner.py
             line = piece[0]
-            admin.execute(as_sql(piece[1]))
+            run_as_code(admin, names, piece[1], quoted(names.world))
     except Exception as exc:
         state = getattr(exc, "sqlstate", "")
         why = (f"took longer than {WORLD_TIME_LIMIT_MS / 1000:g} s to build (a runaway query?)"
@@ -153,8 +155,7 @@ def _world_code(admin: psycopg.Connection[Any], names: SessionNames) -> None:
     with a pinned search_path (pg_temp last), so hijacking one reaches no further.
     """
     code, world = quoted(names.world_code), quoted(names.world)
-    made = [f"CREATE ROLE {code} NOLOGIN", f"GRANT {code} TO {quoted(current_user(admin))}",
-            f"GRANT USAGE, CREATE ON SCHEMA {world} TO {code}"]
+    made: list[str] = []
     functions = admin.execute(
         "SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p WHERE p.pronamespace = "
         "%s::regnamespace AND p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype", [names.world]
@@ -163,6 +164,14 @@ def _world_code(admin: psycopg.Connection[Any], names: SessionNames) -> None:
         made += [f"ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = {world}, pg_temp",
                  f"ALTER FUNCTION {signature} OWNER TO {code}"]
     run_all(admin, made)
+
+
+def code_role(admin: psycopg.Connection[Any], names: SessionNames) -> None:
+    """The world's code role (`_world_code`), which also builds the world: it owns what the
+    exercise's world SQL makes, and may create in the world's schema, nothing more."""
+    code = quoted(names.world_code)
+    run_all(admin, [f"CREATE ROLE {code} NOLOGIN", f"GRANT {code} TO {quoted(current_user(admin))}",
+                    f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {code}"])
 
 
 def dump_schema(dsn: str, schema: str, *sections: str) -> list[str]:
@@ -219,16 +228,16 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
     thrown away: the new world keeps the team's own constraints)."""
     seed = f"rd_{names.session}_seed"
     warnings: list[str] = []
-    admin.execute(f"CREATE SCHEMA {quoted(seed)}")
-    admin.execute(f"SET search_path = {quoted(seed)}")
+    admin.execute(f"CREATE SCHEMA {quoted(seed)}; "
+                  f"GRANT USAGE, CREATE ON SCHEMA {quoted(seed)} TO {quoted(names.world_code)}")
+    admin.execute("SET search_path = pg_catalog")
     try:
         for _line, statement in _pieces(seed_sql):
-            admin.execute(as_sql(statement))
+            run_as_code(admin, names, statement, quoted(seed))
     except Exception as exc:
         raise ExerciseError([f"world SQL failed: {server_message(exc)}"]) from exc
     if renumber.strip():
-        _renumber(admin, seed, renumber)
-    admin.execute("SET search_path = pg_catalog")
+        _renumber(admin, names, seed, renumber)
 
     def tables(schema: str) -> dict[str, list[str]]:
         rows = admin.execute(
@@ -243,15 +252,17 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
         return found
 
     seeded, now, wanted = tables(seed), tables(live), tables(names.world)
+    _loader_rights(admin, names, live, [t for t in wanted if t not in seeded and t in now])
     for table, columns in wanted.items():
         source, have = (seed, seeded[table]) if table in seeded else (live, now.get(table, []))
         common = ", ".join(quoted(c) for c in columns if c in have)
         if not common:
             continue
-        try:
-            admin.execute(f"INSERT INTO {quoted(names.world)}.{quoted(table)} ({common}) "
-                          "OVERRIDING SYSTEM VALUE "
-                          f"SELECT {common} FROM {quoted(source)}.{quoted(table)}")
+        try:  # the team's CHECKs, defaults and triggers fire: as the world's code role
+            run_as_code(admin, names, f"INSERT INTO {quoted(names.world)}.{quoted(table)} "
+                        f"({common}) OVERRIDING SYSTEM VALUE "
+                        f"SELECT {common} FROM {quoted(source)}.{quoted(table)}",
+                        quoted(names.world))
         except Exception as exc:
             warnings.append(f"table {table}: the seed rows do not fit the team's schema "
                             f"({server_message(exc)})")
@@ -262,13 +273,29 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
         "JOIN pg_catalog.pg_class t ON t.oid = d.refobjid "
         "JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid "
         "WHERE s.relnamespace = %s::regnamespace AND d.deptype IN ('a', 'i')", [names.world]).fetchall()
-    for sequence, table, column in sequences:
+    for sequence, table, column in sequences:  # a team's policy may call its code
         top = f"(SELECT max({quoted(str(column))}) FROM {table})"
-        admin.execute(f"SELECT pg_catalog.setval(%s, COALESCE({top}, 0) + 1, false)", [sequence])
+        run_as_code(admin, names, f"SELECT pg_catalog.setval({literal(str(sequence))}, "
+                    f"COALESCE({top}, 0) + 1, false)", quoted(names.world))
     return warnings
 
 
-def _renumber(admin: psycopg.Connection[Any], seed: str, renumber: str) -> None:
+def _loader_rights(admin: psycopg.Connection[Any], names: SessionNames, live: str,
+                   from_live: Sequence[str]) -> None:
+    """What the world's code role needs to fill a fork: its tables and sequences, and the
+    live world's tables the team made (their rows are copied as they are now)."""
+    world, code = quoted(names.world), quoted(names.world_code)
+    rights = [f"GRANT INSERT, SELECT ON ALL TABLES IN SCHEMA {world} TO {code}",
+              f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA {world} TO {code}"]
+    if from_live:
+        rights += [f"GRANT USAGE ON SCHEMA {quoted(live)} TO {code}",
+                   f"GRANT SELECT ON {', '.join(f'{quoted(live)}.{quoted(t)}' for t in from_live)} "
+                   f"TO {code}"]
+    run_all(admin, rights)
+
+
+def _renumber(admin: psycopg.Connection[Any], names: SessionNames, seed: str,
+              renumber: str) -> None:
     """Run the exercise's renumbering on the seed rows with no foreign key in the way (what
     SQLite's `PRAGMA foreign_keys=OFF` gives; a non-superuser cannot turn PostgreSQL's off)."""
     keys = admin.execute(
@@ -278,7 +305,7 @@ def _renumber(admin: psycopg.Connection[Any], seed: str, renumber: str) -> None:
         admin.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quoted(str(name))}")
     try:
         for _line, statement in _pieces(renumber):
-            admin.execute(as_sql(statement))
+            run_as_code(admin, names, statement, quoted(seed))
     except Exception as exc:
         raise ExerciseError([f"replay shifted seed SQL failed: {server_message(exc)}"]) from exc
 
