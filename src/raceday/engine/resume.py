@@ -23,7 +23,8 @@ import errno
 import fcntl
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,32 @@ def _in_use(folder: Path) -> bool:
     return False
 
 
+@contextmanager
+def resuming(folder: Path) -> Iterator[None]:
+    """Hold the session's folder while it is resumed: two `raceday resume` of one session
+    started together each set the crash's world aside and built one in its place, so both
+    failed ("disk image is malformed") and world.db was deleted. The second is refused in
+    one line; the lock goes with the process however it ends (flock)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield  # no such folder: check_resumable says so
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:  # a filesystem without locks: go on unlocked
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise ResumeError(BEING_RESUMED.format(folder=folder)) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+BEING_RESUMED = ("{folder}: this session is already being resumed (another raceday resume "
+                 "has it); wait for that one to finish")
+
+
 def exercise_of(folder: Path) -> str:
     """The exercise id a session folder was played with (to load it before resuming)."""
     path = folder / EVENTS_FILE
@@ -248,8 +275,15 @@ def _say(record: dict[str, Any]) -> str:
 
 
 def resume_session(folder: Path, exercise: Exercise, *, time_limit_s: float = 2.0) -> Resumed:
-    """Rebuild the session in `folder` and give it back, ready to go on (module docstring)."""
+    """Rebuild the session in `folder` and give it back, ready to go on (module docstring);
+    one resume at a time (`resuming`), and once it is back its transcript's lock keeps
+    another away (the session is running)."""
     folder = Path(folder)
+    with resuming(folder):
+        return _resume_session(folder, exercise, time_limit_s)
+
+
+def _resume_session(folder: Path, exercise: Exercise, time_limit_s: float) -> Resumed:
     path = folder / EVENTS_FILE
     played = check_resumable(folder)
     if played != exercise.id:
