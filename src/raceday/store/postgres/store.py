@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.postgres.runner import make_runner, rebuild
+from raceday.store.postgres.terminate import TERMINATE_GRACE_S, Terminator
 from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
@@ -195,6 +196,8 @@ class _Login:
     """Scans of each world table (sequential and index) before the statement: what it read."""
     found_at: int | None = None
     """`catalog_writes` when the counts now being read found the tables by the schema's name."""
+    stopped: bool = False
+    """Its server process was ended by raceday (a statement that ignored its cancel)."""
 
 
 class PostgresStore(StoreBase["_Login"]):
@@ -235,6 +238,7 @@ class PostgresStore(StoreBase["_Login"]):
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
         self._admin = _admin if _admin is not None else connect(dsn)
+        self._terminator = Terminator(dsn)
         try:
             self._admin.execute(f"SET search_path = {quoted(self.names.world)}")
             if _passwords is None:
@@ -483,7 +487,7 @@ class PostgresStore(StoreBase["_Login"]):
             login.held = None
             started = time.perf_counter()
             try:
-                with self._watch(login.conn):
+                with self._watch(login):
                     end_transaction(login.conn, word)
             except Exception as exc:
                 if login.conn.closed or login.conn.broken:
@@ -589,7 +593,7 @@ class PostgresStore(StoreBase["_Login"]):
                      + "\n; ROLLBACK; SELECT pg_catalog.pg_advisory_unlock_all()")
             answers = []
             try:
-                with self._watch(checker.conn):
+                with self._watch(checker):
                     cur = driver.ClientCursor(checker.conn)
                     cur.execute(batch, list(values))
                     for _ in range(_BEGIN_STATEMENTS):  # to the first query's own result
@@ -711,14 +715,22 @@ class PostgresStore(StoreBase["_Login"]):
         self._counted(login, cur.fetchall())
 
     @contextmanager
-    def _watch(self, conn: psycopg.Connection[Any]) -> Iterator[None]:
-        """Cancel from the client if the server's own timeout did not stop the statement."""
+    def _watch(self, login: _Login) -> Iterator[None]:
+        """Cancel from the client if the server's own timeout did not stop the statement;
+        end its server process if it ran on past the cancel too (terminate.py)."""
+        conn = login.conn
+        pid = conn.info.backend_pid
+        name = SessionNames.login(login.role)
+        limit = self.time_limit_s + WATCHDOG_GRACE_S
         self._running.add(conn)
         try:
-            with WATCHDOG.watching(self.time_limit_s + WATCHDOG_GRACE_S, conn.cancel_safe):
+            with WATCHDOG.watching(limit, conn.cancel_safe), WATCHDOG.watching(
+                    limit + TERMINATE_GRACE_S, lambda: self._terminator.terminate(pid, name)):
                 yield
         finally:
             self._running.discard(conn)
+            if self._terminator.ended(pid):
+                login.stopped = True
 
     def _run(self, login: _Login, statement: str, ready: _Ready,
              *, begin: bool = False, commit: bool = False) -> StatementResult:
@@ -738,7 +750,7 @@ class PostgresStore(StoreBase["_Login"]):
         from raceday.store.postgres import driver  # loaded when the store connected
 
         try:
-            with self._watch(conn):
+            with self._watch(login):
                 with self._exchange(conn, commit):
                     before = self._open(login) if begin else None
                     cur = driver.ExtendedCursor(conn)
@@ -949,6 +961,10 @@ def _lost(login: _Login, statement: str, exc: BaseException | None) -> Statement
         raise exc
     ended = " (its open transaction was rolled back)" if login.held else ""
     login.held = None
+    if login.stopped:  # (a new login replaces this one: its flag goes with it)
+        return StatementResult(sql=statement, error="statement stopped: it ran on past its time "
+                               "limit and the cancel, so raceday ended its connection (and its "
+                               f"locks){ended}; the next statement reconnects", error_kind="timeout")
     why = f": {server_message(exc)}" if exc is not None else ""
     return StatementResult(sql=statement, error=f"the connection to PostgreSQL was lost{ended}{why}; "
                            "the next statement reconnects", error_kind="error")

@@ -27,13 +27,14 @@ class Watchdog:
     def watching(self, seconds: float, cancel: Callable[[], object]) -> Iterator[None]:
         token = next(self._tokens)
         with self._wake:
-            idle = not self._due
-            self._due[token] = (time.monotonic() + seconds, cancel)
+            at = time.monotonic() + seconds
+            sooner = not self._due or at < min(due for due, _c in self._due.values())
+            self._due[token] = (at, cancel)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="raceday-pg-watchdog",
                                                 daemon=True)
                 self._thread.start()
-            elif idle:  # deadlines only grow, so only a sleeping watchdog needs waking
+            elif sooner:  # a later deadline than one it waits for needs no waking
                 self._wake.notify()
         try:
             yield
