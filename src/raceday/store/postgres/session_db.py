@@ -298,19 +298,37 @@ class PgSessionDb:
 
     def drop(self) -> None:
         """Remove the session from the server: its seats' logins (their connections ended
-        first), its schemas; then close."""
-        with self._tx() as conn:
-            conn.execute("SET LOCAL lock_timeout = '5s'")
-            logins = [str(r[0]) for r in conn.execute(
-                f'SELECT login FROM "{self.schema}".logins')] if conn.execute(
-                "SELECT to_regclass(%s)", (f'"{self.schema}".logins',)).fetchone()[0] else []
-            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity "
-                         "WHERE usename = ANY(%s)", (logins,))
-            conn.execute(f'DROP SCHEMA IF EXISTS "{pub_schema(self.schema)}" CASCADE')
-            conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
-            for login in logins:
-                conn.execute(f'DROP ROLE IF EXISTS "{login}"')
-        self.close()
+        first, whatever they made dropped: a large object a seat created with its own login
+        would otherwise keep its role), its schemas; then close. Each login is dropped on
+        its own: one that cannot be leaves the others and the schemas gone, and is named."""
+        try:
+            with self._tx() as conn:
+                conn.execute("SET LOCAL lock_timeout = '5s'")
+                logins = [str(r[0]) for r in conn.execute(
+                    f'SELECT login FROM "{self.schema}".logins')] if conn.execute(
+                    "SELECT to_regclass(%s)", (f'"{self.schema}".logins',)).fetchone()[0] else []
+                conn.execute("SELECT pg_terminate_backend(pid, 5000) "
+                             "FROM pg_catalog.pg_stat_activity WHERE usename = ANY(%s)", (logins,))
+                conn.execute(f'DROP SCHEMA IF EXISTS "{pub_schema(self.schema)}" CASCADE')
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+            left = [login for login in logins if not self._drop_login(login)]
+        finally:
+            self.close()
+        if left:
+            raise SessionDbError(f"session {self.session}: could not drop the logins "
+                                 f"{', '.join(left)} (they own objects in another database)")
+
+    def _drop_login(self, login: str) -> bool:
+        """DROP OWNED (its large objects, its grants) then DROP ROLE; False if it stays."""
+        try:
+            with self._tx() as conn:
+                if conn.execute("SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = %s",
+                                (login,)).fetchone() is not None:
+                    conn.execute(f'DROP OWNED BY "{login}" CASCADE')
+                    conn.execute(f'DROP ROLE "{login}"')
+        except SessionDbError:
+            return False
+        return True
 
     # -- waking ----------------------------------------------------------------------------
 
