@@ -417,6 +417,10 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
     """`raceday resume DIR`: in the TUI, or headless with --script or --end."""
 
     if (args.session / "session.db").is_file():  # a team session: the host comes back
+        if args.end:  # to end it: headless, no seat awaited
+            from raceday.team.start_host import resume_to_end
+
+            return resume_to_end(args.session, args.exercise, args.json, out)
         if args.headless:
             from raceday.team.start_host import resume_headless
 

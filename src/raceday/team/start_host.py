@@ -249,3 +249,27 @@ def resume_headless(folder: Path, exercise_name: str | None, speed: float | None
                   threading.Event())
     print_score(score.score, out, host.folder)
     return 0
+
+
+def resume_to_end(folder: Path, exercise_name: str | None, as_json: bool,
+                  out: Console) -> int:
+    """`raceday resume DIR --end` for a team session: end it headless, with no seat and no
+    console (the night plays itself out with the automation in every role, as when a team
+    leaves early), and print the score (one JSON object with `as_json`). It used to open the
+    console, which hung without a terminal, or, `--headless`, wait for seats for ever."""
+    from raceday.transcript.events import score_to_json
+    from raceday.transcript.render import print_score
+
+    host = resumed_host(folder, exercise_name)
+    try:
+        score = host.end("ended on resume")
+    finally:
+        host.close()
+    session = host.need()
+    if as_json:
+        result = {"exercise": session.exercise.id, "session": str(session.folder),
+                  **score_to_json(score.score)}
+        sys.stdout.write(json_text(result) + "\n")
+    else:
+        print_score(score.score, out, session.folder)
+    return 0
