@@ -37,10 +37,12 @@ class SaveMonitor(Value):
 
 @frozen(kw_only=True)
 class RemoveMonitor(Value):
-    """Drop a saved monitor."""
+    """Drop a saved monitor. `role`: who asks (a team seat's role); a monitor another role
+    saved is not theirs to drop. None: the one player of a solo session (or a resume)."""
 
     kind: ClassVar[str] = "remove_monitor"
     name: str
+    role: str | None = None
 
 
 @frozen(kw_only=True)

@@ -46,11 +46,19 @@ class Monitors(Evidence):
         self._run_monitor(self.monitors[name])
         return event
 
-    def remove_monitor(self, name: str) -> None:
-        if name in self.monitors and self._flooded("monitor") is not None:
-            return
+    def remove_monitor(self, name: str, role: str | None = None) -> Event | None:
+        """Drop a monitor; one asked by a `role` other than the one that saved it is refused
+        and recorded (a monitor belongs to whoever saved it)."""
+        monitor = self.monitors.get(name)
+        if monitor is not None and role is not None and role != monitor.role:
+            return self._emit(ev.Refused(
+                role=role, action="remove_monitor", name=name,
+                error=f"monitor {name!r} is {monitor.role}'s: only who saved it removes it"))
+        if monitor is not None and self._flooded("monitor") is not None:
+            return None
         if self.monitors.pop(name, None) is not None:
-            self._emit(ev.MonitorRemoved(name=name))
+            return self._emit(ev.MonitorRemoved(name=name))
+        return None
 
     def _monitor_result(self, monitor: Monitor) -> StatementResult | None:
         """The monitor's answer now: the one it gave last time while none of the tables it

@@ -221,7 +221,10 @@ class Session(Automation):
     def perform(self, action: AskReplay) -> ev.Replay: ...
 
     @overload
-    def perform(self, action: RemoveMonitor | Wait) -> None: ...
+    def perform(self, action: RemoveMonitor) -> Event | None: ...
+
+    @overload
+    def perform(self, action: Wait) -> None: ...
 
     @overload
     def perform(self, action: Action) -> Performed: ...
@@ -234,8 +237,7 @@ class Session(Automation):
         if isinstance(action, SaveMonitor):
             return self.save_monitor(action.role, action.name, action.sql)
         if isinstance(action, RemoveMonitor):
-            self.remove_monitor(action.name)
-            return None
+            return self.remove_monitor(action.name, action.role)
         if isinstance(action, Declare):
             if action.finding == OWN_WORDS:
                 return self.declare_own_words(action.role, action.text)

@@ -61,6 +61,7 @@ from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.inject_file import PreparedInject
 from raceday.team.inject_plan import InjectPlan
+from raceday.team.monitor_owners import MonitorOwners
 from raceday.team.rulings import rulings_in
 from raceday.team.seat import Seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
@@ -176,6 +177,7 @@ class Host(FacilitatorActions):
         self.commands_done = 0
         self._calls: queue.Queue[tuple[Callable[[Session], Any], Future[Any]]] = queue.Queue()
         self._turns = Turns()
+        self.monitor_owners = MonitorOwners()
         self._step = _Step()
         self._private = False
         self._signed = -1
@@ -301,6 +303,7 @@ class Host(FacilitatorActions):
                 self._on_event(event)
         session.subscribe(self._on_event)
         session.facts.rulings[:] = rulings_in(session.events)
+        self.monitor_owners.rebuild(session.events)
         self._plan_again(session)
         if self.pace is Pace.LIVE:
             self.live.start(self.wall(), session.minute)
@@ -576,9 +579,18 @@ class Host(FacilitatorActions):
             seat.ready = False
             return _event_result(session.record(ev.SeatLeft(seat=seat.name, role=role,
                                                             player=player)))
+        action = _seat_action(kind, role, payload)
+        if isinstance(action, (SaveMonitor, RemoveMonitor)):  # a monitor is its seat's
+            monitor = session.monitors.get(action.name.strip())
+            why = self.monitor_owners.refusal(seat.name, role, action.name,
+                                              monitor.role if monitor is not None else None)
+            if why is not None:
+                raise CommandRefusal(why)
         session.record(ev.SeatCommand(seat=seat.name, role=role, player=player, action=kind,
                                       command=row.id))
-        done = session.perform(_seat_action(kind, role, payload))
+        done = session.perform(action)
+        if isinstance(action, (SaveMonitor, RemoveMonitor)) and not isinstance(done, list):
+            self.monitor_owners.note(seat.name, done)
         if isinstance(done, list):
             self._step.schema_changed |= any(r.schema_changed for r in done)
             return wire.results_to_json(done)
@@ -741,7 +753,7 @@ def _seat_action(kind: str, role: str, payload: dict[str, Any]) -> Action:
     if kind == "monitor":
         return SaveMonitor(role=role, name=_text(payload, "name"), sql=_text(payload, "sql"))
     if kind == "remove_monitor":
-        return RemoveMonitor(name=_text(payload, "name"))
+        return RemoveMonitor(name=_text(payload, "name"), role=role)
     if kind == "declare":
         text = payload.get("text", "")
         if not isinstance(text, str):
