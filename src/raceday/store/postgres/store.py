@@ -40,6 +40,8 @@ from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.postgres.runner import make_runner, rebuild
 from raceday.store.postgres.terminate import TERMINATE_GRACE_S, Terminator
+from raceday.store.postgres.unblind import refusal as unblind_refusal
+from raceday.store.postgres.unblind import unblind
 from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
@@ -165,9 +167,11 @@ _LIMITS = ("SELECT pg_catalog.set_config('role', %s, true), "
            "pg_catalog.set_config('search_path', %s, true), "
            "pg_catalog.set_config('statement_timeout', %s, true), "
            "pg_catalog.set_config('lock_timeout', %s, true), "
-           "pg_catalog.set_config('idle_in_transaction_session_timeout', %s, true)")
+           "pg_catalog.set_config('idle_in_transaction_session_timeout', %s, true), "
+           "pg_catalog.set_config('row_security', %s, true)")
 """The transaction's limits in one statement (`set_config` with is_local is SET LOCAL): its
-role, search_path, statement_timeout, lock_timeout, idle_in_transaction_session_timeout."""
+role, search_path, statement_timeout, lock_timeout, idle_in_transaction_session_timeout,
+row_security (off for the checker: see unblind.py)."""
 
 
 @dataclass(frozen=True)
@@ -387,6 +391,9 @@ class PostgresStore(StoreBase["_Login"]):
                                       f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
             warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
             warnings += rebuild(admin, names, post)
+            if unblind(admin, names.world):
+                warnings.append("row-level security is raceday's to leave off: the team's "
+                                "policies were dropped")
             run_all(admin, [f"CREATE TABLE {quoted(names.state)}.world_tables "
                             "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')",
                             *(f"INSERT INTO {quoted(names.state)}.world_tables (name) "
@@ -820,7 +827,7 @@ class PostgresStore(StoreBase["_Login"]):
         if login.role == self.names.checker:
             schemas = f"{quoted(self.names.compat)}, {schemas}"
         return [login.role, schemas, str(ms), str(min(ms, LOCK_TIMEOUT_MS)),
-                str(self.idle_timeout_ms)]
+                str(self.idle_timeout_ms), "off" if login.role == self.names.checker else "on"]
 
     def _close(self, login: _Login, *, commit: bool) -> psycopg.Cursor[Any]:
         """In a pipeline: the counts after the statement; `commit`: COMMIT first (the
@@ -916,6 +923,7 @@ class PostgresStore(StoreBase["_Login"]):
         role dropped one and made it again); tables made during play are open to all roles.
         """
         grant_rights(self._admin, self.names, list(self._roles.values()))
+        unblind(self._admin, self.names.world)
 
 
 _Ready = tuple[str, str, list[Any]]
@@ -945,6 +953,10 @@ def _refusal(statement: str, keyword: str) -> str | None:
         return _REFUSED_WORDS[keyword]
     if keyword not in ALLOWED_KEYWORDS:
         return f"{keyword or 'this statement'} is not allowed here"
+    if keyword in ("CREATE", "ALTER"):
+        blinding = unblind_refusal(keyword, pgsql.words(statement))
+        if blinding is not None:
+            return blinding
     if keyword in ("CREATE", "ALTER", "DROP"):
         found = pgsql.words(statement)
         kind = found[1] if len(found) > 1 else ""
