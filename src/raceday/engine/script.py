@@ -117,7 +117,8 @@ def _read_script(path: Path, exercise: Exercise) -> Script:
         raise ScriptError([f"{path}:{exc.line}: not valid YAML: {exc.message}"]) from None
     for line, message in yaml_problems:
         reader.problems.append(f"{path}:{line}: {message}")
-    if root is None or not root.is_mapping:
+    if root is None or not root.is_mapping or "steps" not in root.value:
+        # one line, and none of its keys: a file that is no script (/etc/shadow) is not quoted
         raise ScriptError([f"{path}:1: a play script is a mapping with `steps:`"])
     top: dict[str, Located] = root.value
     for key, node in top.items():

@@ -25,10 +25,11 @@ from raceday.engine.script import Script, Step, load_script
 from raceday.engine.session import Session
 from raceday.errors import ScriptError
 from raceday.exercise.model import Exercise
-from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.exercise.yaml_lines import YamlSyntaxError, load_located
 from raceday.team.group import GroupError, Teams, TeamSpec, team_names
 from raceday.team.host import Host
 from raceday.team.script import TeamPlay, script_seats
+from raceday.team.yaml_file import YamlFileError, beside, read_mapping
 from raceday.textfile import UnreadableText, read_text
 
 _log = logging.getLogger(__name__)
@@ -54,15 +55,10 @@ def load_teams_file(path: Path, exercise: Exercise) -> TeamsFile:
     """Read a teams file and every script it names; problems are `file:line: what`."""
     problems: list[str] = []
     try:
-        root, yaml_problems = load_located(read_text(path))
-    except (OSError, UnreadableText) as exc:
-        raise ScriptError([f"{path}: cannot read the teams file: {exc}"]) from None
-    except YamlSyntaxError as exc:
-        raise ScriptError([f"{path}:{exc.line}: not valid YAML: {exc.message}"]) from None
+        top, yaml_problems = read_mapping(path, "teams file", "teams")
+    except YamlFileError as exc:
+        raise ScriptError([str(exc)]) from None
     problems += [f"{path}:{line}: {message}" for line, message in yaml_problems]
-    if root is None or not root.is_mapping or "teams" not in root.value:
-        raise ScriptError([f"{path}:1: a teams file is a mapping with `teams:`"])
-    top: dict[str, Located] = root.value
     for key, node in top.items():
         if key not in _KEYS:
             problems.append(f"{path}:{node.line}: unknown key '{key}' (expected one of: "
@@ -83,13 +79,22 @@ def load_teams_file(path: Path, exercise: Exercise) -> TeamsFile:
             if not isinstance(node.value, str) or not node.value.strip():
                 problems.append(f"{path}:{node.line}: team {name}: the path of a play script")
                 continue
-            try:
-                scripts.append((name, load_script(path.parent / node.value.strip(), exercise)))
+            try:  # a script in the teams file's folder, and a play script, or not read
+                script = beside(path.parent, node.value.strip(), *_reference_plays(exercise))
+                read_mapping(script, "play script", "steps")
+                scripts.append((name, load_script(script, exercise)))
+            except YamlFileError as exc:
+                problems.append(f"{path}:{node.line}: team {name}: {exc}")
             except ScriptError as exc:
                 problems += [f"{path}:{node.line}: team {name}: {p}" for p in exc.problems]
     if problems:
         raise ScriptError(problems)
     return TeamsFile(path, tuple(scripts))
+
+
+def _reference_plays(exercise: Exercise) -> tuple[Path, ...]:
+    """The exercise's own scripts: a teams file may name them wherever it sits."""
+    return (exercise.folder / "scripts",) if exercise.folder is not None else ()
 
 
 class GroupPlay:

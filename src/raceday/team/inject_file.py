@@ -26,9 +26,9 @@ from pathlib import Path
 from raceday.errors import InputError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration, parse_time
-from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
+from raceday.exercise.yaml_lines import Located
 from raceday.inert import has_controls
-from raceday.textfile import UnreadableText, read_text
+from raceday.team.yaml_file import YamlFileError, read_mapping
 
 KINDS = ("message", "status", "alarm", "question")
 _TOP = ("exercise", "injects")
@@ -61,17 +61,11 @@ class PreparedInject:
 
 def load_inject_file(path: Path, exercise: Exercise) -> tuple[PreparedInject, ...]:
     """Read and check a prepared inject file for `exercise`."""
-    try:
-        root, yaml_problems = load_located(read_text(path))
-    except (OSError, UnreadableText) as exc:
-        raise InjectFileError([f"{path}: cannot read the inject file: {exc}"]) from None
-    except YamlSyntaxError as exc:
-        raise InjectFileError([f"{path}:{exc.line}: not valid YAML: {exc.message}"]) from None
+    try:  # a .yaml file that is an inject file, or one line that quotes none of it
+        top, yaml_problems = read_mapping(path, "inject file", "injects")
+    except YamlFileError as exc:
+        raise InjectFileError([str(exc)]) from None
     problems = [f"{path}:{line}: {message}" for line, message in yaml_problems]
-    if root is None or not root.is_mapping or "injects" not in root.value:
-        raise InjectFileError([f"{path}:1: an inject file is a mapping with `injects:` (a "
-                               "list of injects)"])
-    top: dict[str, Located] = root.value
     for key, node in top.items():
         if key not in _TOP:
             problems.append(f"{path}:{node.line}: unknown key '{key}' (expected one of: "
