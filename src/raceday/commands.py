@@ -50,6 +50,7 @@ def check_paths(paths: list[Path], out: Console) -> int:
     scripts' steps far enough to find SQL naming what the world does not have, and its
     practice baselines on variants when it says they are the same on every one."""
     from raceday.engine.baseline_check import baseline_problems
+    from raceday.engine.pg_world_check import postgres_world_problems
     from raceday.engine.refcheck import missing_names
 
     problems: list[str] = []
@@ -59,7 +60,8 @@ def check_paths(paths: list[Path], out: Console) -> int:
         except ExerciseError as exc:
             problems.extend(exc.problems)
             continue
-        missing = missing_names(exercise) + baseline_problems(exercise)
+        missing = (missing_names(exercise) + baseline_problems(exercise)
+                   + postgres_world_problems(exercise))
         if missing:
             problems.extend(missing)
             continue

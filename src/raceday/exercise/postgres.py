@@ -54,6 +54,8 @@ class PostgresVariant:
     world_changes: tuple[Difference, ...] = ()
     statements: dict[str, str] = dataclasses.field(default_factory=dict)
     sql: dict[str, str] = dataclasses.field(default_factory=dict)
+    world_file: str | None = None
+    """The name `world:` gives (beside postgres.yaml), for messages."""
 
 
 def load_variant(folder: Path) -> PostgresVariant | None:
@@ -77,9 +79,11 @@ def load_variant(folder: Path) -> PostgresVariant | None:
         errors.append(f"{path}:{top['world_changes'].line}: give world (a whole file) or "
                       "world_changes (world.sql's differences), not both")
     world_sql = None
+    world_file = None
     if "world" in top:
         name = _text(top["world"], path, errors)
         if name is not None:
+            world_file = name
             try:
                 world_sql = read_text(folder / name)
             except (OSError, UnreadableText) as exc:
@@ -98,7 +102,7 @@ def load_variant(folder: Path) -> PostgresVariant | None:
     sql = {change.sqlite.strip(): change.postgres for change in _pairs(top, "sql", path, errors)}
     if errors:
         raise ExerciseError(errors)
-    return PostgresVariant(path, world_sql, tuple(changes), statements, sql)
+    return PostgresVariant(path, world_sql, tuple(changes), statements, sql, world_file)
 
 
 def _pairs(top: dict[str, Located], key: str, path: Path, errors: list[str]) -> list[Difference]:

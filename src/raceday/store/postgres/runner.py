@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import psycopg
 
-    from raceday.store.postgres.world import SessionNames
-
 RUNNER = "run_as_world_code"
 
 
@@ -31,57 +29,30 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def runner_name(names: SessionNames) -> str:
-    return f"{_quoted(names.state)}.{RUNNER}"
+def runner_name(state: str) -> str:
+    return f"{_quoted(state)}.{RUNNER}"
 
 
-def make_runner(admin: psycopg.Connection[Any], names: SessionNames) -> None:
-    """The world code role's runner (the role and the state schema exist, raceday's login is
-    a member of the role). The role may create in the state schema only while its function
-    is handed to it."""
-    state, code = _quoted(names.state), _quoted(names.world_code)
+def make_runner(admin: psycopg.Connection[Any], state_schema: str, code_role: str) -> None:
+    """The world code role's runner in the session's state schema (both exist, raceday's
+    login is a member of the role). The role may create in the state schema only while its
+    function is handed to it."""
+    state, code = _quoted(state_schema), _quoted(code_role)
+    run = runner_name(state_schema)
     admin.execute(";\n".join([
         f"GRANT CREATE ON SCHEMA {state} TO {code}",
-        f"CREATE FUNCTION {runner_name(names)}(statement text, path text) RETURNS void "
+        f"CREATE FUNCTION {run}(statement text, path text) RETURNS void "
         "LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$ BEGIN "
         "PERFORM pg_catalog.set_config('search_path', path, true); EXECUTE statement; END $$",
-        f"ALTER FUNCTION {runner_name(names)}(text, text) OWNER TO {code}",
+        f"ALTER FUNCTION {run}(text, text) OWNER TO {code}",
         f"REVOKE CREATE ON SCHEMA {state} FROM {code}",
-        f"REVOKE ALL ON FUNCTION {runner_name(names)}(text, text) FROM PUBLIC",
+        f"REVOKE ALL ON FUNCTION {run}(text, text) FROM PUBLIC",
     ]))
 
 
-def run_as_code(admin: psycopg.Connection[Any], names: SessionNames, statement: str,
+def run_as_code(admin: psycopg.Connection[Any], state_schema: str, statement: str,
                 search_path: str) -> None:
-    """Run one statement as the world code role, `search_path` its schemas."""
-    admin.execute(f"SELECT {runner_name(names)}(%s, %s)", [statement, search_path])
+    """Run one statement as the world code role (its runner is in `state_schema`),
+    `search_path` its schemas."""
+    admin.execute(f"SELECT {runner_name(state_schema)}(%s, %s)", [statement, search_path])
 
-
-def rebuild(admin: psycopg.Connection[Any], names: SessionNames, post: str) -> list[str]:
-    """Run a fork's post-data (pg_dump's indexes, constraints, triggers, rules) as the world
-    code role, made a member of the fork's roles for the while (an index or a constraint
-    is its table owner's to make): an index expression or a constraint a team wrote runs on
-    the copied rows as the team, never as raceday. Each statement that fails is a warning."""
-    from raceday.store.dialect import postgres as pgsql
-    from raceday.store.postgres.world import server_message
-
-    roles = [str(r[0]) for r in admin.execute(
-        "SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s AND NOT rolcanlogin "
-        "AND rolname NOT IN (%s, %s)",
-        [f"rd\\_{names.session}\\_%", names.world_code, names.checker]).fetchall()]
-    code = _quoted(names.world_code)
-    members = ", ".join(_quoted(r) for r in roles)
-    if roles:
-        admin.execute(f"GRANT {members} TO {code}")
-    warnings: list[str] = []
-    try:
-        for statement in pgsql.split(post):
-            try:
-                run_as_code(admin, names, statement, "pg_catalog")
-            except Exception as exc:
-                what = " ".join(statement.split())[:80]
-                warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
-    finally:
-        if roles:
-            admin.execute(f"REVOKE {members} FROM {code}")
-    return warnings

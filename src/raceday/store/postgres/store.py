@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
-from raceday.store.postgres.runner import make_runner, rebuild
+from raceday.store.postgres.runner import make_runner
 from raceday.store.postgres.terminate import TERMINATE_GRACE_S, Terminator
 from raceday.store.postgres.unblind import refusal as unblind_refusal
 from raceday.store.postgres.unblind import unblind
@@ -58,6 +58,7 @@ from raceday.store.postgres.world import (
     load_seed,
     make_roles,
     quoted,
+    rebuild,
     run_all,
     schema_rights,
     server_message,
@@ -385,7 +386,7 @@ class PostgresStore(StoreBase["_Login"]):
             steps += [f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}"
                       for role in made]
             run_all(admin, steps)
-            make_runner(admin, names)
+            make_runner(admin, names.state, names.world_code)
             # definitions only: nothing of the team's runs while they are made
             admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
                                       f"CREATE SCHEMA IF NOT EXISTS {names.world};"))

@@ -78,13 +78,13 @@ def build_world(
         admin.execute(f"CREATE SCHEMA {quoted(schema)}")
     make_roles(admin, names, passwords)
     code_role(admin, names)
-    make_runner(admin, names)
+    make_runner(admin, names.state, names.world_code)
     admin.execute(f"SET statement_timeout = {WORLD_TIME_LIMIT_MS}")
     line = 1
     try:
         for piece in _pieces(world_sql):  # as the world's code role: see runner.py
             line = piece[0]
-            run_as_code(admin, names, piece[1], quoted(names.world))
+            run_as_code(admin, names.state, piece[1], quoted(names.world))
     except Exception as exc:
         state = getattr(exc, "sqlstate", "")
         why = (f"took longer than {WORLD_TIME_LIMIT_MS / 1000:g} s to build (a runaway query?)"
@@ -220,6 +220,33 @@ def _dumped(pg_dump: str, dsn: str, schema: str,
     return texts, failed
 
 
+def rebuild(admin: psycopg.Connection[Any], names: SessionNames, post: str) -> list[str]:
+    """Run a fork's post-data (pg_dump's indexes, constraints, triggers, rules) as the world
+    code role, made a member of the fork's roles for the while (an index or a constraint
+    is its table owner's to make): an index expression or a constraint a team wrote runs on
+    the copied rows as the team, never as raceday. Each statement that fails is a warning."""
+    roles = [str(r[0]) for r in admin.execute(
+        "SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s AND NOT rolcanlogin "
+        "AND rolname NOT IN (%s, %s)",
+        [f"rd\\_{names.session}\\_%", names.world_code, names.checker]).fetchall()]
+    code = quoted(names.world_code)
+    members = ", ".join(quoted(r) for r in roles)
+    if roles:
+        admin.execute(f"GRANT {members} TO {code}")
+    warnings: list[str] = []
+    try:
+        for statement in pgsql.split(post):
+            try:
+                run_as_code(admin, names.state, statement, "pg_catalog")
+            except Exception as exc:
+                what = " ".join(statement.split())[:80]
+                warnings.append(f"{what} could not be rebuilt ({server_message(exc)})")
+    finally:
+        if roles:
+            admin.execute(f"REVOKE {members} FROM {code}")
+    return warnings
+
+
 def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str, live: str,
                renumber: str = "") -> list[str]:
     """Fill the new world's tables: seed rows where the seed has the table, else the live rows.
@@ -233,7 +260,7 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
     admin.execute("SET search_path = pg_catalog")
     try:
         for _line, statement in _pieces(seed_sql):
-            run_as_code(admin, names, statement, quoted(seed))
+            run_as_code(admin, names.state, statement, quoted(seed))
     except Exception as exc:
         raise ExerciseError([f"world SQL failed: {server_message(exc)}"]) from exc
     if renumber.strip():
@@ -259,7 +286,7 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
         if not common:
             continue
         try:  # the team's CHECKs, defaults and triggers fire: as the world's code role
-            run_as_code(admin, names, f"INSERT INTO {quoted(names.world)}.{quoted(table)} "
+            run_as_code(admin, names.state, f"INSERT INTO {quoted(names.world)}.{quoted(table)} "
                         f"({common}) OVERRIDING SYSTEM VALUE "
                         f"SELECT {common} FROM {quoted(source)}.{quoted(table)}",
                         quoted(names.world))
@@ -275,7 +302,7 @@ def load_seed(admin: psycopg.Connection[Any], names: SessionNames, seed_sql: str
         "WHERE s.relnamespace = %s::regnamespace AND d.deptype IN ('a', 'i')", [names.world]).fetchall()
     for sequence, table, column in sequences:  # a team's policy may call its code
         top = f"(SELECT max({quoted(str(column))}) FROM {table})"
-        run_as_code(admin, names, f"SELECT pg_catalog.setval({literal(str(sequence))}, "
+        run_as_code(admin, names.state, f"SELECT pg_catalog.setval({literal(str(sequence))}, "
                     f"COALESCE({top}, 0) + 1, false)", quoted(names.world))
     return warnings
 
@@ -305,7 +332,7 @@ def _renumber(admin: psycopg.Connection[Any], names: SessionNames, seed: str,
         admin.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quoted(str(name))}")
     try:
         for _line, statement in _pieces(renumber):
-            run_as_code(admin, names, statement, quoted(seed))
+            run_as_code(admin, names.state, statement, quoted(seed))
     except Exception as exc:
         raise ExerciseError([f"replay shifted seed SQL failed: {server_message(exc)}"]) from exc
 
