@@ -92,7 +92,7 @@ def test_leases_written_by_hand_are_a_forged_recovery(tmp_path: Path) -> None:
     and the reason says what was forged and when."""
     result = play(PLAYS / "forge-leases.yaml", tmp_path, "recovery-under-load")
     assert result["recovery"]["points"] == 0, reasons(result)
-    assert "wrote droplet by hand at 02:40" in reasons(result)
+    assert "responder (by hand) wrote droplet at 02:40" in reasons(result)
     rehearsed = next(i for i in checklist(result) if i.id == "recovery-under-load")
     assert rehearsed.status == "not done" and not rehearsed.did, rehearsed
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
-from raceday.engine.customers import with_customers_read
 from raceday.engine.statement_text import param_names
 from raceday.exercise.model import Exercise, Inject, ShiftSpec, Task
 from raceday.judge.facts import Facts, Look, RaceStepState
@@ -101,7 +100,7 @@ class SessionCore:
             raise SessionError(
                 f"unknown role {unknown[0]!r}; roles are {', '.join(exercise.role_ids)}"
             )
-        self.exercise = with_customers_read(exercise)  # read at load: here for one made in code
+        self.exercise = exercise
         self.store = store
         self.log = log
         self.players = tuple(players)

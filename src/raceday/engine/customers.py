@@ -7,14 +7,12 @@ the service."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 
 from raceday.errors import ExerciseError
 from raceday.exercise.customers import CustomerTable, literal
 from raceday.exercise.model import Exercise
-from raceday.store.prepare import read_kept
-from raceday.store.world import WorldError
+from raceday.store.base import StoreError
 
 
 def with_customers_read(exercise: Exercise) -> Exercise:
@@ -24,13 +22,12 @@ def with_customers_read(exercise: Exercise) -> Exercise:
     if not tables or all(t.read for t in tables):
         return exercise
     where = str(exercise.path) if exercise.path is not None else exercise.id
+    from raceday.store.prepare import read_kept  # sqlite3: only when there is a view to read
+
     try:
         answers = read_kept(exercise.world_sql, [t.sql for t in tables])
-    except WorldError as exc:
-        raise ExerciseError([f"{where}: the world does not build for the customers' view "
-                             f"(line {exc.line}: {exc.message})"]) from None
-    except sqlite3.Error as exc:
-        raise ExerciseError([f"{where}: a customers' table cannot be read: {exc}"]) from None
+    except StoreError as exc:
+        raise ExerciseError([f"{where}: {exc} (the customers' view)"]) from None
     read: list[CustomerTable] = []
     for table, (columns, rows) in zip(tables, answers, strict=True):
         problem = _problem(columns, rows)

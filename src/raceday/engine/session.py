@@ -40,6 +40,7 @@ from raceday.engine.core import (
     PendingTask,
     SessionError,
 )
+from raceday.engine.customers import with_customers_read
 from raceday.engine.directives import directive_problem
 from raceday.engine.looks import declared_why, short_sql
 from raceday.engine.statement_text import param_names
@@ -51,11 +52,12 @@ from raceday.judge.facts import Look, step_statuses
 from raceday.judge.score import Score, replay_guards, score_session
 from raceday.judge.tasks import unproven_tasks
 from raceday.store import end_world
+from raceday.store.protocol import Store
 from raceday.store.results import StatementResult
 from raceday.store.transactions import NotControl, transaction_control
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event
-from raceday.transcript.log import TranscriptWriteError
+from raceday.transcript.log import EventLog, TranscriptWriteError
 
 __all__ = ["BROKEN_WORLD", "HANDED", "MAX_ACTIONS_PER_MINUTE", "MAX_MONITORS", "Monitor",
            "PendingTask", "Session", "SessionError"]
@@ -71,6 +73,12 @@ _OUTSIDE_EVENTS = (ev.Cast, ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.Seat
 
 class Session(Automation):
     """Plays one exercise. Build it with `open_session`; drive it with the public methods."""
+
+    def __init__(self, exercise: Exercise, store: Store, log: EventLog, players: Sequence[str],
+                 pace: Pace = Pace.TURNS) -> None:
+        # the customers' view is read at load; here for an exercise made in code (the core
+        # stays clear of the world's builder, which the team's seats may not reach)
+        super().__init__(with_customers_read(exercise), store, log, players, pace)
 
     def start(self) -> Event:
         """Record the start and fire whatever is due at the first minute."""

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from raceday.store.base import StoreError
 from raceday.store.dialect.sqlite import statement_pieces
 from raceday.store.world import (
     NUL_MESSAGE,
@@ -136,17 +137,24 @@ def read_kept(world_sql: str, queries: Sequence[str], *,
     """Build `world_sql` in memory and run each query: (columns, rows) per query, in order.
 
     What the customers' view keeps of the world as the exercise builds it (before any role
-    has run a statement); raises `WorldError` or `sqlite3.Error` with SQLite's words."""
+    has run a statement); raises `StoreError` with SQLite's words (and the world's line
+    where the world does not build)."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
-        build_world(conn, world_sql, time_limit_s=time_limit)
+        try:
+            build_world(conn, world_sql, time_limit_s=time_limit)
+        except WorldError as exc:
+            raise StoreError(f"the world does not build (line {exc.line}: {exc.message})") from None
         conn.set_authorizer(BuildGuard())
         answers = []
         for sql in queries:
-            cursor = conn.execute(sql)
-            columns = tuple(str(d[0]) for d in cursor.description or ())
-            answers.append((columns, [tuple(row) for row in cursor.fetchall()]))
+            try:
+                cursor = conn.execute(sql)
+                columns = tuple(str(d[0]) for d in cursor.description or ())
+                answers.append((columns, [tuple(row) for row in cursor.fetchall()]))
+            except sqlite3.Error as exc:
+                raise StoreError(f"a customers' table cannot be read: {exc}") from None
         return answers
     finally:
         conn.close()
