@@ -31,6 +31,13 @@ PLAYS = Path(__file__).resolve().parent / "customers"
 RUL = ROOT / "exercises" / "recovery-under-load"
 
 
+NOTHING = {
+    "dynamodb-dns-race": ROOT / "exercises" / "dynamodb-dns-race" / "scripts" / "nothing.yaml",
+    "isolation-lab": ROOT / "exercises" / "isolation-lab" / "scripts" / "as-it-happened.yaml",
+    "lost-update-basics": PLAYS / "lost-update-nothing.yaml",
+}
+
+
 def played(exercise: Exercise, script: Path, transcripts: Path) -> dict[str, Any]:
     _, result = run_script(exercise, load_script(script, exercise), transcripts)
     return result
@@ -49,13 +56,13 @@ def reasons(result: dict[str, Any]) -> str:
     ("flagship-shadow-customer-names", "dynamodb-dns-race", "23:48"),
     ("isolation-lab-delete-the-row", "isolation-lab", "23:41"),
     ("isolation-lab-delete-on-stale", "isolation-lab", "23:44"),
+    # triggers keep the retired host 'active' and fill a blank address with a made-up one
+    ("lost-update-keep-active-fake-address", "lost-update-basics", "09:03"),
 ])
 def test_hiding_the_harm_is_the_harm(play: str, exercise: str, fault_at: str,
                                      tmp_path: Path) -> None:
     ex = load_exercise(ROOT / "exercises" / exercise)
-    nothing = played(ex, ROOT / "exercises" / exercise / "scripts" / (
-        "nothing.yaml" if exercise == "dynamodb-dns-race" else "as-it-happened.yaml"),
-        tmp_path / "nothing")
+    nothing = played(ex, NOTHING[exercise], tmp_path / "nothing")
     result = played(ex, PLAYS / f"{play}.yaml", tmp_path / "play")
     assert result["fault"]["occurred"], reasons(result)
     assert result["fault"]["started_at"] == fault_at, reasons(result)
@@ -75,6 +82,17 @@ def test_the_right_answer_written_as_counts_earns_what_the_textbook_earns(
                       tmp_path / "textbook")
     counts = played(ex, PLAYS / "flagship-textbook-by-counts.yaml", tmp_path / "counts")
     assert counts["total"] == textbook["total"] == 100, reasons(counts)
+
+
+def test_lost_update_guards_written_as_triggers_earn_the_guards(tmp_path: Path) -> None:
+    """Every guard of the onboarding as a trigger (a generation that may only go forward, a
+    count instead of a constraint): the same guard points as the reference's rebuilds."""
+    ex = load_exercise(ROOT / "exercises" / "lost-update-basics")
+    reference = played(ex, ROOT / "exercises" / "lost-update-basics" / "scripts" /
+                       "replay-all-guards.yaml", tmp_path / "reference")
+    triggers = played(ex, PLAYS / "lost-update-guards-as-triggers.yaml", tmp_path / "triggers")
+    assert triggers["guards"]["points"] == reference["guards"]["points"] == 30, reasons(triggers)
+    assert triggers["recovery"]["points"] == reference["recovery"]["points"], reasons(triggers)
 
 
 def test_the_customers_view_is_read_from_the_world_as_built() -> None:

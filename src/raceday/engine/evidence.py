@@ -101,7 +101,8 @@ class Evidence(WorldChecks):
 
     def _evidence_tables(self, evidence: str | None) -> tuple[str, ...]:
         """The world's tables the evidence's check reads (the tables the evidence lives in)."""
-        sql = next((i.sql for i in self.exercise.invariants if i.id == evidence), None)
+        sql = next((i.went_back or i.sql for i in self.exercise.invariants
+                    if i.id == evidence), None)
         if sql is None:
             sql = next((s.step.happened for s in self.facts.race_steps(self.exercise)
                         if s.step.id == evidence), None)

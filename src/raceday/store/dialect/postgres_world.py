@@ -24,6 +24,9 @@ class Refusal:
     line: int
     why: str
     sql: str
+    start: int = 0
+    end: int = 0
+    """Where the statement sits in the text (its offsets)."""
 
 ALLOWED_FIRST = frozenset({"CREATE", "ALTER", "INSERT", "UPDATE", "DELETE", "COMMENT",
                            "SELECT", "WITH", "VALUES"})
@@ -49,7 +52,7 @@ def world_refusals(sql: str) -> list[Refusal]:
     for piece in statement_pieces(sql):
         why = _refusal(piece.sql)
         if why is not None:
-            found.append(Refusal(piece.line, why, piece.body))
+            found.append(Refusal(piece.line, why, piece.body, piece.start, piece.end))
     return found
 
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
 from raceday.store.postgres.runner import make_runner
+from raceday.store.postgres.team_writes import team_made_writes
 from raceday.store.postgres.terminate import TERMINATE_GRACE_S, Terminator
 from raceday.store.postgres.unblind import refusal as unblind_refusal
 from raceday.store.postgres.unblind import unblind
@@ -789,6 +790,8 @@ class PostgresStore(StoreBase["_Login"]):
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
             keyword == "SELECT" and not is_query)  # SELECT ... INTO
+        made = (team_made_writes(conn, self.names.world, self.names.roles.values(), statement,
+                                 writes) if commit and writes and not schema_changed else ())
         return StatementResult(
             sql=statement,
             columns=columns,
@@ -799,6 +802,7 @@ class PostgresStore(StoreBase["_Login"]):
             writes=writes if not schema_changed else (),
             schema_changed=schema_changed,
             reads=reads,
+            made_writes=made,
         )
 
     @staticmethod
