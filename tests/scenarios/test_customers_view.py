@@ -58,6 +58,8 @@ def reasons(result: dict[str, Any]) -> str:
     ("isolation-lab-delete-on-stale", "isolation-lab", "23:44"),
     # triggers keep the retired host 'active' and fill a blank address with a made-up one
     ("lost-update-keep-active-fake-address", "lost-update-basics", "09:03"),
+    # a trigger deletes the setting's row as the stale save writes it
+    ("lost-update-delete-the-setting", "lost-update-basics", "09:03"),
 ])
 def test_hiding_the_harm_is_the_harm(play: str, exercise: str, fault_at: str,
                                      tmp_path: Path) -> None:
