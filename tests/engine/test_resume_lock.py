@@ -73,3 +73,26 @@ def test_two_resumes_started_together_end_the_session_once(tmp_path: Path,
     assert (folder / "world.db").is_file()
     events = read_events(folder).events
     assert sum(isinstance(e, ev.ScoreEvent) for e in events) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_still_playing_does_not_keep_a_dead_session_running(tmp_path: Path) -> None:
+    """A night played aside in a forked child held the transcript's lock (flock belongs to
+    the open file, which the child shared): killed, the session stayed "still running" for
+    `raceday resume` until the child finished. The child lets go of the parent's logs."""
+    from raceday.transcript.log import EventLog
+
+    log = EventLog(tmp_path)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a child playing on: it waits until the parent has let go
+        os.close(write)
+        os.read(read, 1)
+        os._exit(0)
+    os.close(read)
+    try:
+        log.close()  # the parent dies: its descriptor goes
+        assert not _in_use(tmp_path)
+    finally:
+        os.close(write)
+        os.waitpid(pid, 0)

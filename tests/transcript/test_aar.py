@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from raceday.engine.clock import Pace
-from raceday.engine.headless import open_session
+from raceday.engine.headless import open_session, run_script
 from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.transcript.debrief import build_debrief, render_markdown
@@ -63,3 +63,45 @@ def test_mark_labels_never_overlap() -> None:
         assert sum(len(c.marks) for c in labels) == len(xs)
         for a, b in zip(labels, labels[1:], strict=False):
             assert a.at + a.size(7.4) / 2 < b.at - b.size(7.4) / 2
+
+
+def _strengths(script: Path, tmp_path: Path) -> tuple[str, ...]:
+    from raceday.engine.load import load_exercise
+    from raceday.engine.script import load_script
+
+    root = Path(__file__).resolve().parents[2]
+    exercise = load_exercise(root / "exercises" / "lost-update-basics")
+    session, _ = run_script(exercise, load_script(root / script, exercise), tmp_path)
+    return build_debrief(read_events(session.folder).events).after_action.strengths
+
+
+def test_the_final_replay_is_not_a_strength_of_the_team(tmp_path: Path) -> None:
+    """Issue 57: a team that did nothing read "Replayed the race against the team's schema"
+    among its strengths: the end's replay is raceday's. One the team asked for is theirs."""
+    nothing = _strengths(Path("tests/scenarios/customers/lost-update-nothing.yaml"),
+                         tmp_path / "nothing")
+    assert not any("Replayed" in s for s in nothing), nothing
+    asked = _strengths(Path("exercises/lost-update-basics/scripts/replay-all-guards.yaml"),
+                       tmp_path / "asked")
+    assert "Replayed the race against the team's schema at 09:11." in asked, asked
+
+
+def test_a_crash_and_its_resume_are_in_the_debrief(tmp_path: Path) -> None:
+    """Issue 57: a crashed, resumed session's debrief never said so."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.resume import resume_session
+
+    root = Path(__file__).resolve().parents[2]
+    exercise = load_exercise(root / "exercises" / "lost-update-basics")
+    session = open_session(exercise, ("operator",), tmp_path)
+    session.wait(session.minute + 5)
+    session.store.close()
+    session.log.close()  # as a kill leaves it: no score
+    resumed = resume_session(session.folder, exercise).session
+    resumed.end()
+    debrief = build_debrief(read_events(session.folder).events)
+    assert debrief.summary.resumed and debrief.summary.resumed[0].startswith("09:05 (from event")
+    text = render_markdown(debrief)
+    assert "- Interrupted: the session crashed or was killed, and resumed at 09:05" in text
+    assert "Interrupted: the session crashed or was killed" in render_html(debrief)
+    assert any(m.kind == "resumed" and m.time == "09:05" for m in debrief.timeline.chart().marks)

@@ -12,7 +12,7 @@ from raceday.engine.guide import Guide, guide_steps
 from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
 from raceday.tui.screens.end import end_markdown
-from raceday.tui.screens.review import event_detail, line_of, notable
+from raceday.tui.screens.review import event_detail, line_of, notable, rulings
 from raceday.tui.widgets.feed import feed_text
 from raceday.tui.widgets.world import Alarms
 
@@ -54,6 +54,20 @@ def test_review_shows_every_kind_in_full() -> None:
     assert "  - r" in _text(event_detail(score))
     assert not notable(ev.Wait(until="23:50"))
     assert notable(next(e for e in ONE_OF_EACH if isinstance(e, ev.Automation)))
+
+
+def test_review_shows_a_declaration_as_the_facilitator_ruled_it() -> None:
+    """Issue 57: a claim in the player's own words read `correct: False` in review after the
+    facilitator ruled it right."""
+    claim = ev.Declaration(seq=7, sim_time="23:52", role="responder", finding="own-words",
+                           text="the clean-up deleted the plan in use", correct=False,
+                           verdict="to_rule")
+    ruled = ev.Facilitation(seq=9, sim_time="23:55", action="ruling", ruling="right",
+                            declaration=7, text="she saw the delete in plan's history")
+    assert "correct: False" in _text(event_detail(claim))
+    shown = _text(event_detail(claim, rulings((claim, ruled)).get(claim.seq)))
+    assert "correct: False" not in shown
+    assert "correct: ruled right by the facilitator at 23:55: she saw the delete" in shown
 
 
 def test_the_world_panel_keeps_faults_alerts_and_alarms() -> None:

@@ -12,6 +12,7 @@ import errno
 import fcntl
 import json
 import os
+import weakref
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,6 +65,23 @@ class TranscriptWriteError(MachineError):
     every line in events.jsonl is an event and the last one is the last acknowledged."""
 
 
+_OPEN_LOGS: weakref.WeakSet[EventLog] = weakref.WeakSet()
+"""Every log open in this process: a forked child (engine/aside.py) lets go of them."""
+
+
+def _let_go_in_child() -> None:
+    """In a forked child: close the inherited descriptors of the parent's logs. The lock a
+    log holds (flock) is the open file's, shared with every copy of its descriptor: a child
+    still playing a night after its parent was killed kept the session "still running" for
+    `raceday resume`. Closing the child's copy leaves the parent's lock as it is."""
+    for log in list(_OPEN_LOGS):
+        log._inherited()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_let_go_in_child)
+
+
 class EventLog:
     """Writes events with `seq` 1, 2, 3 … and no gaps.
 
@@ -90,6 +108,17 @@ class EventLog:
         self._size = os.fstat(self._fd).st_size
         self._seq = seq
         self._closed = False
+        _OPEN_LOGS.add(self)
+
+    def _inherited(self) -> None:
+        """This process is a fork's child: the log is the parent's, never written here."""
+        if not self._closed:
+            self._closed = True
+            self.broken = "the log belongs to the process that forked this one"
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
 
     def append(self, event: E) -> E:
         """Number and time-stamp the event, write it whole, and give it back.

@@ -36,6 +36,7 @@ KINDS: dict[str, tuple[str, str, str]] = {
     "restored": ("R", "#1e8449", "restored"),
     "race_step": ("x", "#a04000", "race step happened"),
     "replay": ("P", "#2471a3", "replay run"),
+    "resumed": ("C", "#b7950b", "crashed, then resumed"),
     "reveal": ("*", "#566573", "what happened that night"),
     "figure": ("o", "#566573", "that night's figure"),
 }
@@ -43,11 +44,12 @@ _RICH_STYLE = {
     "fault": "bold red", "relapse": "bold red", "detected": "bold green",
     "declaration": "magenta", "milestone": "bold blue", "restored": "bold green",
     "race_step": "dark_orange", "replay": "blue", "reveal": "dim", "figure": "dim",
+    "resumed": "bold yellow",
 }
 _TICK_STEPS = (5, 10, 15, 20, 30, 60, 120, 180, 240)
 # when two marks share a column of a text chart, the one ranked first is drawn
-_RANK = ("fault", "relapse", "detected", "restored", "milestone", "declaration", "race_step",
-         "replay", "figure", "reveal")
+_RANK = ("fault", "relapse", "resumed", "detected", "restored", "milestone", "declaration",
+         "race_step", "replay", "figure", "reveal")
 
 
 @frozen

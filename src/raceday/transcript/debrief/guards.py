@@ -8,6 +8,7 @@ team's doing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from raceday.transcript import events as ev
@@ -33,7 +34,9 @@ def build_guards(r: Reading) -> Guards:
         good_path=tuple(GoodPath(p.id, p.title, p.ok, p.why)
                         for p in (r.score.guards.good_path
                                   if r.score is not None and r.score.guards else ())),
-        replay=replay_view(r, last),
+        replay=replace(replay_view(r, last), asked=tuple(
+            r.time(e) for e in of_kind(r.events, ev.Replay)
+            if not e.final and e.available and e.result is not None)),
     )
 
 

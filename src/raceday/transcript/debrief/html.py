@@ -377,7 +377,8 @@ def _after_action(d: Debrief) -> str:
                 f"Simulated time: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); "
                 f"wall clock {s.wall_started or '?'} to {s.wall_ended or '?'}",
                 f"Participants: {people}; automated: {', '.join(s.automated) or 'none'}",
-                f"Facilitator / evaluators: {a.evaluators or '____'}"]),
+                f"Facilitator / evaluators: {a.evaluators or '____'}",
+                *([f"Interrupted: the session {s.interruptions()}"] if s.resumed else [])]),
            "<h3>2. Objectives</h3>"]
     if d.objectives:
         out.append(_table(("Objective", "Points", "Rating"), [

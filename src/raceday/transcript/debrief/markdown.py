@@ -289,6 +289,7 @@ def _after_action(d: Debrief) -> list[str]:
                f"{role} ({_text(named[role])})" if named.get(role) else role for role in s.players)
                or "none") + "; automated: " + (", ".join(s.automated) or "none"),
            f"- Facilitator / evaluators: {_text(a.evaluators) if a.evaluators else '____'}",
+           *([f"- Interrupted: the session {_text(s.interruptions())}"] if s.resumed else []),
            ""]
     out += ["### 2. Objectives", ""]
     if d.objectives:

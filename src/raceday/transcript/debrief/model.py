@@ -39,6 +39,15 @@ class Summary(Value):
     played_on: str = ""
     """The date it was played (UTC, from the first event's wall time); `date` is the
     scenario's night."""
+    resumed: tuple[str, ...] = ()
+    """Each time the session stopped (a crash, a kill) and `raceday resume` went on:
+    "23:52 (from event 312: …)"."""
+
+    def interruptions(self) -> str:
+        """'crashed or was killed, and resumed at 23:52 (from event 312)', or ''."""
+        if not self.resumed:
+            return ""
+        return "crashed or was killed, and resumed at " + "; at ".join(self.resumed)
 
     def dates(self) -> str:
         """'played on 2026-12-02 (the scenario's night: 2025-10-19)'."""
@@ -374,6 +383,8 @@ class Replay(Value):
     note: str
     steps: tuple[ReplayStep, ...] = ()
     details: tuple[str, ...] = ()
+    asked: tuple[str, ...] = ()
+    """When the team asked for a replay that ran (the final one is raceday's, not theirs)."""
 
 
 @frozen

@@ -128,7 +128,9 @@ def summary(r: Reading, score: ScoreReport | None, declarations: tuple[Declarati
         clock_from=r.time(r.events[0]), clock_to=r.time(r.events[-1]),
         wall_started=walls[0] if walls else None, wall_ended=walls[-1] if walls else None,
         events=len(r.events), ended=ended,
-        played_on=walls[0][:10] if walls and len(walls[0]) >= 10 else "")
+        played_on=walls[0][:10] if walls and len(walls[0]) >= 10 else "",
+        resumed=tuple(f"{r.time(e)} (from event {e.recorded}" + (f": {e.note}" if e.note else "")
+                      + ")" for e in r.events if isinstance(e, ev.SessionResumed)))
 
 
 def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
@@ -228,8 +230,9 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
                 f"Rework the guard that blocks '{path.title}': it must refuse the stale write "
                 "and still allow the good one.", "guards",
                 issue=f"area for improvement {len(improvements)}"))
-    if guards.replay.ran:
-        strengths.append(f"Replayed the race against the team's schema at {guards.replay.time}.")
+    if guards.replay.asked:  # the final replay is raceday's method, not the team's act
+        strengths.append("Replayed the race against the team's schema at "
+                         f"{', '.join(dict.fromkeys(guards.replay.asked))}.")
     practices = {p.id: p for p in r.start.checklist}
     for item in checklist:
         action = practices[item.id].action if item.id in practices else ""

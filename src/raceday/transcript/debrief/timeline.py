@@ -157,6 +157,8 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
             kind, label = "declaration", f"declared ({said}): {e.text}"
         elif isinstance(e, ev.RaceStep) and e.happened:
             kind, label = "race_step", f"race step: {e.step}"
+        elif isinstance(e, ev.SessionResumed):
+            kind, label = "resumed", f"crashed, resumed from event {e.recorded}"
         if label is not None:
             marks.append(Mark(TEAM, e.minute, r.time(e), kind, label))
     if r.surfaced is not None:

@@ -102,8 +102,26 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def event_detail(event: ev.Event) -> RenderableType:
-    """The event in full: its one line, its fields, its SQL; the score with every reason."""
+def rulings(events: tuple[ev.Event, ...]) -> dict[int, ev.Facilitation]:
+    """The facilitator's last ruling on each declaration, by the declaration's seq."""
+    return {e.declaration: e for e in events
+            if isinstance(e, ev.Facilitation) and e.action == "ruling"}
+
+
+def _field(event: ev.Event, key: str, ruling: ev.Facilitation | None) -> object:
+    """A field's value as the review shows it: a declaration the facilitator ruled on is as
+    right as the ruling says, whatever the answer key could tell when it was made."""
+    value = getattr(event, key, None)
+    if key == "correct" and ruling is not None and isinstance(event, ev.Declaration):
+        word = {"partly": "partly right"}.get(ruling.ruling, ruling.ruling)
+        note = f": {ruling.text}" if ruling.text else ""
+        return f"ruled {word} by the facilitator at {ruling.sim_time}{note}"
+    return value
+
+
+def event_detail(event: ev.Event, ruling: ev.Facilitation | None = None) -> RenderableType:
+    """The event in full: its one line, its fields, its SQL; the score with every reason.
+    `ruling`: the facilitator's last word on it, when it is a declaration."""
     head = Text(f"#{event.seq}  {event.sim_time}  {event.kind}\n", style="bold")
     if isinstance(event, ev.SessionStart):
         return Group(head, _start_detail(event))
@@ -111,7 +129,7 @@ def event_detail(event: ev.Event) -> RenderableType:
     parts: list[RenderableType] = [head]
     fields = Text()
     for key in _SHOWN:
-        value = getattr(event, key, None)
+        value = _field(event, key, ruling)
         if value in (None, "", ()):
             continue
         fields.append(f"{key}: ", style="dim")
@@ -257,6 +275,7 @@ class ReviewApp(InertNotifications):
         self._debrief: tuple[Debrief, tuple[int, Prerendered]] | None = None
         """The debrief d shows, built once, and its text rendered at a width."""
         self.states = world_states(events)
+        self.rulings = rulings(events)
         self.moments = key_moments(events)
         """Each kind of key moment -> its events' indexes (one key each jumps through them)."""
         self.everything = False
@@ -331,7 +350,7 @@ class ReviewApp(InertNotifications):
             self.index = min(self.rows, key=lambda i: (abs(i - self.index), i))
         event = self.events[self.index]
         state = self.states[self.index]
-        self.detail = event_detail(event)
+        self.detail = event_detail(event, self.rulings.get(event.seq))
         if isinstance(event, ev.SessionStart):
             self.detail = Group(self.detail, self.moments_text())
         self.query_one("#review-detail", Static).update(self.detail)
