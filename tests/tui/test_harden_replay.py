@@ -371,3 +371,25 @@ async def test_a_replay_answered_before_its_screen_is_drawn_is_shown(
         await pilot.pause()
         assert "nothing to replay yet" in text_of(screen.query_one("#replay-detail", Static))
         assert "not available" in text_of(screen.query_one("#replay-bar", Static))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 50)])
+async def test_the_replay_holds_under_the_keys_a_person_presses(make_app: MakeApp,
+                                                                size: tuple[int, int]) -> None:
+    """Issue 59: ctrl+r, End, PageDown on the verdict ended the app (KeyError in the hidden
+    step list's page move, its height 0). Every paging key, at every width (the step list is
+    shown only when wide), leaves the replay open; PageDown and PageUp page the detail."""
+    app = make_app(load_exercise(DATA / "mini-race"))
+    async with app.run_test(size=size) as pilot:
+        await start_play(pilot)
+        replay = await replay_walk(pilot)
+        for key in ("end", "pagedown", "pageup", "pagedown", "ctrl+end", "ctrl+home", "down",
+                    "up", "tab", "pagedown", "shift+tab", "pageup", "home", "pagedown"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.is_running and app.screen is replay, key
+        await pilot.press("end")
+        assert replay.step is not None and replay.step.kind == "verdict"
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert app.is_running and replay.step.kind == "verdict"

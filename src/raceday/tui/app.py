@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -184,6 +186,13 @@ class RacedayApp(InertNotifications):
         elif not small and isinstance(top, TooSmallScreen):
             self.pop_screen()
 
+    def _handle_exception(self, error: Exception) -> None:
+        """An error nothing caught ends the app (Textual's way): its traceback goes to the
+        session's raceday.log first, so the crash is on record where the crash panel's are."""
+        logging.getLogger("raceday.tui").error("the app ended on an unexpected error",
+                                               exc_info=error)
+        super()._handle_exception(error)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (the runner catches session errors; this is the backstop)."""
         from raceday.tui.screens.crash import report_failed_worker
@@ -192,5 +201,14 @@ class RacedayApp(InertNotifications):
 
 
 def run_app(app: RacedayApp) -> int:
+    """Run the app; its exit status (1 when an error nobody caught ended it)."""
+    from raceday.logfile import current_log
+
     result: Any = app.run()
+    if app.return_code:
+        where = current_log()
+        print("raceday: the app ended on an unexpected error"
+              + (f" (its traceback is in {where}; raceday resume goes on with the session)"
+                 if where is not None else ""), file=sys.stderr)
+        return app.return_code
     return int(result) if isinstance(result, int) else 0

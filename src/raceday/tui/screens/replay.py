@@ -310,6 +310,9 @@ class ReplayScreen(Screen[None]):
         Binding("p,left,backspace", "step(-1)", "Previous", priority=True),
         Binding("home", "go(0)", "First", show=False, priority=True),
         Binding("end", "go(-1)", "Verdict", priority=True),
+        # the detail is what a person pages through; the step list is hidden below _WIDE
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
         Binding("escape,q", "close", "Back", priority=True),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -351,6 +354,11 @@ class ReplayScreen(Screen[None]):
     def _layout_for(self, width: int) -> None:
         self.set_class(width < _NARROW, "-narrow")
         self.set_class(width >= _WIDE, "-wide")
+        # a hidden list must not keep the keys: paging it with no lines drawn raised KeyError
+        steps = self.query_one("#replay-steps", OptionList)
+        steps.can_focus = width >= _WIDE
+        if not steps.can_focus and steps.has_focus:
+            self.query_one("#replay-detail-scroll").focus()
 
     def begin(self) -> None:
         """Back to the loading view for the next replay: the play screen keeps this screen
@@ -432,6 +440,13 @@ class ReplayScreen(Screen[None]):
     def action_go(self, index: int) -> None:
         if self.walk is not None:
             self.show(index if index >= 0 else len(self.walk.steps) - 1)
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#replay-detail-scroll", VerticalScroll)
+        if direction > 0:
+            scroll.scroll_page_down(animate=False)
+        else:
+            scroll.scroll_page_up(animate=False)
 
     def action_close(self) -> None:
         self.dismiss()
