@@ -105,3 +105,25 @@ def test_a_crash_and_its_resume_are_in_the_debrief(tmp_path: Path) -> None:
     assert "- Interrupted: the session crashed or was killed, and resumed at 09:05" in text
     assert "Interrupted: the session crashed or was killed" in render_html(debrief)
     assert any(m.kind == "resumed" and m.time == "09:05" for m in debrief.timeline.chart().marks)
+
+
+def test_a_step_that_happened_is_told_once_as_it_happened(tmp_path: Path) -> None:
+    """Issue 57: one AAR read "guards were seen stopping stale-apply" beside "The race ran its
+    course: stale-apply at 23:48", and "… did not happen" for a step that happened. A step
+    that happened tonight and was stopped in the final replay says both, in one sentence."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.script import load_script
+
+    root = Path(__file__).resolve().parents[2]
+    exercise = load_exercise(root / "exercises" / "dynamodb-dns-race")
+    script = root / "exercises" / "dynamodb-dns-race" / "scripts" / "textbook.yaml"
+    session, _ = run_script(exercise, load_script(script, exercise), tmp_path)
+    aar = build_debrief(read_events(session.folder).events).after_action
+    happened = ("stale-apply", "active-plan-delete", "empty-answer")
+    assert not any(s.startswith("The team's guards were seen stopping") for s in aar.strengths)
+    assert ("After stale-apply happened tonight, the guards the team added were seen stopping "
+            "it in the final replay.") in aar.strengths
+    assert not any(x.startswith(f"{step} did not happen") for step in happened
+                   for x in aar.improvements), aar.improvements
+    assert any(x.startswith("The race ran its course: stale-apply at 23:48")
+               for x in aar.improvements)

@@ -382,3 +382,32 @@ def test_the_debrief_shows_what_the_score_decided_and_not_the_live_announcement(
     assert "The team left at 23:20" in judged and "(1 event)" in judged
     text = render_markdown(d)
     assert "| Time to alert | no monitor of the team's alerted on it | 50 min |" in text
+
+
+@pytest.mark.parametrize(("play", "expected"), [
+    # a version check alone: the clean-up was never touched, whatever harm it kept away
+    ("version-check-edit", {"least-power-cleanup": NOT_SEEN}),
+    # a never-empty trigger keeps the lost-write night's harm away, but no count was read;
+    # the same trigger refusing the clean-up's delete is the clean-up's own evidence
+    ("never-empty-whole", {"row-counts": NOT_SEEN, "least-power-cleanup": "done"}),
+    # the apply stops on 0 rows: the practice's own act, on its own night
+    ("row-count-stop", {"row-counts": "done", "least-power-cleanup": NOT_SEEN}),
+])
+def test_a_practice_is_done_only_on_its_own_evidence(
+        play: str, expected: dict[str, str], tmp_path: Path) -> None:
+    """Issue 57: the checklist credited a practice because another guard kept the same harm
+    away ("Least power: done" for a version check alone; "Row counts: done" beside its own
+    "no write changed 0 rows")."""
+    from raceday.engine.headless import run_script
+    from raceday.engine.load import load_exercise
+    from raceday.engine.script import load_script
+
+    exercise = load_exercise(EXERCISES / "dynamodb-dns-race")
+    script = ROOT / "tests" / "scenarios" / "judge" / f"{play}.yaml"
+    session, _ = run_script(exercise, load_script(script, exercise), tmp_path)
+    items = {i.id: i for i in build_debrief(read_events(session.folder).events).checklist}
+    assert {k: items[k].status for k in expected} == expected
+    for key, status in expected.items():
+        if status == NOT_SEEN:
+            assert not items[key].did and "by no act of this practice's" in items[key].note, \
+                items[key]

@@ -22,6 +22,10 @@ from raceday.transcript.wording import ZERO_ROWS_STOP, describe_statement, plura
 
 Evidence = tuple[list[str], list[str], list[str]]  # did, did not, notes
 
+OWN_EVIDENCE = frozenset({"row-counts", "removal-limits"})
+"""Practices whose own night is not evidence enough (another practice's guard keeps the same
+harm away there): done only on a count read, a cap, or an edit of their statements."""
+
 
 def status(did: Sequence[str], did_not: Sequence[str]) -> str:
     if did and did_not:
@@ -42,12 +46,16 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
                 f"This exercise does not test it: `raceday play {practice.elsewhere}` does.",
                 practice.text))
             continue
+        story = _steps(r, guards, practice.steps)
         if practice.harms or practice.nights:  # the judge's verdicts decide; steps are story
-            did, did_not, notes = _harms(r, practice.harms, practice.nights)
-            story = _steps(r, guards, practice.steps)
+            race = _harms(r, practice.harms) if practice.harms else ([], [], [])
+            night = _harms(r, (), practice.nights) if practice.nights else ([], [], [])
+            did, did_not = race[0] + night[0], race[1] + night[1]
+            notes = list(dict.fromkeys(race[2] + night[2]))
             notes += [f"The race: {line}." for line in story[0] + story[1]]
         else:
-            did, did_not, notes = _steps(r, guards, practice.steps)
+            race = night = ([], [], [])
+            did, did_not, notes = story
         if practice.judge == "row-counts":
             more = _row_counts(r, practice.statements)
         elif practice.judge == "recovery":
@@ -56,6 +64,18 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
             more = _removal_limits(r, practice.statements)
         else:
             more = _edits(r, practice.statements)
+        if practice.judge != "recovery":
+            # a harm some other guard kept away is not this practice done: it needs an act
+            # of its own (a guard seen stopping its step, an edit of its statements, a count
+            # read, a cap), or its own practice night kept from the customers
+            own = [*more[0], *_edits(r, practice.statements)[0], *story[0]]
+            if practice.judge not in OWN_EVIDENCE:
+                own += night[0]
+            borrowed = (race[0] + night[0] if practice.judge in OWN_EVIDENCE else race[0])
+            if borrowed and not own:
+                notes += [f"Kept from the customers, but by no act of this practice's: {line}."
+                          for line in borrowed]
+                did = [line for line in did if line not in borrowed]
         did += more[0]
         did_not += more[1]
         notes += more[2]

@@ -206,13 +206,18 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
     strengths: list[str] = []
     improvements: list[str] = []
     actions: list[CorrectiveAction] = []
-    stopped = [s.id for s in guards.steps if s.guarded]
+    stopped = [s.id for s in guards.steps if s.guarded and s.live != "happened"]
+    # guarded in the replay after it happened tonight: one verdict, said once, as it was
+    late = [s.id for s in guards.steps if s.guarded and s.live == "happened"]
     unguarded = [s for s in guards.steps if s.outcome == "prevented" and not s.guarded
-                 and not r.stopped_before(s.id)]
+                 and s.live != "happened" and not r.stopped_before(s.id)]
     happened = [s for s in guards.steps if s.live == "happened"]
     if stopped:
         strengths.append(f"The team's guards were seen stopping the race step"
                          f"{'s' if len(stopped) > 1 else ''} {', '.join(stopped)}.")
+    if late:
+        strengths.append(f"After {', '.join(late)} happened tonight, the guards the team added "
+                         "were seen stopping it in the final replay.")
     for step in unguarded:
         improvements.append(f"{step.id} did not happen, but no guard of the team's was seen "
                             f"stopping it" + (f" ({step.evidence})." if step.evidence else "."))
