@@ -26,6 +26,7 @@ from raceday.exercise.fields import BUILTIN_PARAMETERS, LEVELS
 from raceday.exercise.model import OWN_WORDS, Exercise, Finding, Milestone
 from raceday.exercise.read_debrief import DebriefReader
 from raceday.exercise.reader import listed_ids
+from raceday.exercise.rubric_text import expand_rubric
 from raceday.exercise.sql_check import SqlChecker
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
 from raceday.textfile import UnreadableText, read_text
@@ -150,6 +151,10 @@ class _Reader(DebriefReader):
         briefing_file = self.text(top, "briefing", what, empty=False)
         world_sql = self.read_file(top, "world", world_file)
         briefing = self.read_file(top, "briefing", briefing_file)
+        if briefing is not None and scoring is not None:  # its points are the rubric's
+            where = self.folder / briefing_file
+            briefing = expand_rubric(briefing, scoring, lambda line, message: self.problems.append(
+                f"{where}:{line}: {message}"))
         if world_sql is not None and self.sql_checker is not None:
             self.prepare(self.sql_checker, world_file, world_sql)
         if clock is None:
