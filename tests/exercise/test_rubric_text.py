@@ -48,3 +48,14 @@ def test_a_token_the_rubric_does_not_have_names_its_line(tmp_path: Path) -> None
     assert any(p.endswith("briefing.md:3: {{guards:no-such-harm}} names nothing in the "
                           "exercise's scoring") for p in refused.value.problems), \
         refused.value.problems
+
+
+def test_no_flagship_hint_teaches_a_guard_keyed_on_tonights_plan_numbers() -> None:
+    """Issue 57: `recheck-at-write` taught `AND active_plan_id < 140`, a guard on tonight's
+    plan number that the variant night shows for what it is (it scores 0 as a guard)."""
+    exercise = load_named_exercise("dynamodb-dns-race")
+    keyed = [h.id for h in exercise.hints
+             if re.search(r"(<|>|=)\s*\d{2,}", h.text)]
+    assert keyed == []
+    recheck = next(h for h in exercise.hints if h.id == "recheck-at-write")
+    assert "AND active_plan_id < :plan" in recheck.text
