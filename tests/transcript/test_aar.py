@@ -127,3 +127,25 @@ def test_a_step_that_happened_is_told_once_as_it_happened(tmp_path: Path) -> Non
                    for x in aar.improvements), aar.improvements
     assert any(x.startswith("The race ran its course: stale-apply at 23:48")
                for x in aar.improvements)
+
+
+def test_the_good_path_says_what_the_guards_refused(tmp_path: Path) -> None:
+    """Issue 57: "The good path" read "still works" while the score took -10 for two planned
+    rollbacks the guards refused on the normal night."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.script import load_script
+
+    root = Path(__file__).resolve().parents[2]
+    exercise = load_exercise(root / "exercises" / "dynamodb-dns-race")
+    script = root / "tests" / "scenarios" / "judge" / "forward-only-strict.yaml"
+    session, _ = run_script(exercise, load_script(script, exercise), tmp_path)
+    debrief = build_debrief(read_events(session.folder).events)
+    text = render_markdown(debrief)
+    good_path = text[text.index("### The good path"):text.index("### Replay")]
+    assert "- BLOCKED on the normal night: planned-rollback-fips at 23:20" in good_path
+    assert "- The refused good writes cost the guards 10 points." in good_path
+    assert any(x.startswith("The guards refused 2 good writes of the normal night "
+                            "(planned-rollback-fips at 23:20, planned-rollback-regional at "
+                            "00:50), which cost 10 points.")
+               for x in debrief.after_action.improvements), debrief.after_action.improvements
+    assert "BLOCKED on the normal night" in render_html(debrief)

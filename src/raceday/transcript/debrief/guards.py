@@ -34,10 +34,22 @@ def build_guards(r: Reading) -> Guards:
         good_path=tuple(GoodPath(p.id, p.title, p.ok, p.why)
                         for p in (r.score.guards.good_path
                                   if r.score is not None and r.score.guards else ())),
+        blocked=_blocked(r),
         replay=replace(replay_view(r, last), asked=tuple(
             r.time(e) for e in of_kind(r.events, ev.Replay)
             if not e.final and e.available and e.result is not None)),
     )
+
+
+def _blocked(r: Reading) -> tuple[str, ...]:
+    """The normal night's good writes the guards refused, with what they cost in all."""
+    scored = r.score.guards if r.score is not None else None
+    if scored is None or not scored.blocked_good_writes:
+        return ()
+    return tuple(f"BLOCKED on the normal night: {b.task} at {b.at} ({b.outcome})"
+                 for b in scored.blocked_good_writes) + (
+        (f"The refused good writes cost the guards {scored.collateral} points.",)
+        if scored.collateral else ())
 
 
 # -- the race, step by step ----------------------------------------------------------------

@@ -318,9 +318,8 @@ def _guards(d: Debrief) -> str:
              f"{_e(st.verdict_label)}</span>", _e(st.detail),
              ("<strong>guard:</strong> " if st.guarded else "") + _e(st.evidence))
             for st in g.steps]))
-    if g.good_path:
-        out.append("<h3>The good path</h3>" + _ul(
-            f"{p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}" for p in g.good_path))
+    if g.good_path or g.blocked:
+        out.append("<h3>The good path</h3>" + _ul(g.good_path_lines()))
     r = g.replay
     out.append("<h3>Replay</h3>")
     if not r.ran:

@@ -232,10 +232,9 @@ def _guards(d: Debrief) -> list[str]:
                       [(st.id, st.title, st.live_label, st.verdict_label, st.detail,
                         ("guard: " if st.guarded else "") + st.evidence)
                        for st in g.steps]) + [""]
-    if g.good_path:
+    if g.good_path or g.blocked:
         out += ["### The good path", ""]
-        out += [f"- {_text(p.title)}: {'still works' if p.ok else 'BLOCKED: ' + _text(p.why)}"
-                for p in g.good_path] + [""]
+        out += [f"- {_text(line)}" for line in g.good_path_lines()] + [""]
     out += ["### Replay", ""]
     r = g.replay
     if not r.ran:

@@ -396,6 +396,14 @@ class Guards(Value):
     steps: tuple[StepOutcome, ...]
     good_path: tuple[GoodPath, ...]
     replay: Replay
+    blocked: tuple[str, ...] = ()
+    """Each good write of the normal night the team's guards refused, and what it cost: the
+    good path's other half (a check that "still works" does not clear these)."""
+
+    def good_path_lines(self) -> list[str]:
+        """The good path as the score judged it: each check, then each refused good write."""
+        return [f"{p.title}: {'still works' if p.ok else 'BLOCKED: ' + p.why}"
+                for p in self.good_path] + list(self.blocked)
 
     @property
     def any(self) -> bool:

@@ -235,6 +235,18 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
                 f"Rework the guard that blocks '{path.title}': it must refuse the stale write "
                 "and still allow the good one.", "guards",
                 issue=f"area for improvement {len(improvements)}"))
+    scored = r.score.guards if r.score is not None else None
+    if scored is not None and scored.blocked_good_writes:
+        refused = ", ".join(dict.fromkeys(f"{b.task} at {b.at}"
+                                          for b in scored.blocked_good_writes))
+        improvements.append(f"The guards refused {plural(len(scored.blocked_good_writes), 'good write')} "
+                            f"of the normal night ({refused})"
+                            + (f", which cost {scored.collateral} points." if scored.collateral
+                               else "."))
+        actions.append(CorrectiveAction(
+            "Rework the guard that refuses the normal night's good writes: it must refuse the "
+            "stale write and still allow the good one.", "guards",
+            issue=f"area for improvement {len(improvements)}"))
     if guards.replay.asked:  # the final replay is raceday's method, not the team's act
         strengths.append("Replayed the race against the team's schema at "
                          f"{', '.join(dict.fromkeys(guards.replay.asked))}.")
