@@ -3,14 +3,17 @@ responses, the AAR/IP shape, and a timeline chart that spans both lanes without 
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
+
+from rich.console import Console
 
 from raceday.engine.clock import Pace
 from raceday.engine.headless import open_session, run_script
 from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
-from raceday.transcript.debrief import build_debrief, render_markdown
+from raceday.transcript.debrief import build_debrief, render_markdown, render_terminal
 from raceday.transcript.debrief.html import render_html
 from raceday.transcript.log import read_events
 from raceday.transcript.timeline_chart import Mark, clusters
@@ -104,6 +107,10 @@ def test_a_crash_and_its_resume_are_in_the_debrief(tmp_path: Path) -> None:
     text = render_markdown(debrief)
     assert "- Interrupted: the session crashed or was killed, and resumed at 09:05" in text
     assert "Interrupted: the session crashed or was killed" in render_html(debrief)
+    console = Console(width=120, record=True, file=io.StringIO())
+    render_terminal(debrief, console)
+    assert "Interrupted: the session crashed or was killed, and resumed at 09:05" in \
+        " ".join(console.export_text().split())
     assert any(m.kind == "resumed" and m.time == "09:05" for m in debrief.timeline.chart().marks)
 
 

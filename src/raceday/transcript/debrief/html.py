@@ -151,7 +151,9 @@ def render_html(d: Debrief) -> str:
                  f"<li>Clock {_e(s.clock_from)} to {_e(s.clock_to)} {_e(s.zone)} "
                  f"({_e(s.pace)} pace); {s.events} events</li>"
                  f"<li>Wall clock {_e(s.wall_started or '?')} to {_e(s.wall_ended or '?')}; "
-                 f"{_e(s.ended)}</li></ul>")
+                 f"{_e(s.ended)}</li>"
+                 + (f"<li>Interrupted: the session {_e(s.interruptions())}</li>"
+                    if s.resumed else "") + "</ul>")
     parts += [f'<p class="warning">{_e(n)}</p>' for n in d.notes]
     parts += [_score(d), _timeline(d), _night_charts(d), _changes(d), _monitors(d), _guards(d),
               _checklist(d), _after_action(d)]

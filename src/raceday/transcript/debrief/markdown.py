@@ -87,6 +87,7 @@ def render_markdown(d: Debrief) -> str:
         f"- Players held: {played}; automation played: {', '.join(s.automated) or 'nothing'}",
         f"- Clock: {s.clock_from} to {s.clock_to} {s.zone} ({s.pace} pace); {s.events} events",
         f"- Wall clock: {s.wall_started or '?'} to {s.wall_ended or '?'}; {s.ended}",
+        *([f"- Interrupted: the session {_text(s.interruptions())}"] if s.resumed else []),
         "",
     ]
     for note in d.notes:

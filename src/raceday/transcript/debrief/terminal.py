@@ -36,6 +36,8 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     head = Text()
     head.append(f"{s.text}\n\n" if s.text else "", style="italic")
     head.append(s.outcome)
+    if s.resumed:
+        head.append(f"\n\nInterrupted: the session {s.interruptions()}.", style="yellow")
     parts.append(Panel(head, title=Text(f"Debrief: {s.title}"), title_align="left"))
     sc = d.score
     if sc is not None:
