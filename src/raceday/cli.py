@@ -32,6 +32,12 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 VERSION = f"raceday {__version__}"
 
 
+def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str,
+                *, help: str) -> argparse.ArgumentParser:  # noqa: A002 - argparse's own word
+    """A command's parser, its `--help` opening with the line `raceday --help` lists it by."""
+    return sub.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".")
+
+
 def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     """Every command's parser; `play_only`: the `play` command's alone (see _parse)."""
     import argparse
@@ -45,18 +51,21 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=VERSION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play an exercise in the terminal (the default)")
+    play = _add_parser(sub, "play", help="play an exercise in the terminal (the default)")
     play.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
     play.add_argument("--mode", choices=["solo", "team", "onboarding"], default=None,
                       help="solo (the default), team, or onboarding (guided); the "
                            "launcher's first run opens the easiest exercise guided")
-    play.add_argument("--pace", choices=["turns", "live"], default="turns")
+    play.add_argument("--pace", choices=["turns", "live"], default="turns",
+                      help="turns (the default): the clock moves when you act or wait; live: "
+                           "it runs on its own")
     play.add_argument("--speed", type=float, default=None,
                       help="simulated seconds per real second in the live pace")
     play.add_argument("--length", type=float, default=None, metavar="MINUTES",
                       help="live pace: fit the whole exercise into this many real minutes "
                            "(default 60, a game day; --speed overrides it)")
-    play.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    play.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                      help="where the session folder is written (default ./transcripts)")
     play.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build worlds on this PostgreSQL server (default: SQLite)")
     play.add_argument("--keep-world", action="store_true",
@@ -64,7 +73,7 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     if play_only:
         return parser
 
-    run = sub.add_parser("run", help="play a script headless and print the score")
+    run = _add_parser(sub, "run", help="play a script headless and print the score")
     run.add_argument("exercise", help="exercise id or folder")
     run.add_argument("--script", type=Path, required=True, help="play script (YAML)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,32 +86,36 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
 
-    sub.add_parser("list", help="list the exercises")
+    _add_parser(sub, "list", help="list the exercises")
 
-    check = sub.add_parser("check", help="validate exercise folders or files")
-    check.add_argument("paths", nargs="+", type=Path)
+    check = _add_parser(sub, "check", help="validate exercise folders or files")
+    check.add_argument("paths", nargs="+", type=Path,
+                       help="exercise folders, or exercise.yaml, play script, teams or inject "
+                            "files")
     check.add_argument("--strict", action="store_true",
                        help="also play the reference plays and warn about what plays but "
                             "teaches badly (keys that moved, steps no play prevents, ...)")
 
-    new = sub.add_parser("new", help="start a new exercise from a small working one")
+    new = _add_parser(sub, "new", help="start a new exercise from a small working one")
     new.add_argument("id", help="the new exercise's id (lower-case letters, digits, dashes)")
     new.add_argument("--into", type=Path, default=Path("exercises"),
                      help="the folder the exercise is made in (default ./exercises)")
 
-    brief = sub.add_parser("brief", help="print an exercise's briefing")
-    brief.add_argument("exercise")
+    brief = _add_parser(sub, "brief", help="print an exercise's briefing")
+    brief.add_argument("exercise", help="exercise id or folder")
     brief.add_argument("--facilitator", action="store_true",
                        help="the facilitator's guide instead: timeline, what each inject is "
                             "for, the answer key (keep it from the players)")
 
-    deb = sub.add_parser("debrief", help="write a played session's debrief (md, html or json)")
+    deb = _add_parser(sub, "debrief", help="write a played session's debrief (md, html or json)")
     deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
     deb.add_argument("--format", dest="fmt", choices=["md", "html", "json", "terminal"],
+                     help="Markdown (the default), a standalone HTML page, JSON, or the "
+                          "terminal's tables",
                      default="md")
     deb.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
 
-    aar = sub.add_parser("aar", help="fill in a session's after-action report (the hot wash): "
+    aar = _add_parser(sub, "aar", help="fill in a session's after-action report (the hot wash): "
                          "analysis, owners, dates, observations")
     aar.add_argument("session", type=Path, help="the session folder")
     for name, what in (("analysis", "why area for improvement N happened"),
@@ -124,13 +137,14 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     aar.add_argument("--evaluators", default=None, metavar="TEXT",
                      help="the facilitator and evaluators, by name")
 
-    review = sub.add_parser("review", help="walk a saved session event by event (read-only)")
-    review.add_argument("session", type=Path)
+    review = _add_parser(sub, "review", help="walk a saved session event by event (read-only)")
+    review.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
 
-    transcript = sub.add_parser("transcript", help="print a saved session readably")
-    transcript.add_argument("session", type=Path)
+    transcript = _add_parser(sub, "transcript", help="print a saved session readably")
+    transcript.add_argument("session", type=Path,
+                            help="the session folder (or its events.jsonl)")
 
-    history = sub.add_parser("history", help="each exercise's attempts over time, with charts")
+    history = _add_parser(sub, "history", help="each exercise's attempts over time, with charts")
     history.add_argument("--transcripts", type=Path, default=Path("transcripts"),
                          help="the transcripts folder whose sessions to show (history.db "
                               "beside them)")
@@ -141,7 +155,7 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     history.add_argument("--all", action="store_true", dest="all_sessions",
                          help="also the headless runs of play scripts (`raceday run`)")
 
-    resume = sub.add_parser("resume", help="go on with a session a crash or a kill cut short")
+    resume = _add_parser(sub, "resume", help="go on with a session a crash or a kill cut short")
     resume.add_argument("session", type=Path, help="the session folder (transcripts/...)")
     resume.add_argument("--exercise", default=None,
                         help="the exercise id or folder, when it is not found by its id")
@@ -164,15 +178,18 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from pathlib import Path
 
-    serve = sub.add_parser("serve", help="raceday in browsers (textual-serve): each browser "
+    serve = _add_parser(sub, "serve", help="raceday in browsers (textual-serve): each browser "
                            "plays its own session, or takes a seat with --join")
     serve.add_argument("exercise", nargs="?", help="exercise id or folder (omit for the launcher)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="the address to listen on (default 127.0.0.1; 0.0.0.0 for a room)")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int, default=8000,
+                       help="the port browsers connect to (default 8000)")
     serve.add_argument("--public-url", default=None, metavar="URL",
                        help="the address browsers reach the server by (behind a proxy)")
-    serve.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    serve.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                       help="where each browser's session folder is written "
+                            "(default ./transcripts)")
     serve.add_argument("--join", type=Path, default=None, metavar="SESSION",
                        help="a team session's folder: each browser takes the next free seat")
     serve.add_argument("--token", action="append", default=None, dest="tokens", metavar="TOKEN",
@@ -188,12 +205,14 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from pathlib import Path
 
-    host = sub.add_parser("host", help="host a team session: players join from other terminals")
+    host = _add_parser(sub, "host", help="host a team session: players join from other terminals")
     host.add_argument("exercise", help="exercise id or folder")
     host.add_argument("--seats", default=None,
                       help="the roles people play, one seat each: responder,enactor-a,... "
                       "(default: the exercise's player roles)")
-    host.add_argument("--pace", choices=["turns", "live"], default="live")
+    host.add_argument("--pace", choices=["turns", "live"], default="live",
+                      help="live (the default): the clock runs on its own; turns: it moves "
+                           "when the team acts or waits")
     host.add_argument("--length", type=float, default=None, metavar="MINUTES",
                       help="live pace: the game day's length in real minutes; the speed "
                       "follows from it (default: the exercise's own length, 45 for the "
@@ -204,7 +223,8 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--start-now", action="store_true",
                       help="start the clock at once (default: a lobby holds it at the start "
                       "until the facilitator starts it, or, headless, until every seat joined)")
-    host.add_argument("--transcripts", type=Path, default=Path("transcripts"))
+    host.add_argument("--transcripts", type=Path, default=Path("transcripts"),
+                      help="where the session folder is written (default ./transcripts)")
     host.add_argument("--db", default=None, metavar="postgresql://...",
                       help="build the world on this PostgreSQL server (default: SQLite)")
     host.add_argument("--keep-world", action="store_true",
@@ -219,7 +239,7 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="several teams on one clock, each with the seats of --seats in "
                       "its own world: red,blue,... (a leaderboard at the end)")
 
-    join = sub.add_parser("join", help="take a seat in a team session")
+    join = _add_parser(sub, "join", help="take a seat in a team session")
     join.add_argument("session", type=_team_address,
                       help="the session folder (or postgresql://…?session=ID) the host printed")
     join.add_argument("--as", dest="player", required=True, help="your name")
@@ -228,7 +248,7 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="the seat's token from the host (or RACEDAY_TOKEN)")
     join.add_argument("--team", default=None, help="your team, when the host runs several")
 
-    watch = sub.add_parser("watch", help="the projector view of a team session (read-only)")
+    watch = _add_parser(sub, "watch", help="the projector view of a team session (read-only)")
     watch.add_argument("session", type=_team_address,
                        help="the session folder (or postgresql://…?session=ID)")
     watch.add_argument("--team", default=None,
