@@ -224,3 +224,43 @@ def test_what_a_child_writes_as_it_ends_is_printed() -> None:
     with contextlib.redirect_stdout(printed):
         asyncio.run(serve_one())
     assert "seat 1: the host has gone" in printed.getvalue()
+
+
+def test_a_stderr_reader_cancelled_before_it_ran_still_prints_the_last_line() -> None:
+    """textual-serve cancels its stderr reader when the screen's stream ends; cancelled before
+    it first ran (a loaded machine: CI saw it), awaiting it raised CancelledError out of the
+    service, though nobody had cancelled the service, and the child's last line was lost."""
+    import asyncio
+    import contextlib
+    import io
+    import shlex
+    import sys
+
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    from raceday.web.browser_server import _guarded
+
+    class Racy(AppService):  # the race, made certain
+        async def run(self) -> None:
+            await super().run()
+            raise asyncio.CancelledError
+
+    child = ("import os, sys, time; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
+             "os.close(1); time.sleep(0.5); sys.stderr.write('seat 2: the host has gone\\n')")
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    async def serve_one() -> None:
+        service = _guarded(Racy)(
+            f"{shlex.quote(sys.executable)} -c {shlex.quote(child)}", write_bytes=nothing,
+            write_str=nothing, close=nothing, download_manager=DownloadManager())
+        await service.start(80, 24)
+        assert service._task is not None
+        await asyncio.wait_for(service._task, 30)
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        asyncio.run(serve_one())
+    assert "seat 2: the host has gone" in printed.getvalue()

@@ -358,7 +358,15 @@ def _guarded(base: type[AppService]) -> type[AppService]:
             Guarded.live.discard(self)
 
         async def run(self) -> None:
-            await super().run()
+            try:
+                await super().run()
+            except asyncio.CancelledError:
+                # textual-serve cancels its stderr reader as the screen's stream ends; one
+                # cancelled before it first ran (a loaded machine) raises here, though
+                # nobody cancelled this task: go on and read what the child writes
+                current = asyncio.current_task()
+                if current is None or current.cancelling():
+                    raise
             try:
                 await self.remote_close()
             except Exception:  # noqa: BLE001  # the socket went first: nothing to close
