@@ -64,7 +64,7 @@ async def test_ui_and_headless_transcripts_match(make_app: MakeApp, tmp_path: Pa
         assert isinstance(app.screen, ChoiceDialog)
         for _ in range(3):  # the menu is alphabetical: lost-update ("Writer B saved ...") is last
             await pilot.press("down")
-        await pilot.press("enter")
+        await pilot.press("enter", "enter")  # the first names the finding, the second declares
         await settle(pilot)
         screen.query_one(SqlEditor).text = ""
         await type_text(pilot, REPAIR)

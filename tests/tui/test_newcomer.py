@@ -72,7 +72,7 @@ async def test_a_newcomer_plays_the_onboarding_from_the_first_launcher_to_the_sc
         dialog = app.screen
         assert isinstance(dialog, ChoiceDialog)
         lost = next(i for i, (key, _) in enumerate(dialog.options) if key == "lost-update")
-        await pilot.press(*["down"] * lost, "enter")
+        await pilot.press(*["down"] * lost, "enter", "enter")  # named, then declared
         await settle(pilot)
         assert "Step 5 of 5" in guide(screen)
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import pytest
 from rich.console import Console
-from textual.widgets import DataTable
+from textual.widgets import DataTable, OptionList, Static
 from tui_fixtures import FakeWall, MakeApp, calls_to, settle, start_play, type_text, wait_until
 
 from raceday.engine.clock import Pace
@@ -212,7 +212,22 @@ async def test_declare_a_finding(make_app: MakeApp, flagship: Exercise) -> None:
             (f.id for f in flagship.findings),
             key=lambda i: next(f.text for f in flagship.findings if f.id == i).casefold())
         assert "own words" not in dialog.note
-        await pilot.press("enter")  # the first finding: the menu is alphabetical
+        await pilot.press("up", "enter")  # the first finding: the menu is alphabetical
+        await pilot.pause()
+        # a wrong finding costs: the first Enter names it, and nothing is declared yet
+        assert app.screen is dialog and not events_of(screen, ev.Declaration)
+        first = min(flagship.findings, key=lambda f: f.text.casefold())
+        asked = str(dialog.query_one("#choice-confirm", Static).content)
+        assert asked.startswith(f"Declare “{first.text}”? Enter again to declare it")
+        await pilot.press("escape")  # Escape chooses again, and the menu stays
+        assert app.screen is dialog and dialog.pending is None
+        await pilot.press("enter", "down")  # so does moving to another finding
+        assert app.screen is dialog and dialog.pending is None
+        await pilot.press("end", "down", "down")  # the list stops at its last finding
+        last = max(flagship.findings, key=lambda f: f.text.casefold())
+        assert dialog.options[dialog.query_one("#choices", OptionList).highlighted or 0][0] \
+            == last.id
+        await pilot.press("home", "enter", "enter")
         await settle(pilot)
         [declared] = events_of(screen, ev.Declaration)
         first = min(flagship.findings, key=lambda f: f.text.casefold())

@@ -53,27 +53,62 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class Choices(OptionList):
+    """An option list that stops at its ends: one Down too many stays on the last option
+    (OptionList wraps to the first, where Enter then picks what nobody meant)."""
+
+    def _step(self, direction: int) -> None:
+        if self.highlighted is None:
+            return
+        i = self.highlighted + direction
+        while 0 <= i < self.option_count:
+            if not self.get_option_at_index(i).disabled:
+                self.highlighted = i
+                return
+            i += direction
+
+    def action_cursor_down(self) -> None:
+        if self.highlighted is None:
+            super().action_cursor_down()
+        else:
+            self._step(1)
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted is None:
+            super().action_cursor_up()
+        else:
+            self._step(-1)
+
+
 class ChoiceDialog(ModalScreen[str | None]):
-    """Pick one of several options (a finding, a speed, a statement)."""
+    """Pick one of several options (a finding, a speed, a statement). With `confirm` (a
+    choice that costs when it is wrong: a finding), Enter first names the choice and a second
+    Enter makes it; Escape then chooses again."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, options: list[tuple[str, str]], note: str = "",
-                 selected: str | None = None, disabled: frozenset[str] = frozenset()) -> None:
+                 selected: str | None = None, disabled: frozenset[str] = frozenset(),
+                 confirm: str = "", at_once: frozenset[str] = frozenset()) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.options = options
         self.note = note
         self.selected = selected
         self.closed = disabled  # shown in their place, not chosen: the others keep theirs
+        self.confirm = confirm  # the verb the second Enter does ("Declare"), or ""
+        self.at_once = at_once  # options chosen on the first Enter all the same (a dialog next)
+        self.pending: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.note:
                 yield Static(self.note, classes="dialog-note", markup=False)
-            yield OptionList(*[Option(Text(label), id=key, disabled=key in self.closed)
-                               for key, label in self.options], id="choices")
+            yield Choices(*[Option(Text(label), id=key, disabled=key in self.closed)
+                            for key, label in self.options], id="choices")
+            if self.confirm:
+                yield Static("", id="choice-confirm", classes="dialog-note", markup=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -84,9 +119,29 @@ class ChoiceDialog(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        key = event.option.id
+        if self.confirm and key != self.pending and key not in self.at_once:
+            self.pending = key
+            label = next((text for k, text in self.options if k == key), key or "")
+            self.query_one("#choice-confirm", Static).update(
+                f"{self.confirm} “{label}”? Enter again to {self.confirm.lower()} it; "
+                "Escape to choose again.")
+            return
+        self.dismiss(key)
+
+    @on(OptionList.OptionHighlighted)
+    def _moved(self, event: OptionList.OptionHighlighted) -> None:
+        if self.pending is not None and event.option.id != self.pending:
+            self._unpend()
+
+    def _unpend(self) -> None:
+        self.pending = None
+        self.query_one("#choice-confirm", Static).update("")
 
     def action_cancel(self) -> None:
+        if self.pending is not None:
+            self._unpend()
+            return
         self.dismiss(None)
 
 

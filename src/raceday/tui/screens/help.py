@@ -31,7 +31,7 @@ PLAY_HELP = """\
 | alt+pgup / alt+pgdn | after F6: the earlier / later statements' grids |
 | **F3** | side panel tabs: Tasks, then Schema, then Monitors (see below) |
 | **F7** | save a monitor: a query that alerts when it returns rows |
-| **F8** | declare a finding (a wrong one costs points) |
+| **F8** | declare a finding: Enter names it, Enter again declares it (a wrong one costs points) |
 | **F9** | reveal a hint (costs points; the score says so) |
 | ctrl+y | put the newest hint taken into the editor (its SQL; its words as comments) |
 | ctrl+n | let the clock run to the next inject (turns pace: time moves when you act) |

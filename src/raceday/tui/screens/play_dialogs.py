@@ -73,7 +73,8 @@ class PlayDialogs(PlayBase):
             note="What is wrong? A right finding counts as detection when it is so now; a "
                  "wrong one, or one that is not so yet, costs points."
                  + (" In your own words, the facilitator rules on it."
-                    if self.FACILITATOR_RULES else "")), chosen)
+                    if self.FACILITATOR_RULES else ""), confirm="Declare",
+            at_once=frozenset({OWN_WORDS})), chosen)
 
     def declare(self, role: str, finding: str, text: str = "") -> None:
         self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding, text=text)))
