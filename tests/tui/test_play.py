@@ -398,6 +398,23 @@ async def test_too_small_shows_a_notice(make_app: MakeApp, flagship: Exercise) -
         assert not isinstance(app.screen, TooSmallScreen)
 
 
+async def test_help_opened_while_too_small_leaves_no_notice_behind(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    """Issue 59: F1 at 60x20, the terminal made 120x40 while help was open, Esc: "This one is
+    60x20: make it bigger" stayed until another resize."""
+    app = make_app(flagship)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.press("f1")
+        await pilot.pause()
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, (TooSmallScreen, HelpScreen)), app.screen
+
+
 async def test_usable_at_80x24(make_app: MakeApp, flagship: Exercise) -> None:
     app = make_app(flagship)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -140,3 +140,10 @@ class TooSmallScreen(Screen[None]):
     def resized(self, width: int, height: int) -> None:
         self.now = (width, height)
         self.query_one("#too-small", Static).update(self._text())
+
+    def on_screen_resume(self) -> None:
+        """Shown again after a screen above it closed (help opened while small): the terminal
+        may have grown meanwhile, and no resize will come to say so."""
+        width, height = self.app.size
+        if width >= self.need[0] and height >= self.need[1]:
+            self.app.pop_screen()
