@@ -158,6 +158,10 @@ async def test_switch_role_keeps_each_roles_editor(make_app: MakeApp, flagship: 
         await settle(pilot)
         screen = play_screen(app)
         assert [s.role for s in screen.seats] == ["planner", "enactor-a"]
+        # issue 59: F2 worked but the footer never said so
+        shown = {b.binding.key: b.binding.description
+                 for b in app.active_bindings.values() if b.binding.show}
+        assert shown.get("f2") == "Pass", shown
         editor = screen.query_one(SqlEditor)
         editor.text = "SELECT max(id) FROM plan;"
         await pilot.press("f5")

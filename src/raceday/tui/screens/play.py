@@ -109,6 +109,10 @@ class PlayScreen(PlayKeys):
         yield SteadyFooter(compact=True, show_command_palette=False)  # 80 columns: keys first
 
     def on_mount(self) -> None:
+        if len(self.seats) > 1:  # a hot seat: the footer says how to pass the keyboard
+            self._bindings.key_to_bindings["f2"] = [
+                Binding("f2", "switch_role", "Pass", priority=True)]
+            self.refresh_bindings()
         self._layout_for(self.app.size.width, self.app.size.height)
         self._show_header()
         self._offer_example()
