@@ -219,17 +219,18 @@ async def test_declare_a_finding(make_app: MakeApp, flagship: Exercise) -> None:
         await pilot.press("up", "enter")  # the first finding: the menu is alphabetical
         await pilot.pause()
         # a wrong finding costs: the first Enter names it, and nothing is declared yet
-        assert app.screen is dialog and not events_of(screen, ev.Declaration)
+        choice = dialog  # the dialog as itself (`app.screen is dialog` widens its type)
+        assert app.screen is choice and not events_of(screen, ev.Declaration)
         first = min(flagship.findings, key=lambda f: f.text.casefold())
-        asked = str(dialog.query_one("#choice-confirm", Static).content)
+        asked = str(choice.query_one("#choice-confirm", Static).content)
         assert asked.startswith(f"Declare “{first.text}”? Enter again to declare it")
         await pilot.press("escape")  # Escape chooses again, and the menu stays
-        assert app.screen is dialog and dialog.pending is None
+        assert app.screen is choice and choice.pending is None
         await pilot.press("enter", "down")  # so does moving to another finding
-        assert app.screen is dialog and dialog.pending is None
+        assert app.screen is choice and choice.pending is None
         await pilot.press("end", "down", "down")  # the list stops at its last finding
         last = max(flagship.findings, key=lambda f: f.text.casefold())
-        assert dialog.options[dialog.query_one("#choices", OptionList).highlighted or 0][0] \
+        assert choice.options[choice.query_one("#choices", OptionList).highlighted or 0][0] \
             == last.id
         await pilot.press("home", "enter", "enter")
         await settle(pilot)
