@@ -10,6 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 import websocket
@@ -190,30 +191,27 @@ def test_the_page_is_textual_serves_but_for_its_font() -> None:
     assert "googleapis" not in ours and "@font-face" in ours
 
 
-def test_what_a_child_writes_as_it_ends_is_printed() -> None:
-    """A child that writes its last line after its screen is gone (a browser's seat closed
-    with its host says why on the server): textual-serve stops reading the child's errors
-    when its screen's stream ends, so the line was lost whenever the child got there first
-    (and a seat's app took over 2 s to shut down on a loaded machine)."""
+def _printed_by_a_served_child(service_class: type[Any], last_line: str, wait: float) -> str:
+    """Serve one child that starts, closes its screen's stream, waits `wait` seconds and
+    writes `last_line` on stderr as it ends; what the server printed."""
     import asyncio
     import contextlib
     import io
     import shlex
     import sys
 
-    from textual_serve.app_service import AppService
     from textual_serve.download_manager import DownloadManager
 
     from raceday.web.browser_server import _guarded
 
     child = ("import os, sys, time; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
-             "os.close(1); time.sleep(2.5); sys.stderr.write('seat 1: the host has gone\\n')")
+             f"os.close(1); time.sleep({wait}); sys.stderr.write({last_line!r} + '\\n')")
 
     async def nothing(*_: object) -> None:
         return None
 
     async def serve_one() -> None:
-        service = _guarded(AppService)(
+        service = _guarded(service_class)(
             f"{shlex.quote(sys.executable)} -c {shlex.quote(child)}", write_bytes=nothing,
             write_str=nothing, close=nothing, download_manager=DownloadManager())
         await service.start(80, 24)
@@ -223,7 +221,18 @@ def test_what_a_child_writes_as_it_ends_is_printed() -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         asyncio.run(serve_one())
-    assert "seat 1: the host has gone" in printed.getvalue()
+    return printed.getvalue()
+
+
+def test_what_a_child_writes_as_it_ends_is_printed() -> None:
+    """A child that writes its last line after its screen is gone (a browser's seat closed
+    with its host says why on the server): textual-serve stops reading the child's errors
+    when its screen's stream ends, so the line was lost whenever the child got there first
+    (and a seat's app took over 2 s to shut down on a loaded machine)."""
+    from textual_serve.app_service import AppService
+
+    printed = _printed_by_a_served_child(AppService, "seat 1: the host has gone", 2.5)
+    assert "seat 1: the host has gone" in printed
 
 
 def test_a_stderr_reader_cancelled_before_it_ran_still_prints_the_last_line() -> None:
@@ -231,36 +240,13 @@ def test_a_stderr_reader_cancelled_before_it_ran_still_prints_the_last_line() ->
     it first ran (a loaded machine: CI saw it), awaiting it raised CancelledError out of the
     service, though nobody had cancelled the service, and the child's last line was lost."""
     import asyncio
-    import contextlib
-    import io
-    import shlex
-    import sys
 
     from textual_serve.app_service import AppService
-    from textual_serve.download_manager import DownloadManager
-
-    from raceday.web.browser_server import _guarded
 
     class Racy(AppService):  # the race, made certain
         async def run(self) -> None:
             await super().run()
             raise asyncio.CancelledError
 
-    child = ("import os, sys, time; sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush(); "
-             "os.close(1); time.sleep(0.5); sys.stderr.write('seat 2: the host has gone\\n')")
-
-    async def nothing(*_: object) -> None:
-        return None
-
-    async def serve_one() -> None:
-        service = _guarded(Racy)(
-            f"{shlex.quote(sys.executable)} -c {shlex.quote(child)}", write_bytes=nothing,
-            write_str=nothing, close=nothing, download_manager=DownloadManager())
-        await service.start(80, 24)
-        assert service._task is not None
-        await asyncio.wait_for(service._task, 30)
-
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        asyncio.run(serve_one())
-    assert "seat 2: the host has gone" in printed.getvalue()
+    printed = _printed_by_a_served_child(Racy, "seat 2: the host has gone", 0.5)
+    assert "seat 2: the host has gone" in printed

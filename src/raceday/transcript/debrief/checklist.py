@@ -55,7 +55,8 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
             notes += [f"The race: {line}." for line in story[0] + story[1]]
         else:
             race = night = ([], [], [])
-            did, did_not, notes = story
+            did, did_not, notes = (list(part) for part in story)
+        edits = _edits(r, practice.statements)
         if practice.judge == "row-counts":
             more = _row_counts(r, practice.statements)
         elif practice.judge == "recovery":
@@ -63,12 +64,12 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
         elif practice.judge == "removal-limits":
             more = _removal_limits(r, practice.statements)
         else:
-            more = _edits(r, practice.statements)
+            more = edits
         if practice.judge != "recovery":
             # a harm some other guard kept away is not this practice done: it needs an act
             # of its own (a guard seen stopping its step, an edit of its statements, a count
             # read, a cap), or its own practice night kept from the customers
-            own = [*more[0], *_edits(r, practice.statements)[0], *story[0]]
+            own = [*more[0], *edits[0], *story[0]]
             if practice.judge not in OWN_EVIDENCE:
                 own += night[0]
             borrowed = (race[0] + night[0] if practice.judge in OWN_EVIDENCE else race[0])
