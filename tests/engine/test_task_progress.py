@@ -9,7 +9,7 @@ from dataclasses import replace
 from engine_fixtures import tiny_exercise
 
 from raceday.engine.session import Session
-from raceday.engine.task_progress import TaskProgress, task_writes
+from raceday.engine.task_progress import TaskProgress, task_reads, task_writes
 from raceday.exercise.model import Exercise, Task
 
 PLAYERS = ("operator", "writer-b")
@@ -50,13 +50,17 @@ def test_a_task_that_writes_is_handled_by_a_write_to_its_table_after_it_fell_due
     assert "write" not in _pending(session, progress)
 
 
-def test_a_task_that_only_reads_is_handled_by_any_statement_of_its_role(
+def test_a_task_that_only_reads_is_handled_by_its_role_reading_what_it_reads(
         make_session: Callable[..., Session]) -> None:
     session = make_session(players=PLAYERS)
     session.start()
     session.advance_to(1)
     assert _pending(session, _progress(session)) == ["read"]
-    session.execute("writer-b", "SELECT 1")
+    session.execute("writer-b", "SELECT 1")  # looks at nothing: the hot seat's lock task
+    assert _pending(session, _progress(session)) == ["read"]  # was ticked by this
+    session.execute("operator", "SELECT value FROM config")  # another role's look
+    assert _pending(session, _progress(session)) == ["read"]
+    session.execute("writer-b", "SELECT c.value FROM automation a JOIN Config c ON 1")
     assert _pending(session, _progress(session)) == []
 
 
@@ -69,7 +73,7 @@ def test_a_task_that_falls_due_again_unhandled_counts_its_repeats(
     session.start()
     session.advance_to(5)  # due at 1, 3 and 5, never handled
     assert _progress(session).repeats == {"read": 3}
-    session.execute("writer-b", "SELECT 1")
+    session.execute("writer-b", "SELECT value FROM config")
     session.advance_to(7)  # handled since: it counts afresh
     assert _progress(session).repeats == {"read": 1}
 
@@ -93,6 +97,7 @@ def test_the_tables_a_task_writes_are_read_off_its_automation_sql() -> None:
            "c": "SELECT * FROM host"}
     assert task_writes(task, sql) == {"config", "job_run", "lease"}
     assert task_writes(Task("r", "writer-b", 1, "R", statements=("c",)), sql) == set()
+    assert task_reads(Task("r", "writer-b", 1, "R", statements=("c",)), sql) == {"host"}
 
 
 def _with_guard_task(exercise: Exercise) -> Exercise:

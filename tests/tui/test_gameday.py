@@ -275,16 +275,23 @@ async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish
         await settle(pilot)
         assert screen.snapshot.clock_face == "23:03"
         assert "NOW · due 23:03" in str(screen.query_one("#tasks").render())
-        # with the task due, one press still moves on (to when it falls due next), and what
-        # is still due is said in one toast, not one per press
-        faces = []
-        for _ in range(2):
-            await pilot.press("ctrl+n")
-            await settle(pilot)
-            faces.append(screen.snapshot.clock_face)
+        # with the task due, ctrl+n never passes it unasked: nobody else will write the plan
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        assert "Still due: planner: Write the next plan generation" in dialog.title_text
+        await pilot.press("enter")  # "Stay and do it" is the one highlighted
+        await settle(pilot)
+        assert screen.snapshot.clock_face == "23:03"
+        await pilot.press("ctrl+n", "down", "enter")  # leave it undone, on purpose
+        await settle(pilot)
+        faces = [screen.snapshot.clock_face]
+        await pilot.press("ctrl+n")  # told once: the same overdue task is not asked again
+        await settle(pilot)
+        faces.append(screen.snapshot.clock_face)
+        assert not isinstance(app.screen, ChoiceDialog)
         assert "23:03" < faces[0] < faces[1]  # each press moved on (held roles' next task)
-        said = [n for n in app._notifications if "Still due for planner" in str(n.message)]
-        assert len(said) == 1
 
 
 async def test_onboarding_tasks_come_one_at_a_time(make_app: MakeApp) -> None:

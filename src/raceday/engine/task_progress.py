@@ -2,8 +2,8 @@
 
 The session decides a task with `done_when` is done (`TaskDone`). A task without one (the
 automation's own work, held by a person) is handled once its role has written what the
-task's automation SQL writes since the task fell due (or run anything, when that SQL only
-reads); a guard task is handled once its race steps are shown stopped (a replay or a guard
+task's automation SQL writes since the task fell due (or, when that SQL only reads, has
+read what it reads: `SELECT 1` looks at nothing); a guard task is handled once its race steps are shown stopped (a replay or a guard
 check). This tells a player what is left; the score decides nothing from it.
 
 The same events reach a solo screen and a team seat, so both say the same.
@@ -21,10 +21,20 @@ from raceday.transcript import events as ev
 WRITES = re.compile(r"\b(?:UPDATE(?:\s+OR\s+\w+)?|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO"
                     r"|DELETE\s+FROM)\s+[\"`\[]?(\w+)", re.IGNORECASE)
 
+READS = re.compile(r"\b(?:FROM|JOIN)\s+[\"`\[]?(\w+)", re.IGNORECASE)
+
+
 def task_writes(task: Task, statement_sql: Mapping[str, str]) -> set[str]:
     """The tables the task's automation SQL writes (none: a task that only reads)."""
     return {m.lower() for sid in task.statements
             for m in WRITES.findall(statement_sql.get(sid, ""))}
+
+
+def task_reads(task: Task, statement_sql: Mapping[str, str]) -> set[str]:
+    """The tables the task's automation SQL reads: a task that only looks is done by a look
+    at what it looks at (`SELECT 1` looks at nothing)."""
+    return {m.lower() for sid in task.statements
+            for m in READS.findall(statement_sql.get(sid, ""))}
 
 
 def outstanding(role: str, pending: Iterable[PendingView],
@@ -47,7 +57,9 @@ class TaskProgress:
         self._due_seq: dict[str, int] = {}  # task -> seq of its latest task_due
         self._wrote_seq: dict[tuple[str, str], int] = {}  # (role, table) -> latest write seq
         sql = {s.id: s.sql for s in exercise.statements}
-        self._tables = {t.id: task_writes(t, sql) for t in exercise.tasks}
+        self._tables = {t.id: task_writes(t, sql)
+                        or {f"read:{name}" for name in task_reads(t, sql)}
+                        for t in exercise.tasks}
 
     def observe(self, event: ev.Event) -> None:
         """Take one event of the session, in order."""
@@ -61,6 +73,8 @@ class TaskProgress:
             self.repeats[event.task] = self.repeats.get(event.task, 0) + 1
         elif isinstance(event, ev.Statement) and not event.automated and event.ok:
             self._wrote_seq[(event.role, "")] = event.seq  # ran anything: reads count too
+            for table in READS.findall(event.sql):
+                self._wrote_seq[(event.role, f"read:{table.lower()}")] = event.seq
             if event.writes or event.schema_changed:
                 # a write that changed 0 rows counts too: the automation's own runs often do
                 for table in event.writes or ("*",):

@@ -82,6 +82,7 @@ class PlayBase(Screen[None]):
         self.progress = TaskProgress(exercise)  # which tasks are done, handled, outstanding
         self.revealed: set[str] = set()  # hint ids
         self._skip_toast_at = -1e9  # when ctrl+n last said what it skipped (one toast a time)
+        self._left_undone: set[tuple[str, int]] = set()  # (task, due) ctrl+n was told to pass
         self._newest_hint: str | None = None  # ctrl+y pastes it
         self.live = LiveClock(speed=settings.speed_for(exercise))
         self.guide = Guide(guide_steps(exercise, self.seats[0].role)) \

@@ -16,6 +16,7 @@ from raceday.transcript import events as ev
 from raceday.tui.screens.play_base import PlayBase
 
 if TYPE_CHECKING:
+    from raceday.engine.snapshot import PendingView
     from raceday.tui.screens.dialogs import InjectRequest, MonitorRequest, NoteRequest
 
 SKIP_TOAST_SECONDS = 6.0
@@ -134,8 +135,15 @@ class PlayDialogs(PlayBase):
     def action_next(self) -> None:
         """ctrl+n: let the clock run to the next inject, or sooner to the next time a task of
         a role played here falls due: one press, whatever is due. What is still due is said
-        in one toast (not one per press)."""
+        in one toast (not one per press). A story task a person holds (the automation's own
+        work, which nobody else will do) is never passed without asking: left undone, the
+        night stops where it is."""
         if self._ready(self.action_next) is None:
+            return
+        until = self._next_stop()
+        held = self._held_story_tasks()
+        if held:
+            self._ask_to_pass(held, until)
             return
         mine = self.my_outstanding()
         now = self.raceday.wall()
@@ -144,8 +152,38 @@ class PlayDialogs(PlayBase):
             self.notify(f"Still due for {self.role}: {mine[0].title}"
                         + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
                         + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
-        until = self._next_stop()
         self._act("wait", lambda s: s.perform(Wait(until=until)))
+
+    def _held_story_tasks(self) -> list[PendingView]:
+        """The automation's own tasks, held by a seat here, due and not handled, that the
+        player has not already chosen to leave undone."""
+        story = {t.id for t in self.exercise.tasks if t.statements and not t.proves}
+        return [p for seat in self.seats for p in self.my_outstanding(seat.role)
+                if p.task in story and (p.task, p.minute) not in self._left_undone]
+
+    def _ask_to_pass(self, held: list[PendingView], until: int | None) -> None:
+        first = held[0]
+        where = f"{first.role}: {first.title}" + (f" (due {first.due})" if first.due else "")
+        more = f" and {len(held) - 1} more" if len(held) > 1 else ""
+        stay = "Stay and do it" + ("" if first.role == self.role
+                                    else f" (F2 passes the keyboard to {first.role})")
+        from raceday.engine.clock import clock_time
+
+        to = "the next inject" if until is None else clock_time(self.exercise.clock.start,
+                                                                  until)
+        options = [("stay", stay), ("pass", f"Let the clock run to {to}, leaving it undone")]
+
+        def chosen(choice: str | None) -> None:
+            if choice == "pass":
+                self._left_undone.update((p.task, p.minute) for p in held)
+                self._act("wait", lambda s: s.perform(Wait(until=until)))
+
+        from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
+        self.app.push_screen(ChoiceDialog(
+            f"Still due: {where}{more}", options,
+            note="Nobody else does this task tonight: the automation leaves it to you, and "
+                 "until it is done the night waits on it. Leaving it undone is a choice the "
+                 "score and the debrief see.", selected="stay"), chosen)
 
     def _next_stop(self) -> int | None:
         """The next minute a played role's task falls due, if before the next inject."""

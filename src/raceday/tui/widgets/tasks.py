@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from raceday.engine.snapshot import PendingView
-from raceday.engine.task_progress import outstanding, task_writes
+from raceday.engine.task_progress import outstanding, task_reads, task_writes
 from raceday.exercise.model import Exercise, Task
 from raceday.inert import inert
 
@@ -92,6 +92,9 @@ def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None
     elif statement_sql is not None and task_writes(task, statement_sql):
         done = "done once you have written " + ", ".join(
             sorted(task_writes(task, statement_sql)))
+    elif statement_sql is not None and task_reads(task, statement_sql):
+        done = "done once you have looked at " + ", ".join(
+            sorted(task_reads(task, statement_sql)))
     else:
         done = "done once you have run a query"
     more = "; F4 shows the automation's statements in full" if task.statements else ""
