@@ -29,6 +29,8 @@ PLAY_HELP = """\
 | ctrl+up / ctrl+down | this role's earlier / later submissions |
 {f2}| alt+arrows | scroll the results (sideways and by rows) without leaving the editor |
 | alt+pgup / alt+pgdn | after F6: the earlier / later statements' grids |
+| enter (results) | the cell's whole value: long text, a table's DDL (Esc closes) |
+| →, ←, enter, space | Schema tab: open / close a table (tab reaches its tree) |
 | **F3** | side panel tabs: Tasks, then Schema, then Monitors (see below) |
 | **F7** | save a monitor: a query that alerts when it returns rows |
 | **F8** | declare a finding: Enter names it, Enter again declares it (a wrong one costs points) |

@@ -41,7 +41,7 @@ class SqlEditor(TextArea, inherit_bindings=False):
         Binding("home", "cursor_line_start", "Line start", show=False),
         Binding("ctrl+a", "select_all", "Select all", show=False),
         Binding("ctrl+l", "clear_text", "Clear", show=False),
-        Binding("tab", "complete", "Complete", show=False),
+        Binding("tab", "complete(True)", "Complete", show=False),
         Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False),
         Binding("ctrl+up", "history(-1)", "Older", show=False),
         Binding("ctrl+down", "history(1)", "Newer", show=False),
@@ -128,19 +128,22 @@ class SqlEditor(TextArea, inherit_bindings=False):
 
     # -- completion ----------------------------------------------------------------------
 
-    def action_complete(self) -> None:
-        row, column = self.cursor_location
-        line = self.document.get_line(row)
-        prefix = word_before(line, column)
-        if not prefix:
-            if not self.selected_text:
-                self.screen.focus_next()
-            return
-        found = complete(prefix, self.tables.keys(), self.tables)
-        if found.insert:
-            self.insert(found.insert)
-        if found.choices:
-            self.post_message(self.CompletionChoices(self, found.choices))
+    def action_complete(self, move_on: bool = False) -> None:
+        """Complete the name before the cursor. Tab (`move_on`) with nothing to complete (no
+        name there, none it could become, or a selection, the offered example's) moves focus
+        to the next widget, as the help says; shift+tab, the screen's key, goes back."""
+        if not self.selected_text:
+            row, column = self.cursor_location
+            prefix = word_before(self.document.get_line(row), column)
+            found = complete(prefix, self.tables.keys(), self.tables)
+            if found.insert or found.choices:
+                if found.insert:
+                    self.insert(found.insert)
+                if found.choices:
+                    self.post_message(self.CompletionChoices(self, found.choices))
+                return
+        if move_on:
+            self.screen.focus_next()
 
     def action_clear_text(self) -> None:
         """Empty the editor as one edit, so ctrl+z undoes it."""

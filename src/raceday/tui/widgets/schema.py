@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Tree
 
 from raceday.store.results import TableInfo
@@ -24,15 +25,50 @@ def constraints_of(sql: str) -> list[str]:
 
 
 class SchemaTree(Tree[str]):
-    """Tables (and views) of the world; rebuilt whenever the schema changes."""
+    """Tables (and views) of the world; rebuilt whenever the schema changes.
+
+    From the keyboard (Tab reaches it when its tab is shown): up and down move, Enter and
+    Space open or close a table, → opens it (open: goes to its first line), ← closes it (on
+    a column: goes back to its table)."""
+
+    BINDINGS = [
+        Binding("right", "open_node", "Open", show=False),
+        Binding("left", "close_node", "Close", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(Text("world"), id=id)  # a Text: a str is parsed as markup (emoji table: ~10 ms)
         self.show_root = False
         self.guide_depth = 2
 
+    def on_focus(self) -> None:
+        """Focused with no cursor yet (Textual starts at none): the cursor on the first table,
+        so Enter opens it at once."""
+        if self.cursor_line < 0 and self.root.children:
+            self.move_cursor(self.root.children[0])
+
+    def action_open_node(self) -> None:
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
+
+    def action_close_node(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
     def show_tables(self, tables: tuple[TableInfo, ...]) -> None:
         expanded = {str(node.data) for node in self.root.children if node.is_expanded}
+        cursor = self.cursor_node
+        at = str(cursor.data) if cursor is not None and self.cursor_line >= 0 else None
         self.clear()
         for info in tables:
             label = Text(info.name, style="bold")
@@ -55,3 +91,9 @@ class SchemaTree(Tree[str]):
                 node.add_leaf(Text(f"trigger {trigger}", style="yellow"),
                               data=f"{info.name}:t:{trigger}")
         self.root.expand()
+        if at is not None:  # the cursor stays on its table or column, if still there
+            for line in range(self.last_line + 1):
+                shown = self.get_node_at_line(line)
+                if shown is not None and str(shown.data) == at:
+                    self.move_cursor_to_line(line)
+                    break
