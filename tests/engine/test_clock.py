@@ -58,3 +58,18 @@ def test_in_the_live_pace_statements_cost_no_time(
     assert live.clock_face == "00:06"
     assert any(isinstance(e, ev.Automation) and e.task == "write" for e in live.events)
     live.end()
+
+
+def test_in_the_turns_pace_only_a_statement_that_ran_costs_time(
+        make_session: Callable[..., Session]) -> None:
+    """A typo, a refusal or a cancel did nothing: at recovery-under-load's five minutes a
+    statement, each cost the team five minutes of the night for nothing."""
+    session = make_session()
+    session.start()
+    before = session.minute
+    session.execute("operator", "SELEC value FROM config")  # a typo
+    session.execute("operator", "ATTACH DATABASE 'elsewhere.db' AS x")  # refused
+    session.execute("operator", "SELECT * FROM no_such_table")  # an error
+    assert session.minute == before
+    session.execute("operator", "SELECT value FROM config; SELEC 1")  # one of them ran
+    assert session.minute == before + session.exercise.clock.minutes_per_statement

@@ -212,7 +212,8 @@ class Session(Automation):
         finally:
             self._acting = None
         self._check_player_tasks()
-        self._spend()
+        if any(r.ok for r in results):
+            self._spend()  # a typo, a refusal or a cancel did nothing: it costs no time
 
     # -- one door for a player's actions ---------------------------------------------------
 

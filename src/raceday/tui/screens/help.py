@@ -50,8 +50,9 @@ The side panel: F3 steps through its tabs (Tasks, Schema, Monitors). On a small 
 first opens it in the results' place, then steps through the tabs, then closes it (Esc
 closes it too).
 
-Time: in the *turns* pace each statement costs the exercise's minutes and ctrl+n waits for
-the next event; in the *live* pace the clock runs by itself at the chosen speed.
+Time: in the *turns* pace each statement costs the exercise's minutes (one that failed, was
+refused or cancelled costs none) and ctrl+n waits for the next event; in the *live* pace
+the clock runs by itself at the chosen speed.
 
 Scoring: how fast you surface the fault (a monitor that alerts on it, or a right finding),
 which guards keep the harm away when the night is replayed, and how safely you recover.
