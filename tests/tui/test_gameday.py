@@ -381,3 +381,40 @@ async def test_a_person_as_enactor_a_skips_to_its_story_task_not_the_normal_nigh
         await settle(pilot)
         assert screen.snapshot is not None and screen.snapshot.clock_face == "23:31"
         assert "NOW · due 23:31" in str(screen.query_one("#tasks").render())
+
+
+async def test_f9_lists_the_seats_own_hints_and_says_whose_task_an_automation_hint_is(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    """At the hot seat the planner was offered the Enactor's hint as if it were its own."""
+    app = make_app(flagship, mode="team")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await cast_two(pilot)
+        screen = play_screen(app)
+        assert screen.role == "planner"
+        await pilot.press("f9")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        assert "recheck-at-write" not in [k for k, _ in dialog.options]  # enactor-a's, Bo's
+        await pilot.press("escape", "f2")  # the keyboard to Bo, enactor-a
+        await settle(pilot)
+        assert screen.role == "enactor-a"
+        await pilot.press("f9")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        label = dict(dialog.options)["recheck-at-write"]
+        assert "task:" not in label  # its own task, named plainly
+
+
+async def test_solo_f9_says_whose_task_an_automation_hint_is(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        await pilot.press("f9")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        name = flagship.role("enactor-a").name
+        assert f"{name}'s task: " in dict(dialog.options)["recheck-at-write"]

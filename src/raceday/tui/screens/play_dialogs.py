@@ -82,30 +82,43 @@ class PlayDialogs(PlayBase):
 
     def action_hint(self) -> None:
         """F9: choose which hint to reveal, each with its cost, before anything is shown.
-        The list is the exercise's, in its order, every time: hints taken or about a task
-        already done stay in their place, greyed, so the same keys reach the same hint."""
+        The list is the seat's: hints about its own role's tasks, about the automation's
+        (which nobody at this keyboard plays, so the one here hardens it; each says whose
+        task it is) and about none; another seat's are its own (F2 passes the keyboard).
+        Its order is the exercise's, every time: hints taken or about a task already done
+        stay in their place, greyed, so the same keys reach the same hint."""
         if self._ready(self.action_hint) is None:
             return
+        tasks = {t.id: t for t in self.exercise.tasks}
+        others = {seat.role for seat in self.seats} - {self.role}
+        hints = [h for h in self.exercise.hints
+                 if h.task not in tasks or tasks[h.task].role not in others]
         done = self.done_tasks | self.handled_tasks()
-        closed = frozenset(h.id for h in self.exercise.hints
+        closed = frozenset(h.id for h in hints
                            if h.id in self.revealed or (h.task is not None and h.task in done))
-        if len(closed) == len(self.exercise.hints):
-            self.notify("No hint left to reveal." if self.exercise.hints else
-                        "This exercise has no hints.", timeout=4)
+        if len(closed) == len(hints):
+            self.notify("No hint left to reveal." if hints else
+                        "This exercise has no hints." if not self.exercise.hints else
+                        f"No hint for {self.role}: F2 passes the keyboard to the others.",
+                        timeout=4)
             return
-        titles = {t.id: t.title for t in self.exercise.tasks}
         due_now = [p.task for p in self.my_outstanding()]
         options = []
-        for hint in self.exercise.hints:
-            about = titles.get(hint.task or "") or hint.id.replace("-", " ").replace("_", " ")
+        for hint in hints:
+            task = tasks.get(hint.task or "")
+            if task is None:
+                about = hint.id.replace("-", " ").replace("_", " ")
+            elif task.role == self.role:
+                about = task.title
+            else:
+                about = f"{self._role_name(task.role)}'s task: {task.title}"
             cost = f"-{hint.cost} point{'s' if hint.cost != 1 else ''}"
             state = ("  (taken: ctrl+y puts it in the editor)" if hint.id in self.revealed
                      else "  (task done)" if hint.id in closed
                      else "  (due now)" if hint.task in due_now else "")
             options.append((hint.id, f"{cost} · {inert(about, one_line=True)}{state}"))
-        first = next((h.id for h in self.exercise.hints
-                      if h.id not in closed and h.task in due_now),
-                     next(h.id for h in self.exercise.hints if h.id not in closed))
+        first = next((h.id for h in hints if h.id not in closed and h.task in due_now),
+                     next(h.id for h in hints if h.id not in closed))
         role = self.role
 
         def reveal(hint_id: str | None) -> None:
@@ -117,6 +130,9 @@ class PlayDialogs(PlayBase):
             "Reveal a hint (it costs the points shown)", options,
             note="Enter reads the one chosen; the score shows what hints cost. Esc: none.",
             selected=first, disabled=closed), reveal)
+
+    def _role_name(self, role: str) -> str:
+        return self.exercise.role(role).name if role in self.exercise.role_ids else role
 
     def action_paste_hint(self) -> None:
         """ctrl+y: the newest hint taken into the editor, its SQL alone when it has some
