@@ -6,6 +6,10 @@ is listed with its role, what it does and its SQL now; ctrl+s saves the statemen
 edited (through the session, so the transcript records it and the role's rights apply),
 ctrl+o puts back the exercise's original. The play screen's runner does the work; this
 screen only shows what it says.
+
+Which statement a key acts on is read from the focus when the key is done, never kept: a
+save goes to the editor the keys were typed in, and its answer to the card it was for.
+Leaving with edits not saved asks first.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -27,6 +31,7 @@ from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
 from raceday.tui.commands import PlayCommands
+from raceday.tui.screens.dialogs import ChoiceDialog
 from raceday.tui.typing import after_typing
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.footer import SteadyFooter
@@ -55,11 +60,13 @@ be stale, and a clean-up can spare what is still in use.
 
 | key | does |
 |---|---|
-| **ctrl+s** | save the statement you are editing |
+| **ctrl+s** | save the statement you are editing (the editor with the cursor) |
 | **ctrl+o** | put back the exercise's original SQL for it |
 | tab / shift+tab | next / previous statement (tab completes a name first) |
+| PageDown / PageUp | the next / previous page of statements (the cursor goes along) |
+| ctrl+End / ctrl+Home | the end / start of the statement you are editing |
 | **ctrl+r** | replay the night against your database |
-| **Esc**, F4 | back to play |
+| **Esc**, F4 | back to play (with edits not saved, it asks: save, discard or stay) |
 
 Only a role that may change the schema may edit the automation; the session refuses the
 others, and says so here.
@@ -72,6 +79,22 @@ instead of carrying on as if it had won.
 
 def _flat(sql: str) -> str:
     return " ".join(sql.split())
+
+
+class StatementEditor(SqlEditor):
+    """A statement's editor: ctrl+home / ctrl+end go to the start / end of the statement
+    (with shift, selecting), which TextArea itself leaves unbound."""
+
+    BINDINGS = [
+        Binding("ctrl+home", "statement_edge(False)", "Start", show=False),
+        Binding("ctrl+end", "statement_edge(True)", "End", show=False),
+        Binding("ctrl+shift+home", "statement_edge(False, True)", "Select to start",
+                show=False),
+        Binding("ctrl+shift+end", "statement_edge(True, True)", "Select to end", show=False),
+    ]
+
+    def action_statement_edge(self, end: bool, select: bool = False) -> None:
+        self.move_cursor(self.document.end if end else self.document.start, select=select)
 
 
 class StatementCard(Vertical):
@@ -88,7 +111,7 @@ class StatementCard(Vertical):
         if self.statement.description:
             yield Static(Text(_flat(self.statement.description)),  # the author's, as typed
                          classes="harden-note")
-        yield SqlEditor(self.current, id=f"sql-{self.index}")
+        yield StatementEditor(self.current, id=f"sql-{self.index}")
         yield Static("", classes="harden-status")
 
     def on_mount(self) -> None:
@@ -105,7 +128,9 @@ class StatementCard(Vertical):
 
     @property
     def unsaved(self) -> bool:
-        return _flat(self.editor.text) != _flat(self.current)
+        """The editor holds other SQL than the automation runs now. Line breaks count: a
+        `-- on_zero_rows: stop` moved onto a line of its own is a change."""
+        return self.editor.text.strip() != self.current.strip()
 
     def show_head(self) -> None:
         text = Text()
@@ -134,11 +159,14 @@ class HardenScreen(Screen[None]):
 
     HELP = HARDEN_HELP
     COMMANDS = {PlayCommands}
+    AUTO_FOCUS = ""  # the first editor, set at mount (not the list, which can take focus)
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+o", "revert", "Original", priority=True),
         Binding("ctrl+r", "replay", "Replay", priority=True),
         Binding("escape,f4", "close", "Back", priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
 
@@ -150,6 +178,8 @@ class HardenScreen(Screen[None]):
         self.current = current
         self.may_edit = may_edit
         self.cards: list[StatementCard] = []
+        self.saving: list[str] = []  # the statements whose saves are on their way, in order
+        self.leaving = False  # "save and go back": go once every save is in
 
     @property
     def exercise(self) -> Exercise:
@@ -186,17 +216,28 @@ class HardenScreen(Screen[None]):
             ("   ctrl+s save · ctrl+o original · Esc back", "dim"))
 
     def on_mount(self) -> None:
+        """The first editor has focus before any key is read: set here, at once (a widget's
+        focus() waits a turn, and meanwhile the list, which can take focus too, had it and
+        the keys typed right after F4 were lost), the list left at its top."""
         if self.cards:
-            self.cards[0].editor.focus()
+            self.set_focus(self.cards[0].editor, scroll_visible=False)
 
     # -- which statement ---------------------------------------------------------------------
 
     def focused_card(self) -> StatementCard | None:
-        focused = self.focused
-        node: Any = focused
+        """The card of the editor with focus now (read when asked, never remembered)."""
+        node: Any = self.focused
         while node is not None and not isinstance(node, StatementCard):
             node = node.parent
         return node if isinstance(node, StatementCard) else None
+
+    def _typed_ahead(self, then: Callable[[], None]) -> None:
+        """`then`, once the keys typed before a priority key (ctrl+s, Esc) are in: this
+        screen mounted, then the keys on their way to the editor with focus."""
+        def in_editor() -> None:
+            after_typing([w for w in [self.focused] if w is not None], then)
+
+        after_typing([self], in_editor)
 
     def card_for(self, statement_id: str) -> StatementCard | None:
         return next((c for c in self.cards if c.statement.id == statement_id), None)
@@ -207,27 +248,94 @@ class HardenScreen(Screen[None]):
         if isinstance(node, StatementCard):
             node.show_head()
 
+    # -- in view -------------------------------------------------------------------------------
+
+    @property
+    def statement_list(self) -> VerticalScroll:
+        return self.query_one("#harden-list", VerticalScroll)
+
+    @on(TextArea.SelectionChanged)
+    def _cursor_moved(self, event: TextArea.SelectionChanged) -> None:
+        """The cursor of the editor with focus stays on the screen (ctrl+end, arrows and
+        typing at the foot of a card half scrolled away)."""
+        if event.text_area is self.focused:
+            self.call_after_refresh(self._in_view, event.text_area)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, StatementEditor):
+            self.call_after_refresh(self._in_view, event.widget)
+
+    def _in_view(self, editor: TextArea) -> None:
+        """The editor's card on the screen, its head too when the card fits."""
+        card = editor.parent
+        if not isinstance(card, StatementCard) or not card.is_mounted:
+            return
+        room = self.statement_list.scrollable_content_region.height
+        target = card if card.outer_size.height <= room else editor
+        self.statement_list.scroll_to_widget(target, animate=False, immediate=True)
+
+    def action_page(self, step: int) -> None:
+        """PageDown / PageUp: the list a page on, and the cursor to the first statement now
+        wholly in view (never back the other way); at either end, to the first or last."""
+        listed = self.statement_list
+        at_end = listed.scroll_y >= listed.max_scroll_y if step > 0 else listed.scroll_y <= 0
+        if at_end:
+            if self.cards:
+                self.cards[-1 if step > 0 else 0].editor.focus()
+            return
+        page = listed.scrollable_content_region.height
+        listed.scroll_to(y=listed.scroll_y + step * page, animate=False, immediate=True)
+        self.call_after_refresh(self._focus_in_view, step)
+
+    def _focus_in_view(self, step: int) -> None:
+        view = self.statement_list.scrollable_content_region
+        whole = [c for c in self.cards if view.contains_region(c.editor.region)]
+        seen = whole or [c for c in self.cards if view.overlaps(c.editor.region)]
+        if not seen:
+            return
+        current = self.focused_card()
+        chosen = seen[0]
+        if current is not None and current in seen:
+            chosen = (max if step > 0 else min)(chosen, current, key=lambda c: c.index)
+        if chosen.editor is not self.focused:
+            chosen.editor.focus(scroll_visible=False)
+
     # -- saving --------------------------------------------------------------------------------
 
     def action_save(self) -> None:
+        """ctrl+s: the statement in the editor with focus once the keys typed ahead are in
+        (the editor they were typed in), never one chosen earlier."""
+        self._typed_ahead(self._save_focused)
+
+    def _save_focused(self) -> None:
         card = self.focused_card()
         if card is None:
             self.notify("Put the cursor in a statement's editor first.", severity="warning")
             return
-        after_typing([card.editor], lambda: self._save_card(card))  # the keys typed ahead too
+        if not card.unsaved:
+            others = [c.statement.id for c in self.cards if c.unsaved]
+            card.say(Text(f"Nothing to save: {card.statement.id} is the SQL the automation "
+                          "runs now." + (f" Not saved yet: {', '.join(others)}; put the "
+                                         "cursor in it to save it." if others else ""),
+                          style="yellow" if others else "dim"))
+            return
+        self._save_card(card)
 
-    def _save_card(self, card: StatementCard) -> None:
+    def _save_card(self, card: StatementCard) -> bool:
         sql = card.editor.text
         if not sql.strip():
             card.say(Text("Empty SQL is not saved: ctrl+o puts back the original.",
                           style="yellow"))
-            return
+            return False
         self.save_statement(card.statement.id, sql)
+        return True
 
     def action_revert(self) -> None:
         card = self.focused_card()
-        if card is None:
-            return
+        if card is not None:
+            self._revert(card)
+
+    def _revert(self, card: StatementCard) -> None:
         original = card.statement.sql
         card.editor.text = original
         if not card.edited:
@@ -245,19 +353,32 @@ class HardenScreen(Screen[None]):
         def call(session: Session) -> ev.Event:
             return session.perform(EditStatement(role=role, statement=statement_id, sql=sql))
 
+        self.saving.append(statement_id)
         self.play.act("edit", call)
+
+    def _answered(self, statement_id: str | None) -> str | None:
+        """The statement a save's answer is for: the one named, else the oldest on its way
+        (the runner answers in the order asked)."""
+        if statement_id in self.saving:
+            self.saving.remove(statement_id)
+            return statement_id
+        return self.saving.pop(0) if self.saving and statement_id is None else statement_id
 
     def edit_done(self, event: ev.Event) -> None:
         """The session's answer to a save (the play screen passes it on): an edit, or the
         refusal, both naming the statement."""
-        if not isinstance(event, (ev.Edit, ev.Refused)) or event.statement is None:
+        if not isinstance(event, (ev.Edit, ev.Refused)):
             return
-        card = self.card_for(event.statement)
+        statement_id = self._answered(event.statement)
+        card = self.card_for(statement_id) if statement_id is not None else None
         if card is None:
+            if isinstance(event, ev.Refused):
+                self._stay(event.error)
             return
         if isinstance(event, ev.Refused):
             card.say(Text.assemble((" Refused ", "bold white on red"),
                                    f" {event.error}. Nothing was changed."))
+            self._stay(f"{card.statement.id} was refused")
             return
         card.saved(event.sql)
         if not card.edited:  # the exercise's own SQL again (put back, or saved unchanged)
@@ -270,16 +391,60 @@ class HardenScreen(Screen[None]):
                                    "on; ctrl+r replays the race to see what it stops."))
         self.current[card.statement.id] = event.sql
         self.query_one("#harden-bar", Static).update(self._bar())
+        if self.leaving and not self.saving:
+            self._back()
 
     def edit_failed(self, error: str) -> None:
-        card = self.focused_card()
+        """A save that could not be done: said on the card it was for."""
+        statement_id = self._answered(None)
+        card = self.card_for(statement_id) if statement_id is not None else None
         if card is not None:
             card.say(Text.assemble((" Not saved ", "bold white on red"), f" {error}"))
+        self._stay(f"{statement_id or 'a statement'} was not saved")
 
-    # -- elsewhere -----------------------------------------------------------------------------
+    # -- leaving -------------------------------------------------------------------------------
 
     def action_close(self) -> None:
-        self.dismiss()
+        """Esc / F4: back to play at once, or, with edits not saved, ask first."""
+        self._typed_ahead(self._close)
+
+    def _close(self) -> None:
+        if not self.is_active:
+            return
+        unsaved = [c.statement.id for c in self.cards if c.unsaved]
+        if not unsaved:
+            self.dismiss()
+            return
+        self.app.push_screen(ChoiceDialog(
+            f"Not saved: {', '.join(unsaved)}",
+            [("save", "Save and go back"), ("discard", "Discard the edits and go back"),
+             ("stay", "Stay here")],
+            note="The automation runs what is saved; what is not saved is lost on leaving.",
+            selected="save"), self._leave)
+
+    def _leave(self, choice: str | None) -> None:
+        if choice == "discard":
+            self._back()
+        elif choice == "save":
+            asked = [self._save_card(c) for c in self.cards if c.unsaved]  # each one asked
+            if all(asked):
+                self.leaving = True
+            else:
+                self.notify("Empty SQL is not saved (ctrl+o puts back the original): "
+                            "still here.", severity="warning", timeout=8)
+
+    def _back(self) -> None:
+        """Back to play, once nothing is over this screen (a dialog, the palette)."""
+        self.leaving = False
+        if self.is_active:
+            self.dismiss()
+
+    def _stay(self, why: str) -> None:
+        """A save asked on leaving did not go through: stay, and say so."""
+        if self.leaving:
+            self.leaving = False
+            self.notify(f"{why}: still here, so nothing is lost.", severity="warning",
+                        timeout=8)
 
     def action_replay(self) -> None:
         unsaved = [c.statement.id for c in self.cards if c.unsaved]
@@ -303,5 +468,7 @@ class HardenScreen(Screen[None]):
         return cmds
 
     def _revert_card(self, card: StatementCard) -> None:
+        """The palette's "put back" of a named statement: that one, whatever has focus (a
+        focus asked for now only moves after this has run)."""
         card.editor.focus()
-        self.action_revert()
+        self._revert(card)
