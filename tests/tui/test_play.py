@@ -501,3 +501,15 @@ async def test_the_replays_nights_are_started_ahead_once_the_play_screen_says_op
         await start_play(pilot)
         await wait_until(pilot, lambda: bool(said))
         assert len(said) == 1 and "Run a statement (F5)" in said[0]
+
+
+async def test_a_burst_of_notices_shows_two_at_most(make_app: MakeApp, flagship: Exercise) -> None:
+    """Declared toasts piled over the editor for seconds: a newer notice takes the oldest's
+    place (what each says is in the feed too)."""
+    app = make_app(flagship)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_play(pilot)
+        for n in range(5):
+            app.notify(f"notice {n}", timeout=30)
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == ["notice 3", "notice 4"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 
 from raceday.inert import inert
 from raceday.tui.edge import clean_update
@@ -13,6 +13,11 @@ from raceday.tui.edge import clean_update
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.screen import Screen
+
+
+TOASTS_AT_ONCE = 2
+"""Toasts shown at once: a newer one takes the oldest's place, so a burst of them never
+piles up the screen over the editor (each is in the feed or the screen it is about too)."""
 
 
 class InertNotifications(App[int]):
@@ -24,6 +29,12 @@ class InertNotifications(App[int]):
                timeout: float | None = None, markup: bool = True) -> None:
         super().notify(inert(message), title=inert(title, one_line=True), severity=severity,
                        timeout=timeout, markup=False)
+
+    def _on_notify(self, event: Notify) -> None:
+        for old in list(self._notifications)[:max(0, len(self._notifications) + 1
+                                                     - TOASTS_AT_ONCE)]:
+            self._unnotify(old, refresh=False)
+        super()._on_notify(event)
 
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
         super()._display(screen, clean_update(renderable))  # type: ignore[arg-type]
