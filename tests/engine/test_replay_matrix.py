@@ -199,13 +199,6 @@ class Expect:
 
 AS_THAT_NIGHT = {"stale-apply": "23:48", "active-plan-delete": "23:48", "empty-answer": "23:48",
                  "wedged-automation": "23:50"}
-# The outage the retries bring back once plan 140 is gone: A's retry points the endpoint at
-# it, B's clean-up that minute (or the next) sees an endpoint serving a deleted plan, and
-# C's next apply fails on the rollback pointer.
-RETRY_0012 = {"stale-apply": "23:48", "active-plan-delete": "00:12", "empty-answer": "00:12",
-              "wedged-automation": "00:14"}
-RETRY_0042 = {"stale-apply": "23:48", "active-plan-delete": "00:44", "empty-answer": "00:44",
-              "wedged-automation": "00:46"}
 ONLY_STALE = {"stale-apply": "23:48"}
 
 # Guard points: the empty answer on tonight's race and the variant (20, by minutes), the stale
@@ -238,19 +231,22 @@ MATRIX: dict[str, Expect] = {
     # It refuses the 23:48 clean-up, but once C and B have moved the endpoint on, plan 140 is
     # deleted (23:52) and nothing stops A's retry at 00:12 pointing the endpoint at it: the
     # outage comes 24 minutes late. Only a replay that runs past the retry shows it.
-    "plan-in-use": Expect(RETRY_0012, "00:12", 11),
-    # The clean-up only marks plan 140 (23:48), so the answer stays; 00:12's retry serves it
-    # again (it still exists). The purge removes it at 00:18, and the 00:42 retry points the
-    # endpoint at a deleted plan: the same outage, an hour late.
-    "soft-delete": Expect(RETRY_0042, "00:42", 17),
+    # The article's least power: the 23:48 clean-up is refused the plan in service, so A's
+    # read-back at 23:49 finds its endpoint answering and queues no retry. Only the stale
+    # write happens (the version practice's 5 stay unearned); the empty answer is kept away
+    # on both races (20) and on the night a write lost its race (5).
+    "plan-in-use": Expect(ONLY_STALE, None, 25),
+    # The clean-up only marks plan 140 (23:48), so the answer stays and nothing is queued:
+    # the same logic in another form, the same points.
+    "soft-delete": Expect(ONLY_STALE, None, 25),
     # Refusing an empty answer when the pointer moves changes nothing at 23:48: plan 140 has
     # its records when A points at it; the answer empties when the clean-up deletes them.
     # It keeps both practice nights' empty answers away (5 + 5): a plan that is not there,
     # a plan with no records.
     "no-empty-answer": Expect(AS_THAT_NIGHT, "23:48", 10),
     # Refusing to delete a served plan's records (the cascade) refuses the 23:48 clean-up, like
-    # plan-in-use, and is defeated by the 00:12 retry the same way.
-    "records-in-use": Expect(RETRY_0012, "00:12", 11),
+    # plan-in-use, and earns the same.
+    "records-in-use": Expect(ONLY_STALE, None, 25),
     # A's write would make the rollback (148) newer than the plan (140): refused at 23:48.
     "rollback-older": Expect({}, None, 20, ("planned-rollback-fips", "23:20")),
     # Stale write, delete and empty answer happen at 23:48 as that night; but C's apply at

@@ -4,7 +4,8 @@ The session decides a task with `done_when` is done (`TaskDone`). A task without
 automation's own work, held by a person) is handled once its role has written what the
 task's automation SQL writes since the task fell due (or, when that SQL only reads, has
 read what it reads: `SELECT 1` looks at nothing); a guard task is handled once its race
-steps are shown stopped (a replay or a guard check). This tells a player what is left; the score decides nothing from it.
+steps are shown stopped (a replay or a guard check). This tells a player what is left; the
+score decides nothing from it.
 
 The same events reach a solo screen and a team seat, so both say the same.
 """
