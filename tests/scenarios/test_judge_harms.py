@@ -232,3 +232,18 @@ def test_the_drawn_names_trade_places_in_sql_text_only() -> None:
     assert swapped == ("UPDATE endpoint SET updated_by = 'enactor-c' WHERE name = 'x' "
                        "AND updated_by <> 'enactor-a' AND note LIKE 'enactor-%'")
     assert swap_names(swapped, (("enactor-a", "enactor-c"),)) == sql
+
+
+def test_a_repair_that_tears_down_the_worlds_safety_nets_scores_below_a_careful_one(
+        tmp_path: Path) -> None:
+    """Issue 58: a repair that wiped every rollback pointer and deleted the plan history
+    scored 60, the same as a careful repair at the same pace."""
+    careful = play("careful-repair", tmp_path / "careful")
+    scorched = play("scorched-earth-repair", tmp_path / "scorched")
+    assert careful["recovery"]["points"] == careful["recovery"]["max"], reasons(careful)
+    assert scorched["recovery"]["points"] == careful["recovery"]["points"] - 10
+    assert scorched["total"] < careful["total"]
+    said = reasons(scorched)
+    assert "every endpoint can roll back one flip" in said
+    assert "the eight newest plan generations are kept (where it failed: only 1 left)" in said
+    assert "safety net" not in reasons(careful)

@@ -652,6 +652,11 @@ class Session(Automation):
             why = failed.error or "" if failed else ("" if ok else "it changed 0 rows")
             good_path.append((path.id, path.title, ok, why or ""))
         self.facts.good_path = good_path
+        recovery = self.exercise.scoring.recovery
+        for net in recovery.safety_nets if recovery else ():
+            rows = self._check_rows(net.broken)
+            if rows:
+                self.facts.nets_torn.append((net.id, ", ".join(str(v) for v in rows[0])))
         self._judge_tasks()
         self.facts.healthy_at_end = self.healthy
         self.facts.faults_at_end = [self._faults.get(i, i) for i in sorted(self._violated)]

@@ -82,7 +82,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "harm": (("invariant", "points"), ("grade", "night")),
     "race_step": (("id", "task"), ("when", "happened", "title", "points", "after")),
     "good_path": (("id", "title", "role", "sql", "penalty"), ()),
-    "recovery": ((), ("points", "items", "event_minutes", "forged")),
+    "recovery": ((), ("points", "items", "event_minutes", "forged", "safety_nets")),
+    "safety_net": (("id", "title", "broken", "penalty"), ()),
     "recovery_item": (
         ("id", "title", "points"),
         ("milestone", "before", "healthy_at_end", "no_relapse", "outage", "full_within"),

@@ -339,8 +339,20 @@ class RecoveryItem(Value):
 
 
 @frozen
+class SafetyNet(Value):
+    """One of the world's own safety nets (a one-flip rollback, the plan history): a repair
+    that tears it down has collateral of its own, checked as the night ends."""
+
+    id: str
+    title: str
+    broken: str
+    """A check of raceday's: rows mean the net is gone (the first row says where)."""
+    penalty: int
+
+
+@frozen
 class RecoveryRubric(Value):
-    """How recovery scores: its items' points added up."""
+    """How recovery scores: its items' points added up, less a torn safety net's penalty."""
 
     points: int
     items: tuple[RecoveryItem, ...] = ()
@@ -348,6 +360,7 @@ class RecoveryRubric(Value):
     forged: tuple[str, ...] = ()
     """Tables only the service itself may bring back (DWFM's leases): a player's write to one
     forges the state the recovery measures, so nothing it shows after that write counts."""
+    safety_nets: tuple[SafetyNet, ...] = ()
 
 
 @frozen

@@ -20,6 +20,7 @@ from raceday.exercise.model import (
     RecoveryItem,
     RecoveryRubric,
     ReplaySpec,
+    SafetyNet,
     Scoring,
     ShiftSpec,
     Task,
@@ -393,9 +394,16 @@ class ScoringReader(PlayReader):
                 f'{what}: "points" is {points} but the items\' points add up to '
                 f"{sum(item.points for item in items)}",
             )
+        nets = tuple(
+            SafetyNet(id=ident, title=self.text(f, "title", f'safety net "{ident}"', empty=False),
+                      broken=self.sql_text(f, "broken", f'safety net "{ident}"', parameters=()),
+                      penalty=self.integer(f, "penalty", f'safety net "{ident}"'))
+            for f, ident, _line in self.items(m, "safety_nets", "safety_net",
+                                              f"{what}.safety_nets")
+        )
         return RecoveryRubric(
             points=points, items=items, event_minutes=self.duration(m, "event_minutes", what),
-            forged=tuple(t.lower() for t in self.texts(m, "forged", what)),
+            forged=tuple(t.lower() for t in self.texts(m, "forged", what)), safety_nets=nets,
         )
 
     def recovery_item(self, m: dict[str, Located], ident: str, line: int) -> RecoveryItem:

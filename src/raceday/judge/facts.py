@@ -75,6 +75,8 @@ class Facts:
     """(trigger, table) -> the first minute a trigger the team made could write that table
     inside a statement (the automation's too); a trigger dropped later is still here."""
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
+    nets_torn: list[tuple[str, str]] = field(default_factory=list)
+    """The world's safety nets gone when the night ended: (net, where, from its first row)."""
     replay: ReplayResult | None = None
     reached_end: bool = False
     ended_at: int = 0

@@ -441,7 +441,16 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
                   if rubric.event_minutes is not None else "")
         reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
-    return replace(verdict, points=min(total, rubric.points), items=tuple(weighed),
+    nets = {net.id: net for net in rubric.safety_nets}
+    for net_id, where in facts.nets_torn:
+        net = nets.get(net_id)
+        if net is None:
+            continue
+        total -= net.penalty
+        reasons.append(f"recovery -{net.penalty}: a safety net of the world's own was gone when "
+                       f"the night ended: {net.title} (where it failed: {where}); a repair that "
+                       "tears one down leaves the next night without it")
+    return replace(verdict, points=max(0, min(total, rubric.points)), items=tuple(weighed),
                    reasons=tuple(reasons))
 
 
