@@ -311,12 +311,16 @@ class ReviewApp(InertNotifications):
 
     def _fill(self) -> None:
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
-        table.clear()
-        for i in self.rows:
-            event = self.events[i]
-            style = _STYLE.get(type(event), "" if notable(event) else "dim")
-            table.add_row(Text(str(event.seq)), Text(inert(event.sim_time, one_line=True)),
-                          Text(line_of(event), style=style))
+        # clearing and filling move the cursor to the first row: not the reader's move (its
+        # highlight, handled after `show` had moved on, sent the review back to the first
+        # event, whose own highlight sent it forward again, for good)
+        with table.prevent(DataTable.RowHighlighted):
+            table.clear()
+            for i in self.rows:
+                event = self.events[i]
+                style = _STYLE.get(type(event), "" if notable(event) else "dim")
+                table.add_row(Text(str(event.seq)), Text(inert(event.sim_time, one_line=True)),
+                              Text(line_of(event), style=style))
 
     def action_toggle_all(self) -> None:
         """a: every event, or only what matters (the event in hand stays in hand)."""
@@ -364,7 +368,8 @@ class ReviewApp(InertNotifications):
         table: DataTable[str | Text] = self.query_one("#review-events", DataTable)
         row = self.rows.index(self.index)
         if table.cursor_row != row:
-            table.move_cursor(row=row)
+            with table.prevent(DataTable.RowHighlighted):  # our own move, not the reader's
+                table.move_cursor(row=row)
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
         if 0 <= message.cursor_row < len(self.rows) \
