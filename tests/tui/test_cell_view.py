@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 from tui_fixtures import MakeApp, drawn, settle, start_play
 
@@ -24,7 +25,7 @@ def play_screen(app: Any) -> PlayScreen:
     return screen
 
 
-async def run(pilot: Any, sql: str) -> ResultGrid:
+async def run(pilot: Pilot[Any], sql: str) -> ResultGrid:
     """Run `sql` from the editor, then Tab into the results: the grid, focused."""
     screen = play_screen(pilot.app)
     screen.editor.text = sql

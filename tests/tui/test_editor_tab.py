@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.app import App
 from tui_fixtures import MakeApp, start_play
 
 from raceday.exercise.model import Exercise
@@ -23,6 +24,12 @@ def editor_of(app: Any) -> SqlEditor:
     return screen.editor
 
 
+def focused(app: App[Any]) -> object:
+    """The widget with focus now, read afresh (mypy would keep `app.focused` narrowed across
+    the keys pressed since it was last looked at)."""
+    return app.focused
+
+
 async def test_tab_on_the_offered_example_moves_on(make_app: MakeApp, flagship: Exercise) -> None:
     """The play screen opens with the role's example query selected: nothing to complete."""
     app = make_app(flagship)
@@ -33,7 +40,7 @@ async def test_tab_on_the_offered_example_moves_on(make_app: MakeApp, flagship: 
         text = editor.text
         await pilot.press("tab")
         await pilot.pause()
-        assert isinstance(app.focused, ResultGrid), app.focused
+        assert isinstance(focused(app), ResultGrid), focused(app)
         assert editor.text == text
 
 
@@ -50,11 +57,11 @@ async def test_tab_with_nothing_to_complete_moves_on(make_app: MakeApp, flagship
         editor.move_cursor(editor.document.end)
         await pilot.press("tab")
         await pilot.pause()
-        assert isinstance(app.focused, ResultGrid), app.focused
+        assert isinstance(focused(app), ResultGrid), focused(app)
         assert editor.text == typed  # nothing was inserted on the way out
         await pilot.press("shift+tab")
         await pilot.pause()
-        assert app.focused is editor
+        assert focused(app) is editor
 
 
 async def test_tab_with_a_completion_completes_and_stays(make_app: MakeApp,
@@ -68,7 +75,7 @@ async def test_tab_with_a_completion_completes_and_stays(make_app: MakeApp,
         await pilot.press("tab")
         await pilot.pause()
         assert editor.text == "SELECT * FROM endpoint"
-        assert app.focused is editor
+        assert focused(app) is editor
 
 
 async def test_tab_with_several_choices_shows_them_and_stays(make_app: MakeApp,
@@ -81,7 +88,7 @@ async def test_tab_with_several_choices_shows_them_and_stays(make_app: MakeApp,
         editor.move_cursor(editor.document.end)
         await pilot.press("tab")
         await pilot.pause()
-        assert app.focused is editor
+        assert focused(app) is editor
         assert "plan_record" in str(editor.border_subtitle)
 
 
@@ -95,7 +102,7 @@ async def test_shift_tab_moves_back_and_ctrl_space_never_leaves(make_app: MakeAp
         editor.move_cursor(editor.document.end)
         await pilot.press("ctrl+space")  # asks for a completion only: none, so it stays
         await pilot.pause()
-        assert app.focused is editor and editor.text == "SELECT xyzzy"
+        assert focused(app) is editor and editor.text == "SELECT xyzzy"
         await pilot.press("shift+tab")
         await pilot.pause()
-        assert isinstance(app.focused, EventFeed), app.focused
+        assert isinstance(focused(app), EventFeed), focused(app)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from textual import events
+from textual.app import App
 from textual.keys import _character_to_key
 from tui_fixtures import MakeApp, settle, start_play
 
@@ -35,8 +36,14 @@ def burst(pilot: Any, *keys: str) -> None:
 
 def session_of(play: PlayScreen) -> Session:
     session = play.runner.session if play.runner else None
-    assert session is not None
+    assert isinstance(session, Session), type(session).__name__
     return session
+
+
+def top(app: App[Any]) -> object:
+    """The screen on top now, read afresh (mypy would keep `app.screen` narrowed across the
+    keys pressed since it was last looked at)."""
+    return app.screen
 
 
 def edited(session: Session) -> list[str | None]:
@@ -52,18 +59,18 @@ async def test_harden_opened_again_saves_the_first_editor_as_typed(make_app: Mak
         assert isinstance(play, PlayScreen)
         await pilot.press("f4")
         await pilot.pause()
-        harden = app.screen
+        harden = top(app)
         assert isinstance(harden, HardenScreen)
         await pilot.press("tab", "tab")  # the cursor left in a third statement
         await pilot.pause()
         assert harden.focused is harden.cards[2].editor
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is play and play.hardening is None
+        assert top(app) is play and play.hardening is None
 
         burst(pilot, "f4", "ctrl+a", *TYPED, "ctrl+s")  # typed at once after F4
         await settle(pilot)
-        harden = app.screen
+        harden = top(app)
         assert isinstance(harden, HardenScreen)
         first = harden.cards[0]
         assert harden.focused is first.editor
@@ -86,7 +93,7 @@ async def test_ctrl_s_where_nothing_changed_saves_nothing_and_names_the_unsaved(
         assert isinstance(play, PlayScreen)
         await pilot.press("f4")
         await pilot.pause()
-        harden = app.screen
+        harden = top(app)
         assert isinstance(harden, HardenScreen)
         first, second = harden.cards[0], harden.cards[1]
         await pilot.press("end", *" LIMIT 1 ", "tab")
@@ -110,7 +117,7 @@ async def test_the_palette_puts_back_the_statement_it_names(make_app: MakeApp,
         assert isinstance(play, PlayScreen)
         await pilot.press("f4")
         await pilot.pause()
-        harden = app.screen
+        harden = top(app)
         assert isinstance(harden, HardenScreen)
         apply = harden.card_for("enactor-a-apply")
         assert apply is not None

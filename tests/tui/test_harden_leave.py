@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.widgets import Label, OptionList
 from tui_fixtures import MakeApp, settle, start_play, type_text
 
@@ -45,8 +46,14 @@ async def answer(pilot: Any, dialog: ChoiceDialog, choice: str) -> None:
 
 def session_of(play: PlayScreen) -> Session:
     session = play.runner.session if play.runner else None
-    assert session is not None
+    assert isinstance(session, Session), type(session).__name__
     return session
+
+
+def top(app: App[Any]) -> object:
+    """The screen on top now, read afresh (mypy would keep `app.screen` narrowed across the
+    keys pressed since it was last looked at)."""
+    return app.screen
 
 
 def edits(session: Session) -> list[ev.Edit]:
@@ -70,12 +77,12 @@ async def test_unsaved_edits_ask_and_discard_and_save_do_what_they_say(
         dialog = await leave(pilot)  # stay: nothing lost, still editing
         assert first.statement.id in str(dialog.query_one(Label).render())
         await answer(pilot, dialog, "stay")
-        assert app.screen is harden and first.editor.text == original + " WHERE 1 = 1"
+        assert top(app) is harden and first.editor.text == original + " WHERE 1 = 1"
         assert harden.focused is first.editor
 
         dialog = await leave(pilot, "f4")  # discard: back, the automation as it was
         await answer(pilot, dialog, "discard")
-        assert app.screen is play and play.hardening is None
+        assert top(app) is play and play.hardening is None
         assert session.statement_sql[first.statement.id] == original
         assert edits(session) == []
 
@@ -86,7 +93,7 @@ async def test_unsaved_edits_ask_and_discard_and_save_do_what_they_say(
         await type_text(pilot, " WHERE 2 = 2")
         dialog = await leave(pilot)  # save: saved, then back
         await answer(pilot, dialog, "save")
-        assert app.screen is play and play.hardening is None
+        assert top(app) is play and play.hardening is None
         assert session.statement_sql[first.statement.id] == original + " WHERE 2 = 2"
         assert [(e.statement, e.sql) for e in edits(session)] == [
             (first.statement.id, original + " WHERE 2 = 2")]
@@ -94,7 +101,7 @@ async def test_unsaved_edits_ask_and_discard_and_save_do_what_they_say(
         harden = await open_harden(pilot)  # nothing unsaved: Esc goes at once
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is play
+        assert top(app) is play
 
 
 async def test_a_save_refused_on_leaving_stays(make_app: MakeApp, flagship: Exercise) -> None:
@@ -111,7 +118,7 @@ async def test_a_save_refused_on_leaving_stays(make_app: MakeApp, flagship: Exer
         await type_text(pilot, " WHERE :version = 1")
         dialog = await leave(pilot)
         await answer(pilot, dialog, "save")
-        assert app.screen is harden and not harden.leaving
+        assert top(app) is harden and not harden.leaving
         status = str(first.query_one(".harden-status").render())
         assert "Refused" in status and ":version" in status
         assert first.unsaved and edits(session_of(play)) == []
