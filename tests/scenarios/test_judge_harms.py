@@ -247,3 +247,13 @@ def test_a_repair_that_tears_down_the_worlds_safety_nets_scores_below_a_careful_
     assert "every endpoint can roll back one flip" in said
     assert "the eight newest plan generations are kept (where it failed: only 1 left)" in said
     assert "safety net" not in reasons(careful)
+
+
+def test_a_guard_that_failed_to_build_is_named_in_the_score(tmp_path: Path) -> None:
+    """replay-guarded's table rebuild was refused on PostgreSQL and no score line said so."""
+    result = play("guard-never-built", tmp_path)
+    said = reasons(result)
+    assert ("guards: 1 schema change of the team's failed and built nothing (first: ALTER "
+            "TABLE endpoint ADD … at 23:05: ") in said, said
+    assert result["guards"]["points"] == 0
+    assert "schema change" not in reasons(play("version-check-edit", tmp_path / "edit"))

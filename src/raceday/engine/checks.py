@@ -8,7 +8,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from raceday.engine.core import BROKEN_WORLD, SessionCore
-from raceday.engine.statement_text import commits, params_key, reads_only, short_rows, steady
+from raceday.engine.statement_text import (
+    changes_schema,
+    commits,
+    params_key,
+    reads_only,
+    short_rows,
+    steady,
+)
 from raceday.errors import MachineError, RacedayError
 from raceday.exercise.customers import with_tables
 from raceday.exercise.model import Invariant
@@ -127,6 +134,9 @@ class WorldChecks(SessionCore):
         ))
         if result.schema_changed:
             self._schema_epoch += 1
+        if not automated and not result.ok and changes_schema(result.sql):
+            head = " ".join(result.sql.split()[:4])
+            self.facts.failed_schema.append((self.minute, head, result.error or ""))
         if automated and result.ok and commits(result.sql):
             # what the transaction wrote shows to other connections only now: every answer
             # kept while it was open (a check's, a monitor's) is stale, and so is what a

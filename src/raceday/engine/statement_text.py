@@ -51,6 +51,12 @@ def reads_only(sql: str) -> bool:
     return first is not None and first.group(1).upper() in ("SELECT", "VALUES")
 
 
+def changes_schema(sql: str) -> bool:
+    """A statement that builds or drops something (CREATE, ALTER, DROP): where a guard is."""
+    first = _FIRST_WORD.match(sql)
+    return first is not None and first.group(1).upper() in ("CREATE", "ALTER", "DROP")
+
+
 def params_key(params: Mapping[str, Any] | None) -> tuple[Any, ...]:
     """A check's parameters as a key: the type too (SQLite tells 1 from 1.0 and True)."""
     if not params:  # most checks take none

@@ -75,6 +75,9 @@ class Facts:
     """(trigger, table) -> the first minute a trigger the team made could write that table
     inside a statement (the automation's too); a trigger dropped later is still here."""
     good_path: list[tuple[str, str, bool, str]] = field(default_factory=list)
+    failed_schema: list[tuple[int, str, str]] = field(default_factory=list)
+    """The team's schema changes that failed (minute, their first words, the error): a guard
+    that was never built, which the score says rather than judging as if it were."""
     nets_torn: list[tuple[str, str]] = field(default_factory=list)
     """The world's safety nets gone when the night ended: (net, where, from its first row)."""
     replay: ReplayResult | None = None

@@ -328,6 +328,13 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
     elif replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's final "
                        "database, every role automated")
+    if facts.failed_schema:
+        first_at, head, error = facts.failed_schema[0]
+        others = len(facts.failed_schema) - 1
+        reasons.append(
+            f"guards: {plural(len(facts.failed_schema), 'schema change')} of the team's failed "
+            f"and built nothing (first: {head} … at {time_of(first_at)}: {error}"
+            + (f"; and {others} more" if others else "") + "): judged without them")
     else:
         reasons.append(f"guards 0/{rubric.points}: the race could not be replayed against the "
                        "team's database, so no guard can be credited")
@@ -361,7 +368,8 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
         else:
             reasons.append(f"guards +0/{worth}: {name} was never reached in the replay")
     if rubric.harms:
-        lead = [r for r in reasons[:1] if not r.startswith("guards +")]
+        lead = [r for r in reasons[:2 if facts.failed_schema else 1]
+                if not r.startswith("guards +")]
         story = tuple(replace(v, points=0) for v in verdicts)
         return _guards_by_harm(ex, facts, story, lead)
     total = min(total, rubric.points)

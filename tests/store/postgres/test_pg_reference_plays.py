@@ -23,13 +23,10 @@ from raceday.transcript.log import read_events
 # worker asks first, so the module's tests spread over the workers.
 pytestmark = pytest.mark.postgres
 
-# Every play of the onboarding exercise; of the flagship's (three simulated hours each), the
-# ones that cover its story: the night as it happened, a person's care, the guards (twins).
-FLAGSHIP = ("as-it-happened", "enactor-a-refuses", "guarded", "textbook")
-PLAYS = [("lost-update-basics", p) for p in
-         sorted((BUNDLED_DIR / "lost-update-basics" / "scripts").glob("*.yaml"))]
-PLAYS += [("dynamodb-dns-race", BUNDLED_DIR / "dynamodb-dns-race" / "scripts" / f"{p}.yaml")
-          for p in FLAGSHIP]
+# Every play of the onboarding exercise and of the flagship (replay-guarded scored 85 on
+# PostgreSQL against 95 on SQLite while it had no twin: its table rebuild was refused there).
+PLAYS = [(name, p) for name in ("lost-update-basics", "dynamodb-dns-race")
+         for p in sorted((BUNDLED_DIR / name / "scripts").glob("*.yaml"))]
 # What only the end of the session says: the replay, the score.
 AFTER_THE_NIGHT = (ev.Replay, ev.ScoreEvent)
 
