@@ -280,7 +280,7 @@ async def test_a_person_in_the_planner_seat_sees_one_task_its_sql_and_can_finish
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, ChoiceDialog)
-        assert "Still due: planner: Write the next plan generation" in dialog.title_text
+        assert "planner: Write the next plan generation" in dialog.note
         await pilot.press("enter")  # "Stay and do it" is the one highlighted
         await settle(pilot)
         assert screen.snapshot.clock_face == "23:03"

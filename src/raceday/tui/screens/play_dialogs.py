@@ -196,10 +196,10 @@ class PlayDialogs(PlayBase):
 
         from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(
-            f"Still due: {where}{more}", options,
-            note="Nobody else does this task tonight: the automation leaves it to you, and "
-                 "until it is done the night waits on it. Leaving it undone is a choice the "
-                 "score and the debrief see.", selected="stay"), chosen)
+            "Still due, and nobody else will do it", options,
+            note=f"{where}{more}.\nThe automation leaves it to you, and until it is done the "
+                 "night waits on it. Leaving it undone is a choice the score and the debrief "
+                 "see.", selected="stay"), chosen)
 
     def _next_stop(self) -> int | None:
         """The next minute a played role's task falls due, if before the next inject."""
