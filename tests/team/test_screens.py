@@ -396,3 +396,31 @@ async def test_down_down_enter_at_once_sends_the_inject_the_cursor_reached(runni
         await until(pilot, lambda: any(states()[i.id] != PLANNED for i in mine))
         assert states()["drill-2"] == SENT
         assert states()["drill-0"] == states()["drill-1"] == PLANNED
+
+
+async def test_the_consoles_skip_never_passes_a_story_task_a_seat_left_due(
+        running: Host) -> None:
+    """n jumped from 23:48 to 00:03 past Enactor A's overdue apply; the night waited on one
+    quiet player. Now n asks, and its first answer has the automation do the task."""
+    from raceday.tui.screens.dialogs import ChoiceDialog
+
+    running.call(lambda s: running.advance_to(31)).result(timeout=60)  # 23:31: A's check
+    assert "enactor-a-check" in running.need().pending
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        screen = app.screen
+        assert isinstance(screen, ConsoleScreen)
+        await until(pilot, lambda: screen.snapshot is not None and any(
+            p.task == "enactor-a-check" for p in screen.snapshot.pending))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceDialog)
+        assert "enactor-a: Pick up a plan" in dialog.note
+        assert running.need().minute == 31  # nothing skipped yet
+        await pilot.press("enter")  # the automation does it, then the skip
+        await until(pilot, lambda: "enactor-a-check" not in running.need().pending
+                    and running.need().minute > 31)
+    actions = [e.action for e in of_kind(read_events(running.folder).events, ev.Facilitation)]
+    assert actions[-2:] == ["automate", "skip"]

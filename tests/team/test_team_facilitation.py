@@ -373,3 +373,38 @@ def test_the_console_leaves_out_a_task_the_seats_own_panel_has_ticked(
     assert "enactor-a-apply" in open_tasks()
     host.end()
     host.close()
+
+
+def test_a_story_task_a_seat_left_due_is_done_by_the_automation_when_the_facilitator_says(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """One quiet player stalled a game day: Enactor A's seat ran only a SELECT at 23:48, and
+    no key could make the night go on. `automate_task` (the console's a, or its n) has the
+    automation do it as it would have: the fault comes at 23:48, as that night."""
+    from raceday.engine.resume import resume_session
+
+    host = Host(flagship, seats_from_roles(SEATS), transcripts=tmp_path, pace=Pace.TURNS,
+                tokens=TOKENS)
+    host.start()
+    session = host.need()
+    for seat in ("enactor-a", "enactor-b"):
+        host.hand_over(seat, True)  # their routine work is the automation's
+    host.advance_to(31)
+    host.automate_task("enactor-a-check")  # 23:31: the check, as the automation does it
+    host.advance_to(48)
+    assert list(session.pending) == ["enactor-a-apply"]  # the quiet seat's story task
+    assert session.facts.fault_started is None
+    host.automate_task("enactor-a-apply")
+    assert "enactor-a-apply" not in session.pending
+    applied = [e for e in read_events(host.folder).events
+               if isinstance(e, ev.Automation) and e.task == "enactor-a-apply"]
+    assert [a.outcome for a in applied] == ["applied"]
+    host.advance_to(49)
+    assert session.facts.fault_started == 48  # 23:48, as that night
+    said = [describe(e) for e in _facilitation(host) if e.action == "automate"]
+    assert said[-1] == ("facilitator: the automation did enactor-a's task 'enactor-a-apply', "
+                        "left due by the seat"), said
+    host.close()
+    session.close()
+    again = resume_session(host.folder, flagship).session
+    assert again.facts.fault_started == 48 and "enactor-a-apply" not in again.pending
+    again.close()

@@ -424,6 +424,8 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
                                 _minute_at(session, event.at or "", event.minute + 1), event.to)
     elif isinstance(event, ev.Facilitation) and event.action in ("hold", "release"):
         session.hold_task(event.detail, event.action == "hold")
+    elif isinstance(event, ev.Facilitation) and event.action == "automate":
+        session.automate_task(event.detail)
     elif isinstance(event, ev.Facilitation) and event.action == "handover" and event.to:
         session.hand_over(event.to[0], event.detail == HANDED)
     elif isinstance(event, (ev.Refused, ev.Replay)):

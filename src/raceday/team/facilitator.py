@@ -138,6 +138,11 @@ class FacilitatorActions:
             raise SessionError(f"no seat {seat_name!r} in this session")
         return self.need().hand_over(seat.role, to_automation)
 
+    def automate_task(self, task_id: str) -> ev.Event:
+        """Have the automation do a seat's due story task now (a quiet player, a stalled
+        night); recorded."""
+        return self.need().automate_task(task_id)
+
     def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
         """A hint the facilitator chose to send, to one role's seat or (None) to everyone
         (recorded as theirs, then revealed; the team pays for it either way)."""

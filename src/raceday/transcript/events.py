@@ -228,7 +228,8 @@ class Facilitation(Event):
     inject planned for `at`, its title in `detail`, for `to` or everyone), start (the lobby's
     clock started at `speed`; who had joined in `detail`), skip (where it stops, in
     `detail`), hint (its id in `detail`, for `to` or everyone), screen (the console's
-    answer key hidden or shown, in `detail`) or ruling (see `ruling`)."""
+    answer key hidden or shown, in `detail`), automate (a player's due story task, its id in
+    `detail`, done by the automation) or ruling (see `ruling`)."""
 
     kind: ClassVar[str] = "facilitation"
     action: str

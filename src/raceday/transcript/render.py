@@ -200,6 +200,9 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = f"hint {e.detail} given" + (f" to {', '.join(e.to)}" if e.to else "")
     elif e.action == "handover":
         what = f"{', '.join(e.to)}: {e.detail}"
+    elif e.action == "automate":
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = f"the automation did {whose}task '{e.detail}', left due by the seat"
     elif e.action == "ruling":
         whose = f"{', '.join(e.to)}'s " if e.to else ""
         what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"

@@ -27,7 +27,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
-from raceday.engine.snapshot import Snapshot
+from raceday.engine.snapshot import PendingView, Snapshot
 from raceday.engine.task_progress import TaskProgress
 from raceday.inert import inert
 from raceday.team.client import Clock, View
@@ -62,6 +62,11 @@ CONSOLE_CSS = """
 #console-verdicts { border: round $error 50%; }
 #console-key { border: round $warning 50%; }
 """
+
+
+TASK_PREFIX = "\x1ftask:"
+"""Marks a due story task among the seats in the automate dialog (a seat's name is printable,
+so it never starts with a control character)."""
 
 
 class ConsoleScreen(Screen[None]):
@@ -413,27 +418,72 @@ class ConsoleScreen(Screen[None]):
         self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
 
     def action_skip(self) -> None:
+        """Skip to the next stop; never past a story task a seat has left due without
+        asking (one quiet player stalled a game day: the night waited on their task)."""
         steer = self.steer
-        self._send("skip", lambda s: steer.skip())
+        stalled = self._stalled_tasks() if self.group is None else []
+        if not stalled:
+            self._send("skip", lambda s: steer.skip())
+            return
+        options = [(TASK_PREFIX + p.task, f"The automation does {p.role}'s "
+                    f"\u201c{inert(p.title, one_line=True)}\u201d now, then skip")
+                   for p in stalled]
+        options.append(("skip", "Skip anyway, leaving it undone"))
+
+        def chosen(choice: str | None) -> None:
+            if choice is None:
+                return
+            if choice.startswith(TASK_PREFIX):
+                task = choice.removeprefix(TASK_PREFIX)
+                self._send("automate", lambda s: (self.host.automate_task(task), steer.skip()))
+                return
+            self._send("skip", lambda s: steer.skip())
+
+        first = stalled[0]
+        self.app.push_screen(ChoiceDialog(
+            "A seat has left a task due", options,
+            note=f"{first.role}: {first.title}" + (f" (due since {first.due})" if first.due
+                                                  else "")
+                 + ". Nobody else does it tonight: until it is done the night waits on it.",
+            selected=options[0][0]), chosen)
+
+    def _stalled_tasks(self) -> list[PendingView]:
+        """Story tasks (the automation's one-off work) a seat has due and not handled."""
+        story = {t.id for t in self.exercise.tasks if t.statements and not t.proves
+                 and t.every is None}
+        handled = self.handled.handled()
+        return [p for p in (self.snapshot.pending if self.snapshot is not None else ())
+                if p.task in story and p.task not in handled]
 
     def action_hand_over(self) -> None:
-        """Hand a seat's routine tasks to the automation, or give them back."""
+        """Hand a seat's routine tasks to the automation, or give them back; or have the
+        automation do one story task a seat has left due (a quiet player stalls the night)."""
         options = [(name, f"{name} ({role}): " + ("give the routine tasks back to "
                                                   f"{inert(player, one_line=True)}"
                                                   if role in self.handed else
                                                   "the automation runs its routine tasks"))
                    for name, (role, player, _) in self.seated.items()]
+        for pending in self._stalled_tasks():
+            since = f", due since {pending.due}" if pending.due else ""
+            options.append((TASK_PREFIX + pending.task,
+                            f"{pending.role}: the automation does "
+                            f"\u201c{inert(pending.title, one_line=True)}\u201d now{since}"))
 
         def chosen(name: str | None) -> None:
             if name is None:
+                return
+            if name.startswith(TASK_PREFIX):
+                task = name.removeprefix(TASK_PREFIX)
+                self._send("automate", lambda s: self.host.automate_task(task))
                 return
             automate = self.seated[name][0] not in self.handed
             self._send("hand-over", lambda s: self.host.hand_over(name, automate))
 
         self.app.push_screen(ChoiceDialog(
-            "Automate a seat's routine tasks", options,
-            note="Its story tasks stay the player's; choose the seat again to give its "
-                 "routine tasks back."), chosen)
+            "Automate a seat's routine tasks, or one task left due", options,
+            note="A seat's story tasks stay the player's; choose the seat again to give its "
+                 "routine tasks back. A task left due can be done by the automation, now, "
+                 "as it would have done it: the night goes on."), chosen)
 
     def action_hold_fault(self) -> None:
         """Hold the night's fault step, or release it (the story waits for the players); with
