@@ -140,3 +140,38 @@ def test_a_team_script_declares_in_own_words_as_the_headless_run_does(
         [declared] = of_kind(read_events(folder).events, ev.Declaration)
         assert (declared.finding, declared.text, declared.sim_time) == (OWN_WORDS, WORDS,
                                                                         "23:55")
+
+
+def test_a_rulings_note_and_a_skips_task_title_stay_off_the_players_screens(
+        flagship: Exercise, tmp_path: Path) -> None:
+    """The ruling note ("she had not yet seen the rollback wedge") went to every seat and the
+    projector, and a skip named a player's next task there; the transcript keeps both."""
+    from raceday.team.client import View
+
+    host = Host(flagship, seats_from_roles(("enactor-a", "responder")),
+                transcripts=tmp_path / "t", pace=Pace.TURNS,
+                tokens={"enactor-a": TOKENS["enactor-a"], "responder": TOKENS["responder"]})
+    host.start()
+    try:
+        host.skip()  # to 23:31, Enactor A's check
+        rita = joined(host, "responder", "Rita")
+        send(host, rita, "declare", finding=OWN_WORDS, text=WORDS)
+        declared = next(e for e in reversed(host.need().events)
+                        if isinstance(e, ev.Declaration))
+        host.rule(declared.seq, "partly", "she had not yet seen the rollback wedge")
+        host.pump()
+        seen = View(host.folder).new_events()  # what a seat and the projector read
+        console = View(host.folder).new_events(private=True)
+    finally:
+        host.close()
+    for events in (seen, console):
+        [ruling] = [e for e in of_kind(events, ev.Facilitation) if e.action == "ruling"]
+        assert ruling.text == "" and ruling.ruling == "partly"
+        [skip] = [e for e in of_kind(events, ev.Facilitation) if e.action == "skip"]
+        assert skip.detail == "23:31, when enactor-a's task falls due"
+    kept = read_events(host.folder).events
+    [ruling] = [e for e in of_kind(kept, ev.Facilitation) if e.action == "ruling"]
+    assert ruling.text == "she had not yet seen the rollback wedge"
+    [skip] = [e for e in of_kind(kept, ev.Facilitation) if e.action == "skip"]
+    assert skip.detail.endswith("falls due: Pick up a plan and check it is newer than the "
+                                "regional endpoint's")

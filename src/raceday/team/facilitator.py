@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from raceday.team.seat import Seat
 
 
+FALLS_DUE = " falls due: "
+"""How a skip says where it stops before the task's title (which the players' screens leave
+out: a player's next task is a spoiler on a projector)."""
+
+
 class FacilitatorActions:
     """What the facilitator can do to a running session; mixed into `Host`."""
 
@@ -112,8 +117,8 @@ class FacilitatorActions:
             inject_at = planned
         if task_at is not None and (inject_at is None or task_at < inject_at):
             assert task is not None
-            return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task falls due: "
-                             f"{task.title}")
+            return task_at, (f"{session.time_of(task_at)}, when {task.role}'s task"
+                             f"{FALLS_DUE}{task.title}")
         if planned is not None and planned == inject_at:
             return planned, f"{session.time_of(planned)}, the next inject"
         return None, "the next inject"

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +57,7 @@ from raceday.store.team_db import (
     TeamDb,
 )
 from raceday.team import wire
-from raceday.team.facilitator import FacilitatorActions
+from raceday.team.facilitator import FALLS_DUE, FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.inject_file import PreparedInject
 from raceday.team.inject_plan import InjectPlan
@@ -99,6 +99,20 @@ MAX_BEAT_S = 60.0
 BACKSTAGE = ("hold", "release", "plan", "schedule-live", "move", "cancel")
 """The facilitator's actions the players' screens do not show (the transcript and the console
 keep them): which task is the fault's, and the injects still to come, would spoil the night."""
+
+
+def shown_to_players(event: ev.Event) -> ev.Event:
+    """The event as the seats and the projector get it: a ruling without the facilitator's
+    note (which may name what the team has not found yet), a skip without the title of the
+    task it stops at (a player's next task is a spoiler on a projector). The transcript keeps
+    both whole."""
+    if not isinstance(event, ev.Facilitation):
+        return event
+    if event.action == "ruling" and event.text:
+        return replace(event, text="")
+    if event.action == "skip" and FALLS_DUE in event.detail:
+        return replace(event, detail=event.detail.split(FALLS_DUE)[0] + FALLS_DUE.rstrip(": "))
+    return event
 
 
 class CommandRefusal(Exception):
@@ -685,7 +699,8 @@ class Host(FacilitatorActions):
         self.injects.note(event, event.sim_time)
         private = (self._private and isinstance(event, ev.Note)) or (
             isinstance(event, ev.Facilitation) and event.action in BACKSTAGE)
-        self._step.events.append(EventRow(event.seq, event.kind, private, to_json_line(event)))
+        self._step.events.append(EventRow(event.seq, event.kind, private,
+                                          to_json_line(shown_to_players(event))))
         if isinstance(event, ev.Statement) and event.schema_changed:
             self._step.schema_changed = True
 

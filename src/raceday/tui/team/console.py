@@ -648,8 +648,9 @@ class ConsoleScreen(Screen[None]):
         def note(seq: int, ruling: str | None) -> None:
             if ruling is None:
                 return
-            self.app.push_screen(NoteDialog("A note with the ruling (Enter with none: no "
-                                            "note)"), lambda text: send(seq, ruling, text))
+            self.app.push_screen(NoteDialog("A note with the ruling (players see the ruling, "
+                                            "not the note; Enter with none: no note)"),
+                                 lambda text: send(seq, ruling, text))
 
         def send(seq: int, ruling: str, text: str | None) -> None:
             self._send("ruling", lambda s: self.host.rule(seq, ruling, text or ""))
