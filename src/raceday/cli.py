@@ -121,7 +121,8 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     for name, what in (("analysis", "why area for improvement N happened"),
                        ("recommendation", "what to do about area for improvement N"),
                        ("issue", "the issue row N of the improvement plan addresses"),
-                       ("owner", "who owns row N of the improvement plan"),
+                       ("owner", "who owns row N of the improvement plan (N: new for the "
+                                 "row this call's --action adds)"),
                        ("start", "when row N starts (YYYY-MM-DD)"),
                        ("due", "when row N is due (YYYY-MM-DD)")):
         aar.add_argument(f"--{name}", nargs=2, action="append", default=[],
@@ -483,19 +484,21 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
 
 def _aar(args: argparse.Namespace, out: Console) -> int:
     """`raceday aar SESSION [edits]`: the hot wash's words into the after-action report."""
-    from raceday.transcript.debrief.aar import AarChange
+    from raceday.transcript.debrief.aar import NEWEST, AarChange
     from raceday.transcript.debrief.hotwash import aar_command
 
-    changes: list[AarChange] = []
+    # the rows an --action adds first, so --owner 1 (or --due 1) in the same call can fill in
+    # the row it adds to a plan that had none
+    changes: list[AarChange] = [AarChange("action", text) for text in args.action]
     for name in ("analysis", "recommendation", "issue", "owner", "start", "due"):
         for number, text in getattr(args, name):
             try:
-                n = int(number)
+                n = NEWEST if number == "new" else int(number)
             except ValueError:
                 raise InputError([f"--{name} {number}: N is a number (`raceday aar "
-                                  "SESSION` lists them)"]) from None
+                                  "SESSION` lists them) or new (the row --action adds)"]
+                                 ) from None
             changes.append(AarChange(name, text, n))
-    changes += [AarChange("action", text) for text in args.action]
     changes += [AarChange("note", text, at=args.at, by=args.by) for text in args.note]
     if args.evaluators is not None:
         changes.append(AarChange("evaluators", args.evaluators))

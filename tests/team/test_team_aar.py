@@ -117,3 +117,21 @@ def test_raceday_aar_says_in_one_line_what_is_wrong(played: Path,
     assert main(["aar", str(played), "--due", "1", "next week"]) == 2
     assert "--due 1 next week: not a date (YYYY-MM-DD)" in capsys.readouterr().err
     assert not (played / "aar.json").exists()
+
+
+def test_the_readmes_one_call_hot_wash_works_on_a_session(
+        played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's call failed on a session with no improvement-plan rows yet (its --owner
+    named a row the same call's --action adds) and dropped every other edit of the call."""
+    import shlex
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("raceday aar transcripts/<session> --analysis")
+    call = readme[start:readme.index("```", start)].replace("\\\n", " ")
+    argv = shlex.split(call.replace("transcripts/<session>", str(played)))[1:]
+    assert main(argv) == 0, capsys.readouterr().err
+    [row] = [r for r in load_debrief(played).after_action.actions
+             if r.action == "version guard on endpoint writes"]
+    assert row.owner == "Ana" and row.due == "2026-12-16"
+    assert main(["aar", str(played), "--owner", "new", "Bo"]) == 0  # the newest row
+    assert load_debrief(played).after_action.actions[-1].owner == "Bo"

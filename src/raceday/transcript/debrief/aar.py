@@ -149,8 +149,17 @@ def change(edits: AarEdits, debrief: Debrief, c: AarChange) -> None:
         raise InputError([f"unknown AAR edit {c.what!r}"])
 
 
+NEWEST = -1
+"""The number `new` stands for: the newest row (the one an --action of the same call adds)."""
+
+
 def _numbered(items: tuple[str, ...] | list[str], c: AarChange, one: str, many: str) -> str:
     count = len(items)
+    if c.number == NEWEST:
+        if not items:
+            raise InputError([f"--{c.what} new: there is no {one} yet (add one with --action "
+                              "TEXT in the same call)"])
+        return items[-1]
     if c.number is None or not 1 <= c.number <= count:
         raise InputError([f"--{c.what} {c.number}: there {'is' if count == 1 else 'are'} "
                           f"{count} {one if count == 1 else many} (numbered from 1; "
