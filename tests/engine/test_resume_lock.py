@@ -84,12 +84,17 @@ def test_a_child_still_playing_does_not_keep_a_dead_session_running(tmp_path: Pa
 
     log = EventLog(tmp_path)
     read, write = os.pipe()
+    started_read, started_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # a child playing on: it waits until the parent has let go
         os.close(write)
+        os.write(started_write, b"!")  # its at-fork hooks have run by now
         os.read(read, 1)
         os._exit(0)
     os.close(read)
+    os.close(started_write)
+    assert os.read(started_read, 1) == b"!"  # (the check raced the child's own start)
+    os.close(started_read)
     try:
         log.close()  # the parent dies: its descriptor goes
         assert not _in_use(tmp_path)
