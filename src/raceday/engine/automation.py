@@ -4,7 +4,6 @@ their transactions, retries and policies; and a player's tasks checked for done.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +22,15 @@ HISTORY_TIME_LIMIT_S = 60.0
 and never edited) may take: the players' limit (2 s headless) cut the outage's aftermath
 short at 100,000 droplets on a loaded machine, and the night then went on as if it had never
 happened. A minute still stops one a team's trigger made endless."""
+
+
+AUTOMATION_WORK_STEPS = 50_000_000
+"""How much work one of the automation's statements may do (SQLite's steps), the same on any
+machine: the players' 2 s limit cut 56 statements short at 100,000 droplets on a loaded
+machine, and the night moved by half an hour. The heaviest at 100,000 droplets takes 6.3
+million (0.35 s here); a team's trigger that never ends is cut after about 2 s of it."""
+AUTOMATION_TIME_LIMIT_S = 10.0
+"""The wall-time limit behind the work budget (PostgreSQL counts no steps: its only one)."""
 
 
 class Automation(Monitors):
@@ -113,7 +121,8 @@ class Automation(Monitors):
             sql = self.statement_sql[statement_id]
             in_transaction = self.store.holds(role) is not None or controls(sql)
             with (self.store.limit_raised_to(HISTORY_TIME_LIMIT_S)
-                  if statement_id in self.history_statements else nullcontext()):
+                  if statement_id in self.history_statements else
+                  self.store.automation_limits(AUTOMATION_WORK_STEPS, AUTOMATION_TIME_LIMIT_S)):
                 results = self._automation_execute(role, sql, bound)
             lost = False  # a write of this statement changed no rows, and it says to stop then
             for result in results:

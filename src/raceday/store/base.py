@@ -104,6 +104,32 @@ class StoreBase(ABC, Generic[Handle]):
     def time_limit_s(self, seconds: float) -> None:
         self._players_limit_s = seconds
 
+    @property
+    def work_budget(self) -> int | None:
+        """How many steps of the database's work a statement may take in this thread (None:
+        no budget, only the time limit): see `automation_limits`."""
+        budget: int | None = getattr(_RAISED, "steps", {}).get(id(self))
+        return budget
+
+    @contextmanager
+    def automation_limits(self, steps: int, seconds: float) -> Iterator[None]:
+        """Statements this thread runs inside are the automation's: cut after `steps` steps
+        of work where the database counts them (SQLite), the same on any machine, with
+        `seconds` of wall time as the last resort (PostgreSQL's only limit). The players'
+        limit is wall time, and on a loaded machine it cut the automation short: the night
+        then depended on the machine's speed."""
+        budgets: dict[int, int] = _RAISED.__dict__.setdefault("steps", {})
+        before = budgets.get(id(self))
+        budgets[id(self)] = steps
+        try:
+            with self.limit_raised_to(seconds):
+                yield
+        finally:
+            if before is None:
+                del budgets[id(self)]
+            else:
+                budgets[id(self)] = before
+
     @contextmanager
     def limit_raised_to(self, seconds: float) -> Iterator[None]:
         """Statements this thread runs inside may take up to `seconds` (a limit never

@@ -48,6 +48,8 @@ class Store(Protocol):
 
     def limit_raised_to(self, seconds: float) -> AbstractContextManager[None]: ...
 
+    def automation_limits(self, steps: int, seconds: float) -> AbstractContextManager[None]: ...
+
     @property
     def backend(self) -> Backend:
         """Which database holds the world (what a replay forks)."""

@@ -155,6 +155,8 @@ class WorldStore(StoreBase[RoleConnection]):
         # every PROGRESS_EVERY instructions (millions of times in a large world's night).
         self._cancelled = False
         self._deadline = float("inf")
+        self._steps_left = -1  # the progress handler's calls left in a work budget (-1: none)
+        self._budget_spent = False
         self._closed = False
         self._role_conns: dict[str, RoleConnection] = {}
         self._names = WorldNames()
@@ -379,6 +381,7 @@ class WorldStore(StoreBase[RoleConnection]):
             self._begin_call()
             started = time.perf_counter()
             self._deadline = started + self.time_limit_s
+            self._budget_spent = False
             cursor: sqlite3.Cursor | None = None
             try:
                 cursor = self._app.execute(sql, dict(params or {}))
@@ -470,6 +473,11 @@ class WorldStore(StoreBase[RoleConnection]):
         """Progress handler: a truthy return makes SQLite stop with 'interrupted'."""
         if self._cancelled or _clock() >= self._deadline:
             return 1
+        if self._steps_left > 0:
+            self._steps_left -= 1
+            if self._steps_left == 0:  # the automation's work budget: the same on any machine
+                self._budget_spent = True
+                return 1
         return 0
 
     def _mind_own_locks(self, handle: RoleConnection) -> None:
@@ -548,6 +556,9 @@ class WorldStore(StoreBase[RoleConnection]):
         auth.begin(keyword, called)
         started = time.perf_counter()
         self._deadline = started + self.time_limit_s
+        budget = self.work_budget
+        self._steps_left = -1 if budget is None else max(1, budget // PROGRESS_EVERY)
+        self._budget_spent = False
         cursor: sqlite3.Cursor | None = None
         # A CREATE may make a trigger: who made it is recorded in the same transaction.
         guarded_ddl = keyword == "CREATE"
@@ -616,6 +627,7 @@ class WorldStore(StoreBase[RoleConnection]):
             )
         finally:
             self._deadline = float("inf")
+            self._steps_left = -1
             if guarded_ddl and conn.in_transaction:
                 try:
                     self._internal(handle, "ROLLBACK TO raceday_ddl")
@@ -661,6 +673,9 @@ class WorldStore(StoreBase[RoleConnection]):
                 seconds = time.perf_counter() - started
                 if self._cancelled:
                     return "timeout", f"statement cancelled after {seconds:.1f} s"
+                if self._budget_spent:
+                    return ("timeout", f"statement stopped after {self.work_budget or 0:,} "
+                            "steps of work (the automation's work limit)")
                 return (
                     "timeout",
                     f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
