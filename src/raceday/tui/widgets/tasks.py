@@ -74,7 +74,7 @@ def render_tasks(exercise: Exercise, role: str, minute: int, pending: tuple[Pend
 def _how(out: Text, task: Task, statement_sql: Mapping[str, str] | None) -> None:
     """What completes the task: the exercise's hint, and the automation's own SQL."""
     if task.hint:
-        out.append("   how: ", style="bold")
+        out.append("   think: ", style="bold")
         out.append(f"{inert(' '.join(task.hint.split()))}\n", style="italic")
     if task.statements and statement_sql is not None:
         out.append("   the automation would run", style="dim")

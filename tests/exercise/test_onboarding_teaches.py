@@ -1,0 +1,51 @@
+"""The onboarding teaches by thinking, not by copying (issue 62): what the side panel shows
+with each task is a question, never the SQL that answers it (F9 prices that), and the
+README's promise about the SQL it asks holds for every guard."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from raceday.engine.load import load_exercise
+from raceday.tui.widgets.tasks import render_tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+ONBOARDING = load_exercise(ROOT / "exercises" / "lost-update-basics")
+# what an answer looks like: a statement, or a clause the on-request hints give
+ANSWER = re.compile(r"\b(CREATE|INSERT|DELETE FROM|UPDATE \w+ SET|RAISE|UNIQUE INDEX)\b"
+                    r"|AND version = :version|= \(SELECT", re.IGNORECASE)
+
+
+def test_each_task_shows_a_question_and_no_answer() -> None:
+    shown = {t.id: t.hint for t in ONBOARDING.tasks if t.hint}
+    assert len(shown) == 7  # the repair and the six guards
+    for task, text in shown.items():
+        assert "?" in text, (task, text)
+        assert not ANSWER.search(text), (task, text)
+        for hint in (h for h in ONBOARDING.hints if h.task == task):
+            assert hint.cost > 0  # the SQL is there, on request, at its price
+            assert " ".join(hint.text.split())[:30] not in " ".join(text.split())
+
+
+def test_the_side_panel_shows_the_question_under_think() -> None:
+    from raceday.engine.snapshot import PendingView
+
+    task = next(t for t in ONBOARDING.tasks if t.id == "guard-version")
+    due = PendingView(task.id, task.role, task.title, "09:05", task.context, True, task.at)
+    panel = " ".join(render_tasks(ONBOARDING, "operator", task.at, (due,), set(), hints=True,
+                                  statement_sql=None).plain.split())
+    assert "think: Writer B read the row, then saved much later." in panel
+    assert "how:" not in panel and not ANSWER.search(panel.split("think:")[1])
+
+
+def test_the_readmes_promise_names_what_the_guards_ask() -> None:
+    """Played as triggers, every guard earns its points with no table rebuilt
+    (tests/scenarios/test_customers_view.py plays lost-update-guards-as-triggers.yaml)."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert ("no SQL beyond SELECT and UPDATE needed to begin; its six guards each take one "
+            "statement (an edited UPDATE, a trigger or a unique index: no table is rebuilt)"
+            ) in readme
+    triggers = (ROOT / "tests" / "scenarios" / "customers" /
+                "lost-update-guards-as-triggers.yaml").read_text(encoding="utf-8")
+    assert "CREATE TABLE" not in triggers and "RENAME" not in triggers
