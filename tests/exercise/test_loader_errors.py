@@ -42,7 +42,8 @@ def test_unknown_key_far_from_any_known_one_lists_the_known_keys(broken: Broken)
     assert problems(broken) == [
         broken.at(
             "  xyzzy: 1",
-            'clock: unknown key "xyzzy" (known keys: start, end, date, zone, minutes_per_statement)',
+            'clock: unknown key "xyzzy" (known keys: start, end, date, zone, minutes_per_statement, '
+            'minutes_per_look)',
         )
     ]
 

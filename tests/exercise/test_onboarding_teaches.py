@@ -49,3 +49,26 @@ def test_the_readmes_promise_names_what_the_guards_ask() -> None:
     triggers = (ROOT / "tests" / "scenarios" / "customers" /
                 "lost-update-guards-as-triggers.yaml").read_text(encoding="utf-8")
     assert "CREATE TABLE" not in triggers and "RENAME" not in triggers
+
+
+def test_a_newcomers_pace_every_guard_right_with_nine_extra_looks_scores_80_or_more(
+        tmp_path: Path) -> None:
+    """Each look cost a simulated minute: nine looks before the guards left too little of the
+    morning for them, and every guard right scored 68. Looks are free in the onboarding."""
+    import yaml
+
+    from raceday.engine.headless import run_script
+    from raceday.engine.script import load_script
+
+    path = ROOT / "exercises" / "lost-update-basics" / "scripts" / "solo-complete.yaml"
+    script = yaml.safe_load(path.read_text(encoding="utf-8"))
+    steps = script["steps"]
+    repair = next(i for i, s in enumerate(steps) if "UPDATE config" in str(s.get("sql", "")))
+    looks = [{"as": "operator", "sql": f"SELECT name, address, status FROM host -- look {n}"}
+             for n in range(9)]
+    script["steps"] = steps[:repair + 1] + looks + steps[repair + 1:]
+    paced = tmp_path / "newcomer.yaml"
+    paced.write_text(yaml.safe_dump(script, sort_keys=False), encoding="utf-8")
+    _session, result = run_script(ONBOARDING, load_script(paced, ONBOARDING), tmp_path / "t")
+    assert result["total"] >= 80, result["reasons"]
+    assert result["guards"]["points"] == result["guards"]["max"], result["reasons"]

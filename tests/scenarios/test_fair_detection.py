@@ -84,7 +84,7 @@ PLAYED = [
     # from memory first (does not count), then a look and the finding again: graded by time
     ("memory-then-look", 18, 26, "a diagnosis from memory is not a diagnosis"),
     # the jobs' own log shows the lost update: it counts (was "from memory", 0)
-    ("lub-job-run-look", 15, 20, "time to diagnosis 2 minutes"),
+    ("lub-job-run-look", 15, 20, "time to diagnosis 1 minute"),
     # the queues read at 02:35, ten minutes after the fault began: it counts (was 0, a cliff)
     ("rul-look-0235", 15, 20, "time to diagnosis 15 minutes"),
     ("rul-look-0237", 15, 20, "time to diagnosis 17 minutes"),

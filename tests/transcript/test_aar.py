@@ -86,7 +86,7 @@ def test_the_final_replay_is_not_a_strength_of_the_team(tmp_path: Path) -> None:
     assert not any("Replayed" in s for s in nothing), nothing
     asked = _strengths(Path("exercises/lost-update-basics/scripts/replay-all-guards.yaml"),
                        tmp_path / "asked")
-    assert "Replayed the race against the team's schema at 09:11." in asked, asked
+    assert "Replayed the race against the team's schema at 09:10." in asked, asked
 
 
 def test_a_crash_and_its_resume_are_in_the_debrief(tmp_path: Path) -> None:

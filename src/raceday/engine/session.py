@@ -172,9 +172,13 @@ class Session(Automation):
         later = [d.minute for d in self._agenda if d.phase == DUE_INJECT and d.minute > self.minute]
         return min(later) if later else None
 
-    def _spend(self) -> None:
+    def _spend(self, *, look: bool = False) -> None:
         if self.pace is Pace.TURNS:
-            self.advance_to(self.minute + self.exercise.clock.minutes_per_statement)
+            clock = self.exercise.clock
+            cost = (clock.minutes_per_look if look and clock.minutes_per_look is not None
+                    else clock.minutes_per_statement)
+            if cost:
+                self.advance_to(self.minute + cost)
 
     def _fire_due(self, minute: int) -> None:
         while self._agenda and self._agenda[0].minute <= minute:
@@ -212,8 +216,9 @@ class Session(Automation):
         finally:
             self._acting = None
         self._check_player_tasks()
-        if any(r.ok for r in results):
-            self._spend()  # a typo, a refusal or a cancel did nothing: it costs no time
+        if any(r.ok for r in results):  # a typo, a refusal or a cancel did nothing: no time
+            looked = not any(r.writes or r.schema_changed or r.is_write for r in results)
+            self._spend(look=looked)
 
     # -- one door for a player's actions ---------------------------------------------------
 

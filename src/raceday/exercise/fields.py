@@ -31,7 +31,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "phases",
         ),
     ),
-    "clock": (("start", "end"), ("date", "zone", "minutes_per_statement")),
+    "clock": (("start", "end"), ("date", "zone", "minutes_per_statement", "minutes_per_look")),
     "role": (
         ("id", "name"),
         ("briefing", "read", "write", "break_glass", "schema", "automated", "example"),

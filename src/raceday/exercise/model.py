@@ -41,6 +41,9 @@ class Clock(Value):
     end: datetime
     zone: str
     minutes_per_statement: int = 1
+    minutes_per_look: int | None = None
+    """Turns pace: what a submission that only read costs (None: as any statement). The
+    onboarding's are free, so a newcomer's looks never cost the score."""
 
     @cached_property  # asked for by every minute of a night (3,000 times a session)
     def length_minutes(self) -> int:

@@ -86,6 +86,8 @@ class PlayReader(FieldReader):
                     )
         zone = self.text(m, "zone", "clock")
         per_statement = self.integer(m, "minutes_per_statement", "clock", default=1)
+        per_look = (self.integer(m, "minutes_per_look", "clock", default=per_statement)
+                    if "minutes_per_look" in m else None)
         start_text = self._hhmm(m["start"], "start", "clock") if "start" in m else None
         end_text = self._hhmm(m["end"], "end", "clock") if "end" in m else None
         if start_text is None:
@@ -104,6 +106,7 @@ class PlayReader(FieldReader):
             end=self.start + timedelta(minutes=length),
             zone=zone,
             minutes_per_statement=per_statement,
+            minutes_per_look=per_look,
         )
 
     def role(self, m: dict[str, Located], ident: str) -> Role:
