@@ -73,3 +73,4 @@ def test_in_the_turns_pace_only_a_statement_that_ran_costs_time(
     assert session.minute == before
     session.execute("operator", "SELECT value FROM config; SELEC 1")  # one of them ran
     assert session.minute == before + session.exercise.clock.minutes_per_statement
+

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 from textual import events
-from textual.app import App
 from textual.keys import _character_to_key
-from tui_fixtures import MakeApp, settle, start_play
+from tui_fixtures import MakeApp, session_of, settle, start_play, top
 
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise
@@ -32,18 +31,6 @@ def burst(pilot: Any, *keys: str) -> None:
         event = events.Key(name, key if len(key) == 1 else None)
         event.set_sender(pilot.app)
         pilot.app.post_message(event)
-
-
-def session_of(play: PlayScreen) -> Session:
-    session = play.runner.session if play.runner else None
-    assert isinstance(session, Session), type(session).__name__
-    return session
-
-
-def top(app: App[Any]) -> object:
-    """The screen on top now, read afresh (mypy would keep `app.screen` narrowed across the
-    keys pressed since it was last looked at)."""
-    return app.screen
 
 
 def edited(session: Session) -> list[str | None]:

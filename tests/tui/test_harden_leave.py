@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.app import App
 from textual.widgets import Label, OptionList
-from tui_fixtures import MakeApp, settle, start_play, type_text
+from tui_fixtures import MakeApp, session_of, settle, start_play, top, type_text
 
 from raceday.engine.session import Session
 from raceday.exercise.model import Exercise
@@ -42,18 +41,6 @@ async def answer(pilot: Any, dialog: ChoiceDialog, choice: str) -> None:
     options.highlighted = [key for key, _ in dialog.options].index(choice)
     await pilot.press("enter")
     await settle(pilot)
-
-
-def session_of(play: PlayScreen) -> Session:
-    session = play.runner.session if play.runner else None
-    assert isinstance(session, Session), type(session).__name__
-    return session
-
-
-def top(app: App[Any]) -> object:
-    """The screen on top now, read afresh (mypy would keep `app.screen` narrowed across the
-    keys pressed since it was last looked at)."""
-    return app.screen
 
 
 def edits(session: Session) -> list[ev.Edit]:

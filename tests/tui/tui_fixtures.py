@@ -7,12 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from raceday.engine.session import Session
 from raceday.tui.app import RacedayApp
 from raceday.tui.screens.end import EndScreen
+from raceday.tui.screens.play import PlayScreen
 
 DATA = Path(__file__).parent / "data"
 
@@ -89,3 +92,16 @@ def drawn(widget: Widget) -> str:
     text a player reads, after any markup was (or was not) obeyed."""
     lines = widget.render_lines(Region(0, 0, *widget.outer_size))
     return "\n".join(line.text.rstrip() for line in lines).rstrip()
+
+
+def session_of(play: PlayScreen) -> Session:
+    """The play screen's session, once its runner has one."""
+    session = play.runner.session if play.runner else None
+    assert isinstance(session, Session), type(session).__name__
+    return session
+
+
+def top(app: App[Any]) -> object:
+    """The screen on top now, read afresh (mypy would keep `app.screen` narrowed across the
+    keys pressed since it was last looked at)."""
+    return app.screen

@@ -38,6 +38,14 @@ def task_reads(task: Task, statement_sql: Mapping[str, str]) -> set[str]:
             for m in READS.findall(statement_sql.get(sid, ""))}
 
 
+def automation_work(exercise: Exercise, *, one_off: bool = False) -> set[str]:
+    """Tasks that are the automation's own work (its SQL, no guard to prove): held by a
+    person, nobody else does them, and the night waits on them. `one_off`: only those that
+    fall due once (the story; a routine task can be handed to the automation instead)."""
+    return {t.id for t in exercise.tasks if t.statements and not t.proves
+            and not (one_off and t.every is not None)}
+
+
 def outstanding(role: str, pending: Iterable[PendingView],
                 handled: Collection[str]) -> list[PendingView]:
     """The role's pending tasks not yet handled, the one due longest first."""

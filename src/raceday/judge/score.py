@@ -301,6 +301,18 @@ def _guards_by_harm(ex: Exercise, facts: Facts, steps: tuple[vd.StepVerdict, ...
         blocked_good_writes=tuple(blocked), reasons=tuple(reasons))
 
 
+def _unbuilt_guards(facts: Facts, time_of: TimeOf) -> list[str]:
+    """The team's schema changes that failed, said once: a guard never built is judged as
+    absent, and the score says why rather than letting the team think it was there."""
+    if not facts.failed_schema:
+        return []
+    first_at, head, error = facts.failed_schema[0]
+    others = len(facts.failed_schema) - 1
+    return [f"guards: {plural(len(facts.failed_schema), 'schema change')} of the team's failed "
+            f"and built nothing (first: {head} … at {time_of(first_at)}: {error}"
+            + (f"; and {others} more" if others else "") + "): judged without them"]
+
+
 def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
     """Guards from the final replay alone: each race step it shows prevented earns its worth;
     a guard that refuses (or turns into 0 rows) any good write of the normal night, or a good
@@ -328,16 +340,11 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
     elif replayed is not None:
         reasons.append("guards: judged by the replay of the race against the team's final "
                        "database, every role automated")
-    if facts.failed_schema:
-        first_at, head, error = facts.failed_schema[0]
-        others = len(facts.failed_schema) - 1
-        reasons.append(
-            f"guards: {plural(len(facts.failed_schema), 'schema change')} of the team's failed "
-            f"and built nothing (first: {head} … at {time_of(first_at)}: {error}"
-            + (f"; and {others} more" if others else "") + "): judged without them")
     else:
         reasons.append(f"guards 0/{rubric.points}: the race could not be replayed against the "
                        "team's database, so no guard can be credited")
+    unbuilt = _unbuilt_guards(facts, time_of)
+    reasons.extend(unbuilt)
     for state in steps:
         worth = worth_of[state.step.id]
         label = state.step.title or state.step.id
@@ -368,8 +375,7 @@ def _guards(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Guards | None:
         else:
             reasons.append(f"guards +0/{worth}: {name} was never reached in the replay")
     if rubric.harms:
-        lead = [r for r in reasons[:2 if facts.failed_schema else 1]
-                if not r.startswith("guards +")]
+        lead = [r for r in reasons[:1] if not r.startswith("guards +")] + unbuilt
         story = tuple(replace(v, points=0) for v in verdicts)
         return _guards_by_harm(ex, facts, story, lead)
     total = min(total, rubric.points)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from raceday.engine.actions import Declare, RevealHint, SaveMonitor, Wait
 from raceday.engine.clock import Pace
+from raceday.engine.task_progress import automation_work
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS
 from raceday.inert import inert
 from raceday.transcript import events as ev
@@ -173,7 +174,7 @@ class PlayDialogs(PlayBase):
     def _held_story_tasks(self) -> list[PendingView]:
         """The automation's own tasks, held by a seat here, due and not handled, that the
         player has not already chosen to leave undone."""
-        story = {t.id for t in self.exercise.tasks if t.statements and not t.proves}
+        story = automation_work(self.exercise)
         return [p for seat in self.seats for p in self.my_outstanding(seat.role)
                 if p.task in story and (p.task, p.minute) not in self._left_undone]
 

@@ -28,7 +28,7 @@ from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import PendingView, Snapshot
-from raceday.engine.task_progress import TaskProgress
+from raceday.engine.task_progress import TaskProgress, automation_work
 from raceday.inert import inert
 from raceday.team.client import Clock, View
 from raceday.team.due_work import due_work
@@ -435,7 +435,12 @@ class ConsoleScreen(Screen[None]):
                 return
             if choice.startswith(TASK_PREFIX):
                 task = choice.removeprefix(TASK_PREFIX)
-                self._send("automate", lambda s: (self.host.automate_task(task), steer.skip()))
+
+                def automate_then_skip(_session: object) -> None:
+                    self.host.automate_task(task)
+                    steer.skip()
+
+                self._send("automate", automate_then_skip)
                 return
             self._send("skip", lambda s: steer.skip())
 
@@ -449,8 +454,7 @@ class ConsoleScreen(Screen[None]):
 
     def _stalled_tasks(self) -> list[PendingView]:
         """Story tasks (the automation's one-off work) a seat has due and not handled."""
-        story = {t.id for t in self.exercise.tasks if t.statements and not t.proves
-                 and t.every is None}
+        story = automation_work(self.exercise, one_off=True)
         handled = self.handled.handled()
         return [p for p in (self.snapshot.pending if self.snapshot is not None else ())
                 if p.task in story and p.task not in handled]
