@@ -245,8 +245,11 @@ def test_a_repair_that_tears_down_the_worlds_safety_nets_scores_below_a_careful_
     assert scorched["total"] < careful["total"]
     said = reasons(scorched)
     assert "every endpoint can roll back one flip" in said
-    assert "the eight newest plan generations are kept (where it failed: only 1 left)" in said
+    assert ("the eight newest plan generations are kept, with their records (where it "
+            "failed: only 1 left)") in said
     assert "safety net" not in reasons(careful)
+    hidden = play("hide-torn-safety-nets", tmp_path / "hidden")  # empty plans, rollback = active
+    assert hidden["recovery"]["points"] == scorched["recovery"]["points"], reasons(hidden)
 
 
 def test_a_guard_that_failed_to_build_is_named_in_the_score(tmp_path: Path) -> None:
