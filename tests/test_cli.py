@@ -234,7 +234,11 @@ def test_check_plays_the_practice_baselines_an_exercise_says_are_the_same_everyw
     world.write_text(world.read_text() + "\nCREATE TRIGGER by_the_clock BEFORE UPDATE ON "
                      "endpoint WHEN NEW.updated_at >= '21:00' BEGIN SELECT RAISE(IGNORE); END;\n")
     yaml = copy / "exercise.yaml"
-    text = yaml.read_text()
+    # In this world no update of endpoint takes after 21:00, so no hint's play could earn:
+    # the hints' plays are another test's (tests/engine/test_hint_plays.py).
+    text = "".join(line for line in yaml.read_text().splitlines(keepends=True)
+                   if not line.lstrip().startswith(("play: scripts/hints/", "earns: ")))
+    yaml.write_text(text)
     code, _, err = run(capsys, "check", str(copy))
     assert code == 2
     night = next(n for n, t in enumerate(text.splitlines(), 1)

@@ -47,9 +47,11 @@ def list_exercises(out: Console) -> int:
 
 def check_paths(paths: list[Path], out: Console) -> int:
     """Load each exercise (its SQL compiled against its world), then play its reference
-    scripts' steps far enough to find SQL naming what the world does not have, and its
-    practice baselines on variants when it says they are the same on every one."""
+    scripts' steps far enough to find SQL naming what the world does not have, its
+    practice baselines on variants when it says they are the same on every one, and what
+    each hint teaches (its `play`), which must earn points."""
     from raceday.engine.baseline_check import baseline_problems
+    from raceday.engine.hint_plays import hint_play_problems
     from raceday.engine.pg_world_check import postgres_world_problems
     from raceday.engine.refcheck import missing_names
 
@@ -62,6 +64,8 @@ def check_paths(paths: list[Path], out: Console) -> int:
             continue
         missing = (missing_names(exercise) + baseline_problems(exercise)
                    + postgres_world_problems(exercise))
+        if not missing:
+            missing = hint_play_problems(exercise)
         if missing:
             problems.extend(missing)
             continue

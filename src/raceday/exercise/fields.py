@@ -67,7 +67,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "truth": (("tables",), ("views",)),
     "truth_view": (("id", "sql"), ()),
     "panel_item": (("id", "label", "sql"), ("show", "onboarding", "count")),
-    "hint": (("id", "text"), ("task", "cost", "shown")),
+    "hint": (("id", "text"), ("task", "cost", "shown", "play", "earns")),
     "scoring": ((), ("tasks", "detection", "guards", "recovery")),
     "replay": ((), ("until", "delayed", "normal", "shifted", "practice",
                       "practice_baselines")),
@@ -106,6 +106,7 @@ MOVED: dict[str, dict[str, str]] = {
 `when` everywhere. The old key still loads; giving both is an error; the new key is required
 where the old one was, and `raceday check --strict` says where each old key is."""
 HINT_SHOWN = ("on-request", "with-task")
+HINT_EARNS = ("guards", "recovery", "detection")
 
 LEVELS = ("beginner", "intermediate", "advanced")
 SHARED_DIR = "shared"

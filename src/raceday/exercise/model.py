@@ -238,12 +238,19 @@ class Finding(Value):
 
 @frozen
 class Hint(Value):
-    """A hint a facilitator can reveal; revealing it costs points."""
+    """A hint a facilitator can reveal; revealing it costs points.
+
+    `play` is a play script (a path inside the exercise's folder) doing what the hint teaches;
+    `raceday check` plays it and refuses the exercise when it earns no more `earns` points
+    than doing nothing: a hint that teaches a guard keyed on tonight's numbers shows it."""
 
     id: str
     text: str
     task: str | None = None
     cost: int = 0
+    play: str | None = None
+    earns: str = "guards"
+    line: int = 0
 
 
 @frozen

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from datetime import time as dtime
 
-from raceday.exercise.fields import DEFAULT_DATE, HINT_SHOWN, NAME
+from raceday.exercise.fields import DEFAULT_DATE, HINT_EARNS, HINT_SHOWN, NAME
 from raceday.exercise.model import (
     PANEL_SHOWS,
     Clock,
@@ -37,10 +37,12 @@ class PlayReader(FieldReader):
         a task's own `hint:` key, puts it too); the others are revealed on request."""
         hints: list[Hint] = []
         with_task: dict[str, str] = {}
-        for f, i, _l in self.items(top, "hints", "hint", "hints"):
+        for f, i, line in self.items(top, "hints", "hint", "hints"):
             what = f'hint "{i}"'
             hint = Hint(id=i, text=self.text(f, "text", what, empty=False),
-                        task=self.ref(f, "task", what, "task"), cost=self.integer(f, "cost", what))
+                        task=self.ref(f, "task", what, "task"), cost=self.integer(f, "cost", what),
+                        play=self._hint_play(f, what),
+                        earns=self.choice(f, "earns", what, HINT_EARNS, "guards"), line=line)
             if self.choice(f, "shown", what, HINT_SHOWN, "on-request") == "on-request":
                 hints.append(hint)
                 continue
@@ -61,6 +63,18 @@ class PlayReader(FieldReader):
                 task = replace(task, hint=with_task[task.id])
             out.append(task)
         return tuple(hints), tuple(out)
+
+    def _hint_play(self, f: dict[str, Located], what: str) -> str | None:
+        """A hint's `play`: a play script inside the exercise's folder that exists."""
+        name = self.text(f, "play", what) or None
+        if name is None:
+            return None
+        path = (self.folder / name).resolve()
+        if not path.is_relative_to(self.folder.resolve()) or not path.is_file():
+            self.problem(f["play"].line, f'{what}: "play" names no play script in the '
+                         f"exercise's folder ({name})")
+            return None
+        return name
 
     def clock(self, top: dict[str, Located]) -> Clock | None:
         node = top.get("clock")
