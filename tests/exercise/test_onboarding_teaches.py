@@ -72,3 +72,57 @@ def test_a_newcomers_pace_every_guard_right_with_nine_extra_looks_scores_80_or_m
     _session, result = run_script(ONBOARDING, load_script(paced, ONBOARDING), tmp_path / "t")
     assert result["total"] >= 80, result["reasons"]
     assert result["guards"]["points"] == result["guards"]["max"], result["reasons"]
+
+
+def test_each_tasks_help_is_a_ladder_question_pointer_then_the_sql() -> None:
+    """The question comes free with the task; on request a pointer (the table and column, no
+    answer), and only after it the SQL, each at its price."""
+    asked = {t.id for t in ONBOARDING.tasks if t.hint}
+    for task in asked:
+        ladder = [h for h in ONBOARDING.hints if h.task == task]
+        assert [bool(ANSWER.search(h.text)) for h in ladder] == [False, True], task
+        pointer, sql = ladder
+        assert pointer.cost > 0 and sql.cost > 0 and sql.play is not None
+        assert ONBOARDING.rung_below(sql.id) == pointer
+        assert ONBOARDING.rung_below(pointer.id) is None
+
+
+def test_a_player_takes_the_pointer_before_the_sql_a_facilitator_gives_either(
+        tmp_path: Path) -> None:
+    from raceday.engine.actions import RevealHint
+    from raceday.engine.headless import open_session
+    from raceday.transcript import events as ev
+
+    session = open_session(ONBOARDING, ["operator"], tmp_path)
+    try:
+        refused = session.perform(RevealHint(hint="version-sql", role="operator"))
+        assert isinstance(refused, ev.Refused)
+        assert refused.error == ('hint "version-sql" comes after "version-pointer" on its '
+                                 "task's ladder: take that one first")
+        assert session.perform(RevealHint(hint="version-pointer", role="operator")).kind == "hint"
+        assert session.perform(RevealHint(hint="version-sql", role="operator")).kind == "hint"
+        assert session.perform(RevealHint(hint="fence-sql")).kind == "hint"  # the facilitator
+    finally:
+        session.close()
+
+
+def test_pasting_every_hint_scores_below_writing_the_same_sql_unaided(tmp_path: Path) -> None:
+    import yaml
+
+    from raceday.engine.headless import run_script
+    from raceday.engine.script import load_script
+
+    path = ROOT / "exercises" / "lost-update-basics" / "scripts" / "solo-complete.yaml"
+    script = yaml.safe_load(path.read_text(encoding="utf-8"))
+    steps = script["steps"]
+    page = steps.index({"wait": "09:04"}) + 1  # the page: every hint taken at once
+    hinted = dict(script, steps=steps[:page] + [
+        {"as": "operator", "hint": h.id} for h in ONBOARDING.hints] + steps[page:])
+    scores = []
+    for name, play in (("unaided", script), ("hinted", hinted)):
+        file = tmp_path / f"{name}.yaml"
+        file.write_text(yaml.safe_dump(play, sort_keys=False), encoding="utf-8")
+        _s, result = run_script(ONBOARDING, load_script(file, ONBOARDING), tmp_path / name)
+        scores.append(result["total"])
+    unaided, hinted_total = scores
+    assert hinted_total == unaided - sum(h.cost for h in ONBOARDING.hints), scores

@@ -76,10 +76,19 @@ async def test_a_newcomer_plays_the_onboarding_from_the_first_launcher_to_the_sc
         await settle(pilot)
         assert "Step 5 of 5" in guide(screen)
 
-        await pilot.press("f9")  # stuck on the repair: a hint, then ctrl+y and F5
+        await pilot.press("f9")  # stuck on the repair: the pointer first, the SQL after it
+        await pilot.pause()
+        hints = app.screen
+        assert isinstance(hints, ChoiceDialog) and hints.selected == "repair-pointer"
+        assert "repair-sql" in hints.closed
+        assert "(take the one above first)" in dict(hints.options)["repair-sql"]
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("f9")  # still stuck: the SQL, then ctrl+y and F5
         await pilot.pause()
         hints = app.screen
         assert isinstance(hints, ChoiceDialog) and hints.selected == "repair-sql"
+        assert "(2 of 2)" in dict(hints.options)["repair-sql"]
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("ctrl+y", "f5")

@@ -463,6 +463,11 @@ class Session(Automation):
         if not hints:
             return self._emit(ev.Refused(action="hint", error="no hint left to reveal"))
         hint = hints[0]
+        below = self.exercise.rung_below(hint.id)
+        if role is not None and below is not None and below.id not in revealed:
+            return self._emit(ev.Refused(action="hint", error=(
+                f'hint "{hint.id}" comes after "{below.id}" on its task\'s ladder: take that '
+                f"one first")))
         if hint.id not in revealed:
             self.facts.hints.append((hint.cost, hint.id))
         return self._emit(ev.Hint(id=hint.id, text=hint.text, cost=hint.cost, task=hint.task,

@@ -644,6 +644,17 @@ class Exercise(Value):
     moved: tuple[tuple[int, str], ...] = ()
     """Old spellings this file uses: (line, what moved where), for `check --strict`."""
 
+    def rung_below(self, hint_id: str) -> Hint | None:
+        """The hint a player takes before this one: a task's hints are a ladder in the file's
+        order (a pointer to the table and column, then the SQL), so the answer never comes
+        before the pointer that could have been enough."""
+        hint = next((h for h in self.hints if h.id == hint_id), None)
+        if hint is None or hint.task is None:
+            return None
+        ladder = [h for h in self.hints if h.task == hint.task]
+        index = ladder.index(hint)
+        return ladder[index - 1] if index else None
+
     def role(self, role_id: str) -> Role:
         for role in self.roles:
             if role.id == role_id:

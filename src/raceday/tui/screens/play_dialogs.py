@@ -95,8 +95,11 @@ class PlayDialogs(PlayBase):
         hints = [h for h in self.exercise.hints
                  if h.task not in tasks or tasks[h.task].role not in others]
         done = self.done_tasks | self.handled_tasks()
+        later = {h.id: below for h in hints
+                 if (below := self.exercise.rung_below(h.id)) and below.id not in self.revealed}
         closed = frozenset(h.id for h in hints
-                           if h.id in self.revealed or (h.task is not None and h.task in done))
+                           if h.id in self.revealed or h.id in later
+                           or (h.task is not None and h.task in done))
         if len(closed) == len(hints):
             self.notify("No hint left to reveal." if hints else
                         "This exercise has no hints." if not self.exercise.hints else
@@ -113,9 +116,13 @@ class PlayDialogs(PlayBase):
                 about = task.title
             else:
                 about = f"{self._role_name(task.role)}'s task: {task.title}"
+            ladder = [h.id for h in hints if hint.task and h.task == hint.task]
+            if len(ladder) > 1:
+                about += f" ({ladder.index(hint.id) + 1} of {len(ladder)})"
             cost = f"-{hint.cost} point{'s' if hint.cost != 1 else ''}"
             state = ("  (taken: ctrl+y puts it in the editor)" if hint.id in self.revealed
-                     else "  (task done)" if hint.id in closed
+                     else "  (task done)" if hint.task in done
+                     else "  (take the one above first)" if hint.id in later
                      else "  (due now)" if hint.task in due_now else "")
             options.append((hint.id, f"{cost} · {inert(about, one_line=True)}{state}"))
         first = next((h.id for h in hints if h.id not in closed and h.task in due_now),
