@@ -513,3 +513,42 @@ async def test_a_burst_of_notices_shows_two_at_most(make_app: MakeApp, flagship:
             app.notify(f"notice {n}", timeout=30)
         await pilot.pause()
         assert [str(n.message) for n in app._notifications] == ["notice 3", "notice 4"]
+
+
+async def test_ctrl_q_over_a_dialog_asks_to_end_as_it_does_without_it(
+        make_app: MakeApp, flagship: Exercise) -> None:
+    """Over F9 (or any dialog) ctrl+q quit at once, with no score: it closes the dialog and
+    asks, as the help says; the question it asks is the one a second ctrl+q leaves by."""
+    app = make_app(flagship)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        play = play_screen(app)
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog)
+        assert app.screen.yes == "End and score"
+        assert not play.revealed  # closing the list took no hint
+        assert app.return_code is None
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), timeout=60)
+
+
+async def test_ctrl_q_when_the_night_is_over_shows_the_score(
+        make_app: MakeApp, mini: Exercise) -> None:
+    """The night-is-over question, answered with ctrl+q: the score, not an unscored exit."""
+    app = make_app(mini)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start_play(pilot)
+        for _ in range(60):
+            if isinstance(app.screen, ConfirmDialog):
+                break
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and dialog.yes == "See the score"
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), timeout=60)
+        assert app.return_code is None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker
 
 from raceday.engine import collector
@@ -163,10 +163,25 @@ class RacedayApp(InertNotifications):
         self.push_screen(HelpScreen(text))
 
     async def action_quit(self) -> None:
-        request = getattr(self.screen, "request_quit", None)
+        """ctrl+q: the screen in front says how it ends (the play screen asks, then scores).
+        A dialog in front of such a screen closes first and the screen asks, as ctrl+q does
+        without it: over F9 or the night-is-over question it quit at once, unscored. Only
+        the question ctrl+q itself asked quits on the second press."""
+        top = self.screen
+        request = getattr(top, "request_quit", None)
         if request is not None:
             request()
             return
+        if isinstance(top, ModalScreen) and len(self.screen_stack) > 1:
+            means = getattr(top, "quit_means", "close")  # a ConfirmDialog's, else close it
+            below = getattr(self.screen_stack[-2], "request_quit", None)
+            if means is True:
+                top.dismiss(True)
+                return
+            if means is not None and below is not None:
+                top.dismiss(False if means is False else None)
+                self.call_later(below)
+                return
         self.exit(0)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -22,18 +22,21 @@ from raceday.tui.widgets.editor import SqlEditor
 
 
 class ConfirmDialog(ModalScreen[bool]):
-    """Yes or no; Enter (or y) says yes, Escape (or n) says no."""
+    """Yes or no; Enter (or y) says yes, Escape (or n) says no. `quit_means`: the answer
+    ctrl+q gives here (None: ctrl+q quits, as on the question ctrl+q itself asked)."""
 
     BINDINGS = [
         Binding("escape,n", "answer(False)", "No"),
         Binding("y", "answer(True)", "Yes"),
     ]
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No",
+                 quit_means: bool | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.question = question
         self.yes = yes
         self.no = no
+        self.quit_means = quit_means
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):

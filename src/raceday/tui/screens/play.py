@@ -184,7 +184,7 @@ class PlayScreen(PlayKeys):
             self.app.push_screen(
                 ConfirmDialog(f"The night is over ({event.sim_time}): the timeline has "
                               "run out. End the session and see the score?",
-                              yes="See the score", no="Keep playing"),
+                              yes="See the score", no="Keep playing", quit_means=True),
                 partial(self._confirm_end, reason="ended"))
 
     @on(Refreshed)
