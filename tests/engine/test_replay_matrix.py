@@ -710,9 +710,11 @@ def test_freezing_config_blocks_the_failover_and_is_penalised(
     assert got.replay.prevented == ("stale-retry", "late-save", "backwards")
     assert got.replay.blocked_good_writes == (
         ev.BlockedWrite(task="a-failover", at="09:02",
-                        outcome="refused (constraint): config is frozen"),
+                        outcome="refused (constraint): config is frozen",
+                        lost=("a-failover", "a-retire", "a-log-failover")),
         ev.BlockedWrite(task="b-save-on-time", at="09:14",
-                        outcome="read 1 row; refused (constraint): config is frozen"))
+                        outcome="read 1 row; refused (constraint): config is frozen",
+                        lost=("writer-b-save",)))
     assert [p["id"] for p in got.guards["good_path"] if not p["ok"]] == ["primary-can-move"]
     assert got.guards["points"] == 0  # a guard that refuses a good write earns nothing
 

@@ -50,7 +50,8 @@ def read_own_normal(key: str) -> Nights | None:
         return None
     try:
         data: Any = json.loads(file.read_text(encoding="utf-8"))
-        return (tuple(BlockedWrite(**b) for b in data["blocked"]),
+        return (tuple(BlockedWrite(**{**b, "lost": tuple(b.get("lost", ()))})
+                      for b in data["blocked"]),
                 tuple(MonitorCheck(**c) for c in data["checks"]),
                 tuple(HarmNight(**h) for h in data["harms"]))
     except (OSError, ValueError, KeyError, TypeError):

@@ -188,14 +188,15 @@ def blocked_writes(good: list[GoodRun], outcomes: Outcomes,
         key = (task, minute, attempt)
         if key not in outcomes:
             blocked.append(BlockedWrite(task=task, at=time_of(minute),
-                                        outcome="no statement ran"))
+                                        outcome="no statement ran", lost=changed))
             continue
         outcome, now_changed = outcomes[key]
         lost = [s for s in changed if s not in now_changed]
         if outcome is None and lost:
             outcome = f"{', '.join(lost)} changed 0 rows"
         if outcome is not None:
-            blocked.append(BlockedWrite(task=task, at=time_of(minute), outcome=outcome))
+            blocked.append(BlockedWrite(task=task, at=time_of(minute), outcome=outcome,
+                                        lost=tuple(lost)))
     return tuple(blocked)
 
 

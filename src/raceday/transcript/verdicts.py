@@ -115,6 +115,9 @@ class BlockedWrite(Value):
     task: str
     at: str
     outcome: str
+    lost: tuple[str, ...] = ()
+    """The run's statements that changed rows on the original world and not on the team's:
+    the good writes refused (a statement the team edited among them is that edit's doing)."""
 
 
 @frozen(kw_only=True)

@@ -27,6 +27,9 @@ OWN_EVIDENCE = frozenset({"row-counts", "removal-limits"})
 harm away there): done only on a count read, a cap, or an edit of their statements."""
 
 
+NEVER_TESTED = "No write changed 0 rows, so reading the count was never put to the test."
+
+
 def status(did: Sequence[str], did_not: Sequence[str]) -> str:
     if did and did_not:
         return "partly done"
@@ -77,9 +80,14 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
                 notes += [f"Kept from the customers, but by no act of this practice's: {line}."
                           for line in borrowed]
                 did = [line for line in did if line not in borrowed]
+        if practice.judge in OWN_EVIDENCE and did:
+            # its night credited on an edit of its statements: that edit is shown beside it
+            more = (edits[0] + more[0], more[1], edits[2] + more[2])
         did += more[0]
         did_not += more[1]
-        notes += more[2]
+        notes += [n for n in more[2] if not (did and n == NEVER_TESTED)]  # done: it was tested
+        if practice.judge == "guards":
+            did_not += _refused_by_own_edits(r, practice.statements, practice.steps)
         items.append(ChecklistItem(practice.id, practice.title, status(did, did_not), tuple(did),
                                    tuple(did_not), " ".join(notes), practice.text))
     return tuple(items)
@@ -99,8 +107,11 @@ def _steps(r: Reading, guards: Guards, ids: Sequence[str]) -> Evidence:
                            + guards_in_place(r, minute if minute is not None else 0))
         if step.guarded:
             did.append(f"{name}: {step.evidence}")
-        elif step.verdict == "happened" and step.live != "happened":
+        # the score's verdict stands beside a guard seen stopping the step in tonight's race
+        if step.verdict == "happened" and step.live != "happened":
             did_not.append(f"the replay showed {step.id} still happens against the team's world")
+        elif step.guarded:
+            pass
         elif step.live != "happened" and step.evidence and not r.stopped_before(step.id):
             notes.append(f"{capital(name)} did not happen, but nothing of the team's was seen "
                          f"stopping it: {step.evidence}.")
@@ -132,6 +143,29 @@ def _harms(r: Reading, harms: Sequence[str], nights: Sequence[str] = ()) -> Evid
     if not verdicts:
         notes.append("No final replay judged the guards, so nothing here can be credited.")
     return did, did_not, notes
+
+
+def _refused_by_own_edits(r: Reading, statements: Sequence[str],
+                          steps: Sequence[str]) -> list[str]:
+    """The good writes of the normal night the score found refused (`BlockedWrite.lost`)
+    that are a statement the team edited and this practice's own (one it names, or one its
+    race steps' tasks ran tonight): the practice's act also stopped the service doing its
+    job, so it is not done whole."""
+    scored = r.score.guards if r.score is not None else None
+    if scored is None or not scored.blocked_good_writes:
+        return []
+    tasks = {r.steps[step].task for step in steps if step in r.steps}
+    own = set(statements) | {e.statement for e in of_kind(r.events, ev.Statement)
+                             if e.automated and e.task in tasks and e.statement}
+    edited = {e.statement for e in of_kind(r.events, ev.Edit)} & own
+    out = []
+    for statement in sorted(edited):
+        refused = [b for b in scored.blocked_good_writes if statement in b.lost]
+        if refused:
+            out.append(f"the team's edit of {statement} also refused "
+                       f"{plural(len(refused), 'good write')} of the normal night ("
+                       + ", ".join(f"{b.task} at {b.at}" for b in refused) + ")")
+    return out
 
 
 def _name(step: StepOutcome) -> str:
@@ -194,7 +228,7 @@ def _row_counts(r: Reading, statements: Sequence[str]) -> Evidence:
                      f"{plural(len(carried), 'time')} (first: {carried[0]}); what it does then "
                      "is the exercise's automation, not the team's.")
     if not did and not unread and not carried:
-        notes.append("No write changed 0 rows, so reading the count was never put to the test.")
+        notes.append(NEVER_TESTED)
     return did, [], notes
 
 

@@ -42,14 +42,36 @@ def build_guards(r: Reading) -> Guards:
 
 
 def _blocked(r: Reading) -> tuple[str, ...]:
-    """The normal night's good writes the guards refused, with what they cost in all."""
+    """The normal night's good writes the guards refused, and the harms the team's world
+    showed on a normal night (no fault of its own), with what they cost in all."""
     scored = r.score.guards if r.score is not None else None
-    if scored is None or not scored.blocked_good_writes:
+    if scored is None:
         return ()
+    harmed = normal_harms(r)
+    if not scored.blocked_good_writes and not harmed:
+        return ()
+    what = "refused good writes" if not harmed else (
+        "harms on the normal night" if not scored.blocked_good_writes
+        else "refused good writes and the harms on the normal night")
     return tuple(f"BLOCKED on the normal night: {b.task} at {b.at} ({b.outcome})"
-                 for b in scored.blocked_good_writes) + (
-        (f"The refused good writes cost the guards {scored.collateral} points.",)
+                 for b in scored.blocked_good_writes) + tuple(
+        f"HARMED with no race: the team's world showed {line}" for line in harmed) + (
+        (f"The {what} cost the guards {scored.collateral} points.",)
         if scored.collateral else ())
+
+
+def normal_harms(r: Reading) -> list[str]:
+    """What the team's world showed on the final replay's normal nights (no delayed worker,
+    no fault of the night's own), which the score's collateral counts: "'title' for 115
+    minutes on the normal night from 23:20", one each."""
+    scored = r.score.guards if r.score is not None else None
+    final = next((e for e in reversed(r.events) if isinstance(e, ev.Replay) and e.final), None)
+    if scored is None or not scored.collateral or final is None or final.result is None:
+        return []
+    titles = {h.id: h.title for h in scored.harms if not h.practice and h.title}
+    return [f"'{titles.get(h.harm, h.harm)}' for {plural(h.minutes, 'minute')} on {h.night}"
+            + (f" from {h.first_at}" if h.first_at else "")
+            for h in final.result.normal_harms if h.minutes]
 
 
 # -- the race, step by step ----------------------------------------------------------------

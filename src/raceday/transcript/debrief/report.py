@@ -6,6 +6,7 @@ decided again."""
 from __future__ import annotations
 
 from raceday.transcript import events as ev
+from raceday.transcript.debrief.guards import normal_harms
 from raceday.transcript.debrief.model import (
     AfterAction,
     ChecklistItem,
@@ -206,11 +207,17 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
     strengths: list[str] = []
     improvements: list[str] = []
     actions: list[CorrectiveAction] = []
-    stopped = [s.id for s in guards.steps if s.guarded and s.live != "happened"]
+    # a guard seen stopping a step is a strength only where the score agrees it was stopped
+    held = [s for s in guards.steps if s.guarded and s.verdict != "happened"]
+    stopped = [s.id for s in held if s.live != "happened"]
     # guarded in the replay after it happened tonight: one verdict, said once, as it was
-    late = [s.id for s in guards.steps if s.guarded and s.live == "happened"]
+    late = [s.id for s in held if s.live == "happened"]
+    # stopped tonight, yet the score's replay shows it still happens: not a strength
+    gave_way = [s for s in guards.steps if s.guarded and s.verdict == "happened"]
+    # a step the race never reached because a guard stopped an earlier one is that guard's
     unguarded = [s for s in guards.steps if s.outcome == "prevented" and not s.guarded
-                 and s.live != "happened" and not r.stopped_before(s.id)]
+                 and s.live != "happened" and not r.stopped_before(s.id)
+                 and not _follows(r, s.id, {h.id for h in held})]
     happened = [s for s in guards.steps if s.live == "happened"]
     if stopped:
         strengths.append(f"The team's guards were seen stopping the race step"
@@ -218,6 +225,11 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
     if late:
         strengths.append(f"After {', '.join(late)} happened tonight, the guards the team added "
                          "were seen stopping it in the final replay.")
+    for step in gave_way:
+        improvements.append(f"A guard of the team's was seen stopping {step.id} in tonight's "
+                            f"race, but it still happened {step.judged or 'as scored'}: the guard "
+                            "does not hold on every night the score plays (see 'The race, step "
+                            "by step').")
     for step in unguarded:
         improvements.append(f"{step.id} did not happen, but no guard of the team's was seen "
                             f"stopping it" + (f" ({step.evidence})." if step.evidence else "."))
@@ -247,6 +259,15 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
             "Rework the guard that refuses the normal night's good writes: it must refuse the "
             "stale write and still allow the good one.", "guards",
             issue=f"area for improvement {len(improvements)}"))
+    harmed = normal_harms(r)
+    if harmed:
+        improvements.append("With no race to stop, the team's world harmed the customers: "
+                            + "; ".join(harmed) + (f", which cost {scored_collateral(r)} points."
+                                                   if scored_collateral(r) else "."))
+        actions.append(CorrectiveAction(
+            "Rework the guard that harms the normal night: it must refuse the stale write and "
+            "leave the service working when there is no race.", "guards",
+            issue=f"area for improvement {len(improvements)}"))
     if guards.replay.asked:  # the final replay is raceday's method, not the team's act
         strengths.append("Replayed the race against the team's schema at "
                          f"{', '.join(dict.fromkeys(guards.replay.asked))}.")
@@ -266,6 +287,22 @@ def after_action(r: Reading, score: ScoreReport | None, declarations: tuple[Decl
         improvements.append("The session was interrupted before it ended; play it to the end "
                             "for a score.")
     return AfterAction(tuple(strengths), tuple(improvements), tuple(actions))
+
+
+def scored_collateral(r: Reading) -> int:
+    return r.score.guards.collateral if r.score is not None and r.score.guards else 0
+
+
+def _follows(r: Reading, step: str, earlier: set[str]) -> bool:
+    """Whether `step` comes after one of `earlier` in the race (its `after` chain)."""
+    seen: set[str] = set()
+    info = r.steps.get(step)
+    while info is not None and info.after is not None and info.after not in seen:
+        if info.after in earlier:
+            return True
+        seen.add(info.after)
+        info = r.steps.get(info.after)
+    return False
 
 
 def _declared(d: Declaration, strengths: list[str], improvements: list[str]) -> None:
