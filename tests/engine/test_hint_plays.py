@@ -50,7 +50,7 @@ def _hint_line(folder: Path, hint: str) -> int:
     return next(n for n, line in enumerate(lines, 1) if line == f"  - id: {hint}")
 
 
-@pytest.mark.parametrize("name", ["dynamodb-dns-race", "lost-update-basics"])
+@pytest.mark.parametrize("name", ["dynamodb-dns-race", "lost-update-basics", "isolation-lab"])
 def test_every_bundled_hint_play_earns_what_it_teaches(name: str) -> None:
     exercise = load_exercise(BUNDLED_DIR / name)
     assert [h.id for h in exercise.hints if h.play], "the exercise's hints have plays"
@@ -136,3 +136,18 @@ def test_no_onboarding_hint_rebuilds_a_table() -> None:
     for hint in exercise.hints:
         assert "DROP TABLE" not in hint.text.upper(), hint.id
         assert "RENAME TO" not in hint.text.upper(), hint.id
+
+
+def test_strict_names_a_guard_hint_with_no_play(tmp_path: Path) -> None:
+    from raceday.engine.strict import strict_warnings
+
+    folder = tmp_path / "isolation-lab"
+    shutil.copytree(BUNDLED_DIR / "isolation-lab", folder)
+    yaml = folder / "exercise.yaml"
+    yaml.write_text(yaml.read_text(encoding="utf-8").replace(
+        "    play: scripts/hints/one-writer.yaml\n", ""), encoding="utf-8")
+    exercise = load_exercise(folder)
+    line = _hint_line(folder, "one-writer")
+    assert [w for w in strict_warnings(exercise) if "hint" in w] == [
+        f'{yaml}:{line}: warning: hint "one-writer" teaches the guard of task "refuse-it" but '
+        f"has no play: nothing shows that doing what it says earns points"]

@@ -60,6 +60,11 @@ def strict_warnings(exercise: Exercise, played: Sequence[Played] | None = None) 
 
     for line, note in exercise.moved:
         warn(line, note)
+    guard_tasks = {t.id for t in exercise.tasks if t.proves or t.keeps}
+    for hint in exercise.hints:
+        if hint.task in guard_tasks and hint.play is None:
+            warn(hint.line, f'hint "{hint.id}" teaches the guard of task "{hint.task}" but has '
+                            f"no play: nothing shows that doing what it says earns points")
     for p in plays:
         if p.problem:
             warn(1, f"reference play {p.path.name} does not play: {p.problem}")
