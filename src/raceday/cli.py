@@ -117,7 +117,9 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
 
     aar = _add_parser(sub, "aar", help="fill in a session's after-action report (the hot wash): "
                          "analysis, owners, dates, observations")
-    aar.add_argument("session", type=Path, help="the session folder")
+    aar.add_argument("session", type=Path,
+                     help="the session folder; a group's folder (raceday host --teams) writes "
+                          "the room's AAR (aar.md, aar.html) from every team's")
     for name, what in (("analysis", "why area for improvement N happened"),
                        ("recommendation", "what to do about area for improvement N"),
                        ("issue", "the issue row N of the improvement plan addresses"),
@@ -484,9 +486,12 @@ def _resume(args: argparse.Namespace, out: Console) -> int:
 
 def _aar(args: argparse.Namespace, out: Console) -> int:
     """`raceday aar SESSION [edits]`: the hot wash's words into the after-action report."""
+    from raceday.team.group import is_group
     from raceday.transcript.debrief.aar import NEWEST, AarChange
     from raceday.transcript.debrief.hotwash import aar_command
 
+    if args.session.is_dir() and is_group(args.session):
+        return _room_aar(args, out)
     # the rows an --action adds first, so --owner 1 (or --due 1) in the same call can fill in
     # the row it adds to a plan that had none
     changes: list[AarChange] = [AarChange("action", text) for text in args.action]
@@ -504,6 +509,28 @@ def _aar(args: argparse.Namespace, out: Console) -> int:
         changes.append(AarChange("evaluators", args.evaluators))
     lines: list[str] = []
     code = aar_command(args.session, changes, lines)
+    for line in lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    return code
+
+
+def _room_aar(args: argparse.Namespace, out: Console) -> int:
+    """`raceday aar GROUP`: the room's after-action report from every team's session."""
+    from raceday.team.group import read_group
+    from raceday.transcript.debrief.room_render import room_command
+
+    info = read_group(args.session)
+    edits = [f"--{name}" for name in ("action", "note", "analysis", "recommendation", "issue",
+                                      "owner", "start", "due") if getattr(args, name)]
+    edits += ["--evaluators"] if args.evaluators is not None else []
+    if edits:
+        first = info.teams[0][1] if info.teams else args.session
+        raise InputError([f"{edits[0]}: a group's AAR is built from its teams' own; edit a "
+                          f"team's (`raceday aar {first} {edits[0]} ...`), then run "
+                          f"`raceday aar {args.session}` again"])
+    lines: list[str] = []
+    code = room_command(info.title or info.exercise, info.exercise, info.folder,
+                        info.teams, lines)
     for line in lines:
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     return code
