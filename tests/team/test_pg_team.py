@@ -274,7 +274,7 @@ def test_two_processes_play_one_session_on_postgresql(tmp_path: Path, pg_dsn: st
             lines.append(line)
             if "session folder:" in line:
                 folder = line.split("session folder:", 1)[1].strip()
-            if line.strip().startswith("raceday join"):
+            if re.match(r"\S*raceday join ", line.strip()):
                 words = shlex.split(line)
                 joins[words[words.index("--role") + 1]] = (words[2], words[words.index("--token") + 1])
             if line.startswith("Ctrl-C"):

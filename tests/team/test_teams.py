@@ -4,6 +4,7 @@ a seat of one team cannot act in another's world, and a leaderboard ranks them a
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -227,7 +228,8 @@ def test_a_group_needs_a_team_name_it_has(flagship: Exercise, tmp_path: Path) ->
         red = teams.host("red").folder
         lines = teams.join_lines()
         assert lines[0] == "team red:"
-        assert lines[1].startswith(f"  raceday join {teams.folder} --team red --as NAME")
+        assert re.match(rf"  \S*raceday join {re.escape(str(teams.folder))} --team red --as NAME",
+                        lines[1]), lines[1]
         assert team_session(teams.folder, "red") == red
         assert team_session(red, "red") == red  # a team's own folder with its name will do
         with pytest.raises(GroupError, match="team red's session, not team blue's"):

@@ -62,6 +62,7 @@ from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.inject_file import PreparedInject
 from raceday.team.inject_plan import InjectPlan
 from raceday.team.monitor_owners import MonitorOwners
+from raceday.team.program import program
 from raceday.team.rulings import rulings_in
 from raceday.team.seat import Seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
@@ -347,12 +348,11 @@ class Host(FacilitatorActions):
 
     def join_lines(self, where: Path | None = None) -> list[str]:
         """How each seat joins: one command line per seat (`where`: the group's folder)."""
-        if where is not None:
-            folder = str(Path(where).resolve())
-        else:  # a folder's path, absolute (a player's shell may stand anywhere), or an address
-            folder = self.where if self.meeting is not None else str(Path(self.where).resolve())
+        # a folder's path, absolute (a player's shell may stand anywhere), or an address
+        folder = str(Path(where if where is not None else self.where).resolve()) \
+            if where is not None or self.meeting is None else self.where
         team = f" --team {self.team}" if self.team else ""
-        return [f"raceday join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
+        return [f"{program()} join {shlex.quote(self.addresses.get(s.name, folder))}{team} "
                 f"--as NAME --role {s.role} --token {s.token}"
                 + (f"   (seat {s.name})" if s.name != s.role else "")
                 for s in self.seats.values()]

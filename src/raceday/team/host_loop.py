@@ -12,6 +12,7 @@ from pathlib import Path
 
 from raceday.team.group import Teams
 from raceday.team.host import POLL_SECONDS, Host
+from raceday.team.program import program
 from raceday.transcript import events as ev
 from raceday.transcript.render import describe
 
@@ -28,7 +29,7 @@ def join_text(host: Host, group: Path | None = None) -> str:
         lines = [f"Team {host.team} of {host.exercise.title}", f"  group folder: {group}",
                  "  join (one terminal per seat; hand each player their own line):"]
         lines += [f"    {line}" for line in host.join_lines(group)]
-        lines.append(f"  projector:  raceday watch {group} --team {host.team}")
+        lines.append(f"  projector:  {program()} watch {group} --team {host.team}")
         return "\n".join(lines)
     lines = [f"Team session of {host.exercise.title}",
              f"  session folder: {host.folder.resolve()}"]
@@ -39,7 +40,7 @@ def join_text(host: Host, group: Path | None = None) -> str:
     lines += [f"    {line}" for line in host.join_lines()]
     where = (shlex.quote(host.projector_address or host.where) if host.meeting is not None
              else shlex.quote(str(host.folder.resolve())))
-    lines.append(f"  projector:  raceday watch {where}")
+    lines.append(f"  projector:  {program()} watch {where}")
     return "\n".join(lines)
 
 
@@ -111,7 +112,7 @@ def group_join_text(teams: Teams) -> str:
              f"  group folder: {folder}",
              "  join (one terminal per seat; hand each player their own team's line):"]
     lines += [f"    {line}" for line in teams.join_lines()]
-    lines.append(f"  projector:  raceday watch {folder} [--team NAME]  "
+    lines.append(f"  projector:  {program()} watch {folder} [--team NAME]  "
                  "(without --team: the leaderboard)")
     return "\n".join(lines)
 
