@@ -10,6 +10,7 @@ from raceday.transcript import events as ev
 from raceday.transcript.debrief import people
 from raceday.transcript.debrief.checklist import build_checklist
 from raceday.transcript.debrief.guards import build_guards
+from raceday.transcript.debrief.learned import learned_lines
 from raceday.transcript.debrief.model import (
     Change,
     Debrief,
@@ -70,6 +71,7 @@ def build_debrief(events: Sequence[ev.Event], warning: str | None = None) -> Deb
         objectives=people.objectives(score),
         facilitation=people.facilitation(r),
         charts=tuple(of_kind(r.events, ev.Chart)),
+        learned=learned_lines(r.start.exercise, checklist, r.start.checklist),
     )
 
 

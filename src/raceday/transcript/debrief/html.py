@@ -155,6 +155,9 @@ def render_html(d: Debrief) -> str:
                  + (f"<li>Interrupted: the session {_e(s.interruptions())}</li>"
                     if s.resumed else "") + "</ul>")
     parts += [f'<p class="warning">{_e(n)}</p>' for n in d.notes]
+    if d.learned:
+        parts.append('<h2 id="what-you-learned">What you learned</h2>'
+                     + _ul(_e(line) for line in d.learned))
     parts += [_score(d), _timeline(d), _night_charts(d), _changes(d), _monitors(d), _guards(d),
               _checklist(d), _after_action(d)]
     parts.append("<footer>Written by raceday from the session's transcript (events.jsonl). "

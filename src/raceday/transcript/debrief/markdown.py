@@ -92,6 +92,8 @@ def render_markdown(d: Debrief) -> str:
     ]
     for note in d.notes:
         out += [f"> {_text(note)}", ""]
+    if d.learned:
+        out += ["## What you learned", "", *[f"- {_text(line)}" for line in d.learned], ""]
     out += _score(d)
     out += _timeline(d)
     for chart in d.charts:  # the night's charts, as text

@@ -520,6 +520,7 @@ class Debrief(Value):
     objectives: tuple[Objective, ...] = ()
     facilitation: tuple[str, ...] = ()  # the facilitator's hand on the clock, in words
     charts: tuple[ev.Chart, ...] = ()  # the night's charts, drawn over simulated time
+    learned: tuple[str, ...] = ()  # three lines from the checklist: done, left, next
 
     @property
     def team_changes(self) -> tuple[Change, ...]:

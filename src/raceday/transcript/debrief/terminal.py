@@ -39,6 +39,9 @@ def terminal_renderables(d: Debrief, width: int = 72) -> list[RenderableType]:
     if s.resumed:
         head.append(f"\n\nInterrupted: the session {s.interruptions()}.", style="yellow")
     parts.append(Panel(head, title=Text(f"Debrief: {s.title}"), title_align="left"))
+    if d.learned:
+        parts.append(Panel(Text("\n".join(d.learned)), title=Text("What you learned"),
+                           title_align="left"))
     sc = d.score
     if sc is not None:
         table = Table(title=f"Score {sc.total}/{sc.max}", title_justify="left")
