@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from raceday.transcript import events as ev
-from raceday.transcript.debrief.checklist import NOT_SEEN
-from raceday.transcript.debrief.model import ChecklistItem
+from raceday.transcript.debrief.model import NOT_SEEN, ChecklistItem
 
 
 def learned_lines(exercise: str, items: Sequence[ChecklistItem],
