@@ -105,7 +105,12 @@ async def test_a_newcomer_plays_the_onboarding_from_the_first_launcher_to_the_sc
         end = app.screen
         assert isinstance(end, EndScreen)
         assert end.score.detection is not None and end.score.detection.points > 0
-        assert "Next act" not in footer_keys(end)  # no exercise plays the rest of this one
+        # no exercise plays the rest of this morning: n leads to the exercise to play next,
+        # as the debrief's last line says and the launcher will
+        bar = end.query_one("#end-bar")
+        await wait_until(pilot, lambda: "n: play next, " in str(bar.render()))
+        assert end.next_act is not None and end.next_act.id != "lost-update-basics"
+        assert "Next" in footer_keys(end)
         session_events = end.events
         assert any(isinstance(e, ev.Hint) for e in session_events)
         await pilot.press("ctrl+q")  # the score screen: one press

@@ -118,14 +118,14 @@ class EndScreen(WorkingScreen):
 The score, every point with its reason, your times beside that night's, and where the
 transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
 `debrief.md`); **n** opens the launcher on the next act of the same night, when an exercise
-plays it; **l** goes back to the launcher for another game; **q** asks whether to go
+plays it, or else on the exercise to play next; **l** goes back to the launcher for another game; **q** asks whether to go
 back to the launcher or quit; ctrl+q quits at once (the session is saved).
 """
 
     BINDINGS = [
         Binding("d", "debrief", "Debrief"),
         Binding("l", "launcher", "Launcher"),
-        Binding("n", "next_act", "Next act"),
+        Binding("n", "next_act", "Next"),
         Binding("q,escape", "ask_next", "Quit", show=False),
         Binding("question_mark", "app.help", "Help", show=False),
     ]
@@ -133,6 +133,7 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
     @dataclass
     class NextActFound(Message):
         exercise: Exercise | None
+        act: bool = True  # the rest of this night; False: the exercise to play next
 
     @dataclass
     class DebriefRead(Message):
@@ -153,6 +154,7 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
         self._ready: tuple[Debrief, int, Prerendered] | None = None
         """The debrief as d would show it, its text rendered at a width (`_prepare_debrief`)."""
         self.next_act: Exercise | None = None
+        self.next_is_act = True
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f" The end · d: the debrief · transcript: "
@@ -182,35 +184,59 @@ back to the launcher or quit; ctrl+q quits at once (the session is saved).
 
     @work(thread=True, exit_on_error=False, group="next-act")
     def _find_next_act(self) -> None:
-        """The exercise that plays the rest of this night, if one is installed (reads files)."""
+        """The exercise that plays the rest of this night, if one is installed; else the one
+        the launcher will suggest next (what the history has finished, this one included),
+        as the debrief's last line promises (reads files)."""
         from raceday.engine.load import find_exercises
         from raceday.exercise.acts import next_act
+        from raceday.exercise.suggest import suggest
 
-        others = [e.exercise for e in find_exercises(check_sql=False)
-                  if e.exercise is not None]  # the launcher checks the one chosen
-        self.post_message(self.NextActFound(next_act(self.exercise, others)))
+        entries = list(find_exercises(check_sql=False))
+        others = [e.exercise for e in entries if e.exercise is not None]
+        after = next_act(self.exercise, others)  # the launcher checks the one chosen
+        if after is not None:
+            self.post_message(self.NextActFound(after))
+            return
+        found = suggest(entries, [*self._finished(), self.exercise.id])
+        chosen = next((e.exercise for e in entries if found is not None and e.id == found.id
+                       and e.id != self.exercise.id), None)
+        self.post_message(self.NextActFound(chosen, act=False))
+
+    def _finished(self) -> list[str]:
+        """The exercises the history has finished, oldest first (none when it is unread)."""
+        from raceday.history.report import load_attempts
+
+        settings = getattr(self.app, "settings", None)
+        try:
+            attempts, _ = load_attempts(settings.transcripts) if settings is not None else ([], [])
+        except Exception:  # the history is a nicety: the end screen works without it
+            return []
+        return [a.exercise for a in attempts]
 
     @on(NextActFound)
     def _next_act_found(self, message: NextActFound) -> None:
         self.next_act = message.exercise
-        self.refresh_bindings()  # n is offered once there is a next act
+        self.next_is_act = message.act
+        self.refresh_bindings()  # n is offered once there is a next act (or a next exercise)
         if message.exercise is not None:
+            what = "the next act" if message.act else "play next"
             self.query_one("#end-bar", Static).update(Text(  # a title and a path: as typed
-                f" The end · d: the debrief · n: the next act, "
+                f" The end · d: the debrief · n: {what}, "
                 f"{inert(message.exercise.title, one_line=True)} · "
                 f"transcript: {_short_path(self.folder)}"))
 
     def action_next_act(self) -> None:
-        """n: the launcher, with the exercise that plays the rest of the night highlighted."""
+        """n: the launcher, with the exercise that plays the rest of the night (or the one to
+        play next) highlighted: Enter there reads its briefing."""
         from raceday.tui.screens.launcher import LauncherScreen
 
         if self.next_act is None:
-            self.notify("No exercise plays the rest of this night.", timeout=4)
+            self.notify("Nothing left to suggest: every exercise here is finished.", timeout=4)
             return
         self.app.switch_screen(LauncherScreen(select=self.next_act.id))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """n is not offered where no exercise plays the rest of the night."""
+        """n is offered only when there is a next act or an exercise to play next."""
         if action == "next_act" and self.next_act is None:
             return False
         return True
