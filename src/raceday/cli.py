@@ -139,6 +139,11 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     aar.add_argument("--by", default="", metavar="NAME", help="who observed it")
     aar.add_argument("--evaluators", default=None, metavar="TEXT",
                      help="the facilitator and evaluators, by name")
+    aar.add_argument("--mark", nargs=2, action="append", default=[],
+                     metavar=("INJECT:N", "MARK"),
+                     help="mark what inject INJECT expected of the team (its Nth expected "
+                          "action) met, partly or not-met: the AAR's inject responses and "
+                          "objectives show it (never the score)")
 
     review = _add_parser(sub, "review", help="walk a saved session event by event (read-only)")
     review.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
@@ -507,6 +512,12 @@ def _aar(args: argparse.Namespace, out: Console) -> int:
     changes += [AarChange("note", text, at=args.at, by=args.by) for text in args.note]
     if args.evaluators is not None:
         changes.append(AarChange("evaluators", args.evaluators))
+    for target, mark in args.mark:
+        inject, _, number = target.rpartition(":")
+        if not inject or not number.isdigit():
+            raise InputError([f"--mark {target}: name the inject and its expected action as "
+                              "INJECT:N (`raceday aar SESSION` lists them)"])
+        changes.append(AarChange("mark", mark, int(number), inject=inject))
     lines: list[str] = []
     code = aar_command(args.session, changes, lines)
     for line in lines:
@@ -521,7 +532,7 @@ def _room_aar(args: argparse.Namespace, out: Console) -> int:
 
     info = read_group(args.session)
     edits = [f"--{name}" for name in ("action", "note", "analysis", "recommendation", "issue",
-                                      "owner", "start", "due") if getattr(args, name)]
+                                      "owner", "start", "due", "mark") if getattr(args, name)]
     edits += ["--evaluators"] if args.evaluators is not None else []
     if edits:
         first = info.teams[0][1] if info.teams else args.session

@@ -251,6 +251,8 @@ class SessionCore:
             text=inject.text,
             to=tuple(inject.to),
             source=inject.source,
+            expect=inject.expect,
+            objective=inject.objective,
         ))
 
     def _fault_began(self, invariant: str) -> None:

@@ -48,6 +48,10 @@ def _inject_row(exercise: Exercise, inject: Inject, order: int) -> _Row:
         purpose += f"; marks that night's {inject.phase}"
     if inject.source:
         purpose += f" [source: {inject.source}]"
+    if inject.expect:  # marked met, partly or not met: m then x on the console
+        purpose += ". Expected of the team: " + "; ".join(
+            f"({n}) {x}" for n, x in enumerate(inject.expect, start=1)) + (
+            f" (the marks rate {inject.objective})" if inject.objective else "")
     what = inject.title + (f": {inject.text}" if inject.text else "")
     return _Row(inject.at if inject.at is not None else inject.after, order, inject.kind.value,
                 ", ".join(inject.to) or "everyone", _cell(what), purpose)

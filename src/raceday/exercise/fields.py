@@ -59,7 +59,8 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "retry": (("every",), ("until", "limit")),
     "inject": (("id", "title"),
-               ("at", "on_fault", "after", "within", "text", "kind", "to", "source", "phase", "event_at")),
+               ("at", "on_fault", "after", "within", "text", "kind", "to", "source", "phase", "event_at",
+                "expect", "objective")),
     "invariant": (("id", "fault"), ("when", "sql", "went_back", "outage")),
     "customer_table": (("id", "from"), ()),
     "milestone": (("id", "label"), ("when", "sql", "again")),
@@ -96,6 +97,11 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  ("action", "judge", "steps", "statements", "harms", "nights", "elsewhere")),
 }
 """Every object of the format: (required keys, optional keys). The JSON Schema mirrors it."""
+
+OBJECTIVES = ("detection", "guards", "recovery", "tasks")
+"""The objectives an inject's expectations may rate: the parts of the score."""
+MAX_EXPECT = 120
+"""An expected action or answer is a short line ("names the lock")."""
 
 MOVED: dict[str, dict[str, str]] = {
     "invariant": {"sql": "when"},

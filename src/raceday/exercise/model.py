@@ -175,6 +175,13 @@ class Inject(Value):
     on_fault: str = ""
     after: int = 0
     within: int = 0
+    expect: tuple[str, ...] = ()
+    """What the team is expected to do or say about it ("names the lock"), each a short line
+    the facilitator marks met, partly or not met (live or in the hot wash): the marks fill
+    the AAR's inject responses and the rating of `objective`, never the score."""
+    objective: str = ""
+    """The objective (a part of the score: detection, guards, recovery, tasks) whose AAR
+    rating the marks of `expect` inform; empty: the inject's row only."""
 
     @property
     def timed(self) -> bool:

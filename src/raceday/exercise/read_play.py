@@ -7,7 +7,14 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from datetime import time as dtime
 
-from raceday.exercise.fields import DEFAULT_DATE, HINT_EARNS, HINT_SHOWN, NAME
+from raceday.exercise.fields import (
+    DEFAULT_DATE,
+    HINT_EARNS,
+    HINT_SHOWN,
+    MAX_EXPECT,
+    NAME,
+    OBJECTIVES,
+)
 from raceday.exercise.model import (
     PANEL_SHOWS,
     Clock,
@@ -270,7 +277,20 @@ class PlayReader(FieldReader):
             self.problem(m["on_fault"].line, f"{what}: a reveal tells that night's history, "
                          f'whatever the team does: it arrives at a time ("at"), not "on_fault"')
             at = 0
+        expect = self.texts(m, "expect", what)
+        for item in m["expect"].value if "expect" in m and isinstance(m["expect"].value, list) \
+                else ():
+            if isinstance(item.value, str) and (len(item.value) > MAX_EXPECT
+                                                or "\n" in item.value.strip()):
+                self.problem(item.line, f'{what}: each of "expect" is one line of at most '
+                             f"{MAX_EXPECT} characters (what the team is expected to do or say)")
+        objective = self.choice(m, "objective", what, OBJECTIVES, "")
+        if "objective" in m and not expect:
+            self.problem(m["objective"].line, f'{what}: "objective" names the objective the '
+                         'marks of "expect" rate; give "expect" too')
         return Inject(
+            expect=expect,
+            objective=objective,
             id=ident,
             at=at,
             on_fault=on_fault if at is None else "",

@@ -162,6 +162,13 @@ class FacilitatorActions:
 
         return rule(self.need(), declaration, ruling, note)
 
+    def mark_expected(self, inject: str, number: int, mark: str) -> ev.Event:
+        """The facilitator's mark (met, partly, not met) of what an inject expected of the
+        team (its `number`th expectation); recorded, for the AAR (never the score)."""
+        from raceday.team.rulings import mark_expected
+
+        return mark_expected(self.need(), inject, number, mark)
+
     # -- the night's fault step ---------------------------------------------------------
 
     def fault_task(self) -> str | None:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +57,7 @@ from raceday.store.team_db import (
     TeamDb,
 )
 from raceday.team import wire
-from raceday.team.facilitator import FALLS_DUE, FacilitatorActions
+from raceday.team.facilitator import FacilitatorActions
 from raceday.team.gate import Gate, Verdict, shown_seat
 from raceday.team.inject_file import PreparedInject
 from raceday.team.inject_plan import InjectPlan
@@ -66,6 +66,7 @@ from raceday.team.program import program
 from raceday.team.rulings import rulings_in
 from raceday.team.seat import Seat
 from raceday.team.seats import SeatSpec, new_token, token_hash, verify
+from raceday.team.shown import BACKSTAGE, shown_to_players
 from raceday.team.turns import Turns
 from raceday.transcript import events as ev
 from raceday.transcript.events import to_json_line
@@ -95,25 +96,6 @@ DROP_GRACE_S = 1.0
 woken by it reads the score before its login is dropped."""
 MAX_BEAT_S = 60.0
 """The longest heartbeat a seat may promise (a longer one would never be missed)."""
-
-
-BACKSTAGE = ("hold", "release", "plan", "schedule-live", "move", "cancel")
-"""The facilitator's actions the players' screens do not show (the transcript and the console
-keep them): which task is the fault's, and the injects still to come, would spoil the night."""
-
-
-def shown_to_players(event: ev.Event) -> ev.Event:
-    """The event as the seats and the projector get it: a ruling without the facilitator's
-    note (which may name what the team has not found yet), a skip without the title of the
-    task it stops at (a player's next task is a spoiler on a projector). The transcript keeps
-    both whole."""
-    if not isinstance(event, ev.Facilitation):
-        return event
-    if event.action == "ruling" and event.text:
-        return replace(event, text="")
-    if event.action == "skip" and FALLS_DUE in event.detail:
-        return replace(event, detail=event.detail.split(FALLS_DUE)[0] + FALLS_DUE.rstrip(": "))
-    return event
 
 
 class CommandRefusal(Exception):

@@ -1,6 +1,8 @@
 """The facilitator's rulings on the team's declarations: right, partly right or wrong, with a
-note. The judge decides each declaration from the world; a facilitator who heard the team's
-reasoning may rule otherwise, and the debrief shows their word beside the judge's.
+note; and their marks of what an inject expected of the team (`mark_expected`: met, partly or
+not met, for the AAR, never the score). The judge decides each declaration from the world;
+a facilitator who heard the team's reasoning may rule otherwise, and the debrief shows their
+word beside the judge's.
 
 A ruling is a `Facilitation` event (action "ruling") and goes into the session's facts
 (`Facts.rulings`), where the judge finds it (judge/rulings.py). A finding declared in the
@@ -15,6 +17,7 @@ from raceday.engine.session import Session, SessionError
 from raceday.inert import has_controls
 from raceday.judge.facts import ruled_finding
 from raceday.transcript import events as ev
+from raceday.transcript.debrief.expectations import mark_word
 
 RULINGS = ("right", "partly", "wrong")
 MAX_NOTE = 300
@@ -58,3 +61,28 @@ def rulings_in(events: Sequence[ev.Event]) -> list[tuple[int, str, str, str]]:
             if isinstance(e, ev.Facilitation) and e.action == "ruling"
             and e.declaration in declared]
 
+
+
+def mark_expected(session: Session, inject: str, number: int, mark: str) -> ev.Event:
+    """Record the facilitator's mark (met, partly, not met) of expectation `number` (from 1)
+    of an inject the team was shown; it fills the AAR, never the score. A later mark of the
+    same expectation replaces this one."""
+    word = mark_word(mark)
+    if word is None:
+        raise SessionError(f"a mark is met, partly or not met, not {mark!r}")
+    if session.ended:
+        raise SessionError("the session is scored: mark it in the hot wash (`raceday aar "
+                           f"SESSION --mark {inject}:{number} {word.replace(' ', '-')}`)")
+    heard = [e for e in session.events if isinstance(e, ev.Inject) and e.id == inject]
+    if not heard:
+        raise SessionError(f"inject {inject} has not reached the team yet: mark what it "
+                           "expected once it has")
+    expect = heard[-1].expect
+    if not expect:
+        raise SessionError(f"inject {inject} expects nothing of the team")
+    if not 1 <= number <= len(expect):
+        raise SessionError(f"inject {inject} expects {len(expect)} thing"
+                           f"{'s' * (len(expect) != 1)} (numbered from 1), not {number}")
+    return session.record(ev.Facilitation(
+        action="expect", inject=inject, declaration=number, detail=expect[number - 1],
+        ruling=word, at=heard[-1].sim_time))

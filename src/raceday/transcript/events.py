@@ -200,6 +200,10 @@ class Inject(Event):
     text: str = ""
     to: tuple[str, ...] = ()
     source: str | None = None
+    expect: tuple[str, ...] = ()
+    """What the team is expected to do or say about it, for the facilitator to mark (a
+    `facilitation` event, action "expect"); never scored."""
+    objective: str = ""  # the objective whose AAR rating the marks inform
 
 
 @frozen(kw_only=True)
@@ -229,7 +233,10 @@ class Facilitation(Event):
     clock started at `speed`; who had joined in `detail`), skip (where it stops, in
     `detail`), hint (its id in `detail`, for `to` or everyone), screen (the console's
     answer key hidden or shown, in `detail`), automate (a player's due story task, its id in
-    `detail`, done by the automation) or ruling (see `ruling`)."""
+    `detail`, done by the automation), ruling (see `ruling`) or expect (the facilitator's
+    mark of what the team was expected to do about an inject: the inject's id in `inject`,
+    the expectation's number (from 1) in `declaration`, its words in `detail`, the mark
+    (met, partly, not met) in `ruling`; a later mark of it replaces this one)."""
 
     kind: ClassVar[str] = "facilitation"
     action: str

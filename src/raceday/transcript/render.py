@@ -218,6 +218,8 @@ def facilitation_words(e: ev.Facilitation) -> str:
         when = (f"for {e.at}" if e.at else f"for when {e.when} holds"
                 + (f", {e.after} min into it" if e.after else ""))
         what = f"{e.inject_kind or 'message'} planned {when}, to {whom}: {e.detail}"
+    elif e.action == "expect":
+        what = f"marked what inject {e.inject} expected, '{e.detail}': {e.ruling}"
     elif e.action == "move":
         what = f"inject moved: {e.detail}"
     elif e.action == "cancel":

@@ -19,6 +19,12 @@ from pathlib import Path
 from raceday.errors import InputError, TranscriptError
 from raceday.inert import json_text
 from raceday.textfile import UnreadableText, read_text
+from raceday.transcript.debrief.expectations import (
+    Expected,
+    expectations,
+    mark_word,
+    remark,
+)
 from raceday.transcript.debrief.model import (
     AfterAction,
     Analysis,
@@ -46,12 +52,15 @@ class AarEdits:
     added_actions: list[str] = field(default_factory=list)
     observations: list[dict[str, str]] = field(default_factory=list)
     """{"time", "author", "text", "tag"}: written in the hot wash, not during play."""
+    marks: dict[str, str] = field(default_factory=dict)
+    """what an inject expected ("<inject id>: <its words>") -> met, partly or not met"""
 
     def to_json(self) -> str:
         return json_text({"format": "raceday-aar", "version": 1,
                           "evaluators": self.evaluators, "analyses": self.analyses,
                           "plan": self.plan, "added_actions": self.added_actions,
-                          "observations": self.observations}, indent=2) + "\n"
+                          "observations": self.observations,
+                          **({"marks": self.marks} if self.marks else {})}, indent=2) + "\n"
 
 
 def aar_path(session: Path) -> Path:
@@ -76,7 +85,8 @@ def read_edits(session: Path) -> AarEdits:
                   for k, x in dict(data.get("plan", {})).items()},
             added_actions=[str(x) for x in data.get("added_actions", [])],
             observations=[{str(f): str(v) for f, v in dict(x).items()}
-                          for x in data.get("observations", [])])
+                          for x in data.get("observations", [])],
+            marks={str(k): str(v) for k, v in dict(data.get("marks", {})).items()})
     except (OSError, UnreadableText) as exc:
         raise TranscriptError([f"{path}: cannot read the AAR ({exc})"]) from None
     except (ValueError, TypeError, AttributeError) as exc:
@@ -99,18 +109,21 @@ def apply_edits(d: Debrief, edits: AarEdits) -> Debrief:
             for row in rows]
     after = AfterAction(a.strengths, a.improvements, tuple(rows), analyses,
                         edits.evaluators)
-    return replace(d, after_action=after, observations=d.observations + added)
+    return remark(replace(d, after_action=after, observations=d.observations + added),
+                  edits.marks)
 
 
 @frozen
 class AarChange(Value):
     """One edit asked for on the command line."""
 
-    what: str  # analysis, recommendation, issue, owner, start, due, action, note, evaluators
+    what: str  # analysis, recommendation, issue, owner, start, due, action, note, evaluators,
+    # mark (`inject` names the inject, `number` its expectation, `text` the mark)
     text: str
     number: int | None = None
     at: str = ""
     by: str = ""
+    inject: str = ""
 
 
 def change(edits: AarEdits, debrief: Debrief, c: AarChange) -> None:
@@ -145,6 +158,8 @@ def change(edits: AarEdits, debrief: Debrief, c: AarChange) -> None:
         edits.observations.append({"time": c.at, "author": c.by, "text": words, "tag": tag})
     elif c.what == "evaluators":
         edits.evaluators = text
+    elif c.what == "mark":
+        edits.marks[_expected(debrief, c).key] = _mark(c)
     else:
         raise InputError([f"unknown AAR edit {c.what!r}"])
 
@@ -167,6 +182,33 @@ def _numbered(items: tuple[str, ...] | list[str], c: AarChange, one: str, many: 
     return items[c.number - 1]
 
 
+def _mark(c: AarChange) -> str:
+    word = mark_word(c.text)
+    if word is None:
+        raise InputError([f"--mark {c.inject}:{c.number} {c.text}: a mark is met, partly or "
+                          "not-met"])
+    return word
+
+
+def _expected(d: Debrief, c: AarChange) -> Expected:
+    """The expectation `--mark INJECT:N` names, or a one-line error saying what there is."""
+    expected = expectations(d)
+    of_inject = [x for x in expected if x.inject == c.inject]
+    if not of_inject:
+        there = sorted({x.inject for x in expected})
+        raise InputError([f"--mark {c.inject}:{c.number}: no inject {c.inject!r} with expected "
+                          "actions reached the team" + (
+                              f" (these did: {', '.join(there)})" if there
+                              else " (no inject of this session expected anything)")])
+    found = next((x for x in of_inject if x.number == c.number), None)
+    if found is None:
+        count = len(of_inject)
+        raise InputError([f"--mark {c.inject}:{c.number}: inject {c.inject} has {count} "
+                          f"expected action{'s' * (count != 1)} (numbered from 1; `raceday "
+                          "aar SESSION` lists them)"])
+    return found
+
+
 def aar_lines(d: Debrief) -> list[str]:
     """What can be edited, numbered as the command takes it."""
     a = d.after_action
@@ -187,4 +229,9 @@ def aar_lines(d: Debrief) -> list[str]:
     if not a.actions:
         out.append("  (no row yet: --action TEXT adds one)")
     out.append(f"Evaluators (--evaluators TEXT): {a.evaluators or '____'}")
+    expected = expectations(d)
+    if expected:
+        out.append("What the injects expected (--mark INJECT:N met|partly|not-met):")
+        out += [f"  {x.inject}:{x.number} {x.text}: "
+                + (f"{x.mark} ({x.marked})" if x.mark else "____") for x in expected]
     return out

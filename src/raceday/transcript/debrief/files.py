@@ -60,9 +60,10 @@ def load_debrief(session_dir: Path, *, edited: bool = True) -> Debrief:
 def with_edits(debrief: Debrief, session_dir: Path) -> Debrief:
     """`debrief` with what the room wrote into the session's after-action report so far."""
     from raceday.transcript.debrief.aar import aar_path, apply_edits, read_edits
+    from raceday.transcript.debrief.expectations import remark
 
     if not aar_path(session_dir).is_file():
-        return debrief
+        return remark(debrief, {})  # the facilitator's live marks rate the objectives
     return apply_edits(debrief, read_edits(session_dir))
 
 

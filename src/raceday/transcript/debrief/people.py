@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from raceday.transcript import events as ev
+from raceday.transcript.debrief.expectations import live_marks, with_expected
 from raceday.transcript.debrief.model import (
     AfterAction,
     InjectResponse,
@@ -16,6 +17,8 @@ from raceday.transcript.debrief.model import (
     Observation,
     ScoreReport,
 )
+from raceday.transcript.debrief.ratings import RATINGS as RATINGS  # the renderers' import
+from raceday.transcript.debrief.ratings import rating
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.log import of_kind
 from raceday.transcript.render import describe, facilitation_words
@@ -25,12 +28,6 @@ RESPONSE_WINDOW = 15
 next inject arrives, whichever is sooner)."""
 RESPONSES_SHOWN = 4
 
-RATINGS = {
-    "P": "performed without challenges",
-    "S": "performed with some challenges",
-    "M": "performed with major challenges",
-    "U": "unable to be performed",
-}
 
 
 def names(r: Reading) -> tuple[tuple[str, str], ...]:
@@ -101,6 +98,7 @@ def inject_responses(r: Reading) -> tuple[InjectResponse, ...]:
     dues = Counter((e.role, e.task) for e in of_kind(r.events, ev.TaskDue))
     tasked = {role for (role, _task), times in dues.items() if times > 1}  # recurring work
     out: list[InjectResponse] = []
+    marks = live_marks(r.events)  # the facilitator's marks of what each inject expected
     team = [e for e in r.events if _team_action(e)]  # once, not once per inject
     for inject in injects:
         # a role with recurring work (a person in an automation seat) answers an inject by
@@ -119,9 +117,10 @@ def inject_responses(r: Reading) -> tuple[InjectResponse, ...]:
                 words.append(f"none before the next inject; the team's next action, "
                              f"{after.minute - inject.minute} min later: {r.time(after)} "
                              f"{_short(describe(after), 60)}")
-        out.append(InjectResponse(r.time(inject), inject.inject_kind, inject.title,
-                                  ", ".join(inject.to) or "everyone",
-                                  inject.source or "", tuple(words)))
+        out.append(with_expected(InjectResponse(r.time(inject), inject.inject_kind,
+                                                inject.title, ", ".join(inject.to) or "everyone",
+                                                inject.source or "", tuple(words)),
+                                 inject, marks))
     return tuple(out)
 
 
@@ -130,11 +129,6 @@ def objectives(score: ScoreReport | None) -> tuple[Objective, ...]:
         return ()
     return tuple(Objective(s.name, s.points, s.max, rating(s.points, s.max))
                  for s in score.sections if s.max)
-
-
-def rating(points: int, maximum: int) -> str:
-    share = points / maximum if maximum else 0.0
-    return "P" if share >= 0.8 else "S" if share >= 0.5 else "M" if share > 0 else "U"
 
 
 def _short(text: str, width: int = 90) -> str:

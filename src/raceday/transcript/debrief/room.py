@@ -23,6 +23,7 @@ from pathlib import Path
 from raceday.errors import RacedayError
 from raceday.transcript import events as ev
 from raceday.transcript.debrief.build import build_debrief
+from raceday.transcript.debrief.expectations import MarkedObjective, objective_name
 from raceday.transcript.debrief.files import with_edits
 from raceday.transcript.debrief.model import Debrief
 from raceday.transcript.log import read_events
@@ -199,16 +200,19 @@ def harms(events: Sequence[ev.Event], end: int) -> tuple[TeamHarm, ...]:
 def _rating(debrief: Debrief | None, name: str) -> str:
     if debrief is None:
         return "—"
-    o = next((o for o in debrief.objectives if o.name == name), None)
-    return "—" if o is None else f"{o.points}/{o.max} {o.rating}"
+    o = next((o for o in debrief.objectives if objective_name(o) == name), None)
+    if o is None:
+        return "—"
+    marked = f" ({o.marked})" if isinstance(o, MarkedObjective) else ""
+    return f"{o.points}/{o.max} {o.rating}{marked}"
 
 
 def _objectives(parts: Sequence[TeamPart]) -> tuple[RoomObjective, ...]:
     names: list[str] = []
     for p in parts:
         for o in (p.debrief.objectives if p.debrief else ()):
-            if o.name not in names:
-                names.append(o.name)
+            if objective_name(o) not in names:
+                names.append(objective_name(o))
     rows = [RoomObjective(n, tuple((p.team, _rating(p.debrief, n)) for p in parts))
             for n in names]
     if names:

@@ -253,8 +253,9 @@ def _html_table(header: Sequence[str], rows: Iterable[Sequence[object]], *,
         for i, c in enumerate(row):
             text = str(c)
             cls = "rowhead" if i == 0 else ""
-            if rated and i and text[-1:] in RATINGS and text[-2:-1] == " ":
-                cls = f"r-{text[-1]}"
+            grade = text.split(" (")[0]  # "30/30 S (expected actions: …)"
+            if rated and i and grade[-1:] in RATINGS and grade[-2:-1] == " ":
+                cls = f"r-{grade[-1]}"
             label = f' data-label="{_e(header[i])}"' if i and i < len(header) else ""
             cells.append(f'<td class="{cls}"{label}>{_e(text)}</td>' if cls
                          else f"<td{label}>{_e(text)}</td>")

@@ -1,7 +1,9 @@
 """The console's master scenario events list (m): the exercise's injects, the facilitator's
 prepared ones and the live ones, in the order they come. The facilitator's waiting ones move
-a minute ([ ]) or five ({ }) earlier or later, go out now (Enter) or are cancelled (c); every
-change is a call to the host, recorded in the transcript."""
+a minute ([ ]) or five ({ }) earlier or later, go out now (Enter) or are cancelled (c); what
+an inject the team was shown expected of it (the exercise's `expect:`) is marked met, partly
+or not met (x), for the AAR. Every change is a call to the host, recorded in the
+transcript."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from textual.widgets.option_list import Option
 from raceday.inert import inert
 from raceday.team.host import Host
 from raceday.team.inject_plan import CANCELLED, SENT, PlanEntry, when_words
+from raceday.transcript.debrief.expectations import MARKS, live_marks
+from raceday.tui.screens.dialogs import ChoiceDialog
 from raceday.tui.typing import after_moves
 
 REFRESH_S = 0.5
@@ -41,6 +45,7 @@ class InjectListScreen(ModalScreen[None]):
         Binding("right_curly_bracket", "move(5)", "5 min later"),
         Binding("enter", "send", "Send now", priority=True),
         Binding("c", "cancel_inject", "Cancel it"),
+        Binding("x", "mark", "Mark expected"),
     ]
     DEFAULT_CSS = """
     InjectListScreen #plan-box { width: 100%; height: 90%; padding: 0 1; background: $panel;
@@ -57,8 +62,8 @@ class InjectListScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="plan-box"):
             yield Label("Master scenario events list: [ ] a minute earlier/later, { } five, "
-                        "Enter sends now, c cancels, Esc closes", classes="dialog-title",
-                        markup=False)
+                        "Enter sends now, c cancels, x marks what it expected, Esc closes",
+                        classes="dialog-title", markup=False)
             yield OptionList(id="plan")
             yield Static("", id="plan-status")
 
@@ -83,7 +88,12 @@ class InjectListScreen(ModalScreen[None]):
         text.append(f"{KIND_MARK.get(i.kind, '·')} {i.kind:<8} ")
         text.append(f"{entry.source:<8} ", style="cyan" if entry.source != "exercise" else "dim")
         text.append(f"{', '.join(i.to) or 'everyone':<12.12} ")
-        room = max(20, self.size.width - 84)  # one line each: the list stays a list
+        expected = self._expected(entry)
+        if expected:
+            marked = sum(1 for n in range(1, len(expected) + 1)
+                         if (i.id, n) in self._marks)
+            text.append(f"[x {marked}/{len(expected)}] ", style="magenta")
+        room = max(20, self.size.width - 84 - (8 if expected else 0))
         title = inert(i.title, one_line=True)
         text.append(title if len(title) <= room else title[:room - 1] + "…")
         if entry.state == CANCELLED:
@@ -149,6 +159,54 @@ class InjectListScreen(ModalScreen[None]):
         entry = self._waiting()
         if entry is not None:
             self._call("cancel", lambda s: self.host.cancel_inject(entry.key))
+
+    def _expected(self, entry: PlanEntry) -> tuple[str, ...]:
+        """What an exercise's inject expects of the team (its `expect:` lines)."""
+        session = self.host.session
+        if session is None or entry.source != "exercise":
+            return ()
+        found = next((i for i in session.exercise.injects if i.id == entry.inject.id), None)
+        return found.expect if found is not None else ()
+
+    @property
+    def _marks(self) -> dict[tuple[str, int], tuple[str, str]]:
+        session = self.host.session
+        return live_marks(session.events) if session is not None else {}
+
+    def action_mark(self) -> None:
+        """Mark what the highlighted inject expected of the team: met, partly, not met."""
+        entry = self._current()
+        if entry is None:
+            return
+        expected = self._expected(entry)
+        if not expected:
+            self.notify("This inject expects nothing of the team (an exercise inject's "
+                        "`expect:` lines are what x marks).")
+            return
+        if entry.state != SENT:
+            self.notify("It has not reached the team yet: mark what it expected once it has.")
+            return
+        ident, marks = entry.inject.id, self._marks
+        options = [(str(n), f"{n}. {inert(text, one_line=True)}"
+                    + (f"  (now: {marks[(ident, n)][0]})" if (ident, n) in marks else ""))
+                   for n, text in enumerate(expected, start=1)]
+
+        def which(number: str | None) -> None:
+            if number is None:
+                return
+            self.app.push_screen(ChoiceDialog(
+                f"{expected[int(number) - 1]}", [(m, m) for m in MARKS],
+                note="For the AAR's inject responses and objectives (never the score); the "
+                     "players do not see it."), lambda mark: send(int(number), mark))
+
+        def send(number: int, mark: str | None) -> None:
+            if mark is not None:
+                self._call("mark", lambda s: self.host.mark_expected(ident, number, mark))
+                self.notify(f"{ident}: '{expected[number - 1]}' marked {mark}.")
+                self._shown = None  # the count on its line
+
+        self.app.push_screen(ChoiceDialog(f"What '{inert(entry.inject.title, one_line=True)}'"
+                                          " expected of the team", options), which)
 
     def action_close(self) -> None:
         self.dismiss(None)
