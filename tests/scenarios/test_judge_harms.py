@@ -9,6 +9,7 @@ seed (tests/conftest.py fixes RACEDAY_SEED), so runs are repeatable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,16 @@ def harm(result: dict[str, Any], harm_id: str) -> dict[str, Any]:
                 if h["id"] == harm_id and not h.get("practice"))
 
 
+Judged = Callable[[str], dict[str, Any]]
+
+
+@pytest.fixture
+def judged(reference_play: ReferencePlays) -> Judged:
+    """`judged(name)`: the flagship play `judge/NAME.yaml`'s score, played once for the whole
+    run (tests/store/postgres/test_pg_judge_parity.py reads the same plays on SQLite)."""
+    return lambda name: reference_play(FLAGSHIP.name, PLAYS / f"{name}.yaml").result
+
+
 # (play, lowest guards, highest guards, words the reasons must contain)
 FLAGSHIP_PLAYS = [
     # exploits of the old patterns: no more than what they kept from the customers
@@ -69,33 +80,33 @@ FLAGSHIP_PLAYS = [
 @pytest.mark.parametrize(("name", "low", "high", "words"), FLAGSHIP_PLAYS,
                          ids=[p[0] for p in FLAGSHIP_PLAYS])
 def test_guards_earn_the_harm_they_keep_away(name: str, low: int, high: int, words: str,
-                                             tmp_path: Path) -> None:
-    result = play(name, tmp_path)
+                                             judged: Judged) -> None:
+    result = judged(name)
     assert low <= result["guards"]["points"] <= high, reasons(result)
     assert words in reasons(result), reasons(result)
     # the race steps are the story: they earn nothing of their own
     assert all(step["points"] == 0 for step in result["guards"]["steps"])
 
 
-def test_the_stale_plan_is_a_harm_raceday_keeps_history_for(tmp_path: Path) -> None:
+def test_the_stale_plan_is_a_harm_raceday_keeps_history_for(judged: Judged) -> None:
     """Bending the rollback pointer hides the old "active < rollback" pattern; raceday's own
     memory of the highest plan the endpoint served still sees Enactor A go back."""
-    result = play("rollback-pointer-edit", tmp_path)
+    result = judged("rollback-pointer-edit")
     stale = harm(result, "stale-plan")
     assert stale["points"] == 0 and stale["minutes"] > 0
     assert harm(result, "empty-answer")["points"] == 20
 
 
 def test_a_never_empty_guard_earns_more_than_the_same_response_without_it(
-        tmp_path: Path) -> None:
-    guarded = play("never-empty-delete", tmp_path)
-    bare = play("never-empty-responds-no-guard", tmp_path)
+        judged: Judged) -> None:
+    guarded = judged("never-empty-delete")
+    bare = judged("never-empty-responds-no-guard")
     assert guarded["guards"]["points"] > bare["guards"]["points"] == 0
     assert guarded["total"] > bare["total"]
 
 
-def test_blocked_planned_rollbacks_are_a_deduction_not_a_zero(tmp_path: Path) -> None:
-    result = play("forward-only-strict", tmp_path)
+def test_blocked_planned_rollbacks_are_a_deduction_not_a_zero(judged: Judged) -> None:
+    result = judged("forward-only-strict")
     assert result["guards"]["collateral"] == 10
     assert len(result["guards"]["blocked_good_writes"]) == 2
     # detection and recovery are not taken away for a guard that costs two good writes
@@ -104,10 +115,10 @@ def test_blocked_planned_rollbacks_are_a_deduction_not_a_zero(tmp_path: Path) ->
     assert result["fault"]["outcome"] == "prevented"
 
 
-def test_a_guard_that_breaks_the_normal_night_earns_nothing(tmp_path: Path) -> None:
+def test_a_guard_that_breaks_the_normal_night_earns_nothing(judged: Judged) -> None:
     """Nulling the rollback pointer un-wedges the race, and empties the FIPS endpoint at its
     planned rollback on the normal night: an outage of its own."""
-    result = play("rollback-null-trigger", tmp_path)
+    result = judged("rollback-null-trigger")
     assert harm(result, "empty-answer")["points"] > 0  # what the race alone would have said
     assert result["guards"]["points"] == 0
     assert "stop the service doing its job" in reasons(result)
@@ -134,9 +145,9 @@ def test_the_variant_is_drawn_for_the_session_and_no_file_says_it(
     assert f"+ {offset}" not in text and str(int(offset) + 140) not in text
 
 
-def test_two_runs_with_the_same_seed_are_the_same(tmp_path: Path) -> None:
-    first = play("never-empty-delete", tmp_path / "one")
-    second = play("never-empty-delete", tmp_path / "two")
+def test_two_runs_with_the_same_seed_are_the_same(tmp_path: Path, judged: Judged) -> None:
+    first = judged("never-empty-delete")  # played once for the run, maybe by another worker
+    second = play("never-empty-delete", tmp_path)
     assert first["guards"] == second["guards"]
     assert first["total"] == second["total"]
 
@@ -210,12 +221,12 @@ steps:
 
 
 def test_a_stop_on_zero_rows_earns_more_than_the_same_conditional_write_without_it(
-        tmp_path: Path) -> None:
+        judged: Judged) -> None:
     """The article's row counts: a conditional write that changed 0 rows lost its race. An
     Enactor told to stop then leaves the next endpoint alone; one that carries on puts the old
     plan there, and the clean-up of the same minute empties it."""
-    stop = play("row-count-stop", tmp_path / "stop")
-    carry = play("row-count-conditional-only", tmp_path / "carry")
+    stop = judged("row-count-stop")
+    carry = judged("row-count-conditional-only")
     assert stop["total"] > carry["total"]
     night = next(h for h in stop["guards"]["harms"] if h.get("practice") == "lost-write")
     assert night["points"] == night["max"] == 5
@@ -235,11 +246,11 @@ def test_the_drawn_names_trade_places_in_sql_text_only() -> None:
 
 
 def test_a_repair_that_tears_down_the_worlds_safety_nets_scores_below_a_careful_one(
-        tmp_path: Path) -> None:
+        judged: Judged) -> None:
     """Issue 58: a repair that wiped every rollback pointer and deleted the plan history
     scored 60, the same as a careful repair at the same pace."""
-    careful = play("careful-repair", tmp_path / "careful")
-    scorched = play("scorched-earth-repair", tmp_path / "scorched")
+    careful = judged("careful-repair")
+    scorched = judged("scorched-earth-repair")
     assert careful["recovery"]["points"] == careful["recovery"]["max"], reasons(careful)
     assert scorched["recovery"]["points"] == careful["recovery"]["points"] - 10
     assert scorched["total"] < careful["total"]
@@ -248,15 +259,15 @@ def test_a_repair_that_tears_down_the_worlds_safety_nets_scores_below_a_careful_
     assert ("the eight newest plan generations are kept, with their records (where it "
             "failed: only 1 left)") in said
     assert "safety net" not in reasons(careful)
-    hidden = play("hide-torn-safety-nets", tmp_path / "hidden")  # empty plans, rollback = active
+    hidden = judged("hide-torn-safety-nets")  # empty plans, rollback = active
     assert hidden["recovery"]["points"] == scorched["recovery"]["points"], reasons(hidden)
 
 
-def test_a_guard_that_failed_to_build_is_named_in_the_score(tmp_path: Path) -> None:
+def test_a_guard_that_failed_to_build_is_named_in_the_score(judged: Judged) -> None:
     """replay-guarded's table rebuild was refused on PostgreSQL and no score line said so."""
-    result = play("guard-never-built", tmp_path)
+    result = judged("guard-never-built")
     said = reasons(result)
     assert ("guards: 1 schema change of the team's failed and built nothing (first: ALTER "
             "TABLE endpoint ADD … at 23:05: ") in said, said
     assert result["guards"]["points"] == 0
-    assert "schema change" not in reasons(play("version-check-edit", tmp_path / "edit"))
+    assert "schema change" not in reasons(judged("version-check-edit"))
