@@ -66,18 +66,20 @@ class ScoringReader(PlayReader):
         m = self.fields(node, "replay", "replay")
         if m is None:
             return None
+        delayed = self.refs_list(m, "delayed", "replay", "task")
         return ReplaySpec(
             until=self.clock_time(m, "until", "replay"),
-            delayed=self.refs_list(m, "delayed", "replay", "task"),
+            delayed=delayed,
             normal=self.refs_list(m, "normal", "replay", "task"),
             shifted=self.shifted(m),
-            practice=tuple(self.practice_night(f, i, line) for f, i, line
+            practice=tuple(self.practice_night(f, i, line, delayed) for f, i, line
                            in self.items(m, "practice", "practice_night", "replay: practice")),
             practice_baselines=self.choice(m, "practice_baselines", "replay",
                                            PRACTICE_BASELINES, "per-variant"),
         )
 
-    def practice_night(self, m: dict[str, Located], ident: str, line: int) -> PracticeNight:
+    def practice_night(self, m: dict[str, Located], ident: str, line: int,
+                       delayed: tuple[str, ...] = ()) -> PracticeNight:
         what = f'practice night "{ident}"'
         node = m.get("changes")
         changes: list[PracticeChange] = []
@@ -86,7 +88,7 @@ class ScoringReader(PlayReader):
                          f"{describe(node)}")
         elif node is not None:
             for index, item in enumerate(node.value, start=1):
-                change = self.practice_change(item, f"{what}: changes item {index}")
+                change = self.practice_change(item, f"{what}: changes item {index}", delayed)
                 if change is not None:
                     changes.append(change)
         if ident:
@@ -94,7 +96,10 @@ class ScoringReader(PlayReader):
         return PracticeNight(id=ident, title=self.text(m, "title", what, empty=False),
                              changes=tuple(changes), line=line)
 
-    def practice_change(self, item: Located, where: str) -> PracticeChange | None:
+    def practice_change(self, item: Located, where: str,
+                        delayed: tuple[str, ...] = ()) -> PracticeChange | None:
+        """One change of a practice night. A run of a delayed task (one the normal night
+        leaves out) is a change by itself: the night plays it once, at `at`."""
         f = self.fields(item, "practice_change", where)
         if f is None:
             return None
@@ -104,9 +109,12 @@ class ScoringReader(PlayReader):
                                      lambda v: isinstance(v, str) and bool(v.strip()))
         skip = self.refs_list(f, "skip", where, "statement")
         then = self.refs_list(f, "then", where, "statement")
-        if not any(key in f for key in ("bind", "bind_sql", "skip", "then")):
-            self.problem(item.line, f'{where}: give "bind", "bind_sql", "skip" or "then": a '
-                         "change that changes nothing tests nothing")
+        task = f.get("task")
+        runs_delayed = task is not None and task.value in delayed
+        if not runs_delayed and not any(key in f for key in ("bind", "bind_sql", "skip", "then")):
+            self.problem(item.line, f'{where}: give "bind", "bind_sql", "skip" or "then" (or name '
+                         "a delayed task, which the night then runs): a change that changes "
+                         "nothing tests nothing")
         return PracticeChange(task=self.ref(f, "task", where, "task") or "",
                               at=self.clock_time(f, "at", where) or 0, bind=tuple(bind),
                               bind_sql=tuple((n, str(v)) for n, v in bind_sql), skip=skip,

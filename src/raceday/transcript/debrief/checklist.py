@@ -28,6 +28,8 @@ harm away there): done only on a count read, a cap, or an edit of their statemen
 
 
 NEVER_TESTED = "No write changed 0 rows, so reading the count was never put to the test."
+CAP_UNSEEN = "Whether a cap existed that was never reached is not in the transcript."
+"""Said of a practice not credited: one credited on its own night has shown its cap."""
 
 
 def status(did: Sequence[str], did_not: Sequence[str]) -> str:
@@ -85,7 +87,8 @@ def build_checklist(r: Reading, guards: Guards) -> tuple[ChecklistItem, ...]:
             more = (edits[0] + more[0], more[1], edits[2] + more[2])
         did += more[0]
         did_not += more[1]
-        notes += [n for n in more[2] if not (did and n == NEVER_TESTED)]  # done: it was tested
+        notes += [n for n in more[2]  # done: it was tested, its cap seen
+                  if not (did and n in (NEVER_TESTED, CAP_UNSEEN))]
         if practice.judge == "guards":
             did_not += _refused_by_own_edits(r, practice.statements, practice.steps)
         items.append(ChecklistItem(practice.id, practice.title, status(did, did_not), tuple(did),
@@ -332,6 +335,6 @@ def _removal_limits(r: Reading, statements: Sequence[str]) -> Evidence:
         notes.append(f"The automation's {', '.join(statements)} removed "
                      f"{plural(total, 'row')} in {plural(len(removals), 'run')}; the largest "
                      f"single run removed {largest.rowcount or 0} ({largest.role} at "
-                     f"{r.time(largest)}). Whether a cap existed that was never reached is not "
-                     "in the transcript.")
+                     f"{r.time(largest)}).")
+        notes.append(CAP_UNSEEN)
     return did, [], notes

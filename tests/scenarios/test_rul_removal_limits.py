@@ -1,0 +1,53 @@
+"""Issue 58: a limit on what NLB failover may remove (AWS's later velocity control) earned no
+guard points, because the guard replay ends at 04:30, before any NLB phase of the race. A
+practice night brings the outage's network backlog to a fleet that holds its leases, so
+failover crosses the NLB's floor within the replay: a cap keeps it, and earns there; failover
+that may never remove anything keeps it too, but leaves the normal night's broken node in
+DNS, and earns nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from reference_plays import ReferencePlays
+
+HERE = Path(__file__).parent / "rul"
+BUNDLED = Path(__file__).resolve().parents[2] / "exercises" / "recovery-under-load" / "scripts"
+NIGHT = "backlog-on-a-leased-fleet"
+
+
+def _floor(result: dict[str, object]) -> dict[str, object]:
+    guards = result["guards"]
+    assert isinstance(guards, dict)
+    return next(h for h in guards["harms"]
+                if h["id"] == "capacity-below-floor" and h["practice"] == NIGHT)
+
+
+@pytest.mark.parametrize(("script", "floor_points", "guard_points"), [
+    (BUNDLED / "nothing.yaml", 0, 0),
+    (HERE / "cap-only.yaml", 5, 5),
+    (HERE / "never-remove.yaml", 5, 0),
+    (BUNDLED / "velocity-limit.yaml", 5, None),
+    (BUNDLED / "throttle-by-queue.yaml", 0, None),
+])
+def test_a_cap_on_failover_earns_on_its_practice_night_and_only_a_cap(
+        reference_play: ReferencePlays, script: Path, floor_points: int,
+        guard_points: int | None) -> None:
+    result = reference_play("recovery-under-load", script).result
+    floor = _floor(result)
+    assert floor["points"] == floor_points, result["guards"]["reasons"]  # type: ignore[index]
+    if floor_points:
+        assert floor["minutes"] == 0 and floor["baseline"] > 30
+    if guard_points is not None:
+        assert result["guards"]["points"] == guard_points  # type: ignore[index]
+    if script.stem == "never-remove":
+        assert result["guards"]["collateral"] > 0  # type: ignore[index]
+
+
+def test_the_velocity_limit_play_reads_limits_done_on_its_own_night(
+        reference_play: ReferencePlays) -> None:
+    played = reference_play("recovery-under-load", BUNDLED / "velocity-limit.yaml")
+    text = (played.folder / "debrief.md").read_text(encoding="utf-8")
+    assert "### Limits on what one automation may remove: done" in text
+    assert "on the practice night: the outage's network backlog reaching a fleet" in text
