@@ -118,8 +118,9 @@ class EndScreen(WorkingScreen):
 The score, every point with its reason, your times beside that night's, and where the
 transcript was saved. **d** opens the whole debrief (the after-action report, also saved as
 `debrief.md`); **n** opens the launcher on the next act of the same night, when an exercise
-plays it, or else on the exercise to play next; **l** goes back to the launcher for another game; **q** asks whether to go
-back to the launcher or quit; ctrl+q quits at once (the session is saved).
+plays it, or else on the exercise to play next; **l** goes back to the launcher for another
+game; **q** asks whether to go back to the launcher or quit; ctrl+q quits at once (the session
+is saved).
 """
 
     BINDINGS = [
