@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from reference_plays import ReferencePlays
+from slow_marks import names, slow_entries
 
 # The replay keeps the normal night's good writes in a cache folder; tests keep theirs in a
 # folder of their own run, not in the user's ~/.cache.
@@ -43,6 +44,16 @@ def pytest_configure(config: pytest.Config) -> None:
     import raceday
 
     compileall.compile_dir(str(Path(raceday.__file__).parent), quiet=1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test tests/slow.txt names is marked `slow` (`pytest -m "not slow"`: the inner
+    loop); the run's own `@group` suffix (xdist) is not part of the name."""
+    entries = slow_entries()
+    for item in items:
+        if any(names(entry, item.nodeid) for entry in entries):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
