@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -35,3 +36,73 @@ def test_every_path_the_map_names_exists() -> None:
 
 def test_the_readme_links_the_map() -> None:
     assert "docs/ARCHITECTURE.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# -- the map's claims about the code, held where a test can hold them --------------------------
+
+ENGINE = SRC / "engine"
+CONCRETE_STORES = ("raceday.store.sqlite_store", "raceday.store.sqlite_world",
+                   "raceday.store.postgres")
+
+
+def _modules(folder: Path) -> dict[str, str]:
+    return {p.relative_to(SRC).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(folder.rglob("*.py"))}
+
+
+def _imports(text: str) -> set[str]:
+    """Every module a file imports, at its top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _named(paths: set[str]) -> list[str]:
+    """Those of `paths` (under src/raceday) the map does not name."""
+    return sorted(p for p in paths if f"`{p}`" not in _text()
+                  and f"`{p.split('/', 1)[1]}`" not in _text())
+
+
+def test_the_engine_asks_which_database_it_is_on_only_where_the_map_says() -> None:
+    asking = {path for path, text in _modules(ENGINE).items()
+              if re.search(r"\.backend\s*[!=]=|\bis_postgres\(", text)}
+    assert asking == {"engine/replay.py", "engine/guard_check.py", "engine/headless.py",
+                      "engine/world_tables.py"}, "update 'Where to put a change' in the map"
+    assert _named(asking) == []
+
+
+def test_the_engine_imports_a_concrete_store_only_where_the_map_says() -> None:
+    importing = {path for path, text in _modules(ENGINE).items()
+                 if any(m.startswith(CONCRETE_STORES) for m in _imports(text))}
+    assert importing == {"engine/replay.py", "engine/replaywalk.py", "engine/resume.py",
+                         "engine/replay_postgres.py", "engine/world_tables.py"}, (
+        "update the store's paragraph of the map")
+    assert _named(importing) == []
+
+
+def test_what_the_engine_reads_of_a_store_beyond_the_protocol_is_on_the_map() -> None:
+    read = {m.group(1) for text in _modules(ENGINE).values()
+            for m in re.finditer(r"getattr\((?:self\.|session\.)?store,\s*\"(\w+)\"", text)}
+    assert read == {"reads_of", "reads_complete", "writes_complete", "catalog_writes",
+                    "asks_together"}
+    protocol = (SRC / "store" / "protocol.py").read_text(encoding="utf-8")
+    assert [a for a in read if re.search(rf"\b{a}\b", protocol)] == []  # not declared there
+    assert [a for a in read if f"`{a}`" not in _text()] == []
+
+
+def test_a_seat_builds_its_sql_command_by_hand_where_the_map_says() -> None:
+    building = {path for path, text in _modules(SRC).items()
+                if re.search(r"\(\s*\"sql\",\s*\{", text)}
+    assert building == {"tui/team/seat_runner.py"}
+    assert _named(building) == []
+
+
+def test_the_tui_calls_a_host_directly_only_where_the_map_says() -> None:
+    calling = {path for path, text in _modules(SRC / "tui").items()
+               if re.search(r"\bhost\.call\(", text)}
+    assert calling == {"tui/team/console.py", "tui/team/inject_list.py"}
+    assert _named(calling) == []
