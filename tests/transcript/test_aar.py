@@ -103,15 +103,47 @@ def test_a_crash_and_its_resume_are_in_the_debrief(tmp_path: Path) -> None:
     resumed = resume_session(session.folder, exercise).session
     resumed.end()
     debrief = build_debrief(read_events(session.folder).events)
-    assert debrief.summary.resumed and debrief.summary.resumed[0].startswith("09:05 (from event")
+    assert debrief.summary.resumed and debrief.summary.resumed[0].startswith("at 09:05 (after "
+                                                                             "event ")
     text = render_markdown(debrief)
-    assert "- Interrupted: the session crashed or was killed, and resumed at 09:05" in text
+    assert "- Interrupted: the session crashed or was killed at 09:05 (after event " in text
+    assert ", and resumed there" in text
     assert "Interrupted: the session crashed or was killed" in render_html(debrief)
     console = Console(width=120, record=True, file=io.StringIO())
     render_terminal(debrief, console)
-    assert "Interrupted: the session crashed or was killed, and resumed at 09:05" in \
+    assert "Interrupted: the session crashed or was killed at 09:05" in \
         " ".join(console.export_text().split())
     assert any(m.kind == "resumed" and m.time == "09:05" for m in debrief.timeline.chart().marks)
+
+
+def test_a_crash_during_a_wait_is_told_where_it_happened(tmp_path: Path) -> None:
+    """A session killed while a wait ran on (the audit's: killed at 07:04 in a wait to 14:20)
+    read "resumed at 14:20": the resume plays the wait asked for to its end, so the crash is
+    told at the last event recorded, and the resume where it took the session on."""
+    from raceday.engine.load import load_exercise
+    from raceday.engine.resume import resume_session
+    from raceday.transcript.log import EVENTS_FILE
+
+    root = Path(__file__).resolve().parents[2]
+    exercise = load_exercise(root / "exercises" / "lost-update-basics")
+    session = open_session(exercise, ("operator",), tmp_path / "whole")
+    session.wait(session.minute + 12)  # to 09:12
+    session.store.close()
+    session.log.close()
+    lines = (session.folder / EVENTS_FILE).read_text(encoding="utf-8").splitlines()
+    events = read_events(session.folder).events
+    cut = next(i for i, e in enumerate(events) if e.minute >= 7)  # killed at 09:07
+    crashed = tmp_path / "crashed" / session.folder.name
+    crashed.mkdir(parents=True)
+    (crashed / EVENTS_FILE).write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
+    stopped = events[cut - 1]
+    resumed = resume_session(crashed, exercise).session
+    resumed.end()
+    debrief = build_debrief(read_events(crashed).events)
+    assert debrief.summary.resumed[0].startswith(
+        f"at {stopped.sim_time} (after event {stopped.seq}), and resumed at 09:12")
+    assert any(m.kind == "resumed" and m.time == stopped.sim_time
+               for m in debrief.timeline.chart().marks)
 
 
 def test_a_step_that_happened_is_told_once_as_it_happened(tmp_path: Path) -> None:

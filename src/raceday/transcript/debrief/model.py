@@ -41,13 +41,13 @@ class Summary(Value):
     scenario's night."""
     resumed: tuple[str, ...] = ()
     """Each time the session stopped (a crash, a kill) and `raceday resume` went on:
-    "23:52 (from event 312: …)"."""
+    "at 07:04 (after event 7848), and resumed at 14:20 (…)"."""
 
     def interruptions(self) -> str:
-        """'crashed or was killed, and resumed at 23:52 (from event 312)', or ''."""
+        """'crashed or was killed at 07:04 (after event 7848), and resumed at 14:20', or ''."""
         if not self.resumed:
             return ""
-        return "crashed or was killed, and resumed at " + "; at ".join(self.resumed)
+        return "crashed or was killed " + "; again ".join(self.resumed)
 
     def dates(self) -> str:
         """'played on 2026-12-02 (the scenario's night: 2025-10-19)'."""

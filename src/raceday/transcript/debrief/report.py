@@ -130,8 +130,17 @@ def summary(r: Reading, score: ScoreReport | None, declarations: tuple[Declarati
         wall_started=walls[0] if walls else None, wall_ended=walls[-1] if walls else None,
         events=len(r.events), ended=ended,
         played_on=walls[0][:10] if walls and len(walls[0]) >= 10 else "",
-        resumed=tuple(f"{r.time(e)} (from event {e.recorded}" + (f": {e.note}" if e.note else "")
-                      + ")" for e in r.events if isinstance(e, ev.SessionResumed)))
+        resumed=tuple(_resumed(r, e) for e in r.events if isinstance(e, ev.SessionResumed)))
+
+
+def _resumed(r: Reading, e: ev.SessionResumed) -> str:
+    """'at 07:04 (after event 7848), and resumed at 14:20 (…)': when it stopped (its last
+    recorded event) and where the resume took it on (a wait it was in is played to its end)."""
+    last = next((x for x in r.events if x.seq == e.recorded), None)
+    stopped = r.time(last) if last is not None else r.time(e)
+    where = "there" if stopped == r.time(e) else f"at {r.time(e)}"
+    return (f"at {stopped} (after event {e.recorded}), and resumed {where}"
+            + (f" ({e.note})" if e.note else ""))
 
 
 def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],

@@ -158,7 +158,11 @@ def _marks(r: Reading, facts: tuple[EventFact, ...], phases: tuple[Phase, ...],
         elif isinstance(e, ev.RaceStep) and e.happened:
             kind, label = "race_step", f"race step: {e.step}"
         elif isinstance(e, ev.SessionResumed):
-            kind, label = "resumed", f"crashed, resumed from event {e.recorded}"
+            stopped: ev.Event = next((x for x in r.events if x.seq == e.recorded), e)
+            marks.append(Mark(TEAM, stopped.minute, r.time(stopped), "resumed",
+                              f"crashed after event {e.recorded}, then resumed"
+                              + ("" if stopped.minute == e.minute else f" at {r.time(e)}")))
+            continue
         if label is not None:
             marks.append(Mark(TEAM, e.minute, r.time(e), kind, label))
     if r.surfaced is not None:
