@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,7 @@ from raceday.transcript import events as ev
 from raceday.transcript.debrief import load_debrief
 from raceday.transcript.log import of_kind, read_events
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "exercise"))
-from exercise_fixtures import MINIMAL  # noqa: E402
+MINIMAL = Path(__file__).parents[1] / "exercise" / "fixtures" / "minimal"
 
 ROOT = Path(__file__).parents[2]
 LOCK = "enactor-a-lock-retries"
