@@ -49,20 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test tests/slow.txt names is marked `slow` (`pytest -m "not slow"`: the inner
-    loop); the run's own `@group` suffix (xdist) is not part of the name.
-
-    The files with slow tests run first, each file's tests together and in their order (a
-    module's fixtures set up once): xdist hands the workers tests in this order (after its
-    groups, the largest first), so the long ones start early and the quick ones fill the
-    workers' ends, where a long one handed out last kept one worker busy after the others
-    were done."""
+    loop); the run's own `@group` suffix (xdist) is not part of the name."""
     entries = slow_entries()
-    slow_files = set()
     for item in items:
         if any(names(entry, item.nodeid) for entry in entries):
             item.add_marker(pytest.mark.slow)
-            slow_files.add(item.nodeid.split("::")[0])
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)  # stable
 
 
 @pytest.fixture(autouse=True)
