@@ -118,17 +118,8 @@ class StoreBase(ABC, Generic[Handle]):
         `seconds` of wall time as the last resort (PostgreSQL's only limit). The players'
         limit is wall time, and on a loaded machine it cut the automation short: the night
         then depended on the machine's speed."""
-        budgets: dict[int, int] = _RAISED.__dict__.setdefault("steps", {})
-        before = budgets.get(id(self))
-        budgets[id(self)] = steps
-        try:
-            with self.limit_raised_to(seconds):
-                yield
-        finally:
-            if before is None:
-                del budgets[id(self)]
-            else:
-                budgets[id(self)] = before
+        with self._this_thread("steps", steps), self.limit_raised_to(seconds):
+            yield
 
     @contextmanager
     def limit_raised_to(self, seconds: float) -> Iterator[None]:
@@ -137,16 +128,23 @@ class StoreBase(ABC, Generic[Handle]):
         by a limit meant for the players' statements. Only this thread's: a night played
         beside it (a baseline played ahead reads the limit to make its worlds) keeps the
         players' limit."""
-        limits: dict[int, float] = _RAISED.__dict__.setdefault("limits", {})
-        before = limits.get(id(self))
-        limits[id(self)] = max(self.time_limit_s, seconds)
+        with self._this_thread("limits", max(self.time_limit_s, seconds)):
+            yield
+
+    @contextmanager
+    def _this_thread(self, table: str, value: float) -> Iterator[None]:
+        """`value` for this store in this thread's `table` of _RAISED while inside, then what
+        was there before (nothing, or an outer raise's)."""
+        values: dict[int, float] = _RAISED.__dict__.setdefault(table, {})
+        before = values.get(id(self))
+        values[id(self)] = value
         try:
             yield
         finally:
             if before is None:
-                del limits[id(self)]
+                del values[id(self)]
             else:
-                limits[id(self)] = before
+                values[id(self)] = before
 
     # -- the statement loop, written once -------------------------------------------------
 

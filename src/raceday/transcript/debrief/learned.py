@@ -24,13 +24,13 @@ def learned_lines(exercise: str, items: Sequence[ChecklistItem],
     partly = [i.practice for i in judged if i.status == "partly done"]
     left = [i for i in judged if i.status != "done"]
     if done or partly:
-        practised = "You practised: " + _listed(done) if done else "You practised"
+        practised = "You practised: " + _joined(done) if done else "You practised"
         if partly:
-            practised += ("; partly: " if done else " partly: ") + _listed(partly)
+            practised += ("; partly: " if done else " partly: ") + _joined(partly)
     else:
         practised = "You practised none of this exercise's practices yet"
     if left:
-        still = "Still to practise: " + _listed([i.practice for i in left])
+        still = "Still to practise: " + _joined([i.practice for i in left])
     else:
         still = f"Still to practise: nothing here; all {len(judged)} practices are done"
     actions = {p.id: p.action for p in practices}
@@ -44,8 +44,9 @@ def learned_lines(exercise: str, items: Sequence[ChecklistItem],
     return tuple(_sentence(line) for line in (practised, still, then))
 
 
-def _listed(names: Sequence[str]) -> str:
-    return "; ".join(names)  # titles may hold commas ("Read, decide, write later")
+def _joined(names: Sequence[str]) -> str:
+    """Titles joined with semicolons: a title may hold commas ("Read, decide, write later")."""
+    return "; ".join(names)
 
 
 def _lower(text: str) -> str:

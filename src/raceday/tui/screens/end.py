@@ -155,7 +155,6 @@ is saved).
         self._ready: tuple[Debrief, int, Prerendered] | None = None
         """The debrief as d would show it, its text rendered at a width (`_prepare_debrief`)."""
         self.next_act: Exercise | None = None
-        self.next_is_act = True
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f" The end · d: the debrief · transcript: "
@@ -217,7 +216,6 @@ is saved).
     @on(NextActFound)
     def _next_act_found(self, message: NextActFound) -> None:
         self.next_act = message.exercise
-        self.next_is_act = message.act
         self.refresh_bindings()  # n is offered once there is a next act (or a next exercise)
         if message.exercise is not None:
             what = "the next act" if message.act else "play next"
