@@ -13,16 +13,12 @@ from typing import TYPE_CHECKING
 
 from raceday.errors import ExerciseError
 from raceday.exercise import EXERCISE_FILE
+from raceday.exercise.places import BUNDLED_DIR as BUNDLED_DIR  # re-exported: it was defined here
+from raceday.exercise.places import LOCAL_DIR
 
 if TYPE_CHECKING:  # finding one (resolve_exercise) imports neither the loader nor YAML
     from raceday.exercise.model import Exercise
     from raceday.exercise.sql_check import SqlChecker
-
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
-"""Bundled exercises: a symlink to the repository's `exercises/` (copied into wheels)."""
-
-LOCAL_DIR = Path("exercises")
-"""The current directory's own exercises, relative so messages stay short."""
 
 
 @dataclass(frozen=True)

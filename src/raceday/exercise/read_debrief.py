@@ -3,9 +3,9 @@ practice, and the citations injects make of them."""
 
 from __future__ import annotations
 
-from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.exercise.fields import ID, SHARED_DIR
 from raceday.exercise.model import DebriefContent, Judge, Phase, PhaseTeam, Practice, Source
+from raceday.exercise.places import BUNDLED_DIR
 from raceday.exercise.read_scoring import ScoringReader
 from raceday.exercise.reader import describe, listed_ids
 from raceday.exercise.yaml_lines import Located, YamlSyntaxError, load_located
