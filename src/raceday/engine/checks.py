@@ -87,17 +87,15 @@ class WorldChecks(SessionCore):
         when it may change with nothing written (it writes, reads the clock, calls random(),
         or the store cannot say what it reads): then it runs every time it is asked. Its
         answer is kept only while the same key holds, so it is the answer a run would give."""
-        reads_of = getattr(self.store, "reads_of", None)
-        if reads_of is None or not getattr(self.store, "writes_complete", False) \
-                or not reads_only(sql) or not steady(sql):
+        if not self.store.writes_complete or not reads_only(sql) or not steady(sql):
             return None
         # what a query reads follows the schema
-        stamp = (self._schema_epoch, self._commits, getattr(self.store, "catalog_writes", 0))
+        stamp = (self._schema_epoch, self._commits, self.store.catalog_writes)
         known = self._check_reads.get(sql)
         if known is None or known[0] != stamp:
-            tables = reads_of(self._trusted(sql), params)
+            read = self.store.reads_of(self._trusted(sql), params)
             known = self._check_reads[sql] = (
-                stamp, None if tables is None else tuple(sorted(tables)))
+                stamp, None if read is None else tuple(sorted(read)))
         tables = known[1]
         return None if tables is None else self._world_key(tables)
 
@@ -105,7 +103,7 @@ class WorldChecks(SessionCore):
         """What a read of `tables` depends on: the schema, the writes to each of them, and the
         changes no table was named for."""
         writes = self._table_writes
-        return (self._schema_epoch, getattr(self.store, "catalog_writes", 0), self._unnamed_writes,
+        return (self._schema_epoch, self.store.catalog_writes, self._unnamed_writes,
                 *(writes.get(t, 0) for t in tables))
 
     def _record_statement(self, role: str, result: StatementResult, *, automated: bool,
@@ -193,7 +191,7 @@ class WorldChecks(SessionCore):
         at once, where that is cheaper than one by one (a server's round trips); `world_query`
         takes their answers. Only what it would ask: not one whose kept answer still holds,
         nor one that may write, nor one known to fail (asked alone, it reports itself)."""
-        if not getattr(self.store, "asks_together", False):
+        if not self.store.asks_together:
             return
         wanted = [invariant.went_back or invariant.sql for invariant in self.exercise.invariants
                   if self.judge_world or invariant.outage]

@@ -70,7 +70,7 @@ class Monitors(Evidence):
         results = self.store.execute(monitor.role, monitor.sql)
         result = results[0] if results else None
         if (result is not None and result.ok and len(results) == 1
-                and getattr(self.store, "reads_complete", False) and steady(monitor.sql)):
+                and self.store.reads_complete and steady(monitor.sql)):
             self._monitor_kept[monitor.name] = ((monitor.role, monitor.sql),
                                                 self._world_key(result.reads), result)
         else:

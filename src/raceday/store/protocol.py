@@ -71,6 +71,40 @@ class Store(Protocol):
 
     def interrupt(self) -> None: ...
 
+    # What the store can say of its own answers, so that a session keeps an answer while it
+    # still holds and asks again only what may have changed (`engine/checks.py`,
+    # `engine/monitors.py`). A store that cannot say answers False, 0 or None, never by
+    # lacking the attribute: then the session asks every time.
+    @property
+    def reads_complete(self) -> bool:
+        """Whether a result's `reads` and `writes` name every table the statement read and
+        wrote (then a monitor's answer is kept while none of its tables is written)."""
+        ...
+
+    @property
+    def writes_complete(self) -> bool:
+        """Whether a result's `writes` name every world table the statement wrote (its
+        triggers' and functions' rows included) and `catalog_writes` counts every change of
+        the schema (then a trusted read whose tables `reads_of` names is kept)."""
+        ...
+
+    @property
+    def catalog_writes(self) -> int:
+        """Statements so far that changed the schema, whatever their keyword said (0 for a
+        store that does not count them: its schema changes are told by their results)."""
+        ...
+
+    @property
+    def asks_together(self) -> bool:
+        """Whether `app_queries` answers several checks in less time than asking each (then a
+        session asks a round's checks at once)."""
+        ...
+
+    def reads_of(self, sql: str, params: Mapping[str, Any] | None = None) -> frozenset[str] | None:
+        """The tables a trusted query reads, when its answer can change only with them; None
+        when the store cannot say."""
+        ...
+
     # A transaction a role holds open across calls (the isolation lab): its statements run
     # in it until commit or rollback; an error in it rolls it back. `isolation` is the
     # database's own word (PostgreSQL's levels, SQLite's DEFERRED/IMMEDIATE/EXCLUSIVE), None
