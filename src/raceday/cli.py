@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from raceday.engine.unknown_night import DrawnNight
     from raceday.exercise.model import Exercise
     from raceday.terminal_progress import TerminalProgress
     from raceday.transcript.events import Event
@@ -85,6 +86,7 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                      help="with --db: keep the world on the server after the session ends")
     run.add_argument("--team", action="store_true",
                      help="play it as a team session: a host and one client per seat")
+    _night_arguments(run)
 
     _add_parser(sub, "list", help="list the exercises")
 
@@ -181,6 +183,30 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     _team_parsers(sub)
     _serve_parser(sub)
     return parser
+
+
+def _night_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--unknown` (and a facilitator's `--night`): the live night drawn from the family."""
+    parser.add_argument("--unknown", action="store_true",
+                        help="an unknown night: drawn from the exercise's family (tonight's "
+                             "race, its practice nights, a quiet night) and told only at the "
+                             "end; RACEDAY_SEED reproduces a draw")
+    parser.add_argument("--night", default=None, metavar="ID",
+                        help="with --unknown: play this night of the family (race, quiet or a "
+                             "practice night's id) instead of drawing one; the players are "
+                             "not told")
+
+
+def _drawn_night(args: argparse.Namespace, exercise: Exercise) -> DrawnNight | None:
+    """The unknown night `--unknown` / `--night` ask for (None: tonight's race, as told)."""
+    from raceday.engine.unknown_night import draw_night, named_night, night_seed
+
+    night = getattr(args, "night", None)
+    if night is not None:
+        return named_night(exercise, night, start=night_seed() % 1_000_000)
+    if getattr(args, "unknown", False):
+        return draw_night(exercise, night_seed())
+    return None
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -615,7 +641,8 @@ def _run(args: argparse.Namespace, out: Console) -> int:
         sys.stderr.write(twin + "\n")
     progress = _run_progress(exercise)
     try:
-        session, result = run_script(exercise, script, args.transcripts, db=db, watch=progress)
+        session, result = run_script(exercise, script, args.transcripts, db=db, watch=progress,
+                                     night=_drawn_night(args, exercise))
     finally:
         if progress is not None:
             progress.wipe()

@@ -70,6 +70,8 @@ ONE_OF_EACH: tuple[ev.Event, ...] = (
     ev.Facilitation(action="schedule", at="23:55", to=("responder",), detail="Exec asks",
                     text="Where are we?"),
     ev.SessionResumed(recorded=7, note="the last line was cut short"),
+    ev.NightRevealed(night="empty-plan", night_kind="practice", title="a plan written with no "
+                     "records", later=4, began_at="00:25", gave_away="monitor 'empty' alerted"),
     ev.Replay(available=True,
               result=ev.ReplayResult(
                   steps=(ev.StepReplay(id="s", title="S", status="prevented", at="23:48",

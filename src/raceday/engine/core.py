@@ -12,6 +12,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from raceday.engine.clock import Pace, clock_time
 from raceday.engine.statement_text import param_names
+from raceday.engine.unknown_night import DrawnNight, live_exercise
 from raceday.exercise.model import Exercise, Inject, ShiftSpec, Task
 from raceday.judge.facts import Facts, Look, RaceStepState
 from raceday.judge.harms import HarmClock, History
@@ -94,6 +95,7 @@ class SessionCore:
         log: EventLog,
         players: Sequence[str],
         pace: Pace = Pace.TURNS,
+        night: DrawnNight | None = None,
     ) -> None:
         unknown = [r for r in players if r not in exercise.role_ids]
         if unknown:
@@ -101,6 +103,10 @@ class SessionCore:
                 f"unknown role {unknown[0]!r}; roles are {', '.join(exercise.role_ids)}"
             )
         self.exercise = exercise
+        self.night = night
+        """The drawn night of an unknown session (None: tonight's race, as the file tells it)."""
+        self.live = live_exercise(exercise, night) if night is not None else exercise
+        """What the clock plays: the drawn night's tasks; the exercise itself otherwise."""
         self.store = store
         self.log = log
         self.players = tuple(players)
@@ -228,11 +234,14 @@ class SessionCore:
     def _build_agenda(self) -> None:
         for inject in self.exercise.injects:
             if inject.at is not None:
+                if self.night is not None and inject.at > 0:
+                    continue  # a timed inject tells tonight's story: on an unknown night the
+                    # world tells it, by the injects its harms bring
                 self._schedule(inject.at, DUE_INJECT, inject)
             else:  # it follows the world: scheduled when its fault first begins
                 self._on_fault.setdefault(inject.on_fault, []).append(inject)
-        normal_only = set(self.exercise.replay.normal) if self.exercise.replay else set()
-        for task in self.exercise.tasks:
+        normal_only = set(self.live.replay.normal) if self.live.replay else set()
+        for task in self.live.tasks:
             if task.id in normal_only:
                 continue
             for minute in task.times():

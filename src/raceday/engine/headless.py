@@ -21,12 +21,14 @@ from raceday.engine.clock import Pace
 from raceday.engine.core import Listener
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
+from raceday.engine.unknown_night import DrawnNight
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.logfile import log_to
 from raceday.store import chosen_db, create_world, is_postgres
+from raceday.transcript import events as ev
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 
@@ -44,6 +46,7 @@ def open_session(
     db: str | None = None,
     origin: str = "",
     ahead: bool = True,
+    night: DrawnNight | None = None,
 ) -> Session:
     """Build a fresh world in a new session folder and start the clock.
 
@@ -68,7 +71,7 @@ def open_session(
     store = create_world(folder, exercise.world_sql, exercise.roles, db=db,
                          time_limit_s=time_limit_s)
     try:
-        session = Session(exercise, store, EventLog(folder), held, pace)
+        session = Session(exercise, store, EventLog(folder), held, pace, night)
         session.origin = origin
         session.start()
     except BaseException:
@@ -129,14 +132,23 @@ def step_action(session: Session, step: Step, where: str) -> Action | None:
 
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,
                db: str | None = None, watch: Listener | None = None,
-               ) -> tuple[Session, dict[str, Any]]:
+               night: DrawnNight | None = None) -> tuple[Session, dict[str, Any]]:
     """Play a whole script, then let the clock run out (unless it says `end`), and score.
-    `watch` is told every event from the session's open on (`raceday run`'s progress line)."""
-    session = open_session(exercise, script.roles, transcripts, db=db, origin="script")
+    `watch` is told every event from the session's open on (`raceday run`'s progress line);
+    `night` is an unknown session's drawn night (`--unknown`)."""
+    session = open_session(exercise, script.roles, transcripts, db=db, origin="script",
+                           night=night)
     if watch is not None:
         session.subscribe(watch)
     score = play_script_on(session, script)
-    return session, {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+    result = {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
+    revealed = next((e for e in reversed(session.events) if isinstance(e, ev.NightRevealed)),
+                    None)
+    if revealed is not None:  # an unknown night: which it was, once it is over
+        result["night"] = {"id": revealed.night, "kind": revealed.night_kind,
+                           "title": revealed.title, "later": revealed.later,
+                           "began_at": revealed.began_at}
+    return session, result
 
 
 def play_script_on(session: Session, script: Script) -> Score:

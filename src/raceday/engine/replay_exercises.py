@@ -142,7 +142,7 @@ def practiced(exercise: Exercise, night: PracticeNight,
                           for c in changes[t.id]]
         return replace(normal, tasks=tuple(tasks))
 
-    return _derived("practice", exercise, (night.id, clock, swapped), make)
+    return _derived("practice", exercise, (night, clock, swapped), make)
 
 
 def practice_baseline(exercise: Exercise, night: PracticeNight,

@@ -39,6 +39,7 @@ from raceday.engine.actions import (
 )
 from raceday.engine.clock import Pace
 from raceday.engine.session import HANDED, Session, SessionError
+from raceday.engine.unknown_night import draw_night
 from raceday.errors import RacedayError
 from raceday.exercise.model import OWN_WORDS, Exercise
 from raceday.logfile import log_to
@@ -315,7 +316,8 @@ def _resume_session(folder: Path, exercise: Exercise, time_limit_s: float) -> Re
 
     try:
         log = _ResumingLog(folder, recorded, caught_up)
-        session = Session(exercise, store, log, start.players, Pace(start.pace))
+        night = draw_night(exercise, start.unknown) if start.unknown is not None else None
+        session = Session(exercise, store, log, start.players, Pace(start.pace), night)
         ending = _play_again(session, log, recorded)
         if ending:  # it stopped while the night played itself out: that is played again
             log.ending = True

@@ -44,6 +44,7 @@ from raceday.engine.customers import with_customers_read
 from raceday.engine.directives import directive_problem
 from raceday.engine.looks import declared_why, short_sql
 from raceday.engine.statement_text import param_names
+from raceday.engine.unknown_night import DrawnNight
 from raceday.errors import MachineError
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise, Inject, InjectKind, Task
 from raceday.inert import has_controls
@@ -75,10 +76,10 @@ class Session(Automation):
     """Plays one exercise. Build it with `open_session`; drive it with the public methods."""
 
     def __init__(self, exercise: Exercise, store: Store, log: EventLog, players: Sequence[str],
-                 pace: Pace = Pace.TURNS) -> None:
+                 pace: Pace = Pace.TURNS, night: DrawnNight | None = None) -> None:
         # the customers' view is read at load; here for an exercise made in code (the core
         # stays clear of the world's builder, which the team's seats may not reach)
-        super().__init__(with_customers_read(exercise), store, log, players, pace)
+        super().__init__(with_customers_read(exercise), store, log, players, pace, night)
 
     def start(self) -> Event:
         """Record the start and fire whatever is due at the first minute."""
@@ -107,6 +108,7 @@ class Session(Automation):
             length_minutes=self.end_minute,
             **_debrief_content(ex),
             origin=self.origin,
+            unknown=self.night.seed if self.night is not None else None,
         ))
         self._record_truth()
         self._check_world()
@@ -156,9 +158,9 @@ class Session(Automation):
         """The next minute a task of one of `roles` falls due, and that task (the normal
         night's own tasks never fall due tonight; a handed-over role's routine tasks are the
         automation's)."""
-        normal = set(self.exercise.replay.normal) if self.exercise.replay else set()
+        normal = set(self.live.replay.normal) if self.live.replay else set()
         best: tuple[int | None, Task | None] = (None, None)
-        for task in self.exercise.tasks:
+        for task in self.live.tasks:
             if task.role not in roles or task.id in normal or task.id in self._stopped_tasks:
                 continue
             if task.role in self.handed and task.every is not None:
@@ -688,13 +690,29 @@ class Session(Automation):
         self.facts.ended_at = self.minute
         self.facts.night_end = self.end_minute
         self.facts.live_steps = step_statuses(self.facts.race_steps(self.exercise))
+        if self.night is not None:
+            self.facts.night, self.facts.night_kind = self.night.night, self.night.kind
         self.score = score_session(self.exercise, self.facts, self.time_of)
+        if self.night is not None:
+            self._emit(self._night_revealed(self.score))
         self._emit(ev.ScoreEvent(reason=reason, score=self.score))
         self.ended = True
         end_world(self.store, self.folder)  # on PostgreSQL: dropped unless --keep-world
         self.log.close()
         _add_to_history(self.folder, self.events)
         return self.score
+
+    def _night_revealed(self, score: Score) -> ev.NightRevealed:
+        """The unknown night told: which it was, when its harm began, what gave it away."""
+        assert self.night is not None
+        began = self.facts.fault_started
+        detection = score.detection
+        gave_away = (f"{detection.by} at {detection.detected_at}"
+                     if detection is not None and detection.by and began is not None else None)
+        return ev.NightRevealed(night=self.night.night, night_kind=self.night.kind,
+                                title=self.night.title, later=self.night.later,
+                                began_at=self.time_of(began) if began is not None else None,
+                                gave_away=gave_away)
 
     def _judge_tasks(self) -> None:
         for task_id, why in unproven_tasks(self.exercise, self.facts).items():

@@ -448,6 +448,37 @@ class PracticeNight(Value):
     line: int = 0
 
 
+RACE_NIGHT, QUIET_NIGHT = "race", "quiet"
+"""The two nights of a family every exercise with a replay has: tonight's race, and the
+normal night with nothing wrong (`FamilyNight.night`; any other id is a practice night's)."""
+
+
+@frozen
+class FamilyNight(Value):
+    """One night an unknown session may draw (`raceday play --unknown`), and how often.
+
+    `later` is (least, most, step) minutes the night's fault moves later, drawn with it: the
+    delayed worker's tasks on the race, every change's run on a practice night. A quiet night
+    has no fault to move."""
+
+    night: str
+    weight: int = 1
+    later: tuple[int, int, int] | None = None
+    line: int = 0
+
+
+@frozen
+class NightsSpec(Value):
+    """The family of nights an unknown session is drawn from, and what its briefing says in
+    place of the exercise's situation (that something may go wrong tonight, not what)."""
+
+    family: tuple[FamilyNight, ...]
+    situation: str = ""
+
+    def night(self, night_id: str) -> FamilyNight | None:
+        return next((n for n in self.family if n.night == night_id), None)
+
+
 PRACTICE_BASELINES = ("per-variant", "once")
 """What `replay: practice_baselines` may say (`ReplaySpec.practice_baselines`)."""
 
@@ -476,6 +507,9 @@ class ReplaySpec(Value):
     no guard) gives the same harms on every variant, so it is played once, on the unshifted
     night, and kept from one session to the next; `raceday check` plays it on drawn variants
     to hold the author to it. "per-variant": played on each session's variant."""
+
+    nights: NightsSpec | None = None
+    """The family an unknown session draws its live night from (`replay: nights`)."""
 
     def practice_night(self, night_id: str) -> PracticeNight | None:
         return next((n for n in self.practice if n.id == night_id), None)

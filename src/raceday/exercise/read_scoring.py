@@ -10,10 +10,14 @@ from raceday.exercise.fields import HAPPENED_PARAMETERS
 from raceday.exercise.model import (
     HARM_GRADES,
     PRACTICE_BASELINES,
+    QUIET_NIGHT,
+    RACE_NIGHT,
     DetectionRubric,
+    FamilyNight,
     GoodPath,
     GuardsRubric,
     HarmWorth,
+    NightsSpec,
     PracticeChange,
     PracticeNight,
     RaceStep,
@@ -67,16 +71,71 @@ class ScoringReader(PlayReader):
         if m is None:
             return None
         delayed = self.refs_list(m, "delayed", "replay", "task")
+        practice = tuple(self.practice_night(f, i, line, delayed) for f, i, line
+                         in self.items(m, "practice", "practice_night", "replay: practice"))
         return ReplaySpec(
             until=self.clock_time(m, "until", "replay"),
             delayed=delayed,
             normal=self.refs_list(m, "normal", "replay", "task"),
             shifted=self.shifted(m),
-            practice=tuple(self.practice_night(f, i, line, delayed) for f, i, line
-                           in self.items(m, "practice", "practice_night", "replay: practice")),
+            practice=practice,
             practice_baselines=self.choice(m, "practice_baselines", "replay",
                                            PRACTICE_BASELINES, "per-variant"),
+            nights=self.nights(m, {n.id for n in practice}),
         )
+
+    def nights(self, replay: dict[str, Located], practice: set[str]) -> NightsSpec | None:
+        """The family an unknown session draws from: "race", "quiet" or a practice night's
+        id, each with a weight and how much later its fault may come."""
+        node = replay.get("nights")
+        if node is None:
+            return None
+        what = "replay: nights"
+        m = self.fields(node, "nights", what)
+        if m is None:
+            return None
+        draw = m.get("draw")
+        if draw is None or not isinstance(draw.value, list) or not draw.value:
+            self.problem((draw or node).line, f'{what}: "draw" must be a list of nights, not '
+                         f"{describe(draw) if draw is not None else 'missing'}")
+            return None
+        known = [RACE_NIGHT, QUIET_NIGHT, *sorted(practice)]
+        family: list[FamilyNight] = []
+        seen: set[str] = set()
+        for index, item in enumerate(draw.value, start=1):
+            where = f"{what}: draw item {index}"
+            f = self.fields(item, "family_night", where)
+            if f is None or "night" not in f:
+                continue
+            night = f["night"].value
+            if not isinstance(night, str) or night not in known:
+                self.problem(f["night"].line, f'{where}: night "{night}" is none of '
+                             f"{', '.join(known)} (a practice night's id, or race or quiet)")
+                continue
+            if night in seen:
+                self.problem(f["night"].line, f'{where}: night "{night}" is drawn twice')
+                continue
+            seen.add(night)
+            weight = self.integer(f, "weight", where, default=1)
+            if weight < 1:
+                self.problem(f["weight"].line, f"{where}: weight must be 1 or more, not {weight}")
+                weight = 1
+            later = None
+            if "later" in f:
+                if night == QUIET_NIGHT:
+                    self.problem(f["later"].line, f'{where}: a quiet night has no fault to move '
+                                 'later: leave out "later"')
+                else:
+                    def lateness(n: Located, t: str = night, w: str = where) -> int | None:
+                        return self.duration({t: n}, t, f"{w}: later")
+
+                    span = self._range(f["later"], f"{where}: later", lateness, stepped=True)
+                    if span is not None:
+                        later = (span[0], span[1], span[2] if len(span) == 3 else 1)
+            family.append(FamilyNight(night=night, weight=weight, later=later, line=item.line))
+        if not family:
+            return None
+        return NightsSpec(family=tuple(family), situation=self.text(m, "situation", what))
 
     def practice_night(self, m: dict[str, Located], ident: str, line: int,
                        delayed: tuple[str, ...] = ()) -> PracticeNight:

@@ -112,6 +112,10 @@ class Facts:
     # names one by `own_words_key(words)` in place of a finding id
     own_words: list[tuple[int, str]] = field(default_factory=list)
     live_steps: dict[str, str] = field(default_factory=dict)
+    night: str = ""
+    """An unknown session's drawn night (a family night's id; empty: tonight's race as the
+    file tells it), and its kind: "race", "practice" or "quiet"."""
+    night_kind: str = ""
 
     def outage_minutes(self, until: int) -> int:
         """Minutes the world was faulty, relapses included, up to `until`."""

@@ -64,6 +64,10 @@ def _fault_outcome(ex: Exercise, facts: Facts) -> str:
     """What became of the fault: it occurred, or why there was none (see `verdicts`)."""
     if facts.fault_started is not None:
         return vd.OCCURRED
+    if facts.night_kind == "quiet":
+        return vd.QUIET_NIGHT
+    if facts.night_kind == "practice":
+        return _practice_outcome(ex, facts)
     outright = _prevented_outright(ex, facts)
     if outright is False and facts.replay is not None and facts.replay.fault_at is None:
         return vd.BLOCKED_GOOD_WRITES
@@ -74,6 +78,25 @@ def _fault_outcome(ex: Exercise, facts: Facts) -> str:
     return vd.NOT_NEEDED if facts.race_reached(ex) else vd.BEFORE_THE_RACE
 
 
+def _practice_outcome(ex: Exercise, facts: Facts) -> str:
+    """No fault on an unknown session's practice night: did the team's world stop it (its
+    harms gone from that night in the final replay, every role automated), or their hands?"""
+    if facts.replay is None:
+        return vd.NOT_NEEDED
+    if _stops_the_service(ex, facts):
+        return vd.BLOCKED_GOOD_WRITES
+    harmed = any(h.minutes for h in facts.replay.harms if h.practice == facts.night)
+    return vd.HELD_OFF if harmed else vd.PREVENTED_OUTRIGHT
+
+
+def _versus(event_minutes: int | None, facts: Facts) -> str:
+    """The record's figure beside the team's, on the record's night only: an unknown
+    session's other nights have no "that night" to compare with."""
+    if event_minutes is None or facts.night_kind not in ("", "race"):
+        return ""
+    return f" (that night: {event_minutes} min)"
+
+
 def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
                      time_of: TimeOf) -> tuple[int, str]:
     """Detection and recovery when no fault happened tonight."""
@@ -81,6 +104,14 @@ def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
     if outcome == vd.BLOCKED_GOOD_WRITES:
         return 0, (f"{section} 0/{points}: no fault tonight, but only because good writes of "
                    "the normal night were refused too (see guards): an outage of its own")
+    if outcome == vd.QUIET_NIGHT:
+        return points, (f"{section} {points}/{points}: a quiet night, nothing went wrong: "
+                        "there was nothing to " + ("detect" if section == "detection"
+                                                   else "recover"))
+    if outcome == vd.HELD_OFF and facts.night_kind == "practice":
+        return 0, (f"{section} 0/{points}: no fault tonight, but nothing in the database "
+                   "stopped it: the same night replayed with every role automated shows it; "
+                   "what kept it away tonight was players' hands, not a guard")
     if outcome == vd.HELD_OFF:
         at = facts.replay.fault_at if facts.replay else None
         return 0, (f"{section} 0/{points}: no fault tonight, but nothing in the database "
@@ -117,8 +148,7 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
     diagnosis: tuple[int, str] | None = None
     first: tuple[int, str] | None = None  # (minute, how) the fault was first surfaced
     start = facts.fault_started
-    versus = (f" (that night: {rubric.event_minutes} min)"
-              if rubric.event_minutes is not None else "")
+    versus = _versus(rubric.event_minutes, facts)
     for name, minute in sorted(facts.noisy_monitors.items(), key=lambda kv: kv[1]):
         if name in facts.noise_reasons:
             reasons.append(f"detection: monitor '{name}' alerted at {time_of(minute)}, but not "
@@ -425,6 +455,12 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
     if facts.fault_started is None:
         points, why = _no_fault_reason("recovery", rubric.points, ex, facts, time_of)
         return replace(verdict, points=points, reasons=(why,))
+    healed = _healed_alone(facts)
+    if healed is not None:
+        return replace(verdict, points=0, reasons=(
+            f"recovery +0/{rubric.points}: the harm ended on its own at {time_of(healed)} (the "
+            "night's own automation put it right): nothing the team did brought it back, so "
+            "there is no recovery to credit",))
     forged = _forged(rubric.forged, facts)
     if forged is not None:
         minute, who, tables = forged
@@ -451,8 +487,7 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
             milestone=item.milestone, at=time_of(reached) if reached is not None else None))
         reasons.append(f"recovery +{earned}/{item.points}: {item.title}: {why}")
     if minutes is not None:
-        versus = (f" (that night: {rubric.event_minutes} min)"
-                  if rubric.event_minutes is not None else "")
+        versus = _versus(rubric.event_minutes, facts)
         reasons.append(f"recovery: restored for good {plural(minutes, 'minute')} after the "
                        f"fault{versus}")
     nets = {net.id: net for net in rubric.safety_nets}
@@ -466,6 +501,17 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
                        "tears one down leaves the next night without it")
     return replace(verdict, points=max(0, min(total, rubric.points)), items=tuple(weighed),
                    reasons=tuple(reasons))
+
+
+def _healed_alone(facts: Facts) -> int | None:
+    """When an unknown session's harm ended with no write or edit of the team's between its
+    start and its end (a practice night's fault that the next plan mends): that minute."""
+    if not facts.night_kind or facts.fault_started is None or not facts.restores:
+        return None
+    start, end = facts.fault_started, facts.restores[-1]
+    acted = [m for m, _role, _tables in facts.player_writes if start <= m <= end]
+    acted += [m for m, _statement in facts.edits if m <= end]
+    return None if acted or not facts.healthy_at_end else end
 
 
 def _forged(tables: tuple[str, ...], facts: Facts) -> tuple[int, str, tuple[str, ...]] | None:
@@ -490,7 +536,7 @@ def _outage_item(points: int, full: int, outage: int, facts: Facts, event: int |
     a third at that night's figure, nothing for a fault that lasted the rest of the night."""
     start = facts.fault_started or 0
     whole = max(night_end - start, 1)
-    versus = f" (that night: {event} min)" if event is not None else ""
+    versus = _versus(event, facts)
     if not facts.healthy_at_end:
         still = f": {'; '.join(facts.faults_at_end)}" if facts.faults_at_end else ""
         return 0, (f"{plural(outage, 'minute')} of outage and still not restored when the "

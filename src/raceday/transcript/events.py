@@ -148,6 +148,10 @@ class SessionStart(Event):
     origin: str = ""
     """"script" for a headless run of a play script (`raceday run`): the history keeps those
     apart from sessions people played; empty for a session played in the TUI."""
+    unknown: int | None = None
+    """An unknown night's draw (`raceday play --unknown`): the seed its night is drawn with,
+    so a resume plays the same night; the night itself is told only at the end
+    (`NightRevealed`). None: tonight's race, as the exercise tells it."""
 
 
 @frozen(kw_only=True)
@@ -165,6 +169,20 @@ class TeamLeft(Event):
     kind: ClassVar[str] = "team_left"
     note: str = ""
     until: str = ""
+
+
+@frozen(kw_only=True)
+class NightRevealed(Event):
+    """An unknown session's night, told once it can no longer be played to: which night of
+    the family it was, when its harm began, and what gave it away first."""
+
+    kind: ClassVar[str] = "night_revealed"
+    night: str
+    night_kind: str  # "race", "practice" or "quiet"
+    title: str
+    later: int = 0  # minutes its fault came later than the exercise's
+    began_at: str | None = None
+    gave_away: str | None = None
 
 
 @frozen(kw_only=True)
@@ -684,7 +702,8 @@ class ScoreEvent(Event):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    SessionStart, TimelineEnd, TeamLeft, SessionResumed, Wait, Inject, Note, Cast, Facilitation, Refused,
+    SessionStart, TimelineEnd, TeamLeft, SessionResumed, NightRevealed, Wait, Inject, Note, Cast,
+    Facilitation, Refused,
     Statement, Automation, TaskDue,
     TaskDone, Edit, RaceStep, Fault, InvariantClear, Restored, Milestone, Chart, CheckFailed,
     MonitorSaved, MonitorRemoved, MonitorError, Alert, AlertClear, Detected, Declaration, Hint,

@@ -26,8 +26,9 @@ NOT_NEEDED = "not needed"  # no fault and nothing to ask (no replay): full marks
 HELD_OFF = "held off"  # no fault tonight, but the replay shows it: players' hands, not a guard
 BLOCKED_GOOD_WRITES = "blocked good writes"  # no fault only because good writes were refused
 BEFORE_THE_RACE = "before the race"  # the session ended before the race could happen
+QUIET_NIGHT = "quiet night"  # an unknown session drew the night with nothing wrong
 NO_FAULT_OUTCOMES = (PREVENTED_OUTRIGHT, NOT_NEEDED, HELD_OFF, BLOCKED_GOOD_WRITES,
-                     BEFORE_THE_RACE)
+                     BEFORE_THE_RACE, QUIET_NIGHT)
 
 # How the guards were judged (`Guards.judged_by`)
 BY_REPLAY, BY_LIVE, BY_NONE = "replay", "live", "none"
@@ -51,7 +52,7 @@ class Fault(Value):
     @property
     def not_needed(self) -> bool:
         """No fault, and detection and recovery scored full marks as not needed."""
-        return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED)
+        return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED, QUIET_NIGHT)
 
 
 @frozen(kw_only=True)

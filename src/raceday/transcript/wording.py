@@ -73,6 +73,8 @@ _NO_FAULT = {
     vd.BLOCKED_GOOD_WRITES: "No fault occurred, but only because the team's guards also "
                             "refused good writes of the normal night: an outage of its own.",
     vd.BEFORE_THE_RACE: "No fault occurred: the session ended before the race.",
+    vd.QUIET_NIGHT: "No fault occurred: it was a quiet night, with nothing wrong to detect or "
+                    "recover (full marks, less any false alarm).",
 }
 
 

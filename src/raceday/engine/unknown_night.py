@@ -1,0 +1,146 @@
+"""The unknown night: which night of the exercise's family a session plays, drawn when it
+opens (`raceday play --unknown`), and that night as the exercise the clock plays.
+
+Detection should measure what a player saw, not what they remember of the article: the
+live night is drawn from the family (`replay: nights`) and told only at the end. The draw's
+seed is recorded (resume plays the same night) but names nothing; RACEDAY_SEED fixes it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+from dataclasses import replace
+
+from raceday.engine.replay_exercises import practiced, variant_of, without_delayed
+from raceday.errors import InputError
+from raceday.exercise.model import (
+    QUIET_NIGHT,
+    RACE_NIGHT,
+    Exercise,
+    FamilyNight,
+    NightsSpec,
+    PracticeNight,
+    ShiftSpec,
+)
+from raceday.judge.variant import SEED_VARIABLE, session_seed
+from raceday.value import Value, frozen
+
+RACE, PRACTICE, QUIET = "race", "practice", "quiet"
+"""What kind of night was drawn (`DrawnNight.kind`): the history keeps detection per kind."""
+
+
+_NIGHT_SALT = 0x6E69676874  # "night": a given RACEDAY_SEED draws the night apart from the variant
+
+
+class UnknownNightError(InputError):
+    """An unknown night asked of an exercise that declares no family (`replay: nights`), or
+    a night it does not have."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__([problem])
+
+
+@frozen
+class DrawnNight(Value):
+    """The night an unknown session plays: a night of the family, its fault `later` minutes
+    later than the exercise's, and the seed it was drawn with."""
+
+    night: str
+    kind: str
+    title: str
+    later: int = 0
+    seed: int = 0
+
+
+def night_seed() -> int:
+    """The draw's seed: from RACEDAY_SEED when it is set (so a facilitator can run the same
+    night twice), else fresh; never the variant night's seed, which no file may predict."""
+    if os.environ.get(SEED_VARIABLE, "").strip():
+        return session_seed() ^ _NIGHT_SALT  # the same for the same RACEDAY_SEED
+    return secrets.randbits(63)
+
+
+def family_of(exercise: Exercise) -> NightsSpec:
+    spec = exercise.replay.nights if exercise.replay is not None else None
+    if spec is None:
+        raise UnknownNightError(
+            f"{exercise.id} declares no family of nights to draw an unknown night from "
+            "(replay: nights in its exercise.yaml)")
+    return spec
+
+
+def draw_night(exercise: Exercise, seed: int) -> DrawnNight:
+    """The night `seed` draws from the exercise's family, by the family's weights."""
+    family = family_of(exercise).family
+    rng = random.Random(f"night:{seed}")
+    chosen = rng.choices(family, weights=[n.weight for n in family])[0]
+    later = 0
+    if chosen.later is not None:
+        least, most, step = chosen.later
+        later = least + step * rng.randint(0, (most - least) // step)
+    return DrawnNight(night=chosen.night, kind=_kind(chosen), title=night_title(exercise, chosen),
+                      later=later, seed=seed)
+
+
+_SEEDS_SEARCHED = 100_000
+
+
+def named_night(exercise: Exercise, night_id: str, later: int | None = None,
+                start: int = 0) -> DrawnNight:
+    """A night of the family the facilitator (or a test) picks rather than draws: the first
+    seed from `start` that draws it (with its fault `later` minutes later, when given), so
+    the transcript records a seed as for any draw and a resume plays the same night."""
+    chosen = family_of(exercise).night(night_id)
+    if chosen is None:
+        known = ", ".join(n.night for n in family_of(exercise).family)
+        raise UnknownNightError(f"{exercise.id} has no night {night_id!r} in its family "
+                                f"(nights: {known})")
+    for seed in range(start, start + _SEEDS_SEARCHED):
+        drawn = draw_night(exercise, seed)
+        if drawn.night == night_id and (later is None or drawn.later == later):
+            return drawn
+    raise UnknownNightError(f"{exercise.id}: night {night_id!r} is never drawn "
+                            f"{'' if later is None else f'{later} minutes later '}"
+                            f"(its later range is {chosen.later})")
+
+
+def _kind(night: FamilyNight) -> str:
+    return {RACE_NIGHT: RACE, QUIET_NIGHT: QUIET}.get(night.night, PRACTICE)
+
+
+def night_title(exercise: Exercise, night: FamilyNight) -> str:
+    """The night in words, as the end reveals it."""
+    if night.night == RACE_NIGHT:
+        return "tonight's race (the night of the record)"
+    if night.night == QUIET_NIGHT:
+        return "a quiet night: nothing went wrong"
+    practice = exercise.replay.practice_night(night.night) if exercise.replay else None
+    return practice.title if practice is not None else night.night
+
+
+def live_exercise(exercise: Exercise, drawn: DrawnNight) -> Exercise:
+    """The drawn night as an exercise the clock plays: its tasks and when they fall due.
+    The session keeps the family's exercise for everything else (roles, statements, hints,
+    the final replay), so the team's guards are judged on every night as on any session."""
+    replay = exercise.replay
+    if replay is None:
+        return exercise
+    if drawn.kind == QUIET:
+        return without_delayed(exercise)
+    if drawn.kind == RACE:
+        if not drawn.later:
+            return exercise
+        return variant_of(exercise, ShiftSpec(later=tuple((t, drawn.later)
+                                                          for t in replay.delayed)))
+    night = replay.practice_night(drawn.night)
+    if night is None:
+        raise UnknownNightError(f"{exercise.id} has no practice night {drawn.night!r}")
+    return practiced(exercise, _moved(night, drawn.later))
+
+
+def _moved(night: PracticeNight, later: int) -> PracticeNight:
+    if not later:
+        return night
+    return replace(night, changes=tuple(replace(c, at=c.at + later) for c in night.changes))
