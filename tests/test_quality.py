@@ -79,6 +79,8 @@ BAD_IMPORTS = {
     "exercise imports the store": ("exercise/model.py", "import raceday.store.dialect.sqlite"),
     "engine modules in a circle": ("engine/clock.py", "import raceday.engine.session"),
     "screens in a circle": ("tui/screens/help.py", "import raceday.tui.screens.play"),
+    "a screen imports the app": ("tui/screens/help.py", "import raceday.tui.app"),
+    "a widget imports a screen": ("tui/widgets/grid.py", "import raceday.tui.screens.cell_view"),
     "team databases in a circle": ("store/team_db.py", "import raceday.store.session_db"),
     "store dialects in a circle": ("store/dialect/piece.py", "import raceday.store.dialect.sqlite"),
 }

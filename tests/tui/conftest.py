@@ -26,7 +26,8 @@ from raceday.engine.load import (
 )
 from raceday.exercise.model import Exercise  # noqa: E402
 from raceday.transcript.log import session_folder  # noqa: E402
-from raceday.tui.app import RacedayApp, Settings  # noqa: E402
+from raceday.tui.app import RacedayApp  # noqa: E402
+from raceday.tui.settings import Settings  # noqa: E402
 
 FIXED_NOW = datetime(2025, 10, 20, 6, 48, 0)
 

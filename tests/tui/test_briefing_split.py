@@ -12,8 +12,8 @@ from rich.segment import Segment
 
 from raceday.engine.clock import Pace
 from raceday.engine.load import find_exercises
-from raceday.tui.app import Settings
 from raceday.tui.screens.briefing import first_screenful, situation_markdown
+from raceday.tui.settings import Settings
 
 pytestmark = pytest.mark.tui
 

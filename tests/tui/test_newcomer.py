@@ -121,8 +121,8 @@ async def test_a_newcomer_plays_the_onboarding_from_the_first_launcher_to_the_sc
 @pytest.mark.parametrize("exercise_id", ["lost-update-basics", "dynamodb-dns-race"])
 def test_the_briefing_says_how_it_is_scored_once(exercise_id: str) -> None:
     from raceday.engine.load import load_named_exercise
-    from raceday.tui.app import Settings
     from raceday.tui.screens.briefing import situation_markdown
+    from raceday.tui.settings import Settings
 
     text = situation_markdown(load_named_exercise(exercise_id), Settings())
     headings = [line for line in text.splitlines()

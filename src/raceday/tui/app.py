@@ -6,7 +6,6 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +15,10 @@ from textual.screen import ModalScreen, Screen
 from textual.worker import Worker
 
 from raceday.engine import collector
-from raceday.engine.clock import Pace, speed_for
+from raceday.engine.clock import Pace
 from raceday.tui.notify import InertNotifications
 from raceday.tui.screens.help import GENERAL_HELP, HelpScreen, TooSmallScreen
+from raceday.tui.settings import Settings
 
 if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclasses)
     from raceday.exercise.model import Exercise
@@ -26,34 +26,11 @@ if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclass
 
 
 MIN_SIZE = (80, 24)
-MODES = ("solo", "team", "onboarding")
-GAME_DAY_MINUTES = 60.0
-"""The live pace's default: the whole exercise in an hour of real time."""
-
-
-@dataclass
-class Settings:
-    """How the next session is played; the launcher changes them.
-
-    `length` (real minutes the whole exercise should last) wins over `speed` when set: the
-    speed then follows from the exercise's own length."""
-
-    mode: str = "solo"
-    pace: Pace = Pace.TURNS
-    speed: float = 60.0
-    transcripts: Path = Path("transcripts")
-    length: float | None = None
-    mode_given: bool = False
-    """The mode was chosen (`--mode`): the launcher's first run does not switch to onboarding."""
-
-    def speed_for(self, exercise: Exercise) -> float:
-        if self.length:
-            return speed_for(exercise.clock.length_minutes, self.length)
-        return self.speed
 
 
 class RacedayApp(InertNotifications):
-    """The whole TUI; every screen's work goes through its own session runner."""
+    """The whole TUI; every screen's work goes through its own session runner. Its screens
+    reach it through `tui/navigation.py`'s `Navigator`, which it is."""
 
     CSS_PATH = "app.tcss"
     TITLE = "raceday"
@@ -151,6 +128,14 @@ class RacedayApp(InertNotifications):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(PlayScreen(exercise, names, self.settings, resume=folder))
+
+    def load_failed(self, error: Exception) -> None:
+        """The briefing's exercise does not load: exit 2 for a bad exercise (the CLI prints
+        its problems), 1 for anything else; `launch` raises `error` once the app is closed."""
+        from raceday.errors import ExerciseError
+
+        self.load_error = error
+        self.exit(2 if isinstance(error, ExerciseError) else 1)
 
     # -- help, quit, size ----------------------------------------------------------------
 

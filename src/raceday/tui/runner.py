@@ -185,24 +185,23 @@ class SessionRunner:
 
         self.submit("open", job, refresh=False)
 
-    def prepare_replay(self) -> None:
+    def prepare_replay(self, import_screens: Callable[[], None] = lambda: None) -> None:
         """Once the opened screen is drawn (the play screen asks then: work queued sooner
         held the interpreter while its first frames were drawn), while the players read it:
         what any replay of this session needs (engine.replay.prepare_ahead and prepare), and
-        the modules the dialogs, ctrl+r and the end import (the debrief's, the end screen's),
-        each left out of the play screen's first frame. A replay asked for first prepares
-        what it needs itself; a dialog opened first imports its module itself."""
+        the modules the dialogs, ctrl+r and the end import (the debrief's; the screens'
+        own, which the play screen's `import_screens` imports: the runner imports no
+        screen), each left out of the play screen's first frame. A replay asked for first
+        prepares what it needs itself; a dialog opened first imports its module itself."""
         def job() -> list[Message]:
             from raceday.engine.replay import prepare, prepare_ahead
 
             if self.session is not None:  # the original nights: a forked child (PostgreSQL:
                 prepare_ahead(self.session)  # a thread), started before the imports below
-            import raceday.tui.screens.dialogs  # noqa: F401 - the play screen's dialogs
             from raceday.engine.replaywalk import load_walk  # noqa: F401 - imported ahead
             from raceday.transcript.debrief import write_debrief  # noqa: F401 - the end's
-            from raceday.tui.screens.end import EndScreen  # noqa: F401 - imported ahead
-            from raceday.tui.screens.replay import ReplayScreen  # noqa: F401 - imported ahead
 
+            import_screens()
             if self.session is not None:
                 prepare(self.session)  # what the child does not play (a large world: nothing)
             return []

@@ -74,7 +74,8 @@ def launch(
             from raceday.tui.screens.briefing import PendingExercise
 
             pending = PendingExercise(path, head)
-    from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
+    from raceday.tui.app import RacedayApp, run_app
+    from raceday.tui.settings import GAME_DAY_MINUTES, Settings
 
     loaded = loading.result() if loading is not None else None
     settings = Settings(mode=mode or "solo", mode_given=mode is not None, pace=Pace(pace),
@@ -99,7 +100,8 @@ def launch_resume(folder: Path, exercise: str | None = None, *, speed: float | N
 
     name = check_resumable(folder)
     loaded = load_named_exercise(exercise or name)
-    from raceday.tui.app import GAME_DAY_MINUTES, RacedayApp, Settings, run_app
+    from raceday.tui.app import RacedayApp, run_app
+    from raceday.tui.settings import GAME_DAY_MINUTES, Settings
 
     settings = Settings(speed=speed or 60.0, transcripts=Path(folder).parent,
                         length=None if speed else (length or GAME_DAY_MINUTES))

@@ -21,6 +21,7 @@ from raceday.engine import collector
 from raceday.inert import inert
 from raceday.tui.briefing_body import keep_body, read_body
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head
+from raceday.tui.navigation import navigator
 from raceday.tui.prerendered import Prerendered
 from raceday.tui.screens.crash import WorkingScreen
 from raceday.tui.widgets.footer import SteadyFooter
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from raceday.exercise.model import Exercise
     from raceday.store.results import TableInfo
-    from raceday.tui.app import RacedayApp, Settings
+    from raceday.tui.settings import Settings
 
 
 def _md(text: str) -> str:
@@ -301,13 +302,11 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         if message.exercise is None:  # raised by `launch` once the screen is gone: one line
-            from raceday.errors import ExerciseError
-
-            self._raceday().load_error = message.error
-            self.app.exit(2 if isinstance(message.error, ExerciseError) else 1)
+            assert message.error is not None
+            navigator(self.app).load_failed(message.error)
             return
         exercise = self.exercise = message.exercise
-        self._raceday().exercise = exercise
+        navigator(self.app).exercise = exercise
         head = BriefingHead.of(exercise)
         if head != self.head:  # the file edited since its head was read (kept afresh)
             self.head = head
@@ -407,7 +406,7 @@ Read the situation, the roles and what is scored, then press **Enter** to start
                for w in self.workers):  # still rendering: stop (it renders again on return)
             self.workers.cancel_group(self, "briefing")
             self.rendered_width = 0
-        app = self._raceday()
+        app = navigator(self.app)
         if self.settings.mode == "team":
             app.open_cast(self.exercise)
         else:
@@ -417,9 +416,3 @@ Read the situation, the roles and what is scored, then press **Enter** to start
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:  # the launcher is below (the stack's base)
             self.app.pop_screen()
-
-    def _raceday(self) -> RacedayApp:
-        from raceday.tui.app import RacedayApp
-
-        assert isinstance(self.app, RacedayApp)
-        return self.app

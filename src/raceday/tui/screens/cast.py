@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -14,11 +12,9 @@ from textual.widgets import Button, Input, Label, Static
 
 from raceday.exercise.model import Exercise
 from raceday.inert import inert
+from raceday.tui.navigation import navigator
 from raceday.tui.typing import after_typing
 from raceday.tui.widgets.footer import SteadyFooter
-
-if TYPE_CHECKING:
-    from raceday.tui.app import RacedayApp
 
 
 class CastScreen(Screen[None]):
@@ -94,17 +90,7 @@ Start button) starts. During play **F2** passes the keyboard to the next role.
         if not chosen:
             self.notify("Put a name next to at least one role.", severity="warning")
             return
-        app = self.app
-        from raceday.tui.app import RacedayApp
-
-        assert isinstance(app, RacedayApp)
-        app.start_play(self.exercise, chosen)
+        navigator(self.app).start_play(self.exercise, chosen)
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-    def _raceday(self) -> RacedayApp:
-        from raceday.tui.app import RacedayApp
-
-        assert isinstance(self.app, RacedayApp)
-        return self.app

@@ -14,7 +14,9 @@ from textual.widgets import DataTable, Static
 
 from raceday.engine.clock import Pace
 from raceday.inert import inert
+from raceday.tui.navigation import Navigator, navigator
 from raceday.tui.screens.crash import WorkingScreen
+from raceday.tui.settings import MODES
 from raceday.tui.typing import after_moves
 from raceday.tui.widgets.footer import SteadyFooter
 
@@ -22,7 +24,6 @@ if TYPE_CHECKING:
     from raceday.engine.resume import Unfinished
     from raceday.exercise.catalog import ExerciseEntry
     from raceday.exercise.suggest import Suggestion
-    from raceday.tui.app import RacedayApp
 
 MODE_WORDS = {
     "solo": "solo: you play the main role; the automation plays everyone else",
@@ -100,11 +101,8 @@ class LauncherScreen(WorkingScreen):
         self.suggestion: Suggestion | None = None  # where to start, or what to play next
 
     @property
-    def raceday(self) -> RacedayApp:
-        from raceday.tui.app import RacedayApp
-
-        assert isinstance(self.app, RacedayApp)
-        return self.app
+    def raceday(self) -> Navigator:
+        return navigator(self.app)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("raceday", "bold"), "  a tabletop incident exercise in "
@@ -393,8 +391,6 @@ class LauncherScreen(WorkingScreen):
                 f"{length_words(lasts)})")
 
     def action_mode(self) -> None:
-        from raceday.tui.app import MODES
-
         s = self.raceday.settings
         s.mode = MODES[(MODES.index(s.mode) + 1) % len(MODES)]
         self._show_settings()

@@ -153,7 +153,7 @@ class PlayScreen(PlayKeys):
         self._take_snapshot(message.snapshot)
         self.results.show_text(Text("Run a statement (F5): its rows appear here.", style="dim"))
         if isinstance(self.runner, SessionRunner):  # a seat's replays are the host's
-            self.call_after_refresh(self.runner.prepare_replay)
+            self.call_after_refresh(self.runner.prepare_replay, import_next_screens)
         if self.settings.pace is Pace.LIVE:
             self.live.start(self.raceday.wall(), message.snapshot.minute)
             if self.raceday.live_ticks:
@@ -470,3 +470,12 @@ def _action_words(event: ev.Event) -> str | None:
     if isinstance(event, ev.Facilitation) and event.action == "schedule":
         return f"Inject planned for {event.at}: {event.detail}"
     return None
+
+
+def import_next_screens() -> None:
+    """The modules of the screens play opens next (its dialogs, ctrl+r's replay, the end),
+    imported by the runner's prepare job in its worker thread while the players read the
+    first screen (the runner imports no screen: screens import the runner)."""
+    import raceday.tui.screens.dialogs  # noqa: F401 - the play screen's dialogs
+    import raceday.tui.screens.end  # noqa: F401 - the end
+    import raceday.tui.screens.replay  # noqa: F401 - ctrl+r

@@ -27,8 +27,9 @@ from raceday.engine.task_progress import TaskProgress
 from raceday.exercise.model import Exercise
 from raceday.store.results import StatementResult
 from raceday.transcript import events as ev
-from raceday.tui.app import RacedayApp, Settings
+from raceday.tui.navigation import Navigator, navigator
 from raceday.tui.play_runner import PlayRunner
+from raceday.tui.settings import Settings
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.results import ResultsView
@@ -113,9 +114,8 @@ class PlayBase(Screen[None]):
         return self.seat.role
 
     @property
-    def raceday(self) -> RacedayApp:
-        assert isinstance(self.app, RacedayApp)
-        return self.app
+    def raceday(self) -> Navigator:
+        return navigator(self.app)
 
     @property
     def editor(self) -> SqlEditor:

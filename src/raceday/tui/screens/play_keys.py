@@ -1,5 +1,6 @@
 """The play screen's editing keys: run (F5, F6) and cancel (Esc), pass the keyboard (F2),
-the editor's history and completions, the side panel (F3) and the results grid (alt+keys)."""
+the editor's history and completions, the side panel (F3) and the results grid (alt+keys;
+Enter on a cell shows its whole value)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from functools import partial
 from rich.text import Text
 from textual import on
 
+from raceday.tui.screens.cell_view import CellViewScreen
 from raceday.tui.screens.play_dialogs import PlayDialogs
 from raceday.tui.widgets.editor import SqlEditor
+from raceday.tui.widgets.grid import ResultGrid
 
 RUNNING_AFTER = 0.15
 """Seconds a statement runs before the results say "running" (and Esc can cancel it)."""
@@ -132,3 +135,12 @@ class PlayKeys(PlayDialogs):
             shown = len(self.results.grids)
             self.notify("Only one grid: F6 runs every statement, each with its own grid."
                         if shown < 2 else "No more grids that way.", timeout=3)
+
+    @on(ResultGrid.CellChosen)
+    def _cell_chosen(self, message: ResultGrid.CellChosen) -> None:
+        """Enter on a cell of the results: its whole value over the screen (Esc closes it)."""
+        message.stop()
+        grid = message.grid
+        self.app.push_screen(CellViewScreen(
+            message.value, column=grid.columns[message.column], row=message.row,
+            rows=grid.row_count))

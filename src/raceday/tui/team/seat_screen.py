@@ -16,10 +16,10 @@ from raceday.engine.clock import Pace
 from raceday.errors import RacedayError
 from raceday.exercise.model import Exercise
 from raceday.team.client import Client
-from raceday.tui.app import Settings
 from raceday.tui.play_runner import PlayRunner
 from raceday.tui.screens.dialogs import ConfirmDialog
 from raceday.tui.screens.play import PlayScreen
+from raceday.tui.settings import Settings
 from raceday.tui.team.seat_runner import HostClock, HostSilent, SeatRunner
 
 FACILITATOR_ONLY = ("pause", "speed", "next", "inject")

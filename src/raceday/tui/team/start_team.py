@@ -12,7 +12,8 @@ from textual import events
 from raceday.engine.clock import Pace
 from raceday.inert import has_controls, inert
 from raceday.team.client import Client, View
-from raceday.tui.app import RacedayApp, Settings, run_app
+from raceday.tui.app import RacedayApp, run_app
+from raceday.tui.settings import Settings
 
 MAX_PLAYER = 40  # as the host keeps a player's name
 

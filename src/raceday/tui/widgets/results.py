@@ -9,7 +9,6 @@ from textual.widgets import Static
 
 from raceday.inert import inert
 from raceday.store.results import StatementResult
-from raceday.tui.screens.cell_view import CellViewScreen
 from raceday.tui.widgets.grid import ResultGrid
 
 _ERROR_WORDS = {
@@ -63,7 +62,7 @@ def describe_result(result: StatementResult) -> Text:
 class ResultsView(Vertical):
     """A summary line per statement above a table of rows: the last statement's, or any
     earlier one's of the same run (F6 runs several; `step` goes through their grids).
-    Enter on a cell shows its whole value over the screen (Esc closes it)."""
+    Enter on a cell posts the grid's `CellChosen` up to the screen, which shows the value."""
 
     DEFAULT_CSS = """
     ResultsView { height: 1fr; }
@@ -126,13 +125,6 @@ class ResultsView(Vertical):
         self._show_status()
         self._show_grid()
         return True
-
-    def on_result_grid_cell_chosen(self, message: ResultGrid.CellChosen) -> None:
-        message.stop()
-        grid = message.grid
-        self.app.push_screen(CellViewScreen(
-            message.value, column=grid.columns[message.column], row=message.row,
-            rows=grid.row_count))
 
     def _show_grid(self) -> None:
         shown = self.grids[self.grid_index]
