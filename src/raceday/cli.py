@@ -71,6 +71,7 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                       help="build worlds on this PostgreSQL server (default: SQLite)")
     play.add_argument("--keep-world", action="store_true",
                       help="with --db: keep the world on the server after the session ends")
+    _night_arguments(play)
     if play_only:
         return parser
 
@@ -399,6 +400,8 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
             speed=getattr(args, "speed", None),
             length=getattr(args, "length", None),
             transcripts=getattr(args, "transcripts", Path("transcripts")),
+            unknown=getattr(args, "unknown", False),
+            night=getattr(args, "night", None),
         )
     if command == "list":
         from raceday.commands import list_exercises
@@ -651,10 +654,12 @@ def _run(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(json_text(result) + "\n")
     else:
+        from raceday.transcript.events import NightRevealed
         from raceday.transcript.render import print_score  # rich: not for --json
 
         score = next(e for e in reversed(session.events) if isinstance(e, ScoreEvent))
-        print_score(score.score, out, session.folder)
+        night = next((e for e in session.events if isinstance(e, NightRevealed)), None)
+        print_score(score.score, out, session.folder, night)
     return EXIT_OK
 
 

@@ -144,3 +144,15 @@ def _moved(night: PracticeNight, later: int) -> PracticeNight:
     if not later:
         return night
     return replace(night, changes=tuple(replace(c, at=c.at + later) for c in night.changes))
+
+
+def unknown_briefing(exercise: Exercise) -> str:
+    """The briefing an unknown night shows: the exercise's, its first section (the
+    situation, which tells tonight's story) in the family's words (`nights: situation`)."""
+    spec = family_of(exercise)
+    briefing = exercise.briefing.strip()
+    if not spec.situation.strip():
+        return briefing
+    heading = briefing.find("\n## ", 1) if briefing.startswith("## ") else briefing.find("\n## ")
+    rest = briefing[heading + 1:] if heading >= 0 else ""
+    return (spec.situation.strip() + "\n\n" + rest).strip()

@@ -51,6 +51,7 @@ SESSIONS_COLUMNS: dict[str, Any] = {
     "hint_cost": int,
     "origin": str,  # "script": a headless run (`raceday run`), "" a session people played
     "team_name": str,  # the team's name when a facilitator hosted several ("" otherwise)
+    "night": str,  # an unknown night's drawn night (race, quiet, a practice night's id); ""
 }
 SCORES_COLUMNS: dict[str, Any] = {"session_id": str, "part": str, "points": int, "max": int}
 PEOPLE_COLUMNS: dict[str, Any] = {"session_id": str, "role": str, "player": str,
@@ -105,6 +106,7 @@ def rows_for(session_id: str, events: Sequence[ev.Event],
         "hint_cost": score.hints.cost,
         "origin": start.origin,
         "team_name": team_name,
+        "night": next((e.night for e in of_kind(events, ev.NightRevealed)), ""),
     }
     scores = tuple({"session_id": session_id, "part": name, "points": part.points,
                     "max": part.max} for name, part in score.parts)

@@ -39,6 +39,7 @@ class Attempt:
     detect_minutes: int | None
     scripted: bool = False  # a headless run of a play script, not a session people played
     team_name: str = ""  # the team's name, when a facilitator hosted several teams
+    night: str = ""  # an unknown night's drawn night; "" when the night was the one told
 
     @property
     def team_words(self) -> str:
@@ -78,7 +79,7 @@ def load_attempts(root: Path, *, scripts: bool = False) -> tuple[list[Attempt], 
                     total=r["total"], max=r["max"], fault_occurred=bool(r["fault_occurred"]),
                     detect_minutes=r["detect_minutes"],
                     scripted=(r["origin"] or "") == "script",
-                    team_name=r["team_name"] or "")
+                    team_name=r["team_name"] or "", night=r["night"] or "")
             for r in db.query("SELECT * FROM sessions ORDER BY started_at, id")
         ]
     finally:
@@ -130,6 +131,9 @@ def print_history(root: Path, out: Console, *, exercise: str | None = None,
             if by == "player" and player is not None and who != player:
                 continue  # the others who played with them have their own history
             out.print(_chart(who, group, by))
+        unknown = [a for a in mine if a.night]
+        if unknown:
+            out.print(_by_night(unknown))
         out.print()
     if more:
         out.print(inert(more.strip(" ()").capitalize() + "."), markup=False, soft_wrap=True)
@@ -166,6 +170,30 @@ def _chart(who: str, attempts: Sequence[Attempt], by: str) -> Table:
             minutes = f"{a.detect_minutes} min"
         table.add_row(str(n), a.started_at[:16].replace("T", " "),
                       _bar(a.total, a.max, "cyan"), f"{a.total}/{a.max}", detect, minutes)
+    return table
+
+
+def _by_night(attempts: Sequence[Attempt]) -> Table:
+    """Unknown nights: time to detect by kind of night, first and last, so a person sees
+    detection improve on nights they were not told of."""
+    table = Table(title="unknown nights: time to detect by night", title_justify="left",
+                  box=None, pad_edge=False, show_edge=False)
+    for name in ("night", "played", "detected", "first", "last", "best"):
+        table.add_column(name, justify="left" if name == "night" else "right")
+    for night in sorted(dict.fromkeys(a.night for a in attempts)):
+        mine = [a for a in attempts if a.night == night]
+        faulty = [a for a in mine if a.fault_occurred]
+        seen = [a.detect_minutes for a in faulty if a.detect_minutes is not None]
+
+        def minutes(value: int | None) -> str:
+            return "never" if value is None else f"{value} min"
+
+        if not faulty:  # a quiet night (or one the team's guards kept away)
+            table.add_row(inert(night), str(len(mine)), "no fault", "", "", "")
+            continue
+        table.add_row(inert(night), str(len(mine)), f"{len(seen)}/{len(faulty)}",
+                      minutes(faulty[0].detect_minutes), minutes(faulty[-1].detect_minutes),
+                      minutes(min(seen)) if seen else "never")
     return table
 
 

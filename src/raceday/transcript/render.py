@@ -17,6 +17,7 @@ from raceday.transcript.wording import (
     access_flag,
     describe_statement,
     fault_sentence,
+    night_sentence,
     plural,
 )
 
@@ -271,10 +272,13 @@ def print_transcript(folder: Path, out: Console) -> int:
     return 0
 
 
-def print_score(score: Score, out: Console, session: Path | None = None) -> None:
+def print_score(score: Score, out: Console, session: Path | None = None,
+                night: ev.NightRevealed | None = None) -> None:
     from rich.text import Text
 
     out.print(Text(f"Score {score.total}/{score.max}", style="bold"))
+    if night is not None:  # an unknown night: which it was, told now that it is over
+        out.print(inert(night_sentence(night)), markup=False, soft_wrap=True)
     out.print(inert(fault_sentence(score.fault)), markup=False)
     for reason in score.reasons:
         out.print(inert(f"  - {reason}"), markup=False)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from raceday.transcript import verdicts as vd
-from raceday.transcript.events import Statement
+from raceday.transcript.events import NightRevealed, Statement
 
 
 def plural(n: int, word: str) -> str:
@@ -105,3 +105,16 @@ def judged_by_words(judged_by: str) -> str:
 ZERO_ROWS_STOP = "-- on_zero_rows: stop"
 """The line an edited automation statement carries to end its run when its write changes no
 rows (engine/directives.py); a run it ended says so in its note, which the debrief reads."""
+
+
+def night_sentence(night: NightRevealed) -> str:
+    """An unknown night told at the end: which it was, when it began, what gave it away."""
+    if night.night_kind == "quiet":
+        return ("Tonight was an unknown night, and a quiet one: nothing went wrong. Any "
+                "finding declared on it was a false alarm.")
+    later = f", {night.later} minutes later than the exercise's own" if night.later else ""
+    began = (f" It began at {night.began_at}; "
+             + (f"first surfaced by {night.gave_away}." if night.gave_away
+                else "nothing of yours surfaced it.")) if night.began_at else (
+        " It never began: the team's world or hands kept it away.")
+    return f"Tonight was an unknown night: {night.title}{later}.{began}"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from raceday.engine.clock import Pace
     from raceday.engine.session import Session
+    from raceday.engine.unknown_night import DrawnNight
     from raceday.exercise.model import Exercise
     from raceday.transcript import events as ev
 
@@ -27,7 +28,7 @@ class PlayRunner(Protocol):
     def statement_running(self) -> bool: ...
 
     def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
-             pace: Pace) -> None: ...
+             pace: Pace, night: DrawnNight | None = None) -> None: ...
 
     def execute(self, role: str, sql: str) -> None: ...
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from raceday.engine.session import Session
+    from raceday.engine.unknown_night import DrawnNight
     from raceday.exercise.model import Exercise
     from raceday.transcript.debrief.model import Debrief
 
@@ -168,14 +169,15 @@ class SessionRunner:
     # -- the calls ---------------------------------------------------------------------
 
     def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
-             pace: Pace, time_limit_s: float = STATEMENT_TIME_LIMIT_S) -> None:
+             pace: Pace, night: DrawnNight | None = None,
+             time_limit_s: float = STATEMENT_TIME_LIMIT_S) -> None:
         def job() -> list[Message]:
             from raceday.engine.headless import open_session
 
             # the replay's nights are started ahead once the play screen is drawn (its
             # digests and the fork took ~50 ms before the first statement could be typed)
             session = open_session(exercise, players, transcripts, pace, time_limit_s,
-                                   ahead=False)
+                                   ahead=False, night=night)
             self.session = session
             self.plan = WorldPlan.for_exercise(session.exercise, session.store.tables(),
                                                onboarding=self.onboarding)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from raceday.engine.clock import Pace, speed_for
 
 if TYPE_CHECKING:  # the first frame needs no exercise model (13 ms of dataclasses)
+    from raceday.engine.unknown_night import DrawnNight
     from raceday.exercise.model import Exercise
 
 MODES = ("solo", "team", "onboarding")
@@ -33,6 +34,20 @@ class Settings:
     length: float | None = None
     mode_given: bool = False
     """The mode was chosen (`--mode`): the launcher's first run does not switch to onboarding."""
+    unknown: bool = False
+    """An unknown night (`--unknown`): the night is drawn as the session opens, told at the end."""
+    night: str | None = None
+    """With `unknown`: the facilitator's pick of the family's night (`--night`), not drawn."""
+
+    def drawn_night(self, exercise: Exercise) -> DrawnNight | None:
+        """The night the next session plays: drawn (or picked) now, for an unknown night."""
+        if not self.unknown or exercise.replay is None or exercise.replay.nights is None:
+            return None
+        from raceday.engine.unknown_night import draw_night, named_night, night_seed
+
+        if self.night is not None:
+            return named_night(exercise, self.night, start=night_seed() % 1_000_000)
+        return draw_night(exercise, night_seed())
 
     def speed_for(self, exercise: Exercise) -> float:
         if self.length:

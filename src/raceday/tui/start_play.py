@@ -50,6 +50,8 @@ def launch(
     speed: float | None = None,
     length: float | None = None,
     transcripts: Path = Path("transcripts"),
+    unknown: bool = False,
+    night: str | None = None,
 ) -> int:
     """Open the launcher (no exercise) or the exercise's briefing; returns the exit status.
 
@@ -81,7 +83,8 @@ def launch(
     settings = Settings(mode=mode or "solo", mode_given=mode is not None, pace=Pace(pace),
                         speed=speed or 60.0,
                         transcripts=Path(transcripts),
-                        length=None if speed else (length or GAME_DAY_MINUTES))
+                        length=None if speed else (length or GAME_DAY_MINUTES),
+                        unknown=unknown or night is not None, night=night)
     app = RacedayApp(loaded, settings=settings, pending=pending)
     status = run_app(app)
     if app.load_error is not None:

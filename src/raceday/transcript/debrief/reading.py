@@ -101,6 +101,10 @@ class Reading:
         self.last_time = self.time(self.events[-1]) if self.events else ""
         self.phases = self.start.phases or DEFAULT_PHASES
         self.night = self.start.night or ""
+        self.unknown = next(of_kind(self.events, ev.NightRevealed), None)
+        """An unknown session's night, as its end told it (None: the night the file tells)."""
+        if self.unknown is not None and self.unknown.night_kind != "race":
+            self.night = ""  # no "that night" to set this night's times beside
         self.steps = {s.id: s for s in self.start.race_steps}
         self.stop = self._moment("stopped")
         self.repair = self._moment("repaired")

@@ -20,7 +20,7 @@ from raceday.transcript.debrief.model import (
 )
 from raceday.transcript.debrief.reading import Reading
 from raceday.transcript.debrief.words import duration
-from raceday.transcript.wording import fault_sentence, plural
+from raceday.transcript.wording import fault_sentence, night_sentence, plural
 
 
 def score_report(r: Reading) -> ScoreReport | None:
@@ -33,7 +33,8 @@ def score_report(r: Reading) -> ScoreReport | None:
         sections=tuple(ScoreSection(name, x.points, x.max, x.reasons) for name, x in s.parts),
         hints=s.hints.revealed, hint_cost=s.hints.cost, reasons=s.reasons,
         prevented_outright=s.fault.prevented_outright, ended=r.ended,
-        fault=fault_sentence(s.fault), figures=_figures(r), judged=_judged(r))
+        fault=(f"{night_sentence(r.unknown)} " if r.unknown is not None else "")
+        + fault_sentence(s.fault), figures=_figures(r), judged=_judged(r))
 
 
 def _figures(r: Reading) -> tuple[Figure, ...]:

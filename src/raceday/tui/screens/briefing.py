@@ -42,10 +42,15 @@ def _md(text: str) -> str:
 def situation_markdown(exercise: Exercise, settings: Settings) -> str:
     clock = exercise.clock
     held = ", ".join(exercise.default_roles) or "none"
+    unknown = settings.unknown and exercise.replay is not None \
+        and exercise.replay.nights is not None
+    summary = ("An unknown night on this exercise's world: it may pass quietly, or something "
+               "may go wrong; which night it was is told at the end." if unknown
+               else " ".join(exercise.summary.split()))
     lines = [
         f"# {exercise.title}",
         "",
-        f"*{' '.join(exercise.summary.split())}*",
+        f"*{summary}*",
         "",
         f"About {exercise.length} minutes · level {exercise.level} · the clock runs "
         f"{clock.start:%H:%M}–{clock.end:%H:%M} {clock.zone} · mode **{settings.mode}** · "
@@ -55,8 +60,13 @@ def situation_markdown(exercise: Exercise, settings: Settings) -> str:
            if settings.pace.value == "live" else ""),
         "",
     ]
-    if exercise.briefing.strip():
-        lines += [exercise.briefing.strip(), ""]
+    briefing = exercise.briefing.strip()
+    if unknown:
+        from raceday.engine.unknown_night import unknown_briefing
+
+        briefing = unknown_briefing(exercise)  # something may go wrong tonight, not what
+    if briefing:
+        lines += [briefing, ""]
     lines += ["## Roles", "", "| role | who | may write | try first |", "|---|---|---|---|"]
     for role in exercise.roles:
         writes = ", ".join(role.write) or "nothing"

@@ -22,7 +22,7 @@ from raceday.exercise.times import parse_time
 from raceday.inert import inert
 from raceday.transcript import events as ev
 from raceday.transcript.verdicts import Detection, Recovery, Score
-from raceday.transcript.wording import fault_sentence
+from raceday.transcript.wording import fault_sentence, night_sentence
 from raceday.tui.screens.crash import WorkingScreen
 from raceday.tui.widgets.footer import SteadyFooter
 
@@ -60,6 +60,9 @@ def end_markdown(exercise: Exercise, score: Score, folder: Path,
                  events: Sequence[ev.Event]) -> str:
     lines = [f"# Score {score.total}/{score.max}", "",
              f"Transcript saved in `{folder}` (**d** opens the debrief).", ""]
+    revealed = next((e for e in events if isinstance(e, ev.NightRevealed)), None)
+    if revealed is not None:  # an unknown night, told now that it is over
+        lines += [night_sentence(revealed), ""]
     if score.fault.occurred:
         lines.append(f"The fault began at **{score.fault.started_at}**.")
     else:

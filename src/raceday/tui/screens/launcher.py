@@ -51,6 +51,7 @@ class LauncherScreen(WorkingScreen):
 | m | mode: solo, team (hot seat), onboarding (guided, hints) |
 | p | pace: turns (time moves when you act) or live (the clock runs) |
 | s | speed of the live clock: each choice says how long the night lasts (60 to 90 min fits a game day) |
+| u | night: the one the briefing tells, or an unknown night (drawn from the exercise's family of nights and told only at the end: practise detection on a night you have not read about) |
 | r | resume an unfinished session (one a crash or a kill cut short; listed below the exercises) |
 | q, ctrl+q | quit |
 """
@@ -60,6 +61,7 @@ class LauncherScreen(WorkingScreen):
         Binding("m", "mode", "Mode"),
         Binding("p", "pace", "Pace"),
         Binding("s", "speed", "Speed"),
+        Binding("u", "unknown", "Unknown night"),
         Binding("r", "resume", "Resume", show=False),
         Binding("q,escape", "app.quit", "Quit", show=False),  # ctrl+q is shown
         Binding("question_mark", "app.help", "Help", show=False),
@@ -360,8 +362,22 @@ class LauncherScreen(WorkingScreen):
         text.append(" p ", style="reverse")
         text.append(f" pace   {PACE_WORDS[s.pace.value]}\n")
         text.append(" s ", style="reverse")
-        text.append(f" speed  {self._speed_words()}")
+        text.append(f" speed  {self._speed_words()}\n")
+        text.append(" u ", style="reverse")
+        text.append(f" night  {self._night_words()}")
         self.query_one("#launcher-settings", Static).update(text)
+
+    def _night_words(self) -> str:
+        """Which night the highlighted exercise plays: the one told, or an unknown one."""
+        if not self.raceday.settings.unknown:
+            return "the one the briefing tells"
+        entry = self._current_entry()
+        exercise = entry.exercise if entry is not None else None
+        replay = exercise.replay if exercise is not None else None
+        if replay is None or replay.nights is None:
+            return "unknown, but this exercise has no family of nights: the one it tells"
+        return (f"unknown: one of {len(replay.nights.family)} nights, drawn as it opens and "
+                "told at the end")
 
     def _current_entry(self) -> ExerciseEntry | None:
         try:
@@ -393,6 +409,12 @@ class LauncherScreen(WorkingScreen):
     def action_mode(self) -> None:
         s = self.raceday.settings
         s.mode = MODES[(MODES.index(s.mode) + 1) % len(MODES)]
+        self._show_settings()
+
+    def action_unknown(self) -> None:
+        s = self.raceday.settings
+        s.unknown = not s.unknown
+        s.night = None
         self._show_settings()
 
     def action_pace(self) -> None:

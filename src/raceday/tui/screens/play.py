@@ -126,7 +126,8 @@ class PlayScreen(PlayKeys):
             self.runner.resume(self.resume_from, self.exercise)
         else:
             self.runner.open(self.exercise, [s.role for s in self.seats],
-                             self.settings.transcripts, self.settings.pace)
+                             self.settings.transcripts, self.settings.pace,
+                             self.settings.drawn_night(self.exercise))
         self.editor.focus()
 
     def make_runner(self) -> PlayRunner:

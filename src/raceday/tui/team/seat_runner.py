@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
     from raceday.engine.clock import Pace
     from raceday.engine.session import Session
+    from raceday.engine.unknown_night import DrawnNight
     from raceday.exercise.model import Exercise
     from raceday.store.team_db import CommandRow
 
@@ -159,7 +160,7 @@ class SeatRunner:
     # -- following the session --------------------------------------------------------------
 
     def open(self, exercise: Exercise, players: Sequence[str], transcripts: Path,
-             pace: Pace) -> None:
+             pace: Pace, night: DrawnNight | None = None) -> None:
         self._app.run_worker(self._follow, name="follow", group="seat-follow", thread=True,
                              exit_on_error=False, description="raceday: follow the session")
 
