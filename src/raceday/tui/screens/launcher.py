@@ -51,7 +51,7 @@ class LauncherScreen(WorkingScreen):
 | m | mode: solo, team (hot seat), onboarding (guided, hints) |
 | p | pace: turns (time moves when you act) or live (the clock runs) |
 | s | speed of the live clock: each choice says how long the night lasts (60 to 90 min fits a game day) |
-| u | night: the one the briefing tells, or an unknown night (drawn from the exercise's family of nights and told only at the end: practise detection on a night you have not read about) |
+| u | night: the one the briefing tells, or an unknown night (drawn, told at the end) |
 | r | resume an unfinished session (one a crash or a kill cut short; listed below the exercises) |
 | q, ctrl+q | quit |
 """
