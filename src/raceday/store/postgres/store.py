@@ -13,7 +13,8 @@ authorizer's. What reference/sql-safety.md measured shaped the rest:
 - Only the DSN's own login (the admin connection) builds the world and holds raceday's state;
   it never runs a statement that could call code a player wrote.
 - Player SQL goes through the extended protocol (one statement per message: `select 1; set
-  statement_timeout = 0` is refused by the server), after a first-keyword allow-list.
+  statement_timeout = 0` is refused by the server), after a first-keyword allow-list
+  (admission.py).
   Every statement is its own transaction, opened by raceday with its limits set LOCAL
   (role, search_path, statement_timeout, lock_timeout), so nothing a player changed with
   `set_config` outlives it; a client-side watchdog cancels a statement that ran past its
@@ -33,36 +34,39 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from raceday.store.base import StoreBase, StoreError, capped_rows
 from raceday.store.dialect import postgres as pgsql
-from raceday.store.postgres.runner import make_runner
+from raceday.store.postgres.admission import (
+    CODE_KEYWORDS,
+    DDL_KEYWORDS,
+    DML_KEYWORDS,
+    Ready,
+    error,
+    to_send,
+)
+from raceday.store.postgres.counts import COUNTS_BY_NAME, counts_by_oid, tallies
+from raceday.store.postgres.failures import classify, kept_in
+from raceday.store.postgres.fork import ForkSource as ForkSource  # re-exported: the replay's
+from raceday.store.postgres.fork import build_fork, read_source
+from raceday.store.postgres.logins import Login, log_in, lost
 from raceday.store.postgres.team_writes import team_made_writes
 from raceday.store.postgres.terminate import TERMINATE_GRACE_S, Terminator
-from raceday.store.postgres.unblind import refusal as unblind_refusal
 from raceday.store.postgres.unblind import unblind
 from raceday.store.postgres.watchdog import WATCHDOG
 from raceday.store.postgres.world import (
     SessionNames,
     build_world,
     connect,
-    current_user,
     describe_schema,
     drop_schemas,
     drop_world,
-    dump_schema,
     end_transaction,
     grant_rights,
     literal,
-    load_seed,
-    make_roles,
     quoted,
-    rebuild,
-    run_all,
-    schema_rights,
-    server_message,
 )
 from raceday.store.protocol import RoleRights
 from raceday.store.results import Answer, ErrorKind, Row, StatementResult, TableInfo
@@ -79,87 +83,7 @@ IDLE_TIMEOUT_MS = 30_000
 WATCHDOG_GRACE_S = 0.5
 """How long past its time limit a statement runs before raceday cancels it from the client."""
 
-# First words a player's statement may start with. Anything else (SET, RESET, BEGIN, COMMIT,
-# COPY, LISTEN, NOTIFY, LOAD, VACUUM, ALTER SYSTEM via ALTER, DISCARD, ...) is refused
-# before it is sent; the server's privileges are the second line.
-ALLOWED_KEYWORDS = frozenset({
-    "SELECT", "WITH", "VALUES", "TABLE", "INSERT", "UPDATE", "DELETE", "MERGE", "EXPLAIN",
-    "SHOW", "CREATE", "ALTER", "DROP", "COMMENT", "TRUNCATE", "DO", "CALL",
-})
-# After CREATE / ALTER / DROP, the kinds of object a player may touch.
-ALLOWED_OBJECTS = frozenset({
-    "TABLE", "INDEX", "VIEW", "FUNCTION", "PROCEDURE", "TRIGGER", "SEQUENCE", "TYPE", "DOMAIN",
-    "UNIQUE", "OR", "TEMP", "TEMPORARY", "UNLOGGED", "MATERIALIZED", "RECURSIVE", "CONSTRAINT",
-    "AGGREGATE", "RULE", "POLICY", "STATISTICS",
-})
-DDL_KEYWORDS = frozenset({"CREATE", "ALTER", "DROP", "COMMENT", "TRUNCATE"})
-
-_REFUSED_WORDS = {
-    "SET": "SET is not allowed here (raceday sets the session's limits itself)",
-    "RESET": "RESET is not allowed here (raceday sets the session's limits itself)",
-    "BEGIN": "transactions are raceday's: every statement is its own transaction",
-    "START": "transactions are raceday's: every statement is its own transaction",
-    "COMMIT": "transactions are raceday's: every statement is its own transaction",
-    "END": "transactions are raceday's: every statement is its own transaction",
-    "ROLLBACK": "transactions are raceday's: every statement is its own transaction",
-    "ABORT": "transactions are raceday's: every statement is its own transaction",
-    "SAVEPOINT": "transactions are raceday's: every statement is its own transaction",
-    "RELEASE": "transactions are raceday's: every statement is its own transaction",
-    "PREPARE": "transactions and prepared statements are raceday's",
-    "COPY": "COPY reads and writes files and programs: not allowed here",
-    "LISTEN": "LISTEN, NOTIFY and UNLISTEN are raceday's own channel: not allowed here",
-    "NOTIFY": "LISTEN, NOTIFY and UNLISTEN are raceday's own channel: not allowed here",
-    "UNLISTEN": "LISTEN, NOTIFY and UNLISTEN are raceday's own channel: not allowed here",
-}
-
-_DML = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE"})
-_CODE = frozenset({"DO", "CALL"})  # may run DDL inside
 ISOLATION_LEVELS = ("read committed", "repeatable read", "serializable")
-# Rows written per world table by this backend so far (pending statistics, not per
-# transaction), and its scans (sequential and index): pg_stat_xact_user_tables' columns read
-# from the functions under it. Found by the schema's name once (`_COUNTS_BY_NAME`), then
-# asked by oid (`_counts_by_oid`): the view, or a scan of pg_class and pg_index, costs the
-# server more than the counts themselves, twice for each statement.
-_WRITTEN = ("pg_catalog.pg_stat_get_xact_tuples_inserted({0}) "
-            "+ pg_catalog.pg_stat_get_xact_tuples_updated({0}) "
-            "+ pg_catalog.pg_stat_get_xact_tuples_deleted({0})")
-_CATALOG_ROW = (f"SELECT 0::oid, '', sum({_WRITTEN.format('k')}), 0, NULL::oid[] "
-                "FROM pg_catalog.unnest("
-                "'{1259,1249,1255,1247,2618,2620,3256,2608,2606,2615,2610,2604,2611}'::oid[]) k")
-"""The rows this backend wrote to the catalogs a query's answer and tables rest on (pg_class,
-pg_attribute, pg_proc, pg_type, pg_rewrite, pg_trigger, pg_policy, pg_depend, pg_constraint,
-pg_namespace, pg_index, pg_attrdef, pg_inherits: their fixed oids), named '' (no table can
-be): DDL, a TRUNCATE (a table's new file), a function doing either."""
-_COUNTS_BY_NAME = (f"SELECT t.oid, t.relname, {_WRITTEN.format('t.oid')}, "
-                   "pg_catalog.pg_stat_get_xact_numscans(t.oid) + coalesce((SELECT "
-                   "sum(pg_catalog.pg_stat_get_xact_numscans(i.indexrelid)) "
-                   "FROM pg_catalog.pg_index i WHERE i.indrelid = t.oid), 0), "
-                   "ARRAY(SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid = t.oid) "
-                   "FROM pg_catalog.pg_class t "
-                   "JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace "
-                   "WHERE n.nspname = %s AND t.relkind IN ('r', 't', 'm', 'p') "
-                   f"UNION ALL {_CATALOG_ROW}")
-"""Each world table's oid, name, rows written and scans (its indexes' too), and its indexes'
-oids; found by the schema's name."""
-
-
-def _counts_by_oid(found: Sequence[Row]) -> str:
-    """`_COUNTS_BY_NAME`'s counts for the tables and indexes it found (`found`), written out
-    by oid: no values to send, the same text each time (psycopg prepares it once a connection
-    has used it a few times); `%` doubled, as psycopg reads it as a placeholder."""
-    rows = []
-    for oid, name, _written, _scans, indexes in found:
-        if not name:
-            continue
-        scans = " + ".join(f"pg_catalog.pg_stat_get_xact_numscans({int(o)})"
-                           for o in (oid, *(indexes or ())))
-        rows.append(f"({int(oid)}::oid, {literal(str(name)).replace('%', '%%')}, {scans})")
-    if not rows:
-        return _CATALOG_ROW
-    return (f"SELECT v.oid, v.relname, {_WRITTEN.format('v.oid')}, v.scans, NULL::oid[] "
-            f"FROM (VALUES {', '.join(rows)}) AS v(oid, relname, scans) UNION ALL {_CATALOG_ROW}")
-
-
 _BEGIN_STATEMENTS = 2
 """How many statements `_begin_sql` gives (BEGIN, and the limits' SELECT)."""
 _ROWS = "raceday_rows"
@@ -176,43 +100,13 @@ role, search_path, statement_timeout, lock_timeout, idle_in_transaction_session_
 row_security (off for the checker: see unblind.py)."""
 
 
-@dataclass(frozen=True)
-class ForkSource:
-    """A world's schema as `PostgresStore.fork` copies it (`fork_source`)."""
-
-    session: str
-    pre: str
-    post: str
-    original: tuple[str, ...]
-    owners: tuple[tuple[str, tuple[str, ...]], ...]
-
-
-@dataclass
-class _Login:
-    conn: psycopg.Connection[Any]
-    role: str  # the NOLOGIN role the login acts as
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    """One statement at a time on this connection; other roles' statements run beside it."""
-    held: str | None = None
-    """The isolation level of a transaction the role holds open (`begin`), or None."""
-    counts: dict[str, int] = field(default_factory=dict)
-    """Rows this connection had written per world table (the server's count), before the
-    statement now running: what it wrote is the difference."""
-    scans: dict[str, int] = field(default_factory=dict)
-    """Scans of each world table (sequential and index) before the statement: what it read."""
-    found_at: int | None = None
-    """`catalog_writes` when the counts now being read found the tables by the schema's name."""
-    stopped: bool = False
-    """Its server process was ended by raceday (a statement that ignored its cancel)."""
-
-
-class PostgresStore(StoreBase["_Login"]):
+class PostgresStore(StoreBase[Login]):
     """A world schema in PostgreSQL and the roles that play in it. Build with `create`."""
 
     backend = "postgresql"
     can_fork = True
     asks_together = True  # a round of checks in one round trip: see `app_queries`
-    writes_complete = True  # the server's own counts, and its catalogs' (`_CATALOG_ROW`)
+    writes_complete = True  # the server's own counts, and its catalogs' (`counts.CATALOG_ROW`)
 
     def __init__(
         self,
@@ -236,10 +130,10 @@ class PostgresStore(StoreBase["_Login"]):
         self._cancel = threading.Event()
         self._running: set[psycopg.Connection[Any]] = set()
         self._closed = False
-        self._logins: dict[str, _Login] = {}
-        self._checker: _Login | None = None
+        self._logins: dict[str, Login] = {}
+        self._checker: Login | None = None
         self._tables: tuple[int, str] | None = None
-        """`catalog_writes` when the world's tables were last found, and `_counts_by_oid`
+        """`catalog_writes` when the world's tables were last found, and `counts_by_oid`
         for them."""
         # `create` and `fork` hand over the connection that built the world: a connection
         # costs a password exchange (SCRAM) and a new server process
@@ -323,19 +217,10 @@ class PostgresStore(StoreBase["_Login"]):
         return passwords
 
     def fork_source(self) -> ForkSource:
-        """What `fork` copies of this world: its schema's definitions (pg_dump's pre-data and
-        post-data sections), the world's original tables and the owner roles with their
-        members. Read once, it serves every fork of a replay (two pg_dump runs each)."""
+        """What `fork` copies of this world (`fork.read_source`): read once, it serves every
+        fork of a replay."""
         with self._call():
-            pre, post = dump_schema(self.dsn, self.names.world, "pre-data", "post-data")
-            original = tuple(str(r[0]) for r in self._admin.execute(
-                f"SELECT name FROM {quoted(self.names.state)}.world_tables").fetchall())
-            owners = tuple((str(r[0]), tuple(str(m) for m in r[1])) for r in self._admin.execute(
-                "SELECT r.rolname, ARRAY(SELECT m.rolname::text FROM pg_catalog.pg_auth_members a "
-                "JOIN pg_catalog.pg_roles m ON m.oid = a.member WHERE a.roleid = r.oid) "
-                "FROM pg_catalog.pg_roles r WHERE r.rolname LIKE %s",
-                [f"rd\\_{self.session}\\_own%"]).fetchall())
-        return ForkSource(self.session, pre, post, original, owners)
+            return read_source(self.dsn, self._admin, self.names)
 
     def fork(self, seed_sql: str, renumber: str = "", source: ForkSource | None = None,
              ) -> tuple[PostgresStore, list[str]]:
@@ -345,7 +230,7 @@ class PostgresStore(StoreBase["_Login"]):
         constraints, indexes, triggers and functions, holding the rows of the world as the
         exercise built it; tables the team added keep the rows they hold now. Rows the team's
         schema refuses are warnings. Objects keep their owners (mapped to the new session's
-        roles), so a function acts for the same role as before. Needs pg_dump.
+        roles), so a function acts for the same role as before. Needs pg_dump (fork.py).
 
         `renumber` is the exercise's trusted SQL run on the seed rows (foreign keys off, as
         on SQLite) before they are copied: the shifted race's other plan numbers.
@@ -358,55 +243,10 @@ class PostgresStore(StoreBase["_Login"]):
             source = self.fork_source()
         if source.session != self.session:
             raise ValueError(f"a fork source of world {source.session!r}, not {self.session!r}")
-        new = secrets.token_hex(4)
-        names = SessionNames(new, list(self._roles))
-        old_prefix, new_prefix = f"rd_{self.session}_", f"rd_{new}_"
-        pre = source.pre.replace(old_prefix, new_prefix)
-        post = source.post.replace(old_prefix, new_prefix)
-        original, owners = source.original, source.owners
-        passwords = {SessionNames.login(role): secrets.token_hex(16) for role in names.all_roles()}
-        admin = connect(self.dsn)
-        warnings: list[str] = []
-        try:
-            make_roles(admin, names, passwords)
-            me = quoted(current_user(admin))
-            made = [names.world_code]
-            steps: list[str] = []
-            for old_owner, members in owners:
-                made.append(str(old_owner).replace(old_prefix, new_prefix, 1))
-                mapped = [quoted(m.replace(old_prefix, new_prefix, 1)) for m in members
-                          if m.startswith(old_prefix)]
-                steps.append(f"CREATE ROLE {quoted(made[-1])} NOLOGIN")
-                if mapped:
-                    steps.append(f"GRANT {quoted(made[-1])} TO {', '.join(mapped)}")
-            steps.append(f"CREATE ROLE {quoted(names.world_code)} NOLOGIN")
-            steps += [f"GRANT {quoted(role)} TO {me}" for role in made]
-            steps += [f"CREATE SCHEMA {quoted(schema)}"
-                      for schema in (names.world, names.state, names.compat)]
-            # owners must be able to create in the schema they own in
-            steps += [f"GRANT USAGE, CREATE ON SCHEMA {quoted(names.world)} TO {quoted(role)}"
-                      for role in made]
-            run_all(admin, steps)
-            make_runner(admin, names.state, names.world_code)
-            # definitions only: nothing of the team's runs while they are made
-            admin.execute(pre.replace(f"CREATE SCHEMA {names.world};",
-                                      f"CREATE SCHEMA IF NOT EXISTS {names.world};"))
-            warnings += load_seed(admin, names, seed_sql, self.names.world, renumber)
-            warnings += rebuild(admin, names, post)
-            if unblind(admin, names.world):
-                warnings.append("row-level security is raceday's to leave off: the team's "
-                                "policies were dropped")
-            run_all(admin, [f"CREATE TABLE {quoted(names.state)}.world_tables "
-                            "(name TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT '')",
-                            *(f"INSERT INTO {quoted(names.state)}.world_tables (name) "
-                              f"VALUES ({literal(name)})" for name in original)])
-            schema_rights(admin, names, list(self._roles.values()))
-            grant_rights(admin, names, list(self._roles.values()))
-        except BaseException:
-            drop_schemas(admin, new)
-            admin.close()
-            raise
-        store = PostgresStore(self.dsn, new, list(self._roles.values()), row_cap=self.row_cap,
+        roles = list(self._roles.values())
+        new, passwords, admin, warnings = build_fork(self.dsn, self.names, roles, seed_sql,
+                                                     renumber, source)
+        store = PostgresStore(self.dsn, new, roles, row_cap=self.row_cap,
                               time_limit_s=self.time_limit_s, _passwords=passwords, _admin=admin)
         return store, warnings
 
@@ -418,7 +258,7 @@ class PostgresStore(StoreBase["_Login"]):
     # statement waiting for another's lock does not stop the rest.
 
     @contextmanager
-    def _role_call(self, role: str) -> Iterator[_Login]:
+    def _role_call(self, role: str) -> Iterator[Login]:
         login = self._role_login(role)
         with login.lock:
             yield login
@@ -426,14 +266,14 @@ class PostgresStore(StoreBase["_Login"]):
     def _split(self, sql: str) -> list[str]:
         return pgsql.split(sql)
 
-    def _held(self, handle: _Login) -> str | None:
+    def _held(self, handle: Login) -> str | None:
         return handle.held
 
-    def _statement(self, handle: _Login, statement: str,
+    def _statement(self, handle: Login, statement: str,
                    params: Mapping[str, Any] | None) -> StatementResult:
         login = handle
         held = login.held is not None
-        ready = _ready(statement, params)
+        ready = to_send(statement, params)
         catalogs = self.catalog_writes
         if isinstance(ready, StatementResult) and not held:
             return ready  # refused before anything was sent: no transaction to end
@@ -442,7 +282,7 @@ class PostgresStore(StoreBase["_Login"]):
         result = ready if isinstance(ready, StatementResult) else self._run(
             login, statement, ready, begin=not held, commit=not held)
         if login.conn.broken or login.conn.closed:
-            return _lost(login, statement, None)
+            return lost(login, statement, None)
         if held and not result.ok:
             end_transaction(login.conn, "ROLLBACK")
             login.held = None
@@ -452,7 +292,7 @@ class PostgresStore(StoreBase["_Login"]):
             # serialization failure) is its failed result, rolled back here
             end_transaction(login.conn, "ROLLBACK")
         if result.ok and (result.schema_changed or self.catalog_writes != catalogs
-                          or pgsql.first_keyword(statement) in _CODE):
+                          or pgsql.first_keyword(statement) in CODE_KEYWORDS):
             with self._call():  # (a function a SELECT called may have run DDL too)
                 self._apply_rights()  # a table made again under a world table's name
         return result
@@ -466,12 +306,12 @@ class PostgresStore(StoreBase["_Login"]):
         level = " ".join((isolation or "read committed").lower().split())
         sql = f"BEGIN ISOLATION LEVEL {level.upper()}"
         if level not in ISOLATION_LEVELS:
-            return _error(sql, f"isolation level {isolation!r} is not one of PostgreSQL's "
+            return error(sql, f"isolation level {isolation!r} is not one of PostgreSQL's "
                                f"{', '.join(ISOLATION_LEVELS)}")
         login = self._role_login(role)
         with login.lock:
             if login.held is not None:
-                return _error(sql, f"{role} already holds a transaction ({login.held})")
+                return error(sql, f"{role} already holds a transaction ({login.held})")
             self._begin(login, isolation=level)
             login.held = level
             return StatementResult(sql=sql)
@@ -492,7 +332,7 @@ class PostgresStore(StoreBase["_Login"]):
         login = self._role_login(role)
         with login.lock:
             if login.held is None:
-                return _error(word, f"{role} holds no transaction")
+                return error(word, f"{role} holds no transaction")
             login.held = None
             started = time.perf_counter()
             try:
@@ -500,22 +340,22 @@ class PostgresStore(StoreBase["_Login"]):
                     end_transaction(login.conn, word)
             except Exception as exc:
                 if login.conn.closed or login.conn.broken:
-                    return _lost(login, word, exc)
+                    return lost(login, word, exc)
                 end_transaction(login.conn, "ROLLBACK")
                 return self._failed(word, exc, started)
             return StatementResult(sql=word, elapsed_ms=(time.perf_counter() - started) * 1000)
 
     # -- the probe (StoreBase.probe): one transaction rolled back -------------------------
 
-    def _probe_begin(self, handle: _Login) -> None:
+    def _probe_begin(self, handle: Login) -> None:
         self._begin(handle)
 
-    def _probe_statement(self, handle: _Login, statement: str,
+    def _probe_statement(self, handle: Login, statement: str,
                          params: Mapping[str, Any] | None) -> StatementResult:
-        ready = _ready(statement, params)
+        ready = to_send(statement, params)
         return ready if isinstance(ready, StatementResult) else self._run(handle, statement, ready)
 
-    def _probe_end(self, handle: _Login, results: Sequence[StatementResult]) -> None:
+    def _probe_end(self, handle: Login, results: Sequence[StatementResult]) -> None:
         if not (handle.conn.closed or handle.conn.broken):
             end_transaction(handle.conn, "ROLLBACK")
 
@@ -670,41 +510,30 @@ class PostgresStore(StoreBase["_Login"]):
             self._cancel.clear()
             yield
 
-    def _role_login(self, role_id: str) -> _Login:
+    def _role_login(self, role_id: str) -> Login:
         """The role's connection, opened on first use (under the store's lock)."""
         with self._call():
             return self._login(role_id)
 
-    def _login(self, role_id: str) -> _Login:
+    def _login(self, role_id: str) -> Login:
         login = self._logins.get(role_id)
         if login is not None and (login.conn.closed or login.conn.broken):
             login = None  # the server ended it (a transaction left idle, a restart): log in again
         if login is None:
             if role_id not in self._roles:
                 raise KeyError(f"unknown role {role_id!r}")
-            login = self._connect_login(self.names.roles[role_id])
+            login = log_in(self.dsn, self.names.roles[role_id], self._passwords)
             self._logins[role_id] = login
         return login
 
-    def _checker_login(self) -> _Login:
+    def _checker_login(self) -> Login:
         if self._checker is not None and (self._checker.conn.closed or self._checker.conn.broken):
             self._checker = None
         if self._checker is None:
-            self._checker = self._connect_login(self.names.checker)
+            self._checker = log_in(self.dsn, self.names.checker, self._passwords)
         return self._checker
 
-    def _connect_login(self, role: str) -> _Login:
-        login = SessionNames.login(role)
-        try:
-            conn = connect(self.dsn, user=login, password=self._passwords[login])
-        except StoreError as exc:
-            raise StoreError(
-                f"cannot log in as {login}: {exc} (raceday's roles log in with a password: the "
-                "server must accept password logins from here, e.g. host=127.0.0.1 in the DSN)"
-            ) from exc
-        return _Login(conn, role)
-
-    def _begin_sql(self, login: _Login, *, read_only: bool = False,
+    def _begin_sql(self, login: Login, *, read_only: bool = False,
                    isolation: str | None = None) -> str:
         """BEGIN and the transaction's limits, set LOCAL (`_LIMITS`, its values written in),
         for the simple protocol: _BEGIN_STATEMENTS statements (each one the server parses
@@ -713,18 +542,18 @@ class PostgresStore(StoreBase["_Login"]):
         return (f"BEGIN{' READ ONLY' if read_only else ''}"
                 f"{' ISOLATION LEVEL ' + isolation.upper() if isolation else ''}; {limits}")
 
-    def _begin(self, login: _Login, *, read_only: bool = False, isolation: str | None = None) -> None:
+    def _begin(self, login: Login, *, read_only: bool = False, isolation: str | None = None) -> None:
         """Open raceday's transaction for one statement, with every limit set LOCAL."""
         cur = login.conn.execute(
             self._begin_sql(login, read_only=read_only, isolation=isolation) + "; "
-            + _COUNTS_BY_NAME.replace("%s", literal(self.names.world))
+            + COUNTS_BY_NAME.replace("%s", literal(self.names.world))
         )
         while cur.nextset():
             pass
         self._counted(login, cur.fetchall())
 
     @contextmanager
-    def _watch(self, login: _Login) -> Iterator[None]:
+    def _watch(self, login: Login) -> Iterator[None]:
         """Cancel from the client if the server's own timeout did not stop the statement;
         end its server process if it ran on past the cancel too (terminate.py)."""
         conn = login.conn
@@ -741,7 +570,7 @@ class PostgresStore(StoreBase["_Login"]):
             if self._terminator.ended(pid):
                 login.stopped = True
 
-    def _run(self, login: _Login, statement: str, ready: _Ready,
+    def _run(self, login: Login, statement: str, ready: Ready,
              *, begin: bool = False, commit: bool = False) -> StatementResult:
         """Run one statement; `begin`: in a transaction of its own, opened first with its
         limits; `commit`: and commit it.
@@ -780,13 +609,13 @@ class PostgresStore(StoreBase["_Login"]):
                     rows, truncated = capped_rows(iter(cur.fetchall()), self.row_cap)
                 else:
                     rows, truncated = self._fetch(cur) if columns else ([], False)
-                    is_dml = keyword in _DML or (
-                        keyword == "WITH" and bool(_DML & set(pgsql.words(statement))))
+                    is_dml = keyword in DML_KEYWORDS or (
+                        keyword == "WITH" and bool(DML_KEYWORDS & set(pgsql.words(statement))))
                     rowcount = cur.rowcount if is_dml and cur.rowcount >= 0 else None
                 writes, reads = self._writes(login, statement, after.fetchall())
         except Exception as exc:
             if begin and (conn.broken or conn.closed):
-                return _lost(login, statement, exc)
+                return lost(login, statement, exc)
             return self._failed(statement, exc, started)
         schema_changed = (keyword in DDL_KEYWORDS and keyword != "TRUNCATE") or (
             keyword == "SELECT" and not is_query)  # SELECT ... INTO
@@ -813,7 +642,7 @@ class PostgresStore(StoreBase["_Login"]):
         synced, so a held transaction a player walked away from would never be ended."""
         return conn.pipeline() if commit else nullcontext()
 
-    def _open(self, login: _Login) -> psycopg.Cursor[Any]:
+    def _open(self, login: Login) -> psycopg.Cursor[Any]:
         """In a pipeline: BEGIN, then the limits (`_LIMITS`, as
         `set_config(..., true)`) and the counts before the statement, in one statement: each
         message costs psycopg a cursor and the server a round of its protocol."""
@@ -824,7 +653,7 @@ class PostgresStore(StoreBase["_Login"]):
                             f"SELECT counts.* FROM limits, ({counts}) AS counts",
                             [*self._limits(login), *values])
 
-    def _limits(self, login: _Login) -> list[str]:
+    def _limits(self, login: Login) -> list[str]:
         """A transaction's limits for this login (`_LIMITS`' values): its role, search_path,
         statement_timeout, lock_timeout and idle_in_transaction_session_timeout."""
         ms = int(self.time_limit_s * 1000)
@@ -834,7 +663,7 @@ class PostgresStore(StoreBase["_Login"]):
         return [login.role, schemas, str(ms), str(min(ms, LOCK_TIMEOUT_MS)),
                 str(self.idle_timeout_ms), "off" if login.role == self.names.checker else "on"]
 
-    def _close(self, login: _Login, *, commit: bool) -> psycopg.Cursor[Any]:
+    def _close(self, login: Login, *, commit: bool) -> psycopg.Cursor[Any]:
         """In a pipeline: the counts after the statement; `commit`: COMMIT first (the
         transaction's counts are the backend's until it next goes idle, after the pipeline),
         then the counts with the advisory locks a player took released (as
@@ -847,34 +676,32 @@ class PostgresStore(StoreBase["_Login"]):
         return conn.execute(f"SELECT counts.* FROM (SELECT pg_catalog.pg_advisory_unlock_all()) "
                             f"AS unlocked, ({counts}) AS counts", values)
 
-    def _counts(self, login: _Login | None = None) -> tuple[str, list[Any]]:
-        """The counts' query (`_counts_by_oid`) and its values; by the schema's name when the
-        catalogs changed since the world's tables were last read (`_COUNTS_BY_NAME`): then
+    def _counts(self, login: Login | None = None) -> tuple[str, list[Any]]:
+        """The counts' query (`counts_by_oid`) and its values; by the schema's name when the
+        catalogs changed since the world's tables were last read (`COUNTS_BY_NAME`): then
         `login` (the counts before a statement) notes it, for `_counted` to keep them."""
         tables = self._tables
         if tables is None or tables[0] != self.catalog_writes:
             if login is not None:
                 login.found_at = self.catalog_writes
-            return _COUNTS_BY_NAME, [self.names.world]
+            return COUNTS_BY_NAME, [self.names.world]
         return tables[1], []
 
-    def _counted(self, login: _Login, found: Sequence[Row]) -> None:
-        login.counts = {str(r[1]): int(r[2] or 0) for r in found}
-        login.scans = {str(r[1]): int(r[3]) for r in found if r[1]}
+    def _counted(self, login: Login, found: Sequence[Row]) -> None:
+        login.counts, login.scans = tallies(found)
         if login.found_at is not None:  # the tables were found by the schema's name
-            query = _counts_by_oid(found)
+            query = counts_by_oid(found)
             with self._lock:
                 self._tables = (login.found_at, query)
             login.found_at = None
 
-    def _writes(self, login: _Login, statement: str, found: Sequence[Row],
+    def _writes(self, login: Login, statement: str, found: Sequence[Row],
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The world's tables this statement wrote: rows it changed (triggers included, as
         the server counts them) and the table a plain DML names (0 rows too); and the tables
         it read (scanned, a view's tables included), lower case as SQLite's store gives them.
         `found`: the counts after it (the login's are from before)."""
-        counts = {str(r[1]): int(r[2] or 0) for r in found}
-        scans = {str(r[1]): int(r[3]) for r in found if r[1]}
+        counts, scans = tallies(found)
         catalog = counts.pop("", 0)
         if catalog != login.counts.get("", 0):
             with self._lock:
@@ -898,28 +725,12 @@ class PostgresStore(StoreBase["_Login"]):
     def _failed(self, statement: str, exc: BaseException, started: float) -> StatementResult:
         kind, message = self._classify(exc, started)
         return StatementResult(sql=statement, elapsed_ms=(time.perf_counter() - started) * 1000,
-                               error=message, error_kind=kind, kept_in=_kept_in(exc))
+                               error=message, error_kind=kind, kept_in=kept_in(exc))
 
     def _classify(self, exc: BaseException, started: float) -> tuple[ErrorKind, str]:
-        """(error_kind, one line) from the server's SQLSTATE."""
-        state = getattr(exc, "sqlstate", None) or ""
-        message = server_message(exc)
-        seconds = time.perf_counter() - started
-        if state == "57014":  # query_canceled: statement_timeout, the watchdog or Escape
-            if self._cancel.is_set():
-                return "timeout", f"statement cancelled after {seconds:.1f} s"
-            return "timeout", f"statement interrupted after {self.time_limit_s:.1f} s (time limit)"
-        if state == "55P03":
-            return "timeout", f"waited too long for a lock another connection holds ({message})"
-        if state in ("42501", "25006") or state.startswith("28"):
-            return "refused", "refused: " + message
-        if state.startswith("23") or state == "P0001":
-            return "constraint", message
-        if state in ("40001", "40P01"):
-            return "error", f"{message} (another transaction got there first: run it again)"
-        if state == "42601" or state == "42P02":
-            return "syntax", message
-        return "error", message
+        """(error_kind, one line) from the server's SQLSTATE (failures.py)."""
+        return classify(exc, time.perf_counter() - started, cancelled=self._cancel.is_set(),
+                        time_limit_s=self.time_limit_s)
 
     def _apply_rights(self) -> None:
         """GRANT each role its rights on the world's tables as they are now.
@@ -931,74 +742,9 @@ class PostgresStore(StoreBase["_Login"]):
         unblind(self._admin, self.names.world)
 
 
-_Ready = tuple[str, str, list[Any]]
-"""A statement ready to send: its first keyword, its text for psycopg and its values."""
-
-
-def _ready(statement: str, params: Mapping[str, Any] | None) -> StatementResult | _Ready:
-    """The statement ready to send, or why it is not sent (refused, a value missing)."""
-    keyword = pgsql.first_keyword(statement)
-    refusal = _refusal(statement, keyword)
-    if refusal is not None:
-        return StatementResult(sql=statement, error="refused: " + refusal, error_kind="refused")
-    try:
-        query, values = pgsql.bind(statement, params)
-    except pgsql.MissingParameter as exc:
-        return _error(statement, f"no value was given for parameter :{exc.name}")
-    return keyword, query, values
-
-
 def _declare(query: str) -> str:
     """The cursor a query's rows come through (psycopg's ServerCursor says the same)."""
     return f"DECLARE {_ROWS} NO SCROLL CURSOR FOR {query}"
-
-
-def _refusal(statement: str, keyword: str) -> str | None:
-    if keyword in _REFUSED_WORDS:
-        return _REFUSED_WORDS[keyword]
-    if keyword not in ALLOWED_KEYWORDS:
-        return f"{keyword or 'this statement'} is not allowed here"
-    if keyword in ("CREATE", "ALTER"):
-        blinding = unblind_refusal(keyword, pgsql.words(statement))
-        if blinding is not None:
-            return blinding
-    if keyword in ("CREATE", "ALTER", "DROP"):
-        found = pgsql.words(statement)
-        kind = found[1] if len(found) > 1 else ""
-        if kind not in ALLOWED_OBJECTS:
-            return f"{keyword} {kind} is not allowed here".replace("  ", " ")
-    return None
-
-
-def _lost(login: _Login, statement: str, exc: BaseException | None) -> StatementResult:
-    """The connection is gone (the server ended an idle transaction, or restarted): say so;
-    the role's next statement logs in again. Anything else is a bug and is raised."""
-    if not (login.conn.closed or login.conn.broken):
-        assert exc is not None
-        raise exc
-    ended = " (its open transaction was rolled back)" if login.held else ""
-    login.held = None
-    if login.stopped:  # (a new login replaces this one: its flag goes with it)
-        return StatementResult(sql=statement, error="statement stopped: it ran on past its time "
-                               "limit and the cancel, so raceday ended its connection (and its "
-                               f"locks){ended}; the next statement reconnects", error_kind="timeout")
-    why = f": {server_message(exc)}" if exc is not None else ""
-    return StatementResult(sql=statement, error=f"the connection to PostgreSQL was lost{ended}{why}; "
-                           "the next statement reconnects", error_kind="error")
-
-
-def _kept_in(exc: BaseException) -> tuple[str, ...] | None:
-    """Where the failed statement may have kept changes (StatementResult.kept_in): nowhere
-    when the server says it failed, as a statement is atomic and these errors come from it or
-    from its COMMIT (which then rolls back): a constraint (class 23), a refusal or a name not
-    found (42), a RAISE (P0001), a serialization failure or deadlock (40); the counts read
-    after a COMMIT raise none of them. Any other failure: not told (None)."""
-    state = getattr(exc, "sqlstate", None) or ""
-    return () if state[:2] in ("23", "40", "42") or state == "P0001" else None
-
-
-def _error(sql: str, message: str) -> StatementResult:
-    return StatementResult(sql=sql, error=message, error_kind="error")
 
 
 def _batched(cursor: psycopg.Cursor[Any], most: int) -> Iterator[Row]:
