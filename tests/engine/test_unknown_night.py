@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from postgres_server import server_or_skip
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_named_exercise
@@ -25,7 +26,6 @@ from raceday.engine.unknown_night import (
 )
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
-from postgres_server import server_or_skip
 
 FLAGSHIP = "dynamodb-dns-race"
 SCRIPTS = Path(__file__).resolve().parents[2] / "exercises" / FLAGSHIP / "scripts"
