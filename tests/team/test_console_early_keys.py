@@ -13,7 +13,9 @@ from textual.widgets import OptionList
 
 from raceday.team.host import Host
 from raceday.tui.screens.dialogs import ChoiceDialog
-from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.console import ConsoleScreen
+from raceday.tui.team.console_app import ConsoleApp
+from raceday.tui.team.console_runner import ConsoleRunner
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 pytestmark = pytest.mark.tui
@@ -24,13 +26,13 @@ async def test_rule_pressed_before_the_history_is_in_lists_the_declarations(
     rita = joined(host, "responder", "Rita")
     send(host, rita, "declare", finding="ddos-attack")
     held = threading.Event()
-    follow = ConsoleScreen._follow
+    follow = ConsoleRunner._follow
 
-    def held_back(screen: ConsoleScreen) -> None:  # the follower's first look comes late
+    def held_back(runner: ConsoleRunner) -> None:  # the follower's first look comes late
         held.wait(10)
-        follow(screen)
+        follow(runner)
 
-    monkeypatch.setattr(ConsoleScreen, "_follow", held_back)
+    monkeypatch.setattr(ConsoleRunner, "_follow", held_back)
     console = ConsoleApp(host, run_host=False)
     async with console.run_test(size=(140, 44)) as pilot:
         await until(pilot, lambda: isinstance(console.screen, ConsoleScreen))

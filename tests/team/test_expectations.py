@@ -156,7 +156,8 @@ def test_a_live_mark_is_recorded_kept_from_the_players_and_in_the_aar(
 async def test_the_console_marks_an_inject_s_expectation_from_its_row(running: Any) -> None:
     from textual.widgets import OptionList
 
-    from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+    from raceday.tui.team.console import ConsoleScreen
+    from raceday.tui.team.console_app import ConsoleApp
     from raceday.tui.team.inject_list import InjectListScreen
 
     running.call(lambda s: running.advance_to(41)).result(timeout=10)

@@ -20,7 +20,8 @@ from raceday.team.group import Teams, TeamSpec, read_group
 from raceday.team.seats import seats_from_roles
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
-from raceday.tui.team.console import LEADERBOARD, ConsoleScreen, GroupConsoleApp
+from raceday.tui.team.console import ConsoleScreen
+from raceday.tui.team.console_app import LEADERBOARD, GroupConsoleApp
 from raceday.tui.team.leaderboard import LeaderboardApp, LeaderboardScreen
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -15,7 +15,8 @@ from raceday.team.client import Client
 from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.tui.screens.dialogs import ChoiceDialog, OwnWordsDialog
-from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.console import ConsoleScreen
+from raceday.tui.team.console_app import ConsoleApp
 from raceday.tui.team.console_dialogs import NoteDialog
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.start_team import SeatApp, seat_settings

@@ -17,7 +17,8 @@ from raceday.team.client import Client, View
 from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.transcript.log import of_kind, read_events
-from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.console import ConsoleScreen
+from raceday.tui.team.console_app import ConsoleApp
 from raceday.tui.team.inject_list import InjectListScreen
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.start_team import SeatApp, seat_settings

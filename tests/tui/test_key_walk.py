@@ -66,7 +66,8 @@ from raceday.tui.screens.launcher import LauncherScreen
 from raceday.tui.screens.play import PlayScreen
 from raceday.tui.screens.replay import ReplayScreen
 from raceday.tui.screens.review import DebriefScreen, ReviewApp
-from raceday.tui.team.console import ConsoleApp, ConsoleScreen
+from raceday.tui.team.console import ConsoleScreen
+from raceday.tui.team.console_app import ConsoleApp
 from raceday.tui.team.seat_screen import SeatScreen
 from raceday.tui.team.start_team import SeatApp, seat_settings
 from raceday.tui.team.watch import WatchApp, WatchScreen

@@ -1,4 +1,5 @@
-"""The one way the TUI touches a session: calls queued to thread workers, run one at a time.
+"""The hot seat's way to its session (a team seat's is `team/seat_runner.py`, the console's
+`team/console_runner.py`): calls queued to thread workers, run one at a time.
 
 The session is not thread-safe, so every call takes one lock, in the order it was asked for
 (each worker runs the oldest queued job, not necessarily its own). Workers never touch a

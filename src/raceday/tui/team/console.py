@@ -1,19 +1,15 @@
-"""The facilitator's console for a team session: who sits where, the clock, injects, hints
-previewed before they go out, observer notes, and a private panel (the answer key and the
-live verdicts) that no player's screen shows.
+"""The facilitator's console screen for a team session: who sits where, the clock,
+injects, hints previewed before they go out, observer notes, and a private panel (the answer
+key and the live verdicts) that no player's screen shows.
 
-The host runs in a thread of its own; the console sends it calls (`Host.call`) and reads
-the session back from session.db like any seat, private events included.
+The screen reaches its host through its runner (`console_runner.py`): the facilitator's keys
+become calls the host's thread runs, and the session comes back from session.db as a seat
+reads it, private events included. The apps that show it are in `console_app.py`.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -24,7 +20,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from raceday.engine.clock import speed_choices
 from raceday.engine.snapshot import PendingView, Snapshot
@@ -32,37 +27,22 @@ from raceday.engine.task_progress import TaskProgress, automation_work
 from raceday.inert import inert
 from raceday.team.client import Clock, View
 from raceday.team.due_work import due_work
-from raceday.team.group import Teams, read_group
+from raceday.team.group import Teams
 from raceday.team.host import Host
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
-from raceday.tui.messages import EngineEvent, Refreshed
-from raceday.tui.notify import InertNotifications
+from raceday.tui.messages import EngineEvent, JobFailed, Refreshed
 from raceday.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InjectDialog, InjectRequest
 from raceday.tui.team.console_dialogs import JoinDialog, NoteDialog
+from raceday.tui.team.console_runner import ConsoleRunner
 from raceday.tui.team.seat_runner import HostClock
 from raceday.tui.team.verdicts import Verdicts
 from raceday.tui.widgets.feed import EventFeed
 from raceday.tui.widgets.footer import SteadyFooter
 from raceday.tui.widgets.world import Alarms, WorldPanel
 
-FOLLOW_SECONDS = 0.05
 EVERYONE = "*everyone*"
 NOW = "*now*"
-
-CONSOLE_CSS = """
-#console-header { dock: top; height: 1; background: $panel; }
-#console-body { height: 1fr; }
-#console-main { width: 3fr; }
-#console-seats { height: auto; max-height: 16; padding: 0 1; border: round $primary 40%; }
-#console-feed, #console-feed-shared { height: 1fr; border: round $primary 40%; }
-#console-feed-shared { display: none; }
-#console-private { width: 2fr; border-left: vkey $error 50%; }
-#console-world, #console-verdicts, #console-key { height: auto; padding: 0 1; }
-#console-verdicts { border: round $error 50%; }
-#console-key { border: round $warning 50%; }
-"""
-
 
 TASK_PREFIX = "\x1ftask:"
 """Marks a due story task among the seats in the automate dialog (a seat's name is printable,
@@ -70,6 +50,10 @@ so it never starts with a control character)."""
 
 
 class ConsoleScreen(Screen[None]):
+    class EveryTeamScored(Message):
+        """One of several teams' consoles heard the last team's score: the group's app
+        shows the leaderboard."""
+
     BINDINGS = [
         Binding("s", "start", "Start"),
         Binding("space,ctrl+t", "pause", "Pause/resume"),
@@ -93,7 +77,7 @@ class ConsoleScreen(Screen[None]):
         self.host = host
         self.group = group
         """Set when the facilitator runs several teams: the clock keys act on every team."""
-        self.view = view
+        self.runner = ConsoleRunner(host, view, self)
         self.exercise = host.exercise
         self.snapshot: Snapshot | None = None
         self.clock = Clock()
@@ -143,24 +127,7 @@ class ConsoleScreen(Screen[None]):
         for seat in self.host.seats.values():
             self.seated[seat.name] = (seat.role, "—", "empty")
         self._show_all()
-        self.run_worker(self._follow, thread=True, group="console", exit_on_error=False,
-                        description="raceday: follow the session")
-
-    def _follow(self) -> None:
-        worker = get_current_worker()
-        view = self.view
-        first = True
-        while not worker.is_cancelled:
-            if not first and not view.changed():
-                view.idle(FOLLOW_SECONDS)  # on PostgreSQL: until the host NOTIFYs
-                continue
-            first = False
-            for event in view.new_events(private=True):
-                self.post_message(EngineEvent(event))
-            snapshot = view.snapshot()
-            if snapshot is not None:
-                self.post_message(Refreshed(snapshot))
-            self.post_message(HostClock(view.clock()))
+        self.runner.follow()
 
     # -- what the host says ------------------------------------------------------------
 
@@ -361,20 +328,10 @@ class ConsoleScreen(Screen[None]):
 
     # -- the facilitator's keys --------------------------------------------------------
 
-    def _send(self, what: str, fn: Any) -> None:
-        future: Future[Any] = self.host.call(fn)
-        future.add_done_callback(self._told(what))
-
-    def _told(self, what: str) -> Any:
-        """A call's callback that tells the facilitator when it failed."""
-
-        def done(f: Future[Any]) -> None:
-            error = f.exception()
-            if error is not None:
-                self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
-                                          severity="error")
-
-        return done
+    @on(JobFailed)
+    def _failed(self, message: JobFailed) -> None:
+        """A call to the host failed (this console's, or its injects list's)."""
+        self.notify(message.error, title=f"{message.action} failed", severity="error")
 
     def action_start(self) -> None:
         if not self.clock.lobby:
@@ -386,7 +343,7 @@ class ConsoleScreen(Screen[None]):
 
         def start(yes: bool | None) -> None:
             if yes:
-                self._send("start", lambda s: steer.start_clock())
+                self.runner.send("start", lambda s: steer.start_clock())
 
         if not not_yet:
             start(True)
@@ -401,9 +358,9 @@ class ConsoleScreen(Screen[None]):
             return
         steer = self.steer
         if self.clock.paused:
-            self._send("resume", lambda s: steer.resume())
+            self.runner.send("resume", lambda s: steer.resume())
         else:
-            self._send("pause", lambda s: steer.pause())
+            self.runner.send("pause", lambda s: steer.pause())
 
     def action_speed(self) -> None:
         length = self.host.session.exercise.clock.length_minutes if self.host.session else 0
@@ -413,7 +370,7 @@ class ConsoleScreen(Screen[None]):
         def chosen(value: str | None) -> None:
             if value is not None:
                 speed = float(value)
-                self._send("speed", lambda s: steer.set_speed(speed))
+                self.runner.send("speed", lambda s: steer.set_speed(speed))
 
         self.app.push_screen(ChoiceDialog("Clock speed", options), chosen)
 
@@ -423,7 +380,7 @@ class ConsoleScreen(Screen[None]):
         steer = self.steer
         stalled = self._stalled_tasks() if self.group is None else []
         if not stalled:
-            self._send("skip", lambda s: steer.skip())
+            self.runner.send("skip", lambda s: steer.skip())
             return
         options = [(TASK_PREFIX + p.task, f"The automation does {p.role}'s "
                     f"\u201c{inert(p.title, one_line=True)}\u201d now, then skip")
@@ -440,9 +397,9 @@ class ConsoleScreen(Screen[None]):
                     self.host.automate_task(task)
                     steer.skip()
 
-                self._send("automate", automate_then_skip)
+                self.runner.send("automate", automate_then_skip)
                 return
-            self._send("skip", lambda s: steer.skip())
+            self.runner.send("skip", lambda s: steer.skip())
 
         first = stalled[0]
         self.app.push_screen(ChoiceDialog(
@@ -478,10 +435,10 @@ class ConsoleScreen(Screen[None]):
                 return
             if name.startswith(TASK_PREFIX):
                 task = name.removeprefix(TASK_PREFIX)
-                self._send("automate", lambda s: self.host.automate_task(task))
+                self.runner.send("automate", lambda s: self.host.automate_task(task))
                 return
             automate = self.seated[name][0] not in self.handed
-            self._send("hand-over", lambda s: self.host.hand_over(name, automate))
+            self.runner.send("hand-over", lambda s: self.host.hand_over(name, automate))
 
         self.app.push_screen(ChoiceDialog(
             "Automate a seat's routine tasks, or one task left due", options,
@@ -522,8 +479,7 @@ class ConsoleScreen(Screen[None]):
 
     def _hold_fault(self, hosts: list[Host], hold: bool) -> None:
         for host in hosts:
-            future: Future[Any] = host.call(_holds(host, hold))
-            future.add_done_callback(self._told("hold"))
+            self.runner.send("hold", _holds(host, hold), host=host)
         whose = ("The fault step" if self.group is None else
                  "Team " + ", ".join(inert(h.team, one_line=True) for h in hosts) + ": the "
                  "fault step")
@@ -534,7 +490,7 @@ class ConsoleScreen(Screen[None]):
     def action_projector_sql(self) -> None:
         """Let the projector show the players' SQL (the hot wash), or hide it again."""
         shown = not self.clock.projector_sql
-        self._send("projector", lambda s: self.host.show_sql_on_projector(shown))
+        self.runner.send("projector", lambda s: self.host.show_sql_on_projector(shown))
         self.notify("The projector shows the players' SQL." if shown else
                     "The projector hides the players' SQL.", timeout=4)
 
@@ -545,7 +501,7 @@ class ConsoleScreen(Screen[None]):
         self.query_one("#console-feed").display = not self.sharing
         self.query_one("#console-feed-shared").display = self.sharing
         sharing = self.sharing
-        self._send("screen", lambda s: self.host.screen_share(sharing))
+        self.runner.send("screen", lambda s: self.host.screen_share(sharing))
         self._show_header()
         self.notify("Answer key, verdicts and notes hidden: share the screen. v shows them."
                     if sharing else "Answer key and verdicts shown again.", timeout=4)
@@ -581,7 +537,7 @@ class ConsoleScreen(Screen[None]):
                 host = self.host
                 later = int(when[1:]) if when.startswith("+") else 0
                 harm = "" if when == NOW or when.startswith("+") else when
-                self._send("inject", lambda s: host.plan_live(PreparedInject(
+                self.runner.send("inject", lambda s: host.plan_live(PreparedInject(
                     id="live", title=request.title, text=request.text, to=target, kind=kind,
                     at=None if harm else s.minute + later, when=harm)))
 
@@ -592,7 +548,7 @@ class ConsoleScreen(Screen[None]):
     def action_inject_list(self) -> None:
         from raceday.tui.team.inject_list import InjectListScreen
 
-        self.app.push_screen(InjectListScreen(self.host))
+        self.app.push_screen(InjectListScreen(self.runner))
 
     def action_hint(self) -> None:
         if self.sharing:
@@ -614,7 +570,7 @@ class ConsoleScreen(Screen[None]):
             def to_whom(to: str | None) -> None:
                 if to is not None:
                     role = None if to == EVERYONE else to
-                    self._send("hint", lambda s: self.host.give_hint(hint.id, role))
+                    self.runner.send("hint", lambda s: self.host.give_hint(hint.id, role))
 
             self.app.push_screen(ChoiceDialog(
                 f"Send this hint? It costs the team {hint.cost} "
@@ -657,14 +613,14 @@ class ConsoleScreen(Screen[None]):
                                  lambda text: send(seq, ruling, text))
 
         def send(seq: int, ruling: str, text: str | None) -> None:
-            self._send("ruling", lambda s: self.host.rule(seq, ruling, text or ""))
+            self.runner.send("ruling", lambda s: self.host.rule(seq, ruling, text or ""))
 
         self.app.push_screen(ChoiceDialog("Rule on a declaration", options), which)
 
     def action_note(self) -> None:
         def save(text: str | None) -> None:
             if text:
-                self._send("note", lambda s: self.host.observer_note(text))
+                self.runner.send("note", lambda s: self.host.observer_note(text))
 
         self.app.push_screen(NoteDialog("Observer note (players do not see it; start with + "
                                         "for a strength, - for an area for improvement)"),
@@ -682,9 +638,9 @@ class ConsoleScreen(Screen[None]):
 
         def end(yes: bool | None) -> None:
             if yes and group is not None:
-                self._send("end", lambda s: group.end())
+                self.runner.send("end", lambda s: group.end())
             elif yes:
-                self._send("end", lambda s: self.host.end())
+                self.runner.send("end", lambda s: self.host.end())
 
         question = ("End every team's session and score them?" if group is not None else
                     "End the session for everyone and score it?")
@@ -701,9 +657,8 @@ class ConsoleScreen(Screen[None]):
         from raceday.tui.screens.end import EndScreen
 
         if self.group is not None:  # the leaderboard, once the last team is scored
-            app = self.app
-            if self.group.ended and isinstance(app, GroupConsoleApp):
-                app.all_scored()
+            if self.group.ended:
+                self.post_message(self.EveryTeamScored())
             return
 
         events = read_events(self.host.folder).events
@@ -713,154 +668,3 @@ class ConsoleScreen(Screen[None]):
 def _holds(host: Host, hold: bool) -> Any:
     """The call that holds (or releases) one team's fault step, in that host's thread."""
     return lambda session: host.hold_fault(hold)
-
-
-class ConsoleApp(InertNotifications):
-    CSS = CONSOLE_CSS
-    CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
-    TITLE = "raceday host"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
-
-    def __init__(self, host: Host, *, run_host: bool = True) -> None:
-        super().__init__()
-        self.host = host
-        self.run_host = run_host
-        self.stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def on_mount(self) -> None:
-        if self.run_host:
-            self._thread = threading.Thread(target=self.host.run, args=(self.stop,),
-                                            name="raceday-host", daemon=True)
-            self._thread.start()
-        self.push_screen(ConsoleScreen(self.host, View(self.host.folder)))
-
-    async def action_quit(self) -> None:
-        screen = self.screen
-        if isinstance(screen, ConsoleScreen):
-            screen.request_quit()
-            return
-        self.exit(0)
-
-    def on_unmount(self) -> None:
-        self.stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-
-LEADERBOARD = "leaderboard"
-GROUP_NEWS = (ev.SeatLost, ev.SeatJoined, ev.ScoreEvent)
-
-
-@dataclass
-class TeamNews(Message):
-    """Something every team's facilitator should hear of, whichever console is open."""
-
-    team: str
-    event: ev.Event
-
-
-class GroupConsoleApp(InertNotifications):
-    """The facilitator's console for several teams: one console screen per team (t moves on),
-    the leaderboard (l), one clock for all."""
-
-    CSS = CONSOLE_CSS
-    CSS_PATH = str(Path(__file__).parent.parent / "app.tcss")
-    TITLE = "raceday host"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True),
-                Binding("t", "next_team", "Next team"),
-                Binding("l", "leaderboard", "Leaderboard")]
-
-    def __init__(self, group: Teams, *, run_host: bool = True) -> None:
-        super().__init__()
-        self.group = group
-        self.run_host = run_host
-        self.stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.current = 0
-        self._shown_scored = False
-
-    def on_mount(self) -> None:
-        from raceday.tui.team.leaderboard import LeaderboardScreen
-
-        group = self.group
-        if self.run_host:
-            self._thread = threading.Thread(target=group.run, args=(self.stop,),
-                                            name="raceday-teams", daemon=True)
-            self._thread.start()
-        assert group.folder is not None
-        self.install_screen(LeaderboardScreen(read_group(group.folder),
-                                              bindings="t: back to a team's console"),
-                            LEADERBOARD)
-        for name, host in group.hosts.items():
-            self.install_screen(ConsoleScreen(host, View(host.folder), group), f"team-{name}")
-        self.push_screen(f"team-{next(iter(group.hosts))}")
-        self.run_worker(self._follow_teams, thread=True, group="teams", exit_on_error=False,
-                        description="raceday: hear every team's seats and scores")
-
-    def _follow_teams(self) -> None:
-        """One reader for all teams: a seat lost or a team scored anywhere is heard here, as a
-        team's console is only reading while it has been opened."""
-        worker = get_current_worker()
-        views = {name: View(host.folder) for name, host in self.group.hosts.items()}
-        try:
-            while not worker.is_cancelled:
-                quiet = True
-                for name, view in views.items():
-                    if not view.changed():
-                        continue
-                    quiet = False
-                    for event in view.new_events():
-                        if isinstance(event, GROUP_NEWS):
-                            self.post_message(TeamNews(name, event))
-                if quiet:
-                    time.sleep(FOLLOW_SECONDS * 4)
-        finally:
-            for view in views.values():
-                view.close()
-
-    @on(TeamNews)
-    def _team_news(self, message: TeamNews) -> None:
-        event, team = message.event, inert(message.team, one_line=True)
-        if isinstance(event, ev.SeatLost):
-            self.notify(f"team {team}: {inert(event.player, one_line=True)} at seat "
-                        f"{inert(event.seat)}: no heartbeat for {event.silent_seconds} s",
-                        title="Seat lost", severity="warning")
-        elif isinstance(event, ev.SeatJoined) and event.rejoin:
-            self.notify(f"team {team}: {inert(event.player, one_line=True)} is back at seat "
-                        f"{inert(event.seat)}", title="Seat back")
-        elif isinstance(event, ev.ScoreEvent) and self.group.ended:
-            self.all_scored()
-
-    def action_next_team(self) -> None:
-        names = list(self.group.hosts)
-        if isinstance(self.screen, ConsoleScreen):
-            self.current = (self.current + 1) % len(names)
-        self.switch_screen(f"team-{names[self.current]}")
-
-    def action_leaderboard(self) -> None:
-        self.switch_screen(LEADERBOARD)
-
-    def all_scored(self) -> None:
-        """Every team is scored (whichever team's console heard it last): the leaderboard."""
-        if self._shown_scored:
-            return
-        self._shown_scored = True
-        while len(self.screen_stack) > 2:  # a dialog left open on a team's console
-            self.pop_screen()
-        self.switch_screen(LEADERBOARD)
-
-    async def action_quit(self) -> None:
-        screen = self.screen
-        if isinstance(screen, ConsoleScreen) and not self.group.ended:
-            screen.request_quit()
-            return
-        if not self.group.ended:
-            self.switch_screen(f"team-{list(self.group.hosts)[self.current]}")
-            return
-        self.exit(0)
-
-    def on_unmount(self) -> None:
-        self.stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)

@@ -2,13 +2,13 @@
 prepared ones and the live ones, in the order they come. The facilitator's waiting ones move
 a minute ([ ]) or five ({ }) earlier or later, go out now (Enter) or are cancelled (c); what
 an inject the team was shown expected of it (the exercise's `expect:`) is marked met, partly
-or not met (x), for the AAR. Every change is a call to the host, recorded in the
-transcript."""
+or not met (x), for the AAR. Every change is a call to the host through the console's
+runner, recorded in the transcript."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,11 +19,14 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from raceday.inert import inert
-from raceday.team.host import Host
 from raceday.team.inject_plan import CANCELLED, SENT, PlanEntry, when_words
 from raceday.transcript.debrief.expectations import MARKS, live_marks
 from raceday.tui.screens.dialogs import ChoiceDialog
 from raceday.tui.typing import after_moves
+
+if TYPE_CHECKING:
+    from raceday.engine.session import Session
+    from raceday.tui.team.console_runner import ConsoleRunner
 
 REFRESH_S = 0.5
 KIND_MARK = {"alarm": "🔔", "status": "📰", "message": "✉", "question": "?", "reveal": "📖"}
@@ -53,9 +56,10 @@ class InjectListScreen(ModalScreen[None]):
     InjectListScreen #plan { height: 1fr; }
     """
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, runner: ConsoleRunner) -> None:
         super().__init__(classes="dialog-screen")
-        self.host = host
+        self.runner = runner
+        self.host = runner.host
         self.keys: list[str] = []
         self._shown: tuple[PlanEntry, ...] | None = None
 
@@ -120,16 +124,8 @@ class InjectListScreen(ModalScreen[None]):
             return None
         return self.host.injects.get(self.keys[index])
 
-    def _call(self, what: str, fn: Any) -> None:
-        future: Future[Any] = self.host.call(fn)
-
-        def done(f: Future[Any]) -> None:
-            error = f.exception()
-            if error is not None:
-                self.app.call_from_thread(self.notify, str(error), title=f"{what} failed",
-                                          severity="error")
-
-        future.add_done_callback(done)
+    def _call(self, what: str, call: Callable[[Session], Any]) -> None:
+        self.runner.send(what, call)  # a failure is said by the console below
 
     def _waiting(self) -> PlanEntry | None:
         entry = self._current()

@@ -123,7 +123,7 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float | Non
                  lobby: bool = False, injects: Path | None = None) -> int:
     from raceday.team.host_loop import join_text, save_join_text
     from raceday.team.start_host import build_host
-    from raceday.tui.team.console import ConsoleApp
+    from raceday.tui.team.console_app import ConsoleApp
 
     if teams is not None:
         return _host_teams_console(exercise, seats, teams, pace, speed, transcripts,
@@ -149,7 +149,7 @@ def _host_teams_console(exercise: str, seats: str | None, teams: str, pace: str,
     from raceday.team.host_loop import group_join_text, save_join_text
     from raceday.team.leaderboard import leaderboard_lines, standings
     from raceday.team.start_host import build_teams
-    from raceday.tui.team.console import GroupConsoleApp
+    from raceday.tui.team.console_app import GroupConsoleApp
 
     group = build_teams(exercise, seats, teams, pace, speed, transcripts, length=length,
                         lobby=lobby, injects=injects)
@@ -175,7 +175,7 @@ def resume_console(folder: Path, exercise: str | None = None,
     seat joins again with the new join lines printed here."""
     from raceday.team.host_loop import join_text, save_join_text
     from raceday.team.start_host import resumed_host
-    from raceday.tui.team.console import ConsoleApp
+    from raceday.tui.team.console_app import ConsoleApp
 
     host = resumed_host(folder, exercise, speed)
     info = join_text(host)
