@@ -213,3 +213,20 @@ def test_raceday_run_unknown_prints_the_night_in_its_json(tmp_path: Path) -> Non
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1
     assert "no night 'no-such-night'" in bad.stderr
+
+
+def test_check_names_a_night_whose_fault_never_comes(flagship: Exercise) -> None:
+    from dataclasses import replace
+
+    from raceday.engine.night_check import night_problems
+    from raceday.exercise.model import FamilyNight, NightsSpec
+
+    assert flagship.replay is not None and flagship.replay.nights is not None
+    too_late = FamilyNight(night="empty-plan", later=(0, 600, 600), line=7)
+    nights = NightsSpec(family=(too_late,), situation=flagship.replay.nights.situation)
+    broken = replace(flagship, replay=replace(flagship.replay, nights=nights))
+    problems = night_problems(broken)
+    assert len(problems) == 1
+    assert problems[0].startswith(f'{flagship.path}:7: night "empty-plan": played with nobody')
+    assert "600 minutes later" in problems[0]
+    assert night_problems(flagship) == []
