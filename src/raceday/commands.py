@@ -52,6 +52,7 @@ def check_paths(paths: list[Path], out: Console) -> int:
     each hint teaches (its `play`), which must earn points."""
     from raceday.engine.baseline_check import baseline_problems
     from raceday.engine.hint_plays import hint_play_problems
+    from raceday.engine.night_check import night_problems
     from raceday.engine.pg_world_check import postgres_world_problems
     from raceday.engine.refcheck import missing_names
 
@@ -65,7 +66,7 @@ def check_paths(paths: list[Path], out: Console) -> int:
         missing = (missing_names(exercise) + baseline_problems(exercise)
                    + postgres_world_problems(exercise))
         if not missing:
-            missing = hint_play_problems(exercise)
+            missing = hint_play_problems(exercise) + night_problems(exercise)
         if missing:
             problems.extend(missing)
             continue
