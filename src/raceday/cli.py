@@ -110,6 +110,15 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                        help="the facilitator's guide instead: timeline, what each inject is "
                             "for, the answer key (keep it from the players)")
 
+    guide = _add_parser(sub, "guide", help="write an exercise's facilitator guide (MSEL, "
+                        "answer key, pauses, hot wash) as Markdown or HTML")
+    guide.add_argument("exercise", help="exercise id or folder")
+    guide.add_argument("--format", dest="fmt", choices=["md", "html"], default="md",
+                       help="Markdown (the default) or a standalone, printable HTML page")
+    guide.add_argument("--html", dest="fmt", action="store_const", const="html",
+                       help="the same as --format html")
+    guide.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+
     deb = _add_parser(sub, "debrief", help="write a played session's debrief (md, html or json)")
     deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")
     deb.add_argument("--format", dest="fmt", choices=["md", "html", "json", "terminal"],
@@ -426,6 +435,11 @@ def _dispatch(args: argparse.Namespace, out: Console) -> int:
         if getattr(args, "facilitator", False):
             return print_facilitator_guide(args.exercise, out)
         return print_briefing(args.exercise, out)
+    if command == "guide":
+        from raceday.commands import write_guide
+        from raceday.team.program import program
+
+        return write_guide(args.exercise, args.fmt, args.output, out, program())
     if command == "transcript":
         from raceday.transcript.render import print_transcript
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from raceday.engine.load import find_exercises, load_exercise, load_named_exercise
-from raceday.errors import ExerciseError
+from raceday.errors import ExerciseError, InputError
 from raceday.inert import inert
 from raceday.transcript.wording import plural
 
@@ -85,6 +85,38 @@ def print_facilitator_guide(name: str, out: Console) -> int:
 
     exercise = load_named_exercise(name)
     out.file.write(inert(facilitator_markdown(exercise)))
+    return 0
+
+
+GUIDE_FORMATS = ("md", "html")
+
+
+def write_guide(name: str, fmt: str, output: Path | None, out: Console,
+                program: str = "raceday") -> int:
+    """`raceday guide EXERCISE`: the facilitator guide (Markdown or HTML) from the exercise
+    alone, on stdout or into `output`; `program` is the command the join lines type."""
+    from raceday.exercise.acts import next_act, previous_act
+    from raceday.exercise.guide import build_guide
+    from raceday.exercise.guide_html import guide_html
+    from raceday.exercise.guide_markdown import guide_markdown
+
+    if fmt not in GUIDE_FORMATS:
+        raise InputError([f"unknown guide format {fmt!r}; formats are {', '.join(GUIDE_FORMATS)}"])
+    exercise = load_named_exercise(name)
+    others = [e.exercise for e in find_exercises(check_sql=False) if e.exercise is not None]
+    guide = build_guide(exercise, program=program, previous=previous_act(exercise, others),
+                        following=next_act(exercise, others))
+    text = guide_html(guide) if fmt == "html" else guide_markdown(guide)
+    if output is None:
+        out.file.write(inert(text))
+        out.file.flush()
+        return 0
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError([f"{output}: cannot write the guide: {exc.strerror or exc}"]) from None
+    out.print(inert(f"Guide written to {output}", one_line=True), markup=False, highlight=False,
+              soft_wrap=True)
     return 0
 
 

@@ -1,0 +1,1 @@
+"""The facilitator guide's tests: `raceday guide` from every bundled exercise."""
