@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sqlite3
 import threading
 import time
@@ -40,9 +39,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from raceday.errors import ExerciseError, MachineError
 from raceday.store.authorizer import Authorizer, StatementContext, WorldNames
 from raceday.store.base import (
     StoreBase,
@@ -59,11 +57,11 @@ from raceday.store.results import (
     StatementResult,
     TableInfo,
 )
+from raceday.store.sqlite_failures import build_failed, classify, full_message, kept_in
 from raceday.store.sqlite_world import (
     CREATE_OWNER_TABLE,
     FOREIGN_KEY_FAILED,
     LOCK_WAIT_MS,
-    MACHINE_CODES,
     ROLE_LIMITS,
     TRIGGER_OWNER_TABLE,
     WORLD_TABLE,
@@ -79,8 +77,6 @@ from raceday.store.sqlite_world import (
     foreign_keys,
     harden,
     is_full,
-    megabytes,
-    one_line,
     record_world,
     unhurried,
 )
@@ -90,9 +86,6 @@ from raceday.store.world import (
     build_world,
     limit_size,
 )
-
-if TYPE_CHECKING:
-    pass
 
 # The world may not grow past MAX_WORLD_BYTES (prepare.py; SQLite's max_page_count on every
 # connection that writes it): a statement that would pass it fails and changes nothing.
@@ -106,7 +99,6 @@ _PLAIN_DML = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE"})
 # writable_schema on, an UPDATE of sqlite_master changes the schema but not its version:
 # `PRAGMA schema_version` never caught that either.)
 _NO_DDL = frozenset({"SELECT", "VALUES", "WITH", "EXPLAIN", "INSERT", "UPDATE", "DELETE", "REPLACE"})
-_SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token", "parser stack")
 
 
 ROLE_CACHED_STATEMENTS = 128
@@ -221,15 +213,8 @@ class WorldStore(StoreBase[RoleConnection]):
             conn.close()
             for leftover in (path, _sibling(path, "-wal"), _sibling(path, "-shm")):
                 leftover.unlink(missing_ok=True)
-            message = str(exc)  # a WorldError's says its line, as PostgreSQL's build does
-            if disk_full:
-                raise MachineError(f"{path}: cannot build the world here (the disk is full)"
-                                   ) from exc
-            if (getattr(cause, "sqlite_errorcode", 0) or 0) & 0xFF in MACHINE_CODES:  # not the SQL's
-                raise MachineError(f"{path}: cannot build the world here ({one_line(str(cause))}"
-                                   "; a full disk, a file-size limit or a read-only folder?)"
-                                   ) from exc
-            raise ExerciseError([f"world SQL failed: {one_line(message)}"]) from exc
+            # a WorldError's message says its line, as PostgreSQL's build does
+            raise build_failed(exc, cause, path, disk_full) from exc
         conn.close()
         return cls(
             path, roles, row_cap=row_cap, time_limit_s=time_limit_s, max_world_bytes=max_world_bytes
@@ -623,7 +608,7 @@ class WorldStore(StoreBase[RoleConnection]):
                 elapsed_ms=(time.perf_counter() - started) * 1000,
                 error=message,
                 error_kind=kind,
-                kept_in=_kept_in(handle, statement, failed, kind),
+                kept_in=kept_in(handle, statement, failed, kind),
             )
         finally:
             self._deadline = float("inf")
@@ -662,67 +647,19 @@ class WorldStore(StoreBase[RoleConnection]):
         return ctx
 
     def _classify(self, exc: BaseException, auth: Authorizer | None, started: float) -> tuple[ErrorKind, str]:
-        """Turn an exception into (error_kind, one clear line)."""
-        message = str(exc)
-        if isinstance(exc, sqlite3.Error):
-            if auth is not None and auth.context.denials:
-                return "refused", "refused: " + one_line(auth.context.denials[0])
-            if isinstance(exc, sqlite3.IntegrityError):
-                return "constraint", one_line(message)
-            if message == "interrupted":
-                seconds = time.perf_counter() - started
-                if self._cancelled:
-                    return "timeout", f"statement cancelled after {seconds:.1f} s"
-                if self._budget_spent:
-                    return ("timeout", f"statement stopped after {self.work_budget or 0:,} "
-                            "steps of work (the automation's work limit)")
-                return (
-                    "timeout",
-                    f"statement interrupted after {self.time_limit_s:.1f} s (time limit)",
-                )
-            if is_full(exc):
-                full = self._full_message()
-                return ("machine" if full.startswith("the disk is full") else "error"), full
-            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in MACHINE_CODES:
-                return "machine", f"the world cannot be written ({one_line(message)})"
-            if message == "query string is too large":
-                limit = ROLE_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH]
-                return "error", f"statement is too long (the limit is {limit:,} bytes)"
-            if any(marker in message for marker in _SYNTAX_MARKERS):
-                return "syntax", one_line(message)
-            if message == "database is locked":
-                return "timeout", ("database is locked (another connection holds SQLite's one "
-                                   "write lock, or wrote after this transaction read)")
-            if message.startswith("You did not supply a value for binding parameter"):
-                name = message.rsplit(" ", 1)[-1].rstrip(".")
-                return "error", f"no value was given for parameter {name}"
-            if message.startswith("Binding ") and "has no name" in message:
-                return "error", "use named parameters such as :plan; ? is not supported here"
-            if "not authorized" in message or "may not be modified" in message:
-                return "refused", "refused: " + one_line(message)
-            return "error", one_line(message)
-        if isinstance(exc, MemoryError):
-            return "error", "out of memory"
-        return "error", one_line(f"{type(exc).__name__}: {message}")
+        """Turn an exception into (error_kind, one clear line) (sqlite_failures.py)."""
+        return classify(exc, auth.context.denials if auth is not None else (),
+                        interrupted=lambda: self._interrupted(started),
+                        full=lambda: full_message(self._app, self.path, self.max_world_bytes))
 
-    def _full_message(self) -> str:
-        """Why a write failed with SQLITE_FULL: the world's size limit, or the disk itself.
-
-        The failed statement was rolled back, so the world's size says little; the disk's
-        free space says whether the world had the room its limit allows.
-        """
-        try:
-            pages = self._app.execute("PRAGMA page_count").fetchone()[0]
-            size = self._app.execute("PRAGMA page_size").fetchone()[0]
-            free = shutil.disk_usage(self.path.parent).free
-        except (sqlite3.Error, OSError):
-            pages, size, free = 0, 1, 0
-        if free >= self.max_world_bytes - pages * size:
-            return (
-                f"the world is full: this statement would grow it past its limit of "
-                f"{megabytes(self.max_world_bytes)}; nothing was changed"
-            )
-        return "the disk is full: nothing was changed"
+    def _interrupted(self, started: float) -> str:
+        """Why the progress handler stopped the statement that began at `started`."""
+        if self._cancelled:
+            return f"statement cancelled after {time.perf_counter() - started:.1f} s"
+        if self._budget_spent:
+            return (f"statement stopped after {self.work_budget or 0:,} "
+                    "steps of work (the automation's work limit)")
+        return f"statement interrupted after {self.time_limit_s:.1f} s (time limit)"
 
     def _sync_names(self) -> None:
         """Reload the world's names if the schema changed since we last looked.
@@ -809,16 +746,3 @@ def _may_change_schema(sql: str) -> bool:
 
 def _sibling(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
-
-
-def _kept_in(handle: RoleConnection, statement: str, failed: StatementContext,
-             kind: str) -> tuple[str, ...] | None:
-    """Where a failed statement may have kept changes: nowhere when it was refused (before
-    anything ran); else in the tables the authorizer saw it write, its triggers' and
-    cascades' included, when SQLite prepared it now or its record was kept (a schema change
-    half-done is not told)."""
-    if kind == "refused":
-        return ()
-    if failed.ddl or not (failed.prepared or statement in handle.verdicts):
-        return None
-    return tuple(failed.writes)
