@@ -209,14 +209,9 @@ def _night_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _drawn_night(args: argparse.Namespace, exercise: Exercise) -> DrawnNight | None:
     """The unknown night `--unknown` / `--night` ask for (None: tonight's race, as told)."""
-    from raceday.engine.unknown_night import draw_night, named_night, night_seed
+    from raceday.engine.unknown_night import chosen_night
 
-    night = getattr(args, "night", None)
-    if night is not None:
-        return named_night(exercise, night, start=night_seed() % 1_000_000)
-    if getattr(args, "unknown", False):
-        return draw_night(exercise, night_seed())
-    return None
+    return chosen_night(exercise, getattr(args, "unknown", False), getattr(args, "night", None))
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -282,6 +277,7 @@ def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     host.add_argument("--teams", default=None,
                       help="several teams on one clock, each with the seats of --seats in "
                       "its own world: red,blue,... (a leaderboard at the end)")
+    _night_arguments(host)
 
     join = _add_parser(sub, "join", help="take a seat in a team session")
     join.add_argument("session", type=_team_address,
@@ -594,18 +590,23 @@ def _team(args: argparse.Namespace, out: Console) -> int:
     """`raceday host`, `join` and `watch`: team play across terminals."""
     import os
 
+    if args.command == "host" and args.teams and (args.unknown or args.night):
+        raise InputError(["--unknown with --teams: several teams on one clock play the night "
+                          "the exercise tells (host each team's unknown night on its own)"])
     if args.command == "host" and args.headless:
         from raceday.team.start_host import host_headless
 
         return host_headless(args.exercise, args.seats, args.pace, args.speed,
                              args.transcripts, out, teams=args.teams, length=args.length,
-                             lobby=not args.start_now, injects=args.injects)
+                             lobby=not args.start_now, injects=args.injects,
+                             unknown=args.unknown, night=args.night)
     from raceday.tui.team import start_team  # the TUI, imported only here
 
     if args.command == "host":
         return start_team.host_console(args.exercise, args.seats, args.pace, args.speed,
                                        args.transcripts, teams=args.teams, length=args.length,
-                                       lobby=not args.start_now, injects=args.injects)
+                                       lobby=not args.start_now, injects=args.injects,
+                                       unknown=args.unknown, night=args.night)
     if args.command == "join":
         token = args.token or os.environ.get("RACEDAY_TOKEN")
         if not token:

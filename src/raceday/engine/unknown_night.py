@@ -156,3 +156,21 @@ def unknown_briefing(exercise: Exercise) -> str:
     heading = briefing.find("\n## ", 1) if briefing.startswith("## ") else briefing.find("\n## ")
     rest = briefing[heading + 1:] if heading >= 0 else ""
     return (spec.situation.strip() + "\n\n" + rest).strip()
+
+
+def chosen_night(exercise: Exercise, unknown: bool, night: str | None) -> DrawnNight | None:
+    """The night `--unknown` (drawn) or `--night ID` (the facilitator's pick) asks for; None:
+    the night the exercise tells."""
+    if night is not None:
+        return named_night(exercise, night, start=night_seed() % 1_000_000)
+    if unknown:
+        return draw_night(exercise, night_seed())
+    return None
+
+
+def facilitator_night_line(night: DrawnNight) -> str:
+    """What the host's own terminal tells the facilitator of an unknown night (never a seat's
+    screen, the projector or a file)."""
+    later = f", its fault {night.later} min later than the file's" if night.later else ""
+    return (f"Unknown night (for the facilitator only; the seats are not told): "
+            f"{night.title}{later}.")

@@ -40,6 +40,7 @@ from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.headless import open_session, stopped_words
 from raceday.engine.session import Session, SessionError
 from raceday.engine.snapshot import Snapshot, WorldPlan, take_snapshot
+from raceday.engine.unknown_night import DrawnNight
 from raceday.errors import MachineError, RacedayError, first_line
 from raceday.exercise.model import Exercise
 from raceday.inert import has_controls
@@ -134,7 +135,8 @@ class Host(FacilitatorActions):
                  live: LiveClock | None = None, team: str = "",
                  foreign: Callable[[CommandRow], str | None] | None = None,
                  heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S,
-                 meeting: str | None = None, lobby: bool = False) -> None:
+                 meeting: str | None = None, lobby: bool = False,
+                 night: DrawnNight | None = None) -> None:
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
             raise SessionError("two seats have the same name")
@@ -148,6 +150,8 @@ class Host(FacilitatorActions):
                 raise SessionError(f"unknown role {spec.role!r} for seat {spec.name!r}; roles "
                                    f"are {', '.join(exercise.role_ids)}")
         self.exercise = exercise
+        self.night = night
+        """An unknown night's drawn night: the facilitator may know it, the seats do not."""
         self.exercise_ref = exercise_ref or exercise.id
         self.seats = {s.name: Seat(s.name, s.role, (tokens or {}).get(s.name) or new_token())
                       for s in seats}
@@ -221,7 +225,7 @@ class Host(FacilitatorActions):
     def start(self) -> Session:
         """Open the world and the transcript, create session.db, seat nobody yet."""
         session = open_session(self.exercise, self.roles, self.transcripts, self.pace,
-                               self.time_limit_s, origin=self.origin)
+                               self.time_limit_s, origin=self.origin, night=self.night)
         self.session = session
         self.db = self._create_db(session.folder)
         for seat in self.seats.values():

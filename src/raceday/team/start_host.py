@@ -40,7 +40,8 @@ def game_day_speed(exercise: Exercise, speed: float | None, length: float | None
 
 def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | None,
                transcripts: Path, *, length: float | None = None, lobby: bool = False,
-               injects: Path | None = None) -> Host:
+               injects: Path | None = None, unknown: bool = False,
+               night: str | None = None) -> Host:
     """A host for the named exercise with the seats `responder,enactor-a,...` (not started).
 
     `raceday host --db postgresql://…` leaves the DSN in RACEDAY_DB (cli.py) for the world;
@@ -55,10 +56,13 @@ def build_host(exercise_name: str, seats: str | None, pace: str, speed: float | 
     ref = str(Path(resolve_exercise(exercise_name)).resolve())
     db = os.environ.get(DB_VARIABLE)
     prepared = prepared_injects(injects, exercise)
+    from raceday.engine.unknown_night import chosen_night
+
     host = Host(exercise, parse_seats(exercise, seats), exercise_ref=ref,
                 transcripts=transcripts, pace=Pace(pace),
                 speed=game_day_speed(exercise, speed, length),
-                meeting=db if is_postgres(db) else None, lobby=lobby)
+                meeting=db if is_postgres(db) else None, lobby=lobby,
+                night=chosen_night(exercise, unknown, night))
     host.prepared = prepared
     return host
 
@@ -110,7 +114,9 @@ def parse_seats(exercise: Exercise, text: str | None) -> list[SeatSpec]:
 def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float | None,
                   transcripts: Path, out: Console, teams: str | None = None, *,
                   length: float | None = None, lobby: bool = False,
-                  injects: Path | None = None) -> int:
+                  injects: Path | None = None, unknown: bool = False,
+                  night: str | None = None) -> int:
+    from raceday.engine.unknown_night import facilitator_night_line
     from raceday.team.host_loop import join_text, serve
     from raceday.transcript.render import print_score
 
@@ -123,8 +129,10 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                                                 injects=injects),
                                     say, out)
     host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
-                      lobby=lobby, injects=injects)
+                      lobby=lobby, injects=injects, unknown=unknown, night=night)
     host.start()
+    if host.night is not None:  # the facilitator's terminal only: no file, no seat
+        say(facilitator_night_line(host.night))
 
     def announce() -> None:  # once Ctrl-C is heard: a Ctrl-C at these lines ends and scores it
         _announce(join_text(host), host.folder, say, out,

@@ -43,11 +43,9 @@ class Settings:
         """The night the next session plays: drawn (or picked) now, for an unknown night."""
         if not self.unknown or exercise.replay is None or exercise.replay.nights is None:
             return None
-        from raceday.engine.unknown_night import draw_night, named_night, night_seed
+        from raceday.engine.unknown_night import chosen_night
 
-        if self.night is not None:
-            return named_night(exercise, self.night, start=night_seed() % 1_000_000)
-        return draw_night(exercise, night_seed())
+        return chosen_night(exercise, True, self.night)
 
     def speed_for(self, exercise: Exercise) -> float:
         if self.length:

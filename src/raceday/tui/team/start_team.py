@@ -120,7 +120,8 @@ def watch(session: Path | str, team: str | None = None) -> int:
 
 def host_console(exercise: str, seats: str | None, pace: str, speed: float | None,
                  transcripts: Path, teams: str | None = None, *, length: float | None = None,
-                 lobby: bool = False, injects: Path | None = None) -> int:
+                 lobby: bool = False, injects: Path | None = None, unknown: bool = False,
+                 night: str | None = None) -> int:
     from raceday.team.host_loop import join_text, save_join_text
     from raceday.team.start_host import build_host
     from raceday.tui.team.console_app import ConsoleApp
@@ -129,11 +130,15 @@ def host_console(exercise: str, seats: str | None, pace: str, speed: float | Non
         return _host_teams_console(exercise, seats, teams, pace, speed, transcripts,
                                    length=length, lobby=lobby, injects=injects)
     host = build_host(exercise, seats, pace, speed, transcripts, length=length, lobby=lobby,
-                      injects=injects)
+                      injects=injects, unknown=unknown, night=night)
     host.start()
     info = join_text(host)
     save_join_text(host.folder, info)
     sys.stdout.write(info + "\n")
+    if host.night is not None:  # the facilitator's terminal only: no file, no seat
+        from raceday.engine.unknown_night import facilitator_night_line
+
+        sys.stdout.write(facilitator_night_line(host.night) + "\n")
     try:
         result: Any = ConsoleApp(host).run()
     finally:
