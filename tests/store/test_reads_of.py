@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from raceday.store.protocol import Store
 from raceday.store.sqlite_store import WorldStore
 
 
@@ -30,3 +31,11 @@ def test_what_cannot_be_prepared_or_is_not_one_query_has_no_read_set(store: Worl
     for sql in ("SELEC 1", "SELECT 1; SELECT 2", "DELETE FROM plan", "SELECT * FROM nowhere"):
         assert store.reads_of(sql) is None, sql
     assert store.app_query("SELECT count(*) FROM plan")[1] == [(3,)]  # nothing was run
+
+
+def test_the_store_says_by_value_what_it_can_say_of_its_answers(store: WorldStore) -> None:
+    seen: Store = store  # the protocol declares each (engine/checks.py reads them plainly)
+    assert (seen.reads_complete, seen.writes_complete, seen.asks_together) == (True, True, False)
+    assert seen.catalog_writes == 0  # not counted: a schema change is told by its result
+    assert seen.execute("responder", "CREATE TABLE note (id INTEGER PRIMARY KEY)")[0].schema_changed
+    assert seen.catalog_writes == 0

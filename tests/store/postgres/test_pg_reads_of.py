@@ -12,6 +12,7 @@ from pg_fixtures import one
 from raceday.engine.headless import open_session
 from raceday.engine.load import load_named_exercise
 from raceday.store.postgres.store import PostgresStore
+from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 
 pytestmark = pytest.mark.postgres
@@ -127,3 +128,11 @@ def test_a_kept_kill_switch_is_asked_again_after_a_function_empties_its_table(
         store = session.store
         assert isinstance(store, PostgresStore)
         store.drop()
+
+
+def test_the_store_says_by_value_what_it_can_say_of_its_answers(pg_store: PostgresStore) -> None:
+    seen: Store = pg_store  # the protocol declares each (engine/checks.py reads them plainly)
+    assert (seen.reads_complete, seen.writes_complete, seen.asks_together) == (False, True, True)
+    before = seen.catalog_writes
+    assert seen.execute("responder", "CREATE TABLE note (id integer PRIMARY KEY)")[0].ok
+    assert seen.catalog_writes == before + 1
