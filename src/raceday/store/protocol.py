@@ -1,4 +1,5 @@
-"""The store as the engine sees it: no sqlite3 here, so PostgreSQL can stand behind it later."""
+"""The store as the engine sees it: no sqlite3 here, and SQLite's and PostgreSQL's stores
+both stand behind it (`sqlite_store.WorldStore`, `postgres.store.PostgresStore`)."""
 
 from __future__ import annotations
 
