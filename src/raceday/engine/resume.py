@@ -384,7 +384,8 @@ def _is_action(event: Event) -> bool:
     if isinstance(event, ev.Statement):
         return not event.automated
     if isinstance(event, ev.Inject):
-        return event.id == "adhoc" and event.source == "facilitator"
+        # a facilitator's own: ad hoc, or prepared with what it expects (named by its id)
+        return event.source == "facilitator" and (event.id == "adhoc" or bool(event.expect))
     return isinstance(event, (ev.MonitorSaved, ev.MonitorRemoved, ev.Declaration, ev.Edit,
                               ev.Hint, ev.Wait, ev.Note, ev.Refused, ev.Replay, ev.Cast,
                               ev.Facilitation, ev.SeatJoined, ev.SeatLeft, ev.SeatCommand,
@@ -417,7 +418,8 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Note):
         session.note(event.text, event.role, event.author)
     elif isinstance(event, ev.Inject):
-        session.send_inject(event.title, event.text, event.to, event.inject_kind or "message")
+        session.send_inject(event.title, event.text, event.to, event.inject_kind or "message",
+                            inject_id=event.id, expect=event.expect, objective=event.objective)
     elif isinstance(event, ev.Facilitation) and event.action == "schedule" and event.when:
         session.schedule_on_fault(event.detail, event.text, event.when, event.after, event.to,
                                   event.inject_kind)

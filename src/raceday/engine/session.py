@@ -476,14 +476,17 @@ class Session(Automation):
                                   to=tuple(to)))
 
     def send_inject(self, title: str, text: str = "", to: Sequence[str] = (),
-                    kind: str = "message") -> Event:
-        """A facilitator's ad-hoc inject (`kind`: message, status or alarm)."""
+                    kind: str = "message", *, inject_id: str = "adhoc",
+                    expect: Sequence[str] = (), objective: str = "") -> Event:
+        """A facilitator's ad-hoc inject (`kind`: message, status or alarm). A prepared one
+        that expects something of the team (`expect`, as an exercise inject's) is named by
+        its own `inject_id`, so the facilitator's marks name it."""
         flood = self._flooded("inject")
         if flood is not None:
             return flood
         return self._emit(ev.Inject(
-            id="adhoc", inject_kind=InjectKind(kind).value, title=title, text=text, to=tuple(to),
-            source="facilitator",
+            id=inject_id, inject_kind=InjectKind(kind).value, title=title, text=text,
+            to=tuple(to), source="facilitator", expect=tuple(expect), objective=objective,
         ))
 
     def note(self, text: str, role: str | None = None, author: str | None = None) -> Event:

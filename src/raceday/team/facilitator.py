@@ -259,8 +259,11 @@ class FacilitatorActions:
         session = self.need()
         i = entry.inject
         title = f"Question for discussion: {i.title}" if i.kind == "question" else i.title
+        # named by its own id when it expects something of the team: the marks name it
         session.send_inject(title, i.text, i.to,
-                            "message" if i.kind == "question" else i.kind)
+                            "message" if i.kind == "question" else i.kind,
+                            inject_id=i.id if i.expect else "adhoc", expect=i.expect,
+                            objective=i.objective)
         return self.injects.sent(entry.key, session.clock_face)
 
     def show_sql_on_projector(self, shown: bool) -> None:

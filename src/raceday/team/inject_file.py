@@ -15,6 +15,9 @@ injects:
                                  #   that comes and goes)
     title: The CEO is on the phone
     text: What do we tell customers?
+    expect:                      # optional: what the team is expected to do or say, each
+      - names who speaks for us  #   marked met, partly or not met (console x, or
+    objective: detection         #   raceday aar --mark ID:N); the objective it rates
 ```
 """
 
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from raceday.errors import InputError
+from raceday.exercise.fields import MAX_EXPECT, OBJECTIVES
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_duration, parse_time
 from raceday.exercise.yaml_lines import Located
@@ -32,7 +36,8 @@ from raceday.team.yaml_file import YamlFileError, read_mapping
 
 KINDS = ("message", "status", "alarm", "question")
 _TOP = ("exercise", "injects")
-_FIELDS = ("id", "kind", "to", "at", "when", "after", "within", "title", "text")
+_FIELDS = ("id", "kind", "to", "at", "when", "after", "within", "title", "text", "expect",
+           "objective")
 MAX_TITLE = 120
 MAX_TEXT = 2000
 
@@ -57,6 +62,11 @@ class PreparedInject:
     after: int = 0
     line: int = 0
     within: int = 0
+    expect: tuple[str, ...] = ()
+    """What the team is expected to do or say about it, as an exercise inject's `expect:`:
+    the facilitator marks each met, partly or not met, for the AAR (never the score)."""
+    objective: str = ""
+    """The objective whose AAR rating the marks inform (empty: the inject's row only)."""
 
 
 def load_inject_file(path: Path, exercise: Exercise) -> tuple[PreparedInject, ...]:
@@ -132,9 +142,50 @@ class _Reader:
                                          f"{', '.join(KINDS)}")
         at, when, after = self.timing(m, node.line, what)
         within = self.within(m, after, what) if when else 0
+        expect = self.expect(m, what)
+        objective = self.objective(m, expect, what)
+        if expect and any(i.id == ident for i in self.exercise.injects):
+            self.problem(node.line, f"{what}: the exercise has an inject '{ident}' of its own; "
+                                    "give this one another id (its marks are named by it)")
         return PreparedInject(id=ident, title=title, text=self.text(m, "text", what, MAX_TEXT),
                               kind=kind, to=self.roles(m, what), at=at, when=when, after=after,
-                              line=node.line, within=within)
+                              line=node.line, within=within, expect=expect, objective=objective)
+
+    def expect(self, m: dict[str, Located], what: str) -> tuple[str, ...]:
+        """`expect:` as an exercise inject takes it: a list of lines (one line alone is one)."""
+        node = m.get("expect")
+        if node is None:
+            return ()
+        lines: list[str] = []
+        for item in node.value if node.is_list else [node]:
+            value = item.value
+            if not isinstance(value, str) or not value.strip():
+                self.problem(item.line, f'{what}: each of "expect" is a line of text (what the '
+                                        "team is expected to do or say)")
+                continue
+            value = value.strip()
+            if len(value) > MAX_EXPECT or "\n" in value:
+                self.problem(item.line, f'{what}: each of "expect" is one line of at most '
+                                        f"{MAX_EXPECT} characters")
+            elif has_controls(value, one_line=True):
+                self.problem(item.line, f'{what}: "expect" holds control characters')
+            else:
+                lines.append(value)
+        return tuple(lines)
+
+    def objective(self, m: dict[str, Located], expect: tuple[str, ...], what: str) -> str:
+        node = m.get("objective")
+        if node is None:
+            return ""
+        value = str(node.plain_value())
+        if value not in OBJECTIVES:
+            self.problem(node.line, f"{what}: objective '{value}' is not one of "
+                                    f"{', '.join(OBJECTIVES)}")
+            return ""
+        if not expect:
+            self.problem(node.line, f'{what}: "objective" names the objective the marks of '
+                                    '"expect" rate; give "expect" too')
+        return value
 
     def roles(self, m: dict[str, Located], what: str) -> tuple[str, ...]:
         node = m.get("to")

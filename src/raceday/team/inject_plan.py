@@ -48,7 +48,8 @@ class InjectPlan:
         self.entries: tuple[PlanEntry, ...] = tuple(
             PlanEntry(f"exercise:{i.id}", "exercise", PreparedInject(
                 id=i.id, title=i.title, text=i.text, kind=i.kind.value, to=tuple(i.to),
-                at=i.at, when=i.on_fault, after=i.after, within=i.within))
+                at=i.at, when=i.on_fault, after=i.after, within=i.within, expect=i.expect,
+                objective=i.objective))
             for i in exercise.injects)
         self.harms = HarmClock()
         """When each harm held tonight, as the session's faults and clears say."""
@@ -151,7 +152,9 @@ def load_prepared(folder: Path) -> tuple[PreparedInject, ...]:
         return ()
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(PreparedInject(**{**row, "to": tuple(row.get("to", ()))}) for row in rows)
+        return tuple(PreparedInject(**{**row, "to": tuple(row.get("to", ())),
+                                       "expect": tuple(row.get("expect", ()))})
+                     for row in rows)
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"{path}: the prepared injects cannot be read again ({exc})") from None
 
@@ -176,8 +179,9 @@ def rebuild(plan: InjectPlan, events: Sequence[ev.Event], minute_of: Callable[[s
                 plan._put(replace(entry, inject=moved))
             elif e.action == "cancel" and any(x.key == e.inject for x in plan.entries):
                 plan._put(replace(plan.get(e.inject), state=CANCELLED))
-        elif isinstance(e, ev.Inject) and e.id == "adhoc" and e.source == "facilitator":
+        elif isinstance(e, ev.Inject) and e.source == "facilitator":
             waiting = next((x for x in plan.entries if x.movable and x.inject.to == e.to
+                            and e.id in ("adhoc", x.inject.id)
                             and e.title in (x.inject.title,
                                             f"Question for discussion: {x.inject.title}")),
                            None)

@@ -157,12 +157,9 @@ class InjectListScreen(ModalScreen[None]):
             self._call("cancel", lambda s: self.host.cancel_inject(entry.key))
 
     def _expected(self, entry: PlanEntry) -> tuple[str, ...]:
-        """What an exercise's inject expects of the team (its `expect:` lines)."""
-        session = self.host.session
-        if session is None or entry.source != "exercise":
-            return ()
-        found = next((i for i in session.exercise.injects if i.id == entry.inject.id), None)
-        return found.expect if found is not None else ()
+        """What an inject expects of the team (its `expect:` lines: the exercise's, or a
+        prepared inject's from the --injects file)."""
+        return entry.inject.expect
 
     @property
     def _marks(self) -> dict[tuple[str, int], tuple[str, str]]:
@@ -176,8 +173,8 @@ class InjectListScreen(ModalScreen[None]):
             return
         expected = self._expected(entry)
         if not expected:
-            self.notify("This inject expects nothing of the team (an exercise inject's "
-                        "`expect:` lines are what x marks).")
+            self.notify("This inject expects nothing of the team (an inject's `expect:` "
+                        "lines are what x marks).")
             return
         if entry.state != SENT:
             self.notify("It has not reached the team yet: mark what it expected once it has.")
