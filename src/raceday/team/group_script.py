@@ -110,7 +110,7 @@ class GroupPlay:
         self._thread = threading.Thread(target=self.teams.run, args=(self._stop,),
                                         name="raceday-teams", daemon=True)
         self._thread.start()
-        self.plays = {name: TeamPlay(exercise, [], host=host)
+        self.plays = {name: TeamPlay(exercise, [], host=host, pumping=self._thread)
                       for name, host in self.teams.hosts.items()}
 
     def finish(self, reason: str = "ended") -> None:

@@ -176,6 +176,9 @@ class Host(FacilitatorActions):
         self.snapshot: Snapshot | None = None
         self.ended = False
         self.commands_done = 0
+        self.handling: int | None = None
+        """The seat command the host is running now: a seat waiting on its answer waits as
+        long as it runs (a replay of a long night takes minutes on a loaded machine)."""
         self._calls: queue.Queue[tuple[Callable[[Session], Any], Future[Any]]] = queue.Queue()
         self._turns = Turns()
         self.monitor_owners = MonitorOwners()
@@ -388,6 +391,8 @@ class Host(FacilitatorActions):
         while not self._calls.empty():
             fn, future = self._calls.get_nowait()
             handled += 1
+            if not future.set_running_or_notify_cancel():
+                continue  # the caller gave up on it before it was taken
             try:
                 future.set_result(fn(session))
             except MachineError as exc:  # a full disk under the clock: the host stops
@@ -474,7 +479,11 @@ class Host(FacilitatorActions):
             if row.kind == BEAT:
                 self._done(row.id, "done")
                 return
-            result = self._run(session, seat, row, payload)
+            self.handling = row.id
+            try:
+                result = self._run(session, seat, row, payload)
+            finally:
+                self.handling = None
         except StaleBeat as exc:
             self._refuse(session, row, seat, Verdict(str(exc), record=False))
             return

@@ -29,6 +29,10 @@ from raceday.team.seats import SeatSpec, seats_from_roles
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 ANSWER_SECONDS = 30.0
+"""How long the host may take to pick up a call or a seat's command. Once it has, the wait
+lasts as long as the host works on it: the end of a recovery-under-load night (its final
+replay) took 10 s on a quiet machine and more than 30 s on a loaded one, and a fixed limit
+crashed a team script that was only slow."""
 STOP_LOOK_S = 0.5
 """How often a seat waiting for an answer looks whether the host has stopped."""
 
@@ -44,9 +48,11 @@ class TeamPlay:
 
     def __init__(self, exercise: Exercise, seats: list[SeatSpec],
                  transcripts: Path = DEFAULT_TRANSCRIPTS, players: dict[str, str] | None = None,
-                 host: Host | None = None) -> None:
+                 host: Host | None = None, pumping: threading.Thread | None = None) -> None:
+        """`host` and `pumping`: a group's team, its host run by the group's thread."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pumping = pumping
         if host is None:  # a team of its own; a group's team is given its (running) host
             host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
             host.origin = "script"
@@ -54,6 +60,7 @@ class TeamPlay:
             self._thread = threading.Thread(target=host.run, args=(self._stop,),
                                             name="raceday-host", daemon=True)
             self._thread.start()
+            self._pumping = self._thread
         self.host = host
         self.clients: dict[str, Client] = {}
         for seat in self.host.seats.values():
@@ -62,8 +69,27 @@ class TeamPlay:
             self.clients[seat.name] = client
 
     def facilitate(self, fn: Callable[[Session], T]) -> T:
-        """Run a facilitator's call on the host and wait for it."""
-        return self.host.call(fn).result(ANSWER_SECONDS)
+        """Run a facilitator's call on the host and wait for it: for the host to take it
+        (ANSWER_SECONDS at most), then for as long as the host runs it."""
+        future = self.host.call(fn)
+        deadline = time.monotonic() + ANSWER_SECONDS
+        while True:
+            try:
+                return future.result(STOP_LOOK_S)
+            except TimeoutError:
+                self._check_host()
+                if not future.running() and time.monotonic() >= deadline:
+                    future.cancel()
+                    raise TimeoutError(f"the host did not take the facilitator's call in "
+                                       f"{ANSWER_SECONDS:g} s (is it running?)") from None
+
+    def _check_host(self) -> None:
+        """HostStopped when the machine stopped the host; RuntimeError when its thread is
+        gone (nothing would ever answer)."""
+        if self.host.stopped is not None:
+            raise HostStopped(self.host.stopped)
+        if self._pumping is not None and not self._pumping.is_alive():
+            raise RuntimeError("the host's thread has ended: nothing will answer")
 
     def seat_for(self, step: Step) -> Client:
         if step.seat is not None:
@@ -112,15 +138,18 @@ class TeamPlay:
             raise CommandFailed(f"{where}: {row.error}")
 
     def _answer(self, client: Client, command: int) -> CommandRow:
-        """The host's answer; HostStopped at once if the machine stops the host meanwhile."""
+        """The host's answer, waited for as long as the host runs the command (ANSWER_SECONDS
+        at most before it does); HostStopped at once if the machine stops the host."""
         deadline = time.monotonic() + ANSWER_SECONDS
         while True:
-            if self.host.stopped is not None:
-                raise HostStopped(self.host.stopped)
+            self._check_host()
             try:
-                return client.wait(command, min(STOP_LOOK_S, deadline - time.monotonic()))
+                return client.wait(command, max(0.0, min(STOP_LOOK_S,
+                                                         deadline - time.monotonic())))
             except TeamError:
-                if time.monotonic() >= deadline:
+                if self.host.handling == command:
+                    deadline = time.monotonic() + ANSWER_SECONDS  # running: no limit
+                elif time.monotonic() >= deadline:
                     raise
 
     def finish(self, reason: str = "ended") -> None:
