@@ -107,8 +107,9 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
     brief = _add_parser(sub, "brief", help="print an exercise's briefing")
     brief.add_argument("exercise", help="exercise id or folder")
     brief.add_argument("--facilitator", action="store_true",
-                       help="the facilitator's guide instead: timeline, what each inject is "
-                            "for, the answer key (keep it from the players)")
+                       help="the facilitator's timeline instead: what each inject is for, "
+                            "the answer key (keep it from the players; `raceday guide` "
+                            "writes the whole facilitator guide)")
 
     guide = _add_parser(sub, "guide", help="write an exercise's facilitator guide (MSEL, "
                         "answer key, pauses, hot wash) as Markdown or HTML")
@@ -117,7 +118,8 @@ def _parser(*, play_only: bool = False) -> argparse.ArgumentParser:
                        help="Markdown (the default) or a standalone, printable HTML page")
     guide.add_argument("--html", dest="fmt", action="store_const", const="html",
                        help="the same as --format html")
-    guide.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+    guide.add_argument("-o", "--output", type=Path, metavar="FILE",
+                       help="write to FILE instead of stdout")
 
     deb = _add_parser(sub, "debrief", help="write a played session's debrief (md, html or json)")
     deb.add_argument("session", type=Path, help="the session folder (or its events.jsonl)")

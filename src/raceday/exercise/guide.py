@@ -40,6 +40,13 @@ def speed(exercise: Exercise, minutes: float) -> str:
     return f"{round(exercise.clock.length_minutes / minutes, 2):g}x"
 
 
+def game_days(exercise: Exercise) -> list[int]:
+    """The game day's lengths worth offering: the exercise's own, and the usual ones that
+    still run the night at least as fast as real time."""
+    night = exercise.clock.length_minutes
+    return sorted({exercise.length, *(m for m in GAME_DAY_LENGTHS if m <= night)})
+
+
 def team_seats(exercise: Exercise) -> tuple[str, ...]:
     """The seats a team game day suggests: the roles a solo player holds, and those whose
     tasks make the race (a person holding them can make or miss the fault)."""
@@ -165,7 +172,7 @@ def _logistics(exercise: Exercise, program: str) -> Section:
         Table(("game day", "speed", "host it with"), tuple(
             (f"{m} min", speed(ex, m),
              f"`{p} host {ex.id} --seats {','.join(seats)} --length {m}`")
-            for m in sorted({*GAME_DAY_LENGTHS, ex.length}))),
+            for m in game_days(ex))),
         Sub("Before the day"),
         Items((f"Print this guide (`{p} guide {ex.id} --html -o guide.html`) and the "
                f"players' briefing (`{p} brief {ex.id}`).",
