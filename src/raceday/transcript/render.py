@@ -131,6 +131,8 @@ def _describe(event: ev.Event) -> str:
         return f"waiting until {e.until}"
     if isinstance(e, ev.TimelineEnd):
         return "the exercise's timeline has run out"
+    if isinstance(e, ev.NightRevealed):
+        return "NIGHT TOLD: " + night_sentence(e)
     if isinstance(e, ev.SessionResumed):
         return f"RESUMED after a crash (from event {e.recorded})" + (f": {e.note}" if e.note else "")
     if isinstance(e, ev.TeamLeft):
