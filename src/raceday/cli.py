@@ -241,6 +241,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     serve.add_argument("--max-sessions", type=int, default=None, metavar="N",
                        help="browsers playing at once (default 40; 0: no limit); one more "
                        "is told the server is full")
+    _night_arguments(serve)
 
 
 def _team_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -637,11 +638,17 @@ def _serve(args: argparse.Namespace) -> int:
         join = Join(args.join, tuple(tokens), args.team)
     elif args.tokens or args.team:
         raise InputError(["--token and --team go with --join SESSION"])
+    if join is not None and (args.unknown or args.night):
+        raise InputError(["--unknown goes with the host (raceday host --unknown): a seat plays "
+                          "the night the host drew"])
+    night = (("--night", args.night) if args.night
+             else ("--unknown",) if args.unknown else ())
     if args.max_sessions is not None and args.max_sessions < 0:
         raise InputError([f"--max-sessions {args.max_sessions}: give 0 (no limit) or more"])
     return serve(args.exercise, host=args.host, port=args.port, public_url=args.public_url,
                  transcripts=args.transcripts, join=join,
-                 max_sessions=MAX_SESSIONS if args.max_sessions is None else args.max_sessions)
+                 max_sessions=MAX_SESSIONS if args.max_sessions is None else args.max_sessions,
+                 night=night)
 
 
 def _run(args: argparse.Namespace, out: Console) -> int:

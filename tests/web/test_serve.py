@@ -140,3 +140,21 @@ def test_serve_loads_neither_textual_nor_textual_serve_until_it_serves() -> None
             "('textual', 'textual_serve', 'aiohttp')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_each_browser_of_an_unknown_night_draws_its_own() -> None:
+    from raceday.web.browser_server import play_command
+
+    command = play_command("dynamodb-dns-race", Path("t"), ("--unknown",))
+    assert command[-1] == "--unknown" and "play" in command
+    assert play_command("dynamodb-dns-race", Path("t"))[-2:] == ["--transcripts",
+                                                                  str(Path("t").resolve())]
+
+
+def test_an_unknown_night_is_the_hosts_not_a_joining_seats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--join", str(tmp_path), "--token", "t", "--unknown",
+                 "--port", str(free_port())]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "raceday: --unknown goes with the host (raceday host --unknown): a seat plays the "
+        "night the host drew"]

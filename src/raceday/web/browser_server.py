@@ -76,10 +76,12 @@ def new_browser_id() -> str:
     return secrets.token_urlsafe(12)
 
 
-def play_command(exercise: str | None, transcripts: Path) -> list[str]:
-    """What each browser runs to play on its own: the launcher, or the exercise's briefing."""
+def play_command(exercise: str | None, transcripts: Path,
+                 night: tuple[str, ...] = ()) -> list[str]:
+    """What each browser runs to play on its own: the launcher, or the exercise's briefing;
+    `night` is `--unknown` (each browser draws its own night) or `--night ID`."""
     return [sys.executable, "-m", "raceday", "play", *([exercise] if exercise else []),
-            "--transcripts", str(transcripts.resolve())]
+            "--transcripts", str(transcripts.resolve()), *night]
 
 
 def seat_command() -> list[str]:
@@ -118,7 +120,8 @@ def _port_problem(host: str, port: int, exc: OSError) -> str:
 
 def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
           public_url: str | None = None, transcripts: Path = Path("transcripts"),
-          join: Join | None = None, max_sessions: int = MAX_SESSIONS) -> int:
+          join: Join | None = None, max_sessions: int = MAX_SESSIONS,
+          night: tuple[str, ...] = ()) -> int:
     """Serve until Ctrl-C; returns the exit status. Bad input is one line before the banner.
     At most `max_sessions` browsers play at once (0: no limit); one more is told so."""
     try:
@@ -143,7 +146,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
         what = f"a seat of {join.session} ({len(join.tokens)} seats)"
     else:
         Path(transcripts).mkdir(parents=True, exist_ok=True)
-        command = play_command(exercise, Path(transcripts))
+        command = play_command(exercise, Path(transcripts), night)
         what = f"raceday play {exercise}" if exercise else "the raceday launcher"
     check_port(host, port)
 
@@ -184,7 +187,7 @@ def serve(exercise: str | None, *, host: str = "127.0.0.1", port: int = 8000,
             command = self.command
             if join is None:  # each browser in its own folder: it sees only its own sessions
                 command = shlex.join(play_command(exercise, browser_folder(
-                    Path(transcripts), request.cookies.get(BROWSER_COOKIE))))
+                    Path(transcripts), request.cookies.get(BROWSER_COOKIE)), night))
             try:
                 await websocket.prepare(request)
                 app_service = service(
