@@ -161,7 +161,9 @@ def _chart(who: str, attempts: Sequence[Attempt], by: str) -> Table:
     table.add_column("time to detect", no_wrap=True)
     table.add_column("", justify="right")
     for n, a in enumerate(attempts, start=1):
-        if not a.fault_occurred:
+        if not a.fault_occurred and a.night == "quiet":
+            detect, minutes = Text("quiet night", style="green"), ""
+        elif not a.fault_occurred:
             detect, minutes = Text("no fault (prevented)", style="green"), ""
         elif a.detect_minutes is None:
             detect, minutes = Text("never", style="red"), ""

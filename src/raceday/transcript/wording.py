@@ -114,7 +114,7 @@ def night_sentence(night: NightRevealed) -> str:
                 "finding declared on it was a false alarm.")
     later = f", {night.later} minutes later than the exercise's own" if night.later else ""
     began = (f" It began at {night.began_at}; "
-             + (f"first surfaced by {night.gave_away}." if night.gave_away
+             + (f"first surfaced when {night.gave_away}." if night.gave_away
                 else "nothing of yours surfaced it.")) if night.began_at else (
         " It never began: the team's world or hands kept it away.")
     return f"Tonight was an unknown night: {night.title}{later}.{began}"

@@ -33,8 +33,7 @@ def score_report(r: Reading) -> ScoreReport | None:
         sections=tuple(ScoreSection(name, x.points, x.max, x.reasons) for name, x in s.parts),
         hints=s.hints.revealed, hint_cost=s.hints.cost, reasons=s.reasons,
         prevented_outright=s.fault.prevented_outright, ended=r.ended,
-        fault=(f"{night_sentence(r.unknown)} " if r.unknown is not None else "")
-        + fault_sentence(s.fault), figures=_figures(r), judged=_judged(r))
+        fault=fault_sentence(s.fault), figures=_figures(r), judged=_judged(r))
 
 
 def _figures(r: Reading) -> tuple[Figure, ...]:
@@ -147,8 +146,12 @@ def _resumed(r: Reading, e: ev.SessionResumed) -> str:
 def _outcome(r: Reading, score: ScoreReport | None, declarations: tuple[Declaration, ...],
              guards: Guards) -> str:
     parts: list[str] = []
+    if r.unknown is not None:  # an unknown night: which it was comes first
+        parts.append(night_sentence(r.unknown))
     detection = r.start.event_figures.get("detection_minutes") if r.night else None
-    if r.first_fault is None:
+    if r.unknown is not None and r.unknown.night_kind == "quiet" and r.first_fault is None:
+        parts.append("Nothing went wrong, so there was nothing to detect or recover.")
+    elif r.first_fault is None:
         prevented = [s.id for s in guards.steps if s.outcome == "prevented"]
         stopped = [s.id for s in guards.steps if s.guarded]
         if score is not None and not score.prevented_outright and r.score is not None \
