@@ -371,7 +371,9 @@ def room_command(title: str, exercise: str, folder: Path,
                  teams: Sequence[tuple[str, Path]], out: list[str]) -> int:
     """`raceday aar GROUP`: write the room's report (aar.md, aar.html) into the group's
     folder and say what it holds."""
-    room = build_room(title, exercise, folder, teams)
+    # the group names its exercise as the host was given it (a folder's path when played
+    # from one): the room reads its id, the folder's name
+    room = build_room(title, Path(exercise).name, folder, teams)
     md, html = folder / ROOM_MD, folder / ROOM_HTML
     try:
         md.write_text(inert(room_markdown(room)), encoding="utf-8")
