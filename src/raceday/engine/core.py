@@ -135,6 +135,9 @@ class SessionCore:
         self.injects_heard = 0  # injects sent so far (a wait for the next one stops at it)
         self._stopped_tasks: set[str] = set()
         self.held: dict[str, bool] = {}  # task id -> fell due while the facilitator held it
+        self.unattended: dict[str, int] = {}
+        """role -> the grace in minutes after which the automation does a due story task of
+        a seat nobody is at (a host sets it: seats never taken, a headless host's seats)."""
         self.handed: set[str] = set()
         """Roles a player holds whose routine (repeating) tasks the facilitator handed to the
         automation; their one-off (story) tasks stay the player's."""

@@ -125,6 +125,8 @@ class Session(Automation):
             self.minute += 1
             self._fire_due(self.minute)
             self._minute_checks()
+            if self.unattended:
+                self._play_unattended()
             if self.minute >= self.end_minute and not self.timeline_over:
                 self.timeline_over = True
                 self._emit(ev.TimelineEnd(note="the exercise's timeline has run out"))
@@ -535,6 +537,26 @@ class Session(Automation):
         self._run_task(pending.task, 0)
         self._check_world()
         return event
+
+    def _play_unattended(self) -> None:
+        """A seat nobody is at (never taken, or played headless) never does its due story
+        task: once the host's grace has passed the automation does it, as it would have when
+        it fell due, recorded, so one empty seat never stalls the night or leaves its fault
+        to a minute after the team has gone."""
+        if self.team_left_at is not None:
+            return
+        for task_id, pending in list(self.pending.items()):
+            grace = self.unattended.get(pending.task.role)
+            since = pending.since if pending.since >= 0 else pending.due
+            if grace is None or self.minute < since + grace or task_id in self.held:
+                continue
+            del self.pending[task_id]
+            self._emit(ev.Facilitation(
+                action="automate", to=(pending.task.role,), detail=task_id,
+                text=f"nobody at the seat did it within {grace} min of {self.time_of(since)}: "
+                     "the automation did it, as it would have"))
+            self._run_task(pending.task, 0)
+            self._check_world()
 
     def hold_task(self, task_id: str, hold: bool) -> Event:
         """The facilitator holds a task (the night's fault step) so it does not run when due,

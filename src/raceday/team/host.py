@@ -122,10 +122,20 @@ class _Step:
     schema_changed: bool = False
 
 
+DEFAULT_GRACE_MINUTES = 5
+"""How long a held step of a seat nobody is at waits for a person (simulated minutes)."""
+
+
 class Host(FacilitatorActions):
     """Owns one team session. Build it, `start()` it, then `pump()` (or `run()`)."""
 
     origin = ""  # "script": `raceday run --team` (the history keeps it apart from plays)
+    grace: int | None = DEFAULT_GRACE_MINUTES
+    """Minutes a due story task of a seat nobody is at waits before the automation does it
+    (None: it waits for the facilitator)."""
+    grace_all = False
+    """Every seat counts as nobody's (a headless host, script seats): the grace applies to
+    all; otherwise only to seats never taken."""
 
     def __init__(self, exercise: Exercise, seats: Sequence[SeatSpec], *,
                  exercise_ref: str | None = None, transcripts: Path = Path("transcripts"),
@@ -369,6 +379,15 @@ class Host(FacilitatorActions):
         except (MachineError, SessionDbError) as exc:
             raise self._stop_for(exc) from exc
 
+    def unattended(self) -> dict[str, int]:
+        """The roles nobody is at, with the grace after which the automation does their due
+        story tasks: seats never taken, and every seat of a headless host (`grace_all`);
+        `grace` None: never (the facilitator hands tasks over with `a`)."""
+        if self.grace is None:
+            return {}
+        return {seat.role: self.grace for seat in self.seats.values()
+                if self.grace_all or seat.joined_at is None}
+
     def _stop_for(self, exc: BaseException) -> HostStopped:
         """Close the session as a solo one is closed on a full disk: no score, no team_left,
         the transcript whole; say once how to resume."""
@@ -387,6 +406,7 @@ class Host(FacilitatorActions):
         session = self.need()
         if self.ended:
             return 0
+        session.unattended = self.unattended()
         handled = 0
         while not self._calls.empty():
             fn, future = self._calls.get_nowait()

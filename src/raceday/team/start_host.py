@@ -130,6 +130,7 @@ def host_headless(exercise_name: str, seats: str | None, pace: str, speed: float
                                     say, out)
     host = build_host(exercise_name, seats, pace, speed, transcripts, length=length,
                       lobby=lobby, injects=injects, unknown=unknown, night=night)
+    host.grace_all = True  # nobody watches a console: a quiet seat's held step is played
     host.start()
     if host.night is not None:  # the facilitator's terminal only: no file, no seat
         say(facilitator_night_line(host.night))
