@@ -65,7 +65,7 @@ def test_each_night_plays_headless_with_its_own_onset(flagship: Exercise, night:
     assert len(revealed) == 1 and revealed[0].began_at == ONSETS[night]
 
 
-@pytest.mark.parametrize("night", ["race", "empty-plan", "quiet"])
+@pytest.mark.parametrize("night", list(ONSETS))
 def test_each_night_plays_the_same_on_postgresql(flagship: Exercise, night: str,
                                                  tmp_path: Path) -> None:
     dsn = server_or_skip()
@@ -127,6 +127,8 @@ def test_a_play_keyed_on_tonights_race_earns_only_where_it_matches(flagship: Exe
     moved, _ = _play(flagship, RACE_SPECIFIC, named_night(flagship, "race", 4), tmp_path / "b")
     other, _ = _play(flagship, RACE_SPECIFIC, named_night(flagship, "empty-plan", 0),
                      tmp_path / "c")
+    assert any("'endpoint-went-backwards' never alerted on this unknown night" in r
+               for r in other["detection"]["reasons"])
     broad, _ = _play(flagship, BROAD, named_night(flagship, "empty-plan", 0), tmp_path / "d")
     assert told["detection"]["points"] == told["detection"]["max"]
     assert moved["detection"]["points"] == 0  # acted at the record's minute: held off by hand

@@ -717,6 +717,9 @@ class Session(Automation):
         self.facts.live_steps = step_statuses(self.facts.race_steps(self.exercise))
         if self.night is not None:
             self.facts.night, self.facts.night_kind = self.night.night, self.night.kind
+            alerted = {name for _minute, name in self.facts.monitor_alerts}
+            saved = dict.fromkeys(e.name for e in self.events if isinstance(e, ev.MonitorSaved))
+            self.facts.silent_monitors = [n for n in saved if n not in alerted]
         self.score = score_session(self.exercise, self.facts, self.time_of)
         if self.night is not None:
             self._emit(self._night_revealed(self.score))

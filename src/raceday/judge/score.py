@@ -211,6 +211,13 @@ def _detection(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Detection | No
                 f"it began ({time_of(minute)}, {how}); full marks within "
                 f"{rubric.full_within} min, none after {rubric.zero_after} min{versus}"
             )
+    if start is not None and facts.silent_monitors:
+        names = ", ".join(f"'{n}'" for n in facts.silent_monitors)
+        reasons.append(f"detection: monitor{'s' if len(facts.silent_monitors) > 1 else ''} "
+                       f"{names} never alerted on this unknown night: what "
+                       f"{'they watch' if len(facts.silent_monitors) > 1 else 'it watches'} "
+                       "for shows on some nights and not others; a monitor on what the "
+                       "customers see alerts on every night that harms them")
     wrong = [(m, f) for m, f, correct in ruled.declarations if not correct]
     if wrong and rubric.wrong_finding_cost:
         cost = min(points, rubric.wrong_finding_cost * len(wrong))
