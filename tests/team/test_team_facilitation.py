@@ -26,6 +26,7 @@ def _live_host(flagship: Exercise, tmp_path: Path, wall: list[float], *,
                lobby: bool = True) -> Host:
     host = Host(flagship, seats_from_roles(SEATS), transcripts=tmp_path, pace=Pace.LIVE,
                 speed=60.0, wall=lambda: wall[0], tokens=TOKENS, lobby=lobby)
+    host.grace = None  # nobody has joined: the seats' due work waits for the facilitator
     host.start()
     return host
 

@@ -83,6 +83,9 @@ class ConsoleScreen(Screen[None]):
         self.clock = Clock()
         self.alarms = Alarms(show_faults=True)
         self.verdicts = Verdicts()
+        if host.night is not None:  # the console knows the drawn night; the seats do not
+            later = f", {host.night.later} min later" if host.night.later else ""
+            self.verdicts.night = f"{host.night.title}{later}"
         self._caught_up = False
         """Whether the follower's first look (every event so far) has been taken in."""
         self._asked_early: list[Callable[[], None]] = []

@@ -25,6 +25,8 @@ class Verdicts:
         self.refused: list[ev.CommandRefused] = []
         self.lost: dict[str, ev.SeatLost] = {}
         self.score: ev.ScoreEvent | None = None
+        self.night: str | None = None
+        """An unknown night's drawn night, in words: the facilitator knows it, no seat does."""
 
     def note(self, event: ev.Event) -> None:
         if isinstance(event, ev.Fault):
@@ -58,6 +60,9 @@ class Verdicts:
 
     def render(self) -> Text:
         t = Text()
+        if self.night:
+            t.append("Unknown night: ", style="bold")
+            t.append(inert(self.night) + "\n", style="yellow")
         t.append("Faults now: ", style="bold")
         if self.faults:
             t.append(inert("; ".join(self.faults.values())), style="bold white on red")
