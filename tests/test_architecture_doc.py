@@ -97,11 +97,24 @@ def test_the_engine_reads_what_a_store_can_say_from_the_protocol_never_through_g
     assert [a for a in CAPABILITIES if f"`{a}`" not in _text()] == []
 
 
-def test_a_seat_builds_its_sql_command_by_hand_where_the_map_says() -> None:
-    building = {path for path, text in _modules(SRC).items()
-                if re.search(r"\(\s*\"sql\",\s*\{", text)}
-    assert building == {"tui/team/seat_runner.py"}
-    assert _named(building) == []
+def test_a_seat_sends_its_action_s_record_and_the_host_reads_it_as_the_seat_s_role() -> None:
+    """No command is built by hand (`("sql", {...})`, a payload of an action's fields): the
+    seat's client sends `action_to_record`, the host reads `action_from_record` with the
+    seat's role forced, each in the one place the map names."""
+    modules = _modules(SRC)
+    assert [p for p, text in modules.items() if re.search(r"\(\s*\"sql\",\s*\{", text)] == []
+    assert [p for p, text in modules.items() if p.startswith(("team/", "tui/", "web/"))
+            and re.search(r"\{\s*\"sql\":", text)] == []
+    sending = {p for p, text in modules.items()
+               if "action_to_record(" in text and p != "engine/actions.py"}
+    assert sending == {"team/client.py"}
+    reading = {p for p, text in modules.items()
+               if p != "engine/actions.py" and re.search(r"action_from_record\([^)]*\brole=", text)}
+    assert reading == {"team/host.py"}
+    assert _named(sending | reading) == []
+    for name in ("action_to_record", "action_from_record", "value_to_record",
+                 "value_from_record", "Client.send", "PlayRunner.perform"):
+        assert f"`{name}" in _text(), name
 
 
 def test_the_tui_calls_a_host_only_through_the_console_s_runner() -> None:

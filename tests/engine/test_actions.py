@@ -113,3 +113,17 @@ def test_perform_gives_what_the_action_gave(make_session: Callable[..., Session]
     assert session.perform(Wait(until=3)) is None and session.minute == 3
     refused = session.perform(EditStatement(role="operator", statement="nope", sql="SELECT 1"))
     assert isinstance(refused, ev.Refused) and "no automation statement 'nope'" in refused.error
+
+
+def test_a_seat_s_role_is_forced_on_its_action_whatever_the_record_names() -> None:
+    """The host reads a seat's action with the seat's role: a record naming another role,
+    none, or one on an action that takes none (a replay) is that seat's."""
+    forged = action_to_record(RunSql(role="operator", sql="SELECT 1"))
+    assert action_from_record(forged, role="reader") == RunSql(role="reader", sql="SELECT 1")
+    assert action_from_record({"kind": "remove_monitor", "name": "m"}, role="reader") == \
+        RemoveMonitor(name="m", role="reader")
+    assert action_from_record({"kind": "replay", "role": "operator"}, role="reader") == \
+        AskReplay()
+    for action in EVERY_ACTION:
+        again = action_from_record(action_to_record(action), role="reader")
+        assert getattr(again, "role", "reader") == "reader"

@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from tui_fixtures import MakeApp, settle, start_play, type_text, wait_until
 
+from raceday.engine.actions import EditStatement
 from raceday.engine.load import load_named_exercise
 from raceday.exercise.model import Exercise
 from raceday.transcript import events as ev
@@ -86,7 +87,8 @@ async def test_an_edited_statement_closes_its_guard_task(make_app: MakeApp,
         guarded = ("UPDATE config SET value = :value, version = version + 1, "
                    "updated_by = 'writer-b', updated_at = :now_hhmm "
                    "WHERE key = 'primary_db' AND version = :version")
-        screen.act("edit", lambda s: s.edit_statement("operator", "writer-b-save", guarded))
+        screen.perform("edit", EditStatement(role="operator", statement="writer-b-save",
+                                             sql=guarded))
         await wait_until(pilot, lambda: "guard-version" in screen.handled_tasks())
         assert "✓" in task_line(screen, "Guard 1: a save must prove it is")
 

@@ -3,12 +3,15 @@ team seat, the host, a headless script, `raceday resume`), carried out by `Sessi
 
 Each action is a frozen dataclass; `kind` is the word a team seat's command carries. An
 action crosses a process boundary as a JSON object written and read by the events codec
-(`action_to_record`, `action_from_record`), checked field by field like an event's line.
-Adding an action is a class here and its case in `Session.perform`.
+(`action_to_record`, `action_from_record`), checked field by field like an event's line: a
+team seat sends its action's record, and the host reads it back as the seat's own role
+(`action_from_record(record, role=...)`), whatever role the record names. Adding an action
+is a class here and its case in `Session.perform`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -106,9 +109,18 @@ def action_to_record(action: Action) -> dict[str, Any]:
     return {"kind": action.kind, **value_to_record(action)}
 
 
-def action_from_record(record: Any) -> Action:
+def as_role(action: Action, role: str) -> Action:
+    """The action done as `role` (an action that names no role, a replay, is as it is)."""
+    if isinstance(action, (AskReplay, Wait)) or action.role == role:
+        return action
+    return dataclasses.replace(action, role=role)
+
+
+def action_from_record(record: Any, *, role: str | None = None) -> Action:
     """A typed action from a decoded JSON object; `EventError` names what is wrong and where
-    (`declare.finding: expected str, got int`)."""
+    (`declare.finding: expected str, got int`). With `role` (a team seat's), the action is
+    that role's whatever role the record names (or none, for an action that names no
+    role): a seat never acts as another."""
     if not isinstance(record, Mapping):
         raise EventError("an action must be a JSON object")
     kind = record.get("kind")
@@ -118,4 +130,9 @@ def action_from_record(record: Any) -> Action:
     if cls is None:
         raise EventError(f"unknown action {kind!r}; actions are {', '.join(BY_KIND)}")
     fields = {k: v for k, v in record.items() if k != "kind"}
+    if role is not None:  # the seat's role, whatever the record says (a replay names none)
+        if "role" in cls.__dataclass_fields__:
+            fields["role"] = role
+        else:
+            fields.pop("role", None)
     return value_from_record(cls, fields, kind)

@@ -7,16 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from raceday.engine.actions import (
-    Action,
-    AskReplay,
-    Declare,
-    EditStatement,
-    RevealHint,
-    RunSql,
-    SaveMonitor,
-    Wait,
-)
+from raceday.engine.actions import Action, Wait
 from raceday.engine.clock import Pace
 from raceday.engine.core import Listener
 from raceday.engine.script import Script, Step, When
@@ -114,20 +105,7 @@ def step_action(session: Session, step: Step, where: str) -> Action | None:
         assert step.until is not None
         return Wait(until=None if step.until.text == "next"
                     else minute_of(step.until, session, where))
-    if step.action == "hint":
-        return RevealHint(hint=step.target or None, role=step.role)
-    if step.action == "replay":
-        return AskReplay()
-    if step.action not in ("sql", "monitor", "declare", "edit"):
-        return None
-    assert step.role is not None
-    if step.action == "sql":
-        return RunSql(role=step.role, sql=step.sql)
-    if step.action == "monitor":
-        return SaveMonitor(role=step.role, name=step.name, sql=step.sql)
-    if step.action == "declare":
-        return Declare(role=step.role, finding=step.target, text=step.text)
-    return EditStatement(role=step.role, statement=step.target, sql=step.sql)
+    return step.player_action()
 
 
 def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_TRANSCRIPTS,

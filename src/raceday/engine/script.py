@@ -9,6 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from raceday.engine.actions import (
+    Action,
+    AskReplay,
+    Declare,
+    EditStatement,
+    RevealHint,
+    RunSql,
+    SaveMonitor,
+)
 from raceday.errors import ScriptError
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise
 from raceday.exercise.times import parse_duration, parse_hhmm
@@ -44,6 +53,23 @@ class Step(Value):
     """A declaration's finding in the player's own words (`declare: {text: ...}`)."""
     seat: str | None = None
     """The seat that acts, when the script names seats (`seats:`): a team session's player."""
+
+    def player_action(self) -> Action | None:
+        """The player's action this step is, played headless or sent by a team's seat (None:
+        `wait` and `end`, the clock's; a wait's minute is known only as it is played)."""
+        if self.action == "hint":
+            return RevealHint(hint=self.target or None, role=self.role)
+        if self.action == "replay":
+            return AskReplay()
+        if self.action not in ("sql", "monitor", "declare", "edit") or self.role is None:
+            return None
+        if self.action == "sql":
+            return RunSql(role=self.role, sql=self.sql)
+        if self.action == "monitor":
+            return SaveMonitor(role=self.role, name=self.name, sql=self.sql)
+        if self.action == "declare":
+            return Declare(role=self.role, finding=self.target, text=self.text)
+        return EditStatement(role=self.role, statement=self.target, sql=self.sql)
 
 
 @frozen

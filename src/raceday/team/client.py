@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from raceday.engine.actions import Action, action_to_record, as_role
 from raceday.engine.snapshot import Snapshot
 from raceday.errors import RacedayError
 from raceday.store.results import StatementResult, TableInfo
@@ -150,11 +151,22 @@ class Client(View):
         self._nonce = seat.last_nonce
         self._submitting = threading.Lock()  # numbers reach the host in the order they grow
 
+    def send(self, action: Action) -> int:
+        """Queue a player's action for the host: its record (`action_to_record`), as this
+        seat's role (the host reads it back as that role whatever it says); returns the
+        command's id at once."""
+        record = action_to_record(as_role(action, self.role))
+        return self._queue(action.kind, record)
+
     def submit(self, kind: str, payload: dict[str, Any]) -> int:
-        """Queue a command for the host; returns its id at once."""
+        """Queue one of the seat's own commands (join, ready, leave, a beat) for the host;
+        returns its id at once."""
+        return self._queue(kind, {"role": self.role, **payload})
+
+    def _queue(self, kind: str, record: dict[str, Any]) -> int:
         with self._submitting:
             self._nonce = max(self._nonce + 1, time.time_ns() // 1000)
-            body = wire.dumps({"role": self.role, **payload})
+            body = wire.dumps(record)
             mac = sign(self._token, self.seat, self._nonce, kind, body, self.team)
             return self.db.submit(self.seat, self._nonce, kind, body, mac, time.time())
 

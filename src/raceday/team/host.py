@@ -27,14 +27,12 @@ from typing import Any, TypeVar
 
 from raceday.engine import aside
 from raceday.engine.actions import (
-    Action,
-    AskReplay,
-    Declare,
-    EditStatement,
+    BY_KIND,
     RemoveMonitor,
     RevealHint,
-    RunSql,
     SaveMonitor,
+    Wait,
+    action_from_record,
 )
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.headless import open_session, stopped_words
@@ -85,8 +83,9 @@ CLOCK_SECONDS = 0.25
 TURNS_S = 1.0
 """How long one pump goes on taking the seats' turns before the console's calls and the
 heartbeats get theirs (what is left waits for the next pump)."""
-PLAYER_ACTIONS = ("join", "leave", "ready", "sql", "monitor", "remove_monitor", "declare", "edit",
-                  "hint", "replay")
+SEAT_ACTIONS = tuple(kind for kind in BY_KIND if kind != Wait.kind)
+"""The player's actions a seat sends (engine/actions.py); the clock is the facilitator's."""
+PLAYER_ACTIONS = ("join", "leave", "ready", *SEAT_ACTIONS)
 BEAT = "beat"
 """A seat's heartbeat: a signed command that says only "this terminal is alive"."""
 HEARTBEAT_TIMEOUT_S = 10.0
@@ -608,7 +607,15 @@ class Host(FacilitatorActions):
             seat.ready = False
             return _event_result(session.record(ev.SeatLeft(seat=seat.name, role=role,
                                                             player=player)))
-        action = _seat_action(kind, role, payload)
+        if payload.get("kind", kind) != kind:
+            raise CommandRefusal(f"the command is {kind!r} but its action is "
+                                 f"{str(payload.get('kind'))[:40]!r}")
+        try:  # always as the seat's own role, whatever role the record names
+            action = action_from_record({**payload, "kind": kind}, role=role)
+        except ev.EventError as exc:
+            raise CommandRefusal(f"the action cannot be read: {exc}") from None
+        if isinstance(action, RevealHint) and action.to:
+            raise CommandRefusal("only the facilitator gives a hint to chosen roles")
         if isinstance(action, (SaveMonitor, RemoveMonitor)):  # a monitor is its seat's
             monitor = session.monitors.get(action.name.strip())
             why = self.monitor_owners.refusal(seat.name, role, action.name,
@@ -775,34 +782,6 @@ class Host(FacilitatorActions):
 def _event_result(event: ev.Event | None) -> str:
     return wire.dumps({"event": ev.to_record(event) if event is not None else None})
 
-
-def _seat_action(kind: str, role: str, payload: dict[str, Any]) -> Action:
-    """A seat's command as the player's action, always as the seat's own role."""
-    if kind == "sql":
-        return RunSql(role=role, sql=_text(payload, "sql"))
-    if kind == "monitor":
-        return SaveMonitor(role=role, name=_text(payload, "name"), sql=_text(payload, "sql"))
-    if kind == "remove_monitor":
-        return RemoveMonitor(name=_text(payload, "name"), role=role)
-    if kind == "declare":
-        text = payload.get("text", "")
-        if not isinstance(text, str):
-            raise CommandRefusal("the command needs 'text' as text")
-        return Declare(role=role, finding=_text(payload, "finding"), text=text)
-    if kind == "edit":
-        return EditStatement(role=role, statement=_text(payload, "statement"),
-                             sql=_text(payload, "sql"))
-    if kind == "hint":
-        hint = payload.get("hint")
-        return RevealHint(hint=str(hint) if hint else None, role=role)
-    return AskReplay()  # replay
-
-
-def _text(payload: dict[str, Any], key: str) -> str:
-    value = payload.get(key)
-    if not isinstance(value, str):
-        raise CommandRefusal(f"the command needs {key!r} as text")
-    return value
 
 
 

@@ -13,9 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from raceday.engine.actions import AskReplay, RevealHint
 from raceday.engine.clock import Pace
 from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
 from raceday.engine.script import Script, Step
@@ -117,23 +116,14 @@ class TeamPlay:
 
             self.facilitate(wait)
             return
+        action = step.player_action()
+        if action is None:
+            return
         if step.role is None:  # a hint or a replay nobody at a seat asked for
-            if step.action == "hint":
-                self.facilitate(lambda s: s.perform(RevealHint(hint=step.target or None)))
-            elif step.action == "replay":
-                self.facilitate(lambda s: s.perform(AskReplay()))
+            self.facilitate(lambda s: s.perform(action))
             return
         client = self.seat_for(step)
-        payloads: dict[str, dict[str, Any]] = {
-            "sql": {"sql": step.sql},
-            "monitor": {"name": step.name, "sql": step.sql},
-            "declare": {"finding": step.target, **({"text": step.text} if step.text else {})},
-            "edit": {"statement": step.target, "sql": step.sql},
-            "hint": {"hint": step.target or None},
-            "replay": {},
-        }
-        payload = payloads[step.action]
-        row = self._answer(client, client.submit(step.action, payload))
+        row = self._answer(client, client.send(action))
         if row.status != "done":
             raise CommandFailed(f"{where}: {row.error}")
 

@@ -1,79 +1,68 @@
 """What the host publishes beside the events, as JSON: the screen's snapshot of the session,
 the tables of the world, and the results of a seat's statements.
 
-Events have their own codec (`transcript.events`); these are the other values a client
-shows, turned to JSON and back here and nowhere else.
+Every value crosses through the one codec events and actions use (`transcript.events`'s
+`value_to_record` and `value_from_record`: every field, checked field by field as it is
+read), with one rule of the wire's own: a cell holding bytes (a BLOB) is `{"$bytes": hex}`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
-from raceday.engine.snapshot import Answer, ChartView, MonitorView, PendingView, Snapshot, WorldView
+from raceday.engine.snapshot import Snapshot
 from raceday.inert import json_text
-from raceday.store.results import ColumnInfo, ForeignKeyInfo, StatementResult, TableInfo
+from raceday.store.results import StatementResult, TableInfo
+from raceday.transcript.events import value_from_record, value_to_record
 
 
-def _cell(value: Any) -> Any:
+def _unencodable(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"$bytes": value.hex()}
-    return value
+    return str(value)
 
 
-def _uncell(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"$bytes"}:
-        return bytes.fromhex(str(value["$bytes"]))
-    return value
+def _bytes(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1 and "$bytes" in obj:
+        return bytes.fromhex(str(obj["$bytes"]))
+    return obj
 
 
 def dumps(value: Any) -> str:
-    return json_text(value, separators=(",", ":"), default=str)
+    return json_text(value, separators=(",", ":"), default=_unencodable)
+
+
+def loads(text: str) -> Any:
+    return json.loads(text, object_hook=_bytes)
 
 
 # -- statement results -------------------------------------------------------------------
 
 
 def results_to_json(results: Sequence[StatementResult]) -> str:
-    return dumps([{
-        **{k: v for k, v in asdict(r).items() if k != "rows"},
-        "rows": [[_cell(c) for c in row] for row in r.rows],
-    } for r in results])
+    return dumps([value_to_record(r) for r in results])
 
 
 def results_from_json(text: str) -> list[StatementResult]:
-    out = []
-    for item in json.loads(text):
-        out.append(StatementResult(
-            sql=item["sql"], columns=tuple(item["columns"]),
-            rows=tuple(tuple(_uncell(c) for c in row) for row in item["rows"]),
-            rowcount=item["rowcount"], truncated=item["truncated"],
-            elapsed_ms=item["elapsed_ms"], error=item["error"], error_kind=item["error_kind"],
-            writes=tuple(item["writes"]), schema_changed=item["schema_changed"],
-            break_glass=tuple(item["break_glass"]),
-        ))
-    return out
+    """Every field of each result: its rows, what it wrote and read, where a failed one may
+    have kept changes (`kept_in`)."""
+    return [value_from_record(StatementResult, item, f"result[{i}]")
+            for i, item in enumerate(loads(text))]
 
 
 # -- the world's tables --------------------------------------------------------------------
 
 
 def tables_to_json(tables: Sequence[TableInfo]) -> str:
-    return dumps([asdict(t) for t in tables])
+    return dumps([value_to_record(t) for t in tables])
 
 
 def tables_from_json(text: str) -> tuple[TableInfo, ...]:
-    return tuple(TableInfo(
-        name=t["name"], kind=t["kind"],
-        columns=tuple(ColumnInfo(**c) for c in t["columns"]),
-        sql=t["sql"], triggers=tuple(t["triggers"]),
-        foreign_keys=tuple(ForeignKeyInfo(columns=tuple(f["columns"]),
-                                          other_table=f["other_table"],
-                                          other_columns=tuple(f["other_columns"]))
-                           for f in t["foreign_keys"]),
-    ) for t in json.loads(text))
+    return tuple(value_from_record(TableInfo, t, f"table[{i}]")
+                 for i, t in enumerate(loads(text)))
 
 
 # -- the snapshot ----------------------------------------------------------------------------
@@ -81,51 +70,11 @@ def tables_from_json(text: str) -> tuple[TableInfo, ...]:
 
 def snapshot_to_json(snapshot: Snapshot) -> str:
     """Everything but the tables, which are published apart (they change seldom)."""
-    data = asdict(snapshot)
+    data = value_to_record(snapshot)
     data.pop("tables")
-    world = data["world"]
-    if world["answers"] is not None:
-        world["answers"] = [{"endpoint": a["endpoint"],
-                             "addresses": [[_cell(x), _cell(w)] for x, w in a["addresses"]]}
-                            for a in world["answers"]]
     return dumps(data)
 
 
 def snapshot_from_json(text: str, tables: tuple[TableInfo, ...] | None = None) -> Snapshot:
-    data = json.loads(text)
-    world = data["world"]
-    answers = None
-    if world["answers"] is not None:
-        answers = tuple(Answer(a["endpoint"],
-                               tuple((_uncell(x), _uncell(w)) for x, w in a["addresses"]))
-                        for a in world["answers"])
-    return Snapshot(
-        minute=data["minute"], clock_face=data["clock_face"], end_minute=data["end_minute"],
-        timeline_over=data["timeline_over"], ended=data["ended"], healthy=data["healthy"],
-        next_inject=data["next_inject"],
-        pending=tuple(PendingView(**p) for p in data["pending"]),
-        monitors=tuple(MonitorView(**m) for m in data["monitors"]),
-        world=WorldView(answers=answers,
-                        counts=tuple((str(n), int(c)) for n, c in world["counts"]),
-                        switches=tuple((str(n), bool(e)) for n, e in world["switches"]),
-                        error=world["error"],
-                        answers_label=str(world.get("answers_label", "")),
-                        switches_label=str(world.get("switches_label", "")),
-                        tables=tuple((str(label), tuple(map(str, cols)),
-                                      tuple(tuple(map(str, r)) for r in rows))
-                                     for label, cols, rows in world.get("tables", ())),
-                        answers_total=int(world.get("answers_total", 0)),
-                        answers_empty=int(world.get("answers_empty", 0)),
-                        charts=tuple(_chart(c) for c in world.get("charts", ()))),
-        tables=tables,
-        statement_sql=tuple((str(a), str(b)) for a, b in data["statement_sql"]),
-    )
-
-
-def _chart(data: dict[str, Any]) -> ChartView:
-    return ChartView(
-        label=str(data["label"]), series=tuple(map(str, data["series"])),
-        minutes=tuple(int(m) for m in data["minutes"]),
-        values=tuple(tuple(float(v) for v in row) for row in data["values"]),
-        marks=tuple((int(m), str(t)) for m, t in data.get("marks", ())),
-        start=str(data.get("start", "")), clock=tuple(map(str, data.get("clock", ()))))
+    snapshot = value_from_record(Snapshot, loads(text), "snapshot")
+    return dataclasses.replace(snapshot, tables=tables) if tables is not None else snapshot

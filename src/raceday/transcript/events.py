@@ -815,8 +815,9 @@ def to_json_line(event: Event) -> str:
 
 
 def value_to_record(value: Value) -> dict[str, Any]:
-    """A value that is not an event (a player's action) as a JSON object, by the rules events
-    follow: every field, tuples as lists, nested values as objects."""
+    """A value that is not an event (a player's action, a statement's result, a team seat's
+    snapshot) as a JSON object, by the rules events follow: every field, tuples as lists,
+    nested values as objects."""
     return typing.cast(dict[str, Any], _plain(value))
 
 
@@ -960,8 +961,20 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
     if origin is tuple:
         if not isinstance(value, list):
             raise EventError(f"{where}: expected a list, got {_kind_of(value)}")
-        (item, _) = shape[1]
-        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+        items = shape[1]
+        if len(items) == 2 and items[1] is Ellipsis:  # tuple[X, ...]: any length
+            if items[0] is Any:  # a row's cells: kept as they are
+                return tuple(value)
+            return tuple(_coerce(items[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(items):  # tuple[X, Y]: a pair, each in its place
+            raise EventError(f"{where}: expected {len(items)} items, got {len(value)}")
+        return tuple(_coerce(t, v, f"{where}[{i}]")
+                     for i, (t, v) in enumerate(zip(items, value, strict=True)))
+    if origin is typing.Literal:
+        if value not in shape[1]:
+            words = ", ".join(repr(o) for o in shape[1])
+            raise EventError(f"{where}: expected one of {words}, got {value!r}"[:200])
+        return value
     if origin in (Mapping, dict, typing.Mapping):
         if not isinstance(value, dict):
             raise EventError(f"{where}: expected an object, got {_kind_of(value)}")

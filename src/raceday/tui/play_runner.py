@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from raceday.engine.actions import Action
     from raceday.engine.clock import Pace
     from raceday.engine.session import Session
     from raceday.engine.unknown_night import DrawnNight
@@ -32,8 +33,14 @@ class PlayRunner(Protocol):
 
     def execute(self, role: str, sql: str) -> None: ...
 
+    def perform(self, action: str, act: Action) -> None:
+        """A player's action (`engine/actions.py`): done by the session, or sent to the
+        host as the action's record; answered by `ActionDone(action, event)`."""
+
     def act(self, action: str, call: Callable[[Session], ev.Event | None],
-            *, tables: bool = False) -> None: ...
+            *, tables: bool = False) -> None:
+        """Any other session call (the hot seat's facilitator: the cast, the clock's hand,
+        injects, notes); a seat leaves it to its host."""
 
     def replay(self) -> None: ...
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from raceday.engine.actions import RunSql
+from raceday.engine.actions import Action, RunSql
 from raceday.engine.clock import Pace
 from raceday.engine.progress import NightProgress
 from raceday.engine.session import SessionError
@@ -240,6 +240,17 @@ class SessionRunner:
             return [StatementsRan(role, sql, results)]
 
         self.submit("run", job)
+
+    def perform(self, action: str, act: Action) -> None:
+        """A player's action, done by `Session.perform` (a statement: as `execute`)."""
+        if isinstance(act, RunSql):
+            self.execute(act.role, act.sql)
+            return
+
+        def job() -> list[Message]:
+            return [ActionDone(action, self._need().perform(act))]
+
+        self.submit(action, job)
 
     def act(self, action: str, call: Callable[[Session], ev.Event | None],
             *, tables: bool = False) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual import events, on
@@ -26,7 +26,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from raceday.engine.actions import EditStatement
+from raceday.engine.actions import Action, EditStatement
 from raceday.exercise.model import Exercise, Statement
 from raceday.transcript import events as ev
 from raceday.transcript.wording import plural
@@ -36,9 +36,6 @@ from raceday.tui.typing import after_typing
 from raceday.tui.widgets.editor import SqlEditor
 from raceday.tui.widgets.footer import SteadyFooter
 
-if TYPE_CHECKING:
-    from raceday.engine.session import Session
-
 
 class UnderHarden(Protocol):
     """What this screen needs of the play screen under it (whose runner does the work)."""
@@ -46,7 +43,7 @@ class UnderHarden(Protocol):
     @property
     def exercise(self) -> Exercise: ...
 
-    def act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None: ...
+    def perform(self, action: str, act: Action) -> None: ...
 
     def action_replay(self) -> None: ...
 
@@ -348,13 +345,8 @@ class HardenScreen(Screen[None]):
         card = self.card_for(statement_id)
         if card is not None:
             card.say(Text("saving…", style="dim"))
-        role = self.role
-
-        def call(session: Session) -> ev.Event:
-            return session.perform(EditStatement(role=role, statement=statement_id, sql=sql))
-
         self.saving.append(statement_id)
-        self.play.act("edit", call)
+        self.play.perform("edit", EditStatement(role=self.role, statement=statement_id, sql=sql))
 
     def _answered(self, statement_id: str | None) -> str | None:
         """The statement a save's answer is for: the one named, else the oldest on its way

@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from raceday.engine.actions import RemoveMonitor
+from raceday.engine.actions import Action, RemoveMonitor
 from raceday.engine.clock import LiveClock, Pace
 from raceday.engine.guide import Guide, guide_steps
 from raceday.engine.snapshot import PendingView, Snapshot
@@ -306,15 +306,18 @@ class PlayBase(Screen[None]):
         if self.runner is not None and self.runner.session is not None:
             self.runner.act("facilitation", lambda s: s.record(event))
 
-    def act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None:
-        """For the screens over this one (harden): a session call through our runner."""
-        self._act(action, call)
+    def perform(self, action: str, act: Action) -> None:
+        """For the screens over this one (harden): a player's action through our runner."""
+        self._perform(action, act)
 
     def remove_monitor(self, name: str) -> None:
-        def remove(session: Session) -> None:
-            session.perform(RemoveMonitor(name=name))
+        self._perform("remove monitor", RemoveMonitor(name=name))
 
-        self._act("remove monitor", remove)
+    def _perform(self, action: str, act: Action) -> None:
+        """A player's action (engine/actions.py), done however this screen's session is run."""
+        runner = self._ready()
+        if runner is not None:
+            runner.perform(action, act)
 
     def _act(self, action: str, call: Callable[[Session], ev.Event | None]) -> None:
         runner = self._ready()

@@ -42,8 +42,8 @@ class PlayDialogs(PlayBase):
 
         def save(request: MonitorRequest | None) -> None:
             if request is not None:
-                self._act("monitor", lambda s: s.perform(
-                    SaveMonitor(role=role, name=request.name, sql=request.sql)))
+                self._perform("monitor",
+                              SaveMonitor(role=role, name=request.name, sql=request.sql))
 
         from raceday.tui.screens.dialogs import MonitorDialog  # imported by the prepare job
         self.app.push_screen(MonitorDialog(sql, role), save)
@@ -79,7 +79,7 @@ class PlayDialogs(PlayBase):
             at_once=frozenset({OWN_WORDS})), chosen)
 
     def declare(self, role: str, finding: str, text: str = "") -> None:
-        self._act("declare", lambda s: s.perform(Declare(role=role, finding=finding, text=text)))
+        self._perform("declare", Declare(role=role, finding=finding, text=text))
 
     def action_hint(self) -> None:
         """F9: choose which hint to reveal, each with its cost, before anything is shown.
@@ -131,7 +131,7 @@ class PlayDialogs(PlayBase):
 
         def reveal(hint_id: str | None) -> None:
             if hint_id is not None:
-                self._act("hint", lambda s: s.perform(RevealHint(hint=hint_id, role=role)))
+                self._perform("hint", RevealHint(hint=hint_id, role=role))
 
         from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(
@@ -176,7 +176,7 @@ class PlayDialogs(PlayBase):
             self.notify(f"Still due for {self.role}: {mine[0].title}"
                         + (f" (and {len(mine) - 1} more)" if len(mine) > 1 else "")
                         + ". The Tasks tab keeps them.", timeout=SKIP_TOAST_SECONDS)
-        self._act("wait", lambda s: s.perform(Wait(until=until)))
+        self._perform("wait", Wait(until=until))
 
     def _held_story_tasks(self) -> list[PendingView]:
         """The automation's own tasks, held by a seat here, due and not handled, that the
@@ -200,7 +200,7 @@ class PlayDialogs(PlayBase):
         def chosen(choice: str | None) -> None:
             if choice == "pass":
                 self._left_undone.update((p.task, p.minute) for p in held)
-                self._act("wait", lambda s: s.perform(Wait(until=until)))
+                self._perform("wait", Wait(until=until))
 
         from raceday.tui.screens.dialogs import ChoiceDialog  # imported by the prepare job
         self.app.push_screen(ChoiceDialog(

@@ -1,5 +1,6 @@
-"""A team seat's runner: the play screen's calls become commands in session.db, and what the
-host publishes comes back as the same messages the hot seat's runner posts.
+"""A team seat's runner: the play screen's actions become commands in session.db (each the
+action's own record, `Client.send`), and what the host publishes comes back as the same
+messages the hot seat's runner posts.
 
 One thread worker follows the session (a `PRAGMA data_version` every few milliseconds);
 others only submit commands (a short insert, never on the UI's event loop). None of them
@@ -14,12 +15,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from raceday.engine.actions import Action, Wait, action_to_record
+from raceday.engine.actions import Action, AskReplay, RunSql, Wait
 from raceday.errors import RacedayError
 from raceday.team.client import (
     BEAT_SECONDS,
@@ -57,13 +58,13 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 0.01
+"""How often the seat looks for news (a `PRAGMA data_version`, nearly free)."""
 JOIN_TIMEOUT_S = 30.0
 """How long a seat waits for the host to answer its join before it says it could not."""
-"""How often the seat looks for news (a `PRAGMA data_version`, nearly free)."""
 HIDDEN = (ev.SeatCommand,)
+"""Events the seat's feed leaves out: the statement or action that follows says enough."""
 HOST_RECORDS = ("cast", "facilitation")
 """What the play screen records around a session that, at a seat, is the host's to record."""
-"""Events the seat's feed leaves out: the statement or action that follows says enough."""
 
 
 @dataclass
@@ -87,51 +88,6 @@ class _Pending:
     action: str
     role: str
     sql: str = ""
-
-
-class NotASeatAction(RacedayError):
-    """A call a seat cannot make (the clock and injects are the facilitator's)."""
-
-
-class _Recorder:
-    """Stands in for the session in `act(call)`: each call becomes one command."""
-
-    def __init__(self) -> None:
-        self.command: tuple[str, dict[str, Any]] | None = None
-
-    def save_monitor(self, role: str, name: str, sql: str) -> None:
-        self.command = ("monitor", {"role": role, "name": name, "sql": sql})
-
-    def remove_monitor(self, name: str) -> None:
-        self.command = ("remove_monitor", {"name": name})
-
-    def declare(self, role: str, finding_id: str) -> None:
-        self.command = ("declare", {"role": role, "finding": finding_id})
-
-    def edit_statement(self, role: str, statement_id: str, sql: str) -> None:
-        self.command = ("edit", {"role": role, "statement": statement_id, "sql": sql})
-
-    def reveal_hint(self, hint_id: str | None = None, role: str | None = None) -> None:
-        payload: dict[str, Any] = {"hint": hint_id}
-        if role is not None:
-            payload["role"] = role
-        self.command = ("hint", payload)
-
-    def wait(self, until: int | None = None) -> None:
-        raise NotASeatAction("the facilitator runs the clock in a team session")
-
-    def perform(self, action: Action) -> None:
-        """The player's action as the command that carries it: its kind, its fields."""
-        if isinstance(action, Wait):
-            self.wait(action.until)
-        record = action_to_record(action)
-        self.command = (record.pop("kind"), record)
-
-    def send_inject(self, *args: object, **kwargs: object) -> None:
-        raise NotASeatAction("only the facilitator sends injects")
-
-    def __getattr__(self, name: str) -> Any:
-        raise NotASeatAction(f"a seat cannot {name.replace('_', ' ')} in a team session")
 
 
 class SeatRunner:
@@ -300,11 +256,11 @@ class SeatRunner:
 
     # -- sending commands ------------------------------------------------------------------
 
-    def _send(self, pending: _Pending, build: Callable[[], tuple[str, dict[str, Any]]]) -> None:
+    def _send(self, pending: _Pending, action: Action) -> None:
+        """Send the action's record to the host (a short insert, on a worker thread)."""
         def job() -> None:
             try:
-                kind, payload = build()
-                command_id = self.client.submit(kind, payload)
+                command_id = self.client.send(action)
             except RacedayError as exc:
                 self.target.post_message(JobFailed(pending.action, str(exc)))
                 return
@@ -315,23 +271,29 @@ class SeatRunner:
                              exit_on_error=False, description=f"raceday: {pending.action}")
 
     def execute(self, role: str, sql: str) -> None:
-        self._send(_Pending("run", role, sql), lambda: ("sql", {"role": role, "sql": sql}))
+        self._send(_Pending("run", role, sql), RunSql(role=role, sql=sql))
+
+    def perform(self, action: str, act: Action) -> None:
+        """A player's action, sent to the host as this seat's; the clock is not a seat's."""
+        if isinstance(act, Wait):
+            self.target.post_message(JobFailed(action, "the facilitator runs the clock in a "
+                                                       "team session"))
+            return
+        if isinstance(act, RunSql):
+            self.execute(act.role, act.sql)
+            return
+        self._send(_Pending(action, self.client.role), act)
 
     def act(self, action: str, call: Callable[[Session], ev.Event | None],
             *, tables: bool = False) -> None:
-        if action in HOST_RECORDS:
-            return  # the host records who sits where and its own hand on the clock
-        def build() -> tuple[str, dict[str, Any]]:
-            recorder = _Recorder()
-            call(cast("Session", recorder))
-            if recorder.command is None:
-                raise NotASeatAction(f"{action} is not something a seat can do")
-            return recorder.command
-
-        self._send(_Pending(action, self.client.role), build)
+        """A session call other than a player's action: the host's to make (the cast, the
+        facilitator's hand on the clock, injects and notes), never a seat's."""
+        if action not in HOST_RECORDS:
+            self.target.post_message(JobFailed(action, f"a seat cannot {action} in a team "
+                                                       "session: it is the facilitator's"))
 
     def replay(self) -> None:
-        self._send(_Pending("replay", self.client.role), lambda: ("replay", {}))
+        self._send(_Pending("replay", self.client.role), AskReplay())
 
     def tick(self, minute: int) -> None:
         """The host owns the clock: a seat's ticks do nothing."""
