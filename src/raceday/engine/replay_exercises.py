@@ -6,15 +6,17 @@ once."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from datetime import timedelta
 
 from raceday.exercise.model import Exercise, PracticeChange, PracticeNight, ShiftSpec
-from raceday.judge.variant import swap_names
+from raceday.judge.variant import minutes_counted_from, swap_names
 
 _DERIVED_KEPT = 32
+_OFFSET = re.compile(r"(?<![:\w]):offset\b")
 _derivations: OrderedDict[tuple[str, int, Hashable], tuple[Exercise, Exercise]] = OrderedDict()
 
 
@@ -62,15 +64,18 @@ def variant_of(exercise: Exercise, shift: ShiftSpec) -> Exercise:
 
 
 def _shifted(exercise: Exercise, shift: ShiftSpec) -> Exercise:
-    """The same night on another clock, with the named tasks falling due later."""
+    """The same night on another clock, with the named tasks falling due later, its minutes
+    counted from another number and the drawn names traded."""
     later = dict(shift.later)
     tasks = tuple(
         replace(t, at=t.at + later[t.id],
                 until=t.until + later[t.id] if t.until is not None else None)
         if t.id in later else t
         for t in exercise.tasks)
-    return _names_swapped(replace(_clock_moved(exercise, shift.clock), tasks=tasks),
-                          shift.swapped)
+    moved = replace(_clock_moved(exercise, shift.clock), tasks=tasks)
+    if shift.count_from:
+        moved = _sql_mapped(moved, lambda sql: minutes_counted_from(sql, shift.count_from))
+    return _names_swapped(moved, shift.swapped)
 
 
 def _clock_moved(exercise: Exercise, minutes: int) -> Exercise:
@@ -85,17 +90,27 @@ def _names_swapped(exercise: Exercise, swapped: tuple[tuple[str, str], ...]) -> 
     in the tasks' conditions and in the race steps' checks (the story told of the night)."""
     if not swapped:
         return exercise
+    return _sql_mapped(exercise, lambda sql: swap_names(sql, swapped))
+
+
+def _sql_mapped(exercise: Exercise, mapped: Callable[[str], str]) -> Exercise:
+    """The night with `mapped` applied to the SQL a night runs with parameters: every
+    statement (the team's edits included), the tasks' conditions, the race steps' checks and
+    the good path's writes (the invariants and milestones take none)."""
 
     def sql(text: str | None) -> str | None:
-        return swap_names(text, swapped) if text is not None else None
+        return mapped(text) if text is not None else None
 
-    statements = tuple(replace(s, sql=swap_names(s.sql, swapped)) for s in exercise.statements)
+    statements = tuple(replace(s, sql=mapped(s.sql)) for s in exercise.statements)
     tasks = tuple(replace(t, when=sql(t.when), done_when=sql(t.done_when))
                   for t in exercise.tasks)
     guards = exercise.scoring.guards
     if guards is not None:
-        guards = replace(guards, steps=tuple(replace(s, happened=swap_names(s.happened, swapped))
-                                             for s in guards.steps))
+        guards = replace(
+            guards,
+            steps=tuple(replace(s, happened=mapped(s.happened)) for s in guards.steps),
+            good_path=tuple(replace(g, sql=tuple(mapped(q) for q in g.sql))
+                            for g in guards.good_path))
     return replace(exercise, statements=statements, tasks=tasks,
                    scoring=replace(exercise.scoring, guards=guards))
 
@@ -103,14 +118,16 @@ def _names_swapped(exercise: Exercise, swapped: tuple[tuple[str, str], ...]) -> 
 def describe_shift(exercise: Exercise, shift: ShiftSpec, *, reveal: bool = True) -> str:
     """The variant night in words: its numbers only once they can no longer be played to
     (the final replay); before that, what kind of night it is."""
-    drawn = exercise.replay is not None and exercise.replay.shifted is not None \
-        and exercise.replay.shifted.drawn
+    own = exercise.replay.shifted if exercise.replay is not None else None
+    drawn = own is not None and own.drawn
     if drawn and not reveal:
         return "a variant night drawn for this session (its numbers are shown at the end)"
     start = (exercise.clock.start + timedelta(minutes=shift.clock)).strftime("%H:%M")
     parts = [f"the clock from {start}"]
-    if shift.seed.strip():
-        parts.append("the plans renumbered")
+    if shift.count_from:
+        parts.append(f"its minutes counted from {shift.count_from}")
+    if _OFFSET.search(own.seed if own is not None else shift.seed):
+        parts.append("the world's ids renumbered")
     parts += [f"{task} {minutes} min later" for task, minutes in shift.later]
     parts += [f"'{first}' and '{other}' trading places" for first, other in shift.swapped]
     name = "the variant night" if drawn else "the shifted race"

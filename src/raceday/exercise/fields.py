@@ -76,7 +76,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "family_night": (("night",), ("weight", "later")),
     "practice_night": (("id", "title", "changes"), ()),
     "practice_change": (("task", "at"), ("bind", "bind_sql", "skip", "then")),
-    "shifted": (("start",), ("later", "seed", "renumber", "swap")),
+    "shifted": (("start",), ("later", "seed", "renumber", "swap", "count_from")),
     "detection": (
         ("points", "invariant", "full_within", "zero_after"),
         ("match", "wrong_finding_cost", "event_minutes"),

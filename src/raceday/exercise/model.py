@@ -407,11 +407,19 @@ class ShiftSpec(Value):
     or the endpoint it is slow on is another one, and a guard keyed on a name is seen."""
     swapped: tuple[tuple[str, str], ...] = ()
     """The drawn trades (the first of a group, the one it trades with)."""
+    count_from: int = 0
+    """The minute the shifted night's minutes are counted from: every `:now` of its
+    statements and checks reads this many more (the seed's `:count_from` moves the world's
+    own minutes with it), so a guard keyed on tonight's minute numbers (work queued before
+    minute 125) is seen. 0: counted from 0, as tonight."""
+    count_from_range: tuple[int, int] | None = None
+    """When given, `count_from` is drawn from this range for each session."""
 
     @property
     def drawn(self) -> bool:
         return (self.clock_range is not None or bool(self.later_range)
-                or self.renumber is not None or bool(self.swap))
+                or self.renumber is not None or bool(self.swap)
+                or self.count_from_range is not None)
 
 
 @frozen

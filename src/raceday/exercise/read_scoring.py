@@ -272,13 +272,34 @@ class ScoringReader(PlayReader):
             pair = self._range(m["renumber"], f'{what}: "renumber"',
                                lambda n: self.integer({"renumber": n}, "renumber", what))
             renumber = (pair[0], pair[1]) if pair is not None else None
+        count_from, count_range = self.count_from(m, what)
         seed = self.text(m, "seed", what)
         if ":offset" in seed and renumber is None:
             self.problem(m["seed"].line, f'{what}: "seed" uses :offset but no "renumber" range '
                          "says what to draw it from")
+        if ":count_from" in seed and "count_from" not in m:
+            self.problem(m["seed"].line, f'{what}: "seed" uses :count_from but no "count_from" '
+                         "says where the minutes are counted from")
         return ShiftSpec(clock=clock, later=tuple(later), seed=seed, clock_range=clock_range,
                          later_range=tuple(later_range), renumber=renumber,
-                         swap=self.swap_groups(m, what))
+                         swap=self.swap_groups(m, what), count_from=count_from,
+                         count_from_range=count_range)
+
+    def count_from(self, m: dict[str, Located],
+                   what: str) -> tuple[int, tuple[int, int] | None]:
+        """`count_from`: the minute the variant's minutes are counted from (every `:now`
+        reads that many more), a whole number of 0 or more, or a [least, most] range."""
+        node = m.get("count_from")
+        if node is None:
+            return 0, None
+
+        def minute(n: Located) -> int | None:
+            return self.integer({"count_from": n}, "count_from", what)
+
+        if isinstance(node.value, list):
+            span = self._range(node, f'{what}: "count_from"', minute)
+            return (span[0], (span[0], span[1])) if span is not None else (0, None)
+        return self.integer(m, "count_from", what), None
 
     def swap_groups(self, m: dict[str, Located], what: str) -> tuple[tuple[str, ...], ...]:
         """`swap`: a list of groups, each a list of two or more distinct names."""

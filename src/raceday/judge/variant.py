@@ -12,11 +12,14 @@ import os
 import random
 import re
 import secrets
+from dataclasses import replace
 
 from raceday.exercise.model import ShiftSpec
 
 SEED_VARIABLE = "RACEDAY_SEED"
 _OFFSET = re.compile(r"(?<![:\w]):offset\b")
+_COUNT_FROM = re.compile(r"(?<![:\w]):count_from\b")
+_NOW = re.compile(r"(?<![:\w]):now\b")
 
 
 def session_seed() -> int:
@@ -33,8 +36,8 @@ def session_seed() -> int:
 
 def draw(shift: ShiftSpec, seed: int) -> ShiftSpec:
     """The variant night's numbers for `seed`: fixed values stay, ranges are drawn."""
-    if not shift.drawn:
-        return shift
+    if not shift.drawn:  # fixed numbers: only the seed's :count_from to say
+        return replace(shift, seed=_COUNT_FROM.sub(str(shift.count_from), shift.seed))
     rng = random.Random(seed)
     clock = rng.randint(*shift.clock_range) if shift.clock_range is not None else shift.clock
     later = dict(shift.later)
@@ -46,8 +49,20 @@ def draw(shift: ShiftSpec, seed: int) -> ShiftSpec:
         later[task] = drawn[span]
     offset = rng.randint(*shift.renumber) if shift.renumber is not None else 0
     swapped = tuple((group[0], rng.choice(group[1:])) for group in shift.swap)
-    return ShiftSpec(clock=clock, later=tuple(later.items()),
-                     seed=_OFFSET.sub(str(offset), shift.seed), swapped=swapped)
+    # drawn after the others: a seed gives the flagship's variant the numbers it always had
+    count_from = rng.randint(*shift.count_from_range) if shift.count_from_range is not None \
+        else shift.count_from
+    seed_sql = _COUNT_FROM.sub(str(count_from), _OFFSET.sub(str(offset), shift.seed))
+    return ShiftSpec(clock=clock, later=tuple(later.items()), seed=seed_sql, swapped=swapped,
+                     count_from=count_from)
+
+
+def minutes_counted_from(sql: str, count_from: int) -> str:
+    """`sql` with every `:now` reading `count_from` more (`(:now + 437)`): the night's
+    minutes counted from another number, whatever the statement does with them."""
+    if not count_from:
+        return sql
+    return _NOW.sub(f"(:now + {count_from})", sql)
 
 
 def swap_names(sql: str, swapped: tuple[tuple[str, str], ...]) -> str:
