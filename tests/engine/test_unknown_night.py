@@ -165,6 +165,10 @@ def test_the_briefing_says_only_that_something_may_go_wrong(flagship: Exercise) 
     assert "This is an **unknown night**" in text
     assert "Before midnight, something in this system went wrong" not in text
     assert "## The roles" in text  # the rest of the briefing is the exercise's own
+    warm_up = unknown_briefing(load_named_exercise("lost-update-basics"))
+    assert "This is an **unknown morning**" in warm_up
+    assert "a decision that was true when it read it" not in warm_up  # its opening: gone
+    assert "## The world" in warm_up
 
 
 @settings(max_examples=200, deadline=None)
@@ -191,12 +195,25 @@ def _load_once() -> Exercise:
     return _FLAGSHIP_ONCE[0]
 
 
-def test_an_exercise_with_no_family_refuses_an_unknown_night_in_one_line(tmp_path: Path) -> None:
-    lab = load_named_exercise("isolation-lab")
-    if lab.replay is not None and lab.replay.nights is not None:
-        pytest.skip("the isolation lab has a family now")
+def test_an_exercise_with_no_family_refuses_an_unknown_night_in_one_line(
+        flagship: Exercise) -> None:
+    from dataclasses import replace
+
+    assert flagship.replay is not None
+    untold = replace(flagship, replay=replace(flagship.replay, nights=None))
     with pytest.raises(UnknownNightError, match="declares no family of nights"):
-        named_night(lab, "race")
+        named_night(untold, "race")
+
+
+@pytest.mark.parametrize("exercise", ["lost-update-basics", "isolation-lab"])
+def test_the_small_exercises_have_a_race_and_a_quiet_night(exercise: str,
+                                                          tmp_path: Path) -> None:
+    from raceday.engine.night_check import night_problems
+
+    loaded = load_named_exercise(exercise)
+    assert loaded.replay is not None and loaded.replay.nights is not None
+    assert {n.night for n in loaded.replay.nights.family} == {"race", "quiet"}
+    assert night_problems(loaded) == []  # each plays; the race harms, the quiet night not
 
 
 def test_raceday_run_unknown_prints_the_night_in_its_json(tmp_path: Path) -> None:

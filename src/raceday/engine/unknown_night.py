@@ -147,14 +147,16 @@ def _moved(night: PracticeNight, later: int) -> PracticeNight:
 
 
 def unknown_briefing(exercise: Exercise) -> str:
-    """The briefing an unknown night shows: the exercise's, its first section (the
-    situation, which tells tonight's story) in the family's words (`nights: situation`)."""
+    """The briefing an unknown night shows: the exercise's, with what comes before its
+    second section (an opening paragraph and the situation, which tell tonight's story) in
+    the family's words (`nights: situation`)."""
     spec = family_of(exercise)
     briefing = exercise.briefing.strip()
     if not spec.situation.strip():
         return briefing
-    heading = briefing.find("\n## ", 1) if briefing.startswith("## ") else briefing.find("\n## ")
-    rest = briefing[heading + 1:] if heading >= 0 else ""
+    first = 0 if briefing.startswith("## ") else briefing.find("\n## ") + 1
+    second = briefing.find("\n## ", first + 1) if first >= 0 else -1
+    rest = briefing[second + 1:] if second >= 0 else ""
     return (spec.situation.strip() + "\n\n" + rest).strip()
 
 
