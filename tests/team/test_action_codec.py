@@ -147,8 +147,11 @@ def test_the_seat_runner_sends_the_play_screen_s_action_as_its_record(
     assert isinstance(saved, ActionDone) and isinstance(saved.event, ev.MonitorSaved)
     removed = answered("remove monitor", RemoveMonitor(name="m"))  # as the screen asks it
     assert isinstance(removed, ActionDone) and isinstance(removed.event, ev.MonitorRemoved)
-    [row] = ana.db.commands_of("enactor-a", "remove_monitor")
-    assert json.loads(row.payload) == action_to_record(RemoveMonitor(name="m", role="enactor-a"))
+    [row] = ana.db.commands_of("enactor-a", "remove_monitor")  # the action's record, as it is
+    assert json.loads(row.payload) == action_to_record(RemoveMonitor(name="m"))
+    [command] = [e for e in of_kind(read_events(host.folder).events, ev.SeatCommand)
+                 if e.action == "remove_monitor"]
+    assert command.role == "enactor-a"  # read as the seat's role: its own monitor, removed
     declared = answered("declare", Declare(role="enactor-a", finding="nope"))
     assert isinstance(declared, ActionDone)
     ran = answered("run", RunSql(role="enactor-a", sql="SELECT 1 AS one"))

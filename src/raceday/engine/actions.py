@@ -11,7 +11,6 @@ is a class here and its case in `Session.perform`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -109,13 +108,6 @@ def action_to_record(action: Action) -> dict[str, Any]:
     return {"kind": action.kind, **value_to_record(action)}
 
 
-def as_role(action: Action, role: str) -> Action:
-    """The action done as `role` (an action that names no role, a replay, is as it is)."""
-    if isinstance(action, (AskReplay, Wait)) or action.role == role:
-        return action
-    return dataclasses.replace(action, role=role)
-
-
 def action_from_record(record: Any, *, role: str | None = None) -> Action:
     """A typed action from a decoded JSON object; `EventError` names what is wrong and where
     (`declare.finding: expected str, got int`). With `role` (a team seat's), the action is
@@ -129,7 +121,8 @@ def action_from_record(record: Any, *, role: str | None = None) -> Action:
     cls = BY_KIND.get(kind)
     if cls is None:
         raise EventError(f"unknown action {kind!r}; actions are {', '.join(BY_KIND)}")
-    fields = {k: v for k, v in record.items() if k != "kind"}
+    fields = dict(record)
+    del fields["kind"]
     if role is not None:  # the seat's role, whatever the record says (a replay names none)
         if "role" in cls.__dataclass_fields__:
             fields["role"] = role

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from raceday.engine.actions import Action, action_to_record, as_role
+from raceday.engine.actions import Action, action_to_record
 from raceday.engine.snapshot import Snapshot
 from raceday.errors import RacedayError
 from raceday.store.results import StatementResult, TableInfo
@@ -152,11 +152,10 @@ class Client(View):
         self._submitting = threading.Lock()  # numbers reach the host in the order they grow
 
     def send(self, action: Action) -> int:
-        """Queue a player's action for the host: its record (`action_to_record`), as this
-        seat's role (the host reads it back as that role whatever it says); returns the
-        command's id at once."""
-        record = action_to_record(as_role(action, self.role))
-        return self._queue(action.kind, record)
+        """Queue a player's action for the host: its record (`action_to_record`), which the
+        host reads back as this seat's role whatever role it names (None: the seat's);
+        returns the command's id at once."""
+        return self._queue(action.kind, action_to_record(action))
 
     def submit(self, kind: str, payload: dict[str, Any]) -> int:
         """Queue one of the seat's own commands (join, ready, leave, a beat) for the host;
@@ -273,23 +272,24 @@ class Heartbeat:
 
 def results_of(row: CommandRow) -> list[StatementResult]:
     """A done `sql` command's results; `CommandFailed` for a refused or failed one."""
-    _raise_unless_done(row)
+    if row.status != "done":
+        raise _failure(row)
     return wire.results_from_json(row.result or "[]")
 
 
 def event_of(row: CommandRow) -> ev.Event | None:
     """The event a done action recorded; `CommandFailed` for a refused or failed one."""
-    _raise_unless_done(row)
+    if row.status != "done":
+        raise _failure(row)
     data = json.loads(row.result or "{}")
     record = data.get("event") if isinstance(data, dict) else None
     return ev.from_record(record) if record is not None else None
 
 
-def _raise_unless_done(row: CommandRow) -> None:
-    if row.status == "done":
-        return
+def _failure(row: CommandRow) -> CommandFailed:
+    """Why a refused or failed command did nothing, and the event the host recorded."""
     event = None
     if row.result:
         record = json.loads(row.result).get("event")
         event = ev.from_record(record) if record else None
-    raise CommandFailed(row.error or f"the command {row.status}", event)
+    return CommandFailed(row.error or f"the command {row.status}", event)

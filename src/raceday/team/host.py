@@ -578,8 +578,8 @@ class Host(FacilitatorActions):
             payload = None
         if not isinstance(payload, dict):
             raise CommandRefusal("the command's payload is not an object")
-        role = payload.get("role", seat.role)
-        if role != seat.role:
+        role = payload.get("role")  # none named: the seat's own (a replay names none)
+        if role is not None and role != seat.role:
             raise CommandRefusal(f"seat {seat.name} was given role {seat.role}, not {role}")
         if row.kind != "join" and seat.player is None:
             raise CommandRefusal("the seat has not been joined")

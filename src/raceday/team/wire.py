@@ -35,10 +35,6 @@ def dumps(value: Any) -> str:
     return json_text(value, separators=(",", ":"), default=_unencodable)
 
 
-def loads(text: str) -> Any:
-    return json.loads(text, object_hook=_bytes)
-
-
 # -- statement results -------------------------------------------------------------------
 
 
@@ -50,7 +46,7 @@ def results_from_json(text: str) -> list[StatementResult]:
     """Every field of each result: its rows, what it wrote and read, where a failed one may
     have kept changes (`kept_in`)."""
     return [value_from_record(StatementResult, item, f"result[{i}]")
-            for i, item in enumerate(loads(text))]
+            for i, item in enumerate(json.loads(text, object_hook=_bytes))]
 
 
 # -- the world's tables --------------------------------------------------------------------
@@ -62,7 +58,7 @@ def tables_to_json(tables: Sequence[TableInfo]) -> str:
 
 def tables_from_json(text: str) -> tuple[TableInfo, ...]:
     return tuple(value_from_record(TableInfo, t, f"table[{i}]")
-                 for i, t in enumerate(loads(text)))
+                 for i, t in enumerate(json.loads(text, object_hook=_bytes)))
 
 
 # -- the snapshot ----------------------------------------------------------------------------
@@ -76,5 +72,6 @@ def snapshot_to_json(snapshot: Snapshot) -> str:
 
 
 def snapshot_from_json(text: str, tables: tuple[TableInfo, ...] | None = None) -> Snapshot:
-    snapshot = value_from_record(Snapshot, loads(text), "snapshot")
+    snapshot = value_from_record(Snapshot, json.loads(text, object_hook=_bytes),
+                                 "snapshot")
     return dataclasses.replace(snapshot, tables=tables) if tables is not None else snapshot
