@@ -249,3 +249,28 @@ def test_check_names_a_night_whose_fault_never_comes(flagship: Exercise) -> None
     assert problems[0].startswith(f'{flagship.path}:7: night "empty-plan": played with nobody')
     assert "600 minutes later" in problems[0]
     assert night_problems(flagship) == []
+
+
+def test_a_crashed_unknown_night_resumes_on_the_same_night(flagship: Exercise,
+                                                           tmp_path: Path) -> None:
+    from raceday.engine.headless import open_session
+    from raceday.engine.resume import resume_session
+    from raceday.transcript.log import EVENTS_FILE, read_events
+
+    drawn = named_night(flagship, "lost-write", 8)
+    session = open_session(flagship, ("responder",), tmp_path / "whole", night=drawn)
+    session.advance_to(session.end_minute)
+    session.end()
+    recorded = read_events(session.folder).events
+    cut = next(i for i, e in enumerate(recorded) if isinstance(e, ev.Fault)) - 3
+    folder = tmp_path / "crash" / "session"
+    folder.mkdir(parents=True)
+    lines = (session.folder / EVENTS_FILE).read_bytes().splitlines(keepends=True)
+    (folder / EVENTS_FILE).write_bytes(b"".join(lines[:cut]))
+    resumed = resume_session(folder, flagship).session
+    assert resumed.night == drawn
+    resumed.advance_to(resumed.end_minute)
+    resumed.end()
+    again = [e for e in read_events(folder).events if not isinstance(e, ev.SessionResumed)]
+    unnumbered = [r | {"seq": 0} for r in _comparable(again)]
+    assert unnumbered == [r | {"seq": 0} for r in _comparable(list(recorded))]  # event by event
