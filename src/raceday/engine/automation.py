@@ -228,6 +228,26 @@ class Automation(Monitors):
         self._schedule(when, DUE_TASK, task, attempt + 1)
         return f"retry at {self.time_of(when)}"
 
+    def _play_unattended(self) -> None:
+        """A seat nobody is at (never taken, or played headless) never does its due story
+        task: once the host's grace has passed the automation does it, as it would have when
+        it fell due, recorded, so one empty seat never stalls the night or leaves its fault
+        to a minute after the team has gone."""
+        if self.team_left_at is not None:
+            return
+        for task_id, pending in list(self.pending.items()):
+            grace = self.unattended.get(pending.task.role)
+            since = pending.since if pending.since >= 0 else pending.due
+            if grace is None or self.minute < since + grace or task_id in self.held:
+                continue
+            del self.pending[task_id]
+            self._emit(ev.Facilitation(
+                action="automate", to=(pending.task.role,), detail=task_id,
+                text=f"nobody at the seat did it within {grace} min of {self.time_of(since)}: "
+                     "the automation did it, as it would have"))
+            self._run_task(pending.task, 0)
+            self._check_world()
+
     def _check_player_tasks(self) -> None:
         for task_id, pending in list(self.pending.items()):
             task = pending.task

@@ -44,7 +44,7 @@ from raceday.engine.customers import with_customers_read
 from raceday.engine.directives import directive_problem
 from raceday.engine.looks import declared_why, short_sql
 from raceday.engine.statement_text import param_names
-from raceday.engine.unknown_night import DrawnNight
+from raceday.engine.unknown_night import DrawnNight, judge_as_drawn, night_revealed
 from raceday.errors import MachineError
 from raceday.exercise.model import MAX_OWN_WORDS, OWN_WORDS, Exercise, Inject, InjectKind, Task
 from raceday.inert import has_controls
@@ -538,26 +538,6 @@ class Session(Automation):
         self._check_world()
         return event
 
-    def _play_unattended(self) -> None:
-        """A seat nobody is at (never taken, or played headless) never does its due story
-        task: once the host's grace has passed the automation does it, as it would have when
-        it fell due, recorded, so one empty seat never stalls the night or leaves its fault
-        to a minute after the team has gone."""
-        if self.team_left_at is not None:
-            return
-        for task_id, pending in list(self.pending.items()):
-            grace = self.unattended.get(pending.task.role)
-            since = pending.since if pending.since >= 0 else pending.due
-            if grace is None or self.minute < since + grace or task_id in self.held:
-                continue
-            del self.pending[task_id]
-            self._emit(ev.Facilitation(
-                action="automate", to=(pending.task.role,), detail=task_id,
-                text=f"nobody at the seat did it within {grace} min of {self.time_of(since)}: "
-                     "the automation did it, as it would have"))
-            self._run_task(pending.task, 0)
-            self._check_world()
-
     def hold_task(self, task_id: str, hold: bool) -> Event:
         """The facilitator holds a task (the night's fault step) so it does not run when due,
         or releases it: one that fell due while held runs at the next minute. Recorded."""
@@ -716,31 +696,16 @@ class Session(Automation):
         self.facts.night_end = self.end_minute
         self.facts.live_steps = step_statuses(self.facts.race_steps(self.exercise))
         if self.night is not None:
-            self.facts.night, self.facts.night_kind = self.night.night, self.night.kind
-            alerted = {name for _minute, name in self.facts.monitor_alerts}
-            saved = dict.fromkeys(e.name for e in self.events if isinstance(e, ev.MonitorSaved))
-            self.facts.silent_monitors = [n for n in saved if n not in alerted]
+            judge_as_drawn(self.night, self.facts, self.events)
         self.score = score_session(self.exercise, self.facts, self.time_of)
         if self.night is not None:
-            self._emit(self._night_revealed(self.score))
+            self._emit(night_revealed(self.night, self.facts, self.score, self.time_of))
         self._emit(ev.ScoreEvent(reason=reason, score=self.score))
         self.ended = True
         end_world(self.store, self.folder)  # on PostgreSQL: dropped unless --keep-world
         self.log.close()
         _add_to_history(self.folder, self.events)
         return self.score
-
-    def _night_revealed(self, score: Score) -> ev.NightRevealed:
-        """The unknown night told: which it was, when its harm began, what gave it away."""
-        assert self.night is not None
-        began = self.facts.fault_started
-        detection = score.detection
-        gave_away = (f"{detection.by} at {detection.detected_at}"
-                     if detection is not None and detection.by and began is not None else None)
-        return ev.NightRevealed(night=self.night.night, night_kind=self.night.kind,
-                                title=self.night.title, later=self.night.later,
-                                began_at=self.time_of(began) if began is not None else None,
-                                gave_away=gave_away)
 
     def _judge_tasks(self) -> None:
         for task_id, why in unproven_tasks(self.exercise, self.facts).items():

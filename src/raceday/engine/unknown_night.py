@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from raceday.engine.replay_exercises import practiced, variant_of, without_delayed
@@ -24,7 +25,10 @@ from raceday.exercise.model import (
     PracticeNight,
     ShiftSpec,
 )
+from raceday.judge.facts import Facts
 from raceday.judge.variant import SEED_VARIABLE, session_seed
+from raceday.transcript import events as ev
+from raceday.transcript.verdicts import Score
 from raceday.value import Value, frozen
 
 RACE, PRACTICE, QUIET = "race", "practice", "quiet"
@@ -176,3 +180,26 @@ def facilitator_night_line(night: DrawnNight) -> str:
     later = f", its fault {night.later} min later than the file's" if night.later else ""
     return (f"Unknown night (for the facilitator only; the seats are not told): "
             f"{night.title}{later}.")
+
+
+def judge_as_drawn(night: DrawnNight, facts: Facts, events: Sequence[ev.Event]) -> None:
+    """What the judge needs of the drawn night: which it was, and the team's monitors that
+    never alerted on it (one keyed on another night's particulars is silent here)."""
+    facts.night, facts.night_kind = night.night, night.kind
+    alerted = {name for _minute, name in facts.monitor_alerts}
+    saved = dict.fromkeys(e.name for e in events if isinstance(e, ev.MonitorSaved))
+    facts.silent_monitors = [name for name in saved if name not in alerted]
+
+
+def night_revealed(night: DrawnNight, facts: Facts, score: Score,
+                   time_of: Callable[[int], str]) -> ev.NightRevealed:
+    """The unknown night told at its end: which it was, when its harm began, and what
+    surfaced it first."""
+    began = facts.fault_started
+    detection = score.detection
+    gave_away = (f"{detection.by} at {detection.detected_at}"
+                 if detection is not None and detection.by and began is not None else None)
+    return ev.NightRevealed(night=night.night, night_kind=night.kind, title=night.title,
+                            later=night.later,
+                            began_at=time_of(began) if began is not None else None,
+                            gave_away=gave_away)
