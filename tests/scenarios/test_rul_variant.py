@@ -11,6 +11,7 @@ as an edited statement."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from reference_plays import ReferencePlays
 
 from raceday.engine.load import load_exercise
 from raceday.engine.replay_exercises import describe_shift, variant_of
+from raceday.errors import ExerciseError
 from raceday.judge.variant import draw, minutes_counted_from
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +96,25 @@ def test_the_honest_guard_earns_as_a_trigger_and_as_an_edited_statement(
         assert played.result["guards"]["collateral"] == 0
     assert trigger.result["guards"]["points"] == 16
     assert abs(trigger.result["guards"]["points"] - edited.result["guards"]["points"]) <= 5
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("count_from: [5000, 200]", 'replay: shifted: "count_from": the range [least, most] runs '
+                                "backwards"),
+    ("count_from: -3", '"count_from" must be at least 0, not -3'),
+    ("count_from: soon", '"count_from" must be a whole number'),
+    ("", None),  # none: the seed's :count_from with nothing to say it
+])
+def test_a_count_from_the_reader_cannot_use_is_named_at_its_line(
+        tmp_path: Path, given: str, said: str | None) -> None:
+    folder = tmp_path / "rul"
+    shutil.copytree(RUL, folder, ignore=shutil.ignore_patterns("scripts"))
+    text = (folder / "exercise.yaml").read_text(encoding="utf-8")
+    line = "    count_from: [200, 5000]\n"
+    assert line in text
+    text = text.replace(line, f"    {given}\n" if given else "")
+    (folder / "exercise.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ExerciseError) as raised:
+        load_exercise(folder)
+    expected = said or '"seed" uses :count_from but no "count_from" says where'
+    assert expected in str(raised.value), str(raised.value)
