@@ -40,3 +40,25 @@ def test_without_a_grace_the_step_waits_for_the_facilitator(tmp_path: Path) -> N
     faults = [e for e in events if isinstance(e, ev.Fault) and not e.after_team_left]
     assert faults == []  # nobody played the step: no fault while the team was there
 
+
+
+def test_a_seat_that_acts_keeps_its_step_a_refusal_is_a_choice(tmp_path: Path) -> None:
+    from raceday.engine.actions import RunSql
+
+    host = build_host("dynamodb-dns-race", "responder,enactor-a", "turns", None, tmp_path)
+    host.grace_all = True  # a headless host
+    host.start()
+    try:
+        seat = host.seats["enactor-a"]
+        seat.joined_at, seat.acted = 1.0, True  # Bo is there and has acted
+        host.need().perform(RunSql(role="enactor-a", sql="SELECT 1"))
+        host.pump()
+        assert "enactor-a" not in host.need().unattended
+        assert host.need().unattended == {"responder": 5}  # the responder never joined
+        host.advance_to(75)
+        host.end()
+    finally:
+        host.close()
+    events = read_events(host.folder).events
+    assert not any(isinstance(e, ev.Facilitation) and e.action == "automate" for e in events)
+    assert not any(isinstance(e, ev.Fault) and not e.after_team_left for e in events)

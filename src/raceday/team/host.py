@@ -380,12 +380,13 @@ class Host(FacilitatorActions):
 
     def unattended(self) -> dict[str, int]:
         """The roles nobody is at, with the grace after which the automation does their due
-        story tasks: seats never taken, and every seat of a headless host (`grace_all`);
-        `grace` None: never (the facilitator hands tasks over with `a`)."""
+        story tasks: seats never taken or lost, and, on a headless host (`grace_all`), seats
+        that have never acted. A seat that acts and leaves a step undone chose to (the
+        refusal a play may be); `grace` None: never (the facilitator hands it over, `a`)."""
         if self.grace is None:
             return {}
         return {seat.role: self.grace for seat in self.seats.values()
-                if self.grace_all or seat.joined_at is None}
+                if seat.joined_at is None or seat.lost or (self.grace_all and not seat.acted)}
 
     def _stop_for(self, exc: BaseException) -> HostStopped:
         """Close the session as a solo one is closed on a full disk: no score, no team_left,
@@ -610,6 +611,7 @@ class Host(FacilitatorActions):
         if payload.get("kind", kind) != kind:
             raise CommandRefusal(f"the command is {kind!r} but its action is "
                                  f"{str(payload.get('kind'))[:40]!r}")
+        seat.acted = True
         try:  # always as the seat's own role, whatever role the record names
             action = action_from_record({**payload, "kind": kind}, role=role)
         except ev.EventError as exc:

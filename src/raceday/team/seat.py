@@ -23,4 +23,7 @@ class Seat:
     last_heard: float = 0.0
     lost: bool = False
     ready: bool = False
+    acted: bool = False
+    """The seat has sent an action (a statement, a monitor, a declaration...): a person is
+    there, and a step they leave undone is their choice (a refusal), never the grace's."""
     """The player said, in the lobby, they are ready to start (the console's ready check)."""
