@@ -70,7 +70,7 @@ def _named(paths: set[str]) -> list[str]:
 def test_the_engine_asks_which_database_it_is_on_only_where_the_map_says() -> None:
     asking = {path for path, text in _modules(ENGINE).items()
               if re.search(r"\.backend\s*[!=]=|\bis_postgres\(", text)}
-    assert asking == {"engine/replay.py", "engine/guard_check.py", "engine/headless.py",
+    assert asking == {"engine/guard_check.py", "engine/headless.py",
                       "engine/world_tables.py"}, "update 'Where to put a change' in the map"
     assert _named(asking) == []
 
@@ -78,8 +78,7 @@ def test_the_engine_asks_which_database_it_is_on_only_where_the_map_says() -> No
 def test_the_engine_imports_a_concrete_store_only_where_the_map_says() -> None:
     importing = {path for path, text in _modules(ENGINE).items()
                  if any(m.startswith(CONCRETE_STORES) for m in _imports(text))}
-    assert importing == {"engine/replay.py", "engine/replaywalk.py", "engine/resume.py",
-                         "engine/replay_postgres.py", "engine/world_tables.py"}, (
+    assert importing == {"engine/resume.py", "engine/world_tables.py"}, (
         "update the store's paragraph of the map")
     assert _named(importing) == []
 

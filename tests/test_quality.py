@@ -83,6 +83,7 @@ BAD_IMPORTS = {
     "a widget imports a screen": ("tui/widgets/grid.py", "import raceday.tui.screens.cell_view"),
     "team databases in a circle": ("store/team_db.py", "import raceday.store.session_db"),
     "store dialects in a circle": ("store/dialect/piece.py", "import raceday.store.dialect.sqlite"),
+    "the replay imports a store": ("engine/replay_forked.py", "import raceday.store.postgres.store"),
 }
 
 

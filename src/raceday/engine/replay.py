@@ -1,21 +1,6 @@
-"""Replay the race against the team's database and judge each guard by its effect.
-
-The replay is an ordinary session with no players: the same timeline, the same store path,
-the team's schema and edited statements, the exercise's seed data. Then the normal night
-(without the delayed worker) is played twice, on the original world and on the team's, and
-every write that took on the first but not on the second is a good write the guards block.
-
-When the exercise defines a shifted race (`replay: shifted`), all of it is played a second
-time on other numbers (the clock elsewhere, the delayed worker later, the seed renumbered):
-a race step is prevented only when it is prevented in both races, and a good write refused
-on either normal night is refused. A guard keyed on tonight's plan numbers or times is not a
-guard.
-
-When the exercise has practice nights (`replay: practice`), each is played on the team's
-world beside the same night on the exercise's own (its baseline), in forked children while
-the races play. A team that changed no schema object and no statement the nights read has
-the exercise's own world and statements: its practice nights are their baselines, and are
-not played again.
+"""The replay (`replay_race`: one replay over forked worlds, `replay_forked.replay_over`),
+and its nights on a world in a file (SQLite's: `FileNights`): each night on a copy of the
+team's file built as the race's is, played in a forked child beside the race.
 
 The normal night and the race on the original world depend on nothing the team does, so
 which of the normal night's runs are good writes, and what harm the race did with no guard
@@ -38,7 +23,6 @@ import shutil
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -47,14 +31,6 @@ from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.aside import Aside, Chain, can_fork
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_normal import kept_or_played, own_normal_key
-from raceday.engine.own_race import (
-    RaceOutcome,
-    keep_own_race,
-    own_race_key,
-    race_outcome,
-    read_own_race,
-)
 from raceday.engine.race_changes import on_first_change
 from raceday.engine.replay_cache import (
     cache_file,
@@ -63,43 +39,36 @@ from raceday.engine.replay_cache import (
     write_good,
 )
 from raceday.engine.replay_exercises import (
-    describe_shift,
     exercise_digest,
     practice_baseline,
     practiced,
     variant_of,
-    with_statements,
     without_delayed,
 )
+from raceday.engine.replay_forked import ReplayNights, replay_over
 from raceday.engine.replay_outcomes import (
     GoodRun,
     Harms,
     HarmTimes,
     Nights,
-    NormalHarms,
     TeamNight,
     baseline_times,
     blocked_writes,
     good_runs,
-    harm_nights,
     harm_nights_of,
     harm_times,
     harms_of,
-    hidden_times,
-    kept_some_away,
-    merge_steps,
     normal_night_harms,
     run_outcomes,
-    step_replays,
 )
-from raceday.engine.replay_postgres import prepare_ahead_postgres, replay_race_postgres
+from raceday.engine.replay_postgres import ServerNights, prepare_ahead_postgres
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
+from raceday.store import create_world_file, open_world_file
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
-from raceday.store.sqlite_store import WorldStore
 from raceday.store.world_digest import world_fingerprint
 from raceday.transcript import events as ev
-from raceday.transcript.events import BlockedWrite, ReplayResult
+from raceday.transcript.events import ReplayResult
 from raceday.transcript.verdicts import HarmNight
 
 _log = logging.getLogger(__name__)
@@ -171,7 +140,7 @@ def play_night(kind: NightKind, exercise: Exercise, world: Path, folder: Path, u
             shutil.copyfile(old.with_name(old.name + ".db"), world)
         return before
     folder.mkdir(parents=True)
-    session = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
+    session = play_on(kind, exercise, open_world_file(world, exercise.roles, durable=False),
                        folder, until, judge_world=judge_world, probes=probes,
                        transcript=transcript, track_harms=track_harms)
     if world == folder.with_name(folder.name + ".db"):  # the layout the copy above assumes
@@ -208,12 +177,12 @@ def play_baseline(kind: NightKind, exercise: Exercise, until: int, renumber: str
     the baselines of variants no session will draw)."""
     with tempfile.TemporaryDirectory(prefix="raceday-baseline-") as scratch:
         pristine = Path(scratch) / "pristine.db"
-        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        create_world_file(pristine, exercise.world_sql, exercise.roles).close()
         world = Path(scratch) / "race.db"
         build_replay_world(pristine, exercise.world_sql, world, renumber)
         if not renumber.strip():  # the world every practice night's baseline starts from
             replay_cache.keep_world(replay_cache.world_key(exercise), world_fingerprint(world))
-        race = play_on(kind, exercise, WorldStore.open(world, exercise.roles, durable=False),
+        race = play_on(kind, exercise, open_world_file(world, exercise.roles, durable=False),
                         _scratch_folder(Path(scratch) / "race"), until, transcript=False)
         return harms_of(exercise, race, until)
 
@@ -232,7 +201,7 @@ def _own_world(exercise: Exercise) -> str:
         return known
     with tempfile.TemporaryDirectory(prefix="raceday-own-world-") as scratch:
         pristine = Path(scratch) / "pristine.db"
-        WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+        create_world_file(pristine, exercise.world_sql, exercise.roles).close()
         world = Path(scratch) / "race.db"
         build_replay_world(pristine, exercise.world_sql, world)
         known = world_fingerprint(world)
@@ -328,24 +297,6 @@ def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: E
         return tuple(found)
 
     return answer
-
-
-def _race_night(kind: NightKind, exercise: Exercise, team_exercise: Exercise, world: Path,
-                folder: Path, until: int, *, own: bool) -> RaceOutcome:
-    """Tonight's race on the team's replay world (`world`, removed by the caller), played
-    into `folder`: what the replay reads of it. `own`: the team's world and statements are
-    the exercise's own and the world is not walked, so the night is the one kept for the
-    exercise (`own_race`), read back when kept, and kept when played."""
-    key = own_race_key(kind, exercise, until, "sqlite") if own else ""
-    known = read_own_race(key, folder) if own else None
-    if known is not None:
-        return known
-    race = play_night(kind, team_exercise, world, folder, until)
-    _keep_race(folder, race.events)
-    played = race_outcome(exercise, race, until)
-    if own:
-        keep_own_race(key, played, folder)
-    return played
 
 
 _nights_known: OrderedDict[str, Nights] = OrderedDict()
@@ -479,7 +430,7 @@ def _good_writes(kind: NightKind, exercise: Exercise, folder: Path, until: int,
     if good is not None:
         return good
     pristine = folder / "normal-pristine.db"
-    WorldStore.create(pristine, exercise.world_sql, exercise.roles).close()
+    create_world_file(pristine, exercise.world_sql, exercise.roles).close()
     if renumber.strip():
         original_world = folder / "normal-original.db"
         build_replay_world(pristine, exercise.world_sql, original_world, renumber)
@@ -548,10 +499,9 @@ def _preparable(session: Night, *, any_size: bool = False) -> bool:
     enough to be played ahead of it on the TUI's runner (a large world's would hold up the
     players' first statements), or `any_size`: played in a forked child, which holds up
     nobody's statements."""
-    exercise, store = session.exercise, session.store
+    exercise, world = session.exercise, session.store.world_file
     return (exercise.replay is not None and bool(exercise.replay.delayed)
-            and isinstance(store, WorldStore)
-            and (any_size or _world_bytes(store.path) <= _PREPARE_BYTES))
+            and world is not None and (any_size or _world_bytes(world) <= _PREPARE_BYTES))
 
 
 def prepare_ahead(session: Night) -> None:
@@ -562,8 +512,11 @@ def prepare_ahead(session: Night) -> None:
     nights when it needs them), or when the answers are known. Never fails: whatever goes
     wrong here, the replay meets again and reports. On PostgreSQL the nights are played in
     a background thread instead (`prepare_ahead_postgres`)."""
-    if _on_postgres(session):
-        _ahead_postgres(session)
+    if session.store.world_file is None:  # on a server: played in a thread
+        try:
+            prepare_ahead_postgres(session)
+        except Exception:  # the replay plays them itself, and says what fails
+            _log.info("the replay's nights could not be started ahead", exc_info=True)
         return
     if not can_fork():
         return
@@ -707,7 +660,7 @@ def prepare(session: Night) -> None:
     whose normal night would hold up the players' first statements.) Never fails: whatever
     goes wrong here, the replay meets again and reports. On PostgreSQL there is nothing
     more to do: `prepare_ahead`, which the TUI calls first, started every night in a thread."""
-    if _on_postgres(session):
+    if session.store.world_file is None:
         return
     started: list[Aside[Any]] = []
     try:
@@ -741,135 +694,91 @@ def replay_race(session: Night, probes: tuple[Probe, ...] = (), *,
     `probes` (minute, name, role, sql): the team's alerts on the fault and the looks behind
     its diagnoses, run again on the team's normal night at the same minutes (the result's
     `monitor_checks`). Only the race's world is kept (for the replay walk), and only until
-    the next replay; `keep_world=False` (the final replay, never walked) keeps none."""
+    the next replay; `keep_world=False` (the final replay, never walked) keeps none. One
+    replay (`replay_forked.replay_over`) over the nights of the world's database: a world
+    in a file (`Store.world_file`) forks as a file, the rest on their server."""
     with collector.paused():
-        if _on_postgres(session):
-            return replay_race_postgres(session, probes, keep_world=keep_world, reveal=reveal)
-        return _replay_race_sqlite(session, probes, keep_world=keep_world, reveal=reveal)
+        nights: ReplayNights = FileNights(session) if session.store.world_file is not None \
+            else ServerNights(session)
+        return replay_over(nights, session, probes, keep_world=keep_world, reveal=reveal)
 
 
-def _replay_race_sqlite(session: Night, probes: tuple[Probe, ...], *,
-                        keep_world: bool, reveal: bool) -> ReplayResult:
-    exercise = session.exercise
-    root = session.folder / "replay"
-    remove_earlier_worlds(root)
-    n = 1
-    while (root / str(n)).exists():
-        n += 1
-    folder = root / str(n)
-    folder.mkdir(parents=True)
-    live = folder / "team-now.db"
-    session.store.backup_to(live)
-    until = replay_until(session)
-    team_exercise = with_statements(exercise, session.statement_sql)
+class FileNights:
+    """The nights of a replay of a world in a file: each on a copy of the file built as the
+    race's is (`build_replay_world`), played in a forked child beside the race (`_aside`)
+    when the world is small enough (`_FORK_BYTES`), the races here."""
 
-    race_world = folder / "race.db"
-    warnings = build_replay_world(live, exercise.world_sql, race_world)
-    delayed = bool(exercise.replay and exercise.replay.delayed)
-    kind = type(session)  # the replay plays sessions of the kind it was given
-    started: list[Aside[Any]] = []  # children whose answer is not asked for yet
-    fork = _world_bytes(race_world) <= _FORK_BYTES  # the nights beside the race
-    shift = session.variant
-    try:
-        # the team's world and statements are the exercise's own: each night of it is the
-        # exercise's, move for move (`own_race`, `own_normal`; the practice nights' worlds
-        # are built as the race's is: the same as it, now)
-        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
-            and team_exercise.statements == exercise.statements \
-            and world_fingerprint(race_world) == _own_world(exercise)
-        own_normal = own_normal_key(kind, exercise, until, probes, "sqlite") \
-            if same_world and delayed else ""
+    db = "sqlite"
 
-        def normal_nights() -> Callable[[], Nights] | None:
-            if not delayed:
-                return None
-            # the team's normal night starts from the same world: built once, copied
-            copy_world(race_world, folder / "normal-team.db")
-            return normal_nights_aside(kind, exercise, team_exercise, folder / "normal-team.db",
-                                       folder, until, "", probes, fork, started)
+    def __init__(self, session: Night) -> None:
+        self.session = session
+        self.started: list[Aside[Any]] = []  # children whose answer is not asked for yet
+        self.built: dict[str, Path] = {}  # by renumbering: the race's worlds, as built
+        self.fork = False
+        self.live = self.race_world = Path()
+        self.built_warnings: list[str] = []
 
-        nights = kept_or_played(own_normal, normal_nights)
-        practice_nights: Callable[[], tuple[HarmNight, ...]] | None = None
-        if exercise.replay is not None and exercise.replay.practice:
-            practice_nights = _practice_nights_aside(
-                kind, exercise, team_exercise, live, _file_digest(race_world), same_world,
-                folder, until, shift, fork, started)
-        race = _race_night(kind, exercise, team_exercise, race_world, folder / "race", until,
-                           own=same_world and not keep_world)
-        steps = race.steps
-        harms = harm_nights_of(race.harm_times(), _baseline(kind, exercise, until, ""),
-                               "tonight's race")
-        fault_at = race.fault_at
-        warnings.extend(race.warnings)
+    def clear_earlier(self, root: Path) -> None:
+        remove_earlier_worlds(root)
 
-        more_nights: Callable[[], Nights] | None = None
-        what = ""
-        # Nothing prevented or kept away in tonight's race: the variant can only agree (the
-        # worse of the two nights counts), so it is not played.
-        if shift is not None and (any(s.status == "prevented" for s in steps)
-                                  or kept_some_away(harms)):
-            what = describe_shift(exercise, shift, reveal=reveal)
-            other = folder / "shifted"
-            other.mkdir()
-            shifted_world = other / "race.db"
-            build_replay_world(live, exercise.world_sql, shifted_world, shift.seed)
-            shifted_exercise = variant_of(exercise, shift)
-            if delayed:
-                copy_world(shifted_world, other / "normal-team.db")
-                more_nights = normal_nights_aside(kind, shifted_exercise,
-                                                   variant_of(team_exercise, shift),
-                                                   other / "normal-team.db", other, until,
-                                                   shift.seed, (), fork, started)
-            shifted = play_night(kind, variant_of(team_exercise, shift), shifted_world, other / "race",
-                            until, transcript=False)  # nobody reads it: merged below
-            remove_world(shifted_world)
-            steps = merge_steps(steps, step_replays(shifted_exercise, shifted), what, reveal)
-            harms += harm_nights(shifted_exercise, shifted,
-                                  _baseline(kind, shifted_exercise, until, shift.seed), until,
-                                  "the variant night")
-            if fault_at is None and shifted.facts.fault_started is not None:
-                fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-                            if reveal else f"in {what}")
+    def open(self, folder: Path) -> None:
+        self.live = folder / "team-now.db"
+        self.session.store.backup_to(self.live)
+        self.race_world = self.built[""] = folder / "race.db"
+        self.built_warnings = build_replay_world(self.live, self.session.exercise.world_sql,
+                                                 self.race_world)
+        self.fork = _world_bytes(self.race_world) <= _FORK_BYTES  # the nights beside the race
 
-        if practice_nights is not None:  # played beside both races
-            harms += practice_nights()
+    def same_as_own(self, exercise: Exercise, team_exercise: Exercise) -> bool:
+        # the practice nights' worlds are built as the race's is: the same as it, now
+        return world_fingerprint(self.race_world) == _own_world(exercise)
 
-        # the normal nights' answers last: their children played beside both races
-        blocked: tuple[BlockedWrite, ...] = ()
-        checks: tuple[ev.MonitorCheck, ...] = ()
-        normal_harms: NormalHarms = ()
-        if nights is not None:
-            blocked, checks, normal_harms = nights()
-        if more_nights is not None:
-            seen = {b.task for b in blocked}
-            more, _, more_harms = more_nights()
-            normal_harms += hidden_times(more_harms, reveal)
-            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
-                             for b in more if b.task not in seen)
-    finally:
-        for aside in started:  # the replay failed before it asked for these answers
+    def race(self, kind: NightKind, team_exercise: Exercise, folder: Path,
+             until: int) -> Callable[[], Night]:
+        def play() -> Night:
+            race = play_night(kind, team_exercise, self.race_world, folder, until)
+            _keep_race(folder, race.events)
+            return race
+        return play
+
+    def warnings(self) -> list[str]:
+        return self.built_warnings
+
+    def normal(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+               folder: Path, until: int, renumber: str, probes: tuple[Probe, ...],
+               ) -> Callable[[], Nights]:
+        # the team's normal night starts from the race's world: built once, copied
+        copy_world(self.built[renumber], folder / "normal-team.db")
+        return normal_nights_aside(kind, exercise, team_exercise, folder / "normal-team.db",
+                                   folder, until, renumber, probes, self.fork, self.started)
+
+    def baseline(self, kind: NightKind, exercise: Exercise, folder: Path, until: int,
+                 renumber: str) -> Callable[[], Harms]:
+        return lambda: _baseline(kind, exercise, until, renumber)
+
+    def practice(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                 folder: Path, until: int, shift: ShiftSpec | None, same_world: bool,
+                 ) -> Callable[[], tuple[HarmNight, ...]]:
+        return _practice_nights_aside(kind, exercise, team_exercise, self.live,
+                                      _file_digest(self.race_world), same_world, folder, until,
+                                      shift, self.fork, self.started)
+
+    def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
+                renumber: str) -> Callable[[], Night]:
+        world = self.built[renumber] = folder / "race.db"
+        build_replay_world(self.live, self.session.exercise.world_sql, world, renumber)
+
+        def play() -> Night:
+            shifted = play_night(kind, team_exercise, world, folder / "race", until,
+                                 transcript=False)  # nobody reads it: merged
+            remove_world(world)
+            return shifted
+        return play
+
+    def close(self, *, keep_world: bool, played: bool) -> None:
+        for aside in self.started:  # the replay failed before it asked for these answers
             aside.discard()
-    remove_world(live)
-    if not keep_world:
-        remove_world(race_world)
-    return ReplayResult(
-        steps=steps,
-        fault_at=fault_at,
-        blocked_good_writes=blocked,
-        warnings=tuple(dict.fromkeys(warnings)),
-        folder=str(folder.relative_to(session.folder)),  # relative: transcripts stay the same
-        monitor_checks=checks,
-        harms=hidden_times(harms, reveal),
-        normal_harms=normal_harms,
-    )
-
-
-def _ahead_postgres(session: Night) -> None:
-    try:
-        prepare_ahead_postgres(session)
-    except Exception:  # the replay plays them itself, and says what fails
-        _log.info("the replay's nights could not be started ahead", exc_info=True)
-
-
-def _on_postgres(session: Night) -> bool:
-    return session.store.backend == "postgresql"
+        if played:
+            remove_world(self.live)
+            if not keep_world:
+                remove_world(self.race_world)

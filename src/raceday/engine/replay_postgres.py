@@ -1,26 +1,21 @@
 """The replay when the session's world is a schema on a PostgreSQL server: the same nights,
-each on a schema forked on the same server (`PostgresStore.fork`: the team's schema, the seed
+each on a schema forked on the same server (`ServerWorld.fork`: the team's schema, the seed
 rows) and dropped once played; only the race's world is kept for the replay walk, until the
 next replay (or the final one, which keeps none). Nothing here runs on SQLite."""
 
 from __future__ import annotations
 
 import atexit
-import hashlib
-import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from raceday.engine import replay_cache
 from raceday.engine.ahead_thread import AHEAD
 from raceday.engine.night import Night, NightKind, Probe, play_on, replay_until
-from raceday.engine.own_normal import kept_or_played, own_normal_key
-from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, read_own_race
 from raceday.engine.race_changes import on_first_change
 from raceday.engine.replay_cache import (
     cache_file,
@@ -29,11 +24,9 @@ from raceday.engine.replay_cache import (
     write_good,
 )
 from raceday.engine.replay_exercises import (
-    describe_shift,
     practice_baseline,
     practiced,
     variant_of,
-    with_statements,
     without_delayed,
 )
 from raceday.engine.replay_outcomes import (
@@ -46,17 +39,12 @@ from raceday.engine.replay_outcomes import (
     harm_nights,
     harm_nights_of,
     harms_of,
-    hidden_times,
-    kept_some_away,
-    merge_steps,
     normal_night_harms,
     run_outcomes,
-    step_replays,
 )
 from raceday.exercise.model import Exercise, ShiftSpec
 from raceday.judge.guards import practice_words
-from raceday.store.protocol import Store
-from raceday.transcript.events import ReplayResult
+from raceday.store.protocol import ServerWorld, Store, WorldSource
 from raceday.transcript.verdicts import HarmNight
 
 _log = logging.getLogger(__name__)
@@ -64,13 +52,11 @@ _log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from raceday.store.postgres.store import ForkSource, PostgresStore
-
 
 _PG_NIGHTS = 3
 """Nights of one replay played at once on PostgreSQL (the race and the two normal nights)."""
 KEPT_NOTE = "race.postgres"
-_kept_pg: dict[Path, PostgresStore] = {}
+_kept_pg: dict[Path, ServerWorld] = {}
 """The race world of the newest replay of each PostgreSQL session (by its replay folder),
 closed, kept for the walk (`kept_race_world`)."""
 
@@ -97,7 +83,7 @@ def _drop_every_kept_world() -> None:
         _drop_quietly(_kept_pg.pop(folder))
 
 
-def _drop_quietly(world: PostgresStore) -> None:
+def _drop_quietly(world: ServerWorld) -> None:
     """Drop a replay world; a failure (the server gone) is logged, and the next world is
     still dropped, and what made the replay fail is what it reports."""
     try:
@@ -107,7 +93,7 @@ def _drop_quietly(world: PostgresStore) -> None:
                      exc_info=True)
 
 
-def _keep(folder: Path, world: PostgresStore) -> None:
+def _keep(folder: Path, world: ServerWorld) -> None:
     if not _kept_pg:
         atexit.unregister(_drop_every_kept_world)
         atexit.register(_drop_every_kept_world)
@@ -116,15 +102,15 @@ def _keep(folder: Path, world: PostgresStore) -> None:
     (folder / KEPT_NOTE).write_text(f"{world.session}\n", encoding="utf-8")
 
 
-def _fork(live: PostgresStore, source: ForkSource | None, made: list[PostgresStore],
-          seed_sql: str, renumber: str = "") -> tuple[PostgresStore, list[str]]:
+def _fork(live: ServerWorld, source: WorldSource | None, made: list[ServerWorld],
+          seed_sql: str, renumber: str = "") -> tuple[ServerWorld, list[str]]:
     world, warnings = live.fork(seed_sql, renumber, source)
     made.append(world)
     return world, warnings
 
 
-def _forked_night(kind: NightKind, exercise: Exercise, live: PostgresStore,
-                  source: ForkSource, made: list[PostgresStore], seed_sql: str, folder: Path,
+def _forked_night(kind: NightKind, exercise: Exercise, live: ServerWorld,
+                  source: WorldSource, made: list[ServerWorld], seed_sql: str, folder: Path,
                   until: int, renumber: str = "", *, judge_world: bool = True,
                   probes: tuple[Probe, ...] = (), track_harms: bool = False) -> Night:
     """A night on a world forked from the session's (in a worker of the replay's pool: the
@@ -136,13 +122,13 @@ def _forked_night(kind: NightKind, exercise: Exercise, live: PostgresStore,
     return night
 
 
-def _race_on(forking: Future[tuple[PostgresStore, list[str]]], kind: NightKind,
+def _race_on(forking: Future[tuple[ServerWorld, list[str]]], kind: NightKind,
              exercise: Exercise, folder: Path, until: int) -> Night:
     """The race on the world `forking` makes (submitted to the same pool before this)."""
     return _played_pg(kind, exercise, forking.result()[0], folder, until)
 
 
-def _done_with(made: list[PostgresStore], *worlds: PostgresStore) -> None:
+def _done_with(made: list[ServerWorld], *worlds: ServerWorld) -> None:
     """Drop worlds whose night is played, in the worker that played it: the schemas go while
     other nights still play, not one after another once the replay is over. (A world whose
     night failed stays in `made`: the replay drops it at the end.)"""
@@ -151,7 +137,7 @@ def _done_with(made: list[PostgresStore], *worlds: PostgresStore) -> None:
         made.remove(world)
 
 
-def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder: Path,
+def _played_pg(kind: NightKind, exercise: Exercise, world: ServerWorld, folder: Path,
                until: int, *, judge_world: bool = True, probes: tuple[Probe, ...] = (),
                track_harms: bool = False) -> Night:
     folder.mkdir(parents=True)
@@ -159,15 +145,13 @@ def _played_pg(kind: NightKind, exercise: Exercise, world: PostgresStore, folder
                     probes=probes, track_harms=track_harms)
 
 
-def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
-                    until: int, renumber: str, made: list[PostgresStore],
+def _good_writes_pg(kind: NightKind, exercise: Exercise, live: ServerWorld, folder: Path,
+                    until: int, renumber: str, made: list[ServerWorld],
                     *, ahead: bool = True) -> list[GoodRun]:
     """`_good_writes` on PostgreSQL: the normal night on a fresh world of the exercise's own
     (renumbered for the shifted race), kept under a key of its own (`postgresql`); played
     since the session opened (`prepare_ahead_postgres`) or now (`ahead` False: the night
     played ahead itself)."""
-    from raceday.store.postgres.store import PostgresStore
-
     normal = without_delayed(exercise)
     key = normal_night_key(kind, normal, until, renumber, "postgresql")
     if key in replay_cache.good_known:
@@ -178,8 +162,7 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
         played, answer = AHEAD.take(key)
         good = cast("list[GoodRun]", answer) if played else None
     if good is None:
-        pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
-                                        row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+        pristine = live.new_world(exercise.world_sql, exercise.roles)
         made.append(pristine)
         world = _fork(pristine, None, made, exercise.world_sql, renumber)[0] if renumber.strip() \
             else pristine
@@ -194,8 +177,8 @@ def _good_writes_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, fo
 
 
 def _normal_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                      live: PostgresStore, source: ForkSource, folder: Path, until: int,
-                      renumber: str, made: list[PostgresStore], pool: ThreadPoolExecutor,
+                      live: ServerWorld, source: WorldSource, folder: Path, until: int,
+                      renumber: str, made: list[ServerWorld], pool: ThreadPoolExecutor,
                       probes: tuple[Probe, ...] = (),
                       ) -> Callable[[], Nights]:
     """`_normal_nights` on PostgreSQL, the two nights played in `pool`: call what it returns
@@ -215,8 +198,8 @@ def _normal_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exerci
     return compared
 
 
-def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
-                 until: int, renumber: str, made: list[PostgresStore],
+def _baseline_pg(kind: NightKind, exercise: Exercise, live: ServerWorld, folder: Path,
+                 until: int, renumber: str, made: list[ServerWorld],
                  ) -> dict[str, tuple[int, int | None]]:
     """`_baseline` on PostgreSQL: the race on a fresh world of the exercise's own (played
     since the session opened, `prepare_ahead_postgres`, or now)."""
@@ -231,14 +214,11 @@ def _baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folde
     return _play_baseline_pg(kind, exercise, live, folder, until, renumber, made)
 
 
-def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, folder: Path,
-                      until: int, renumber: str, made: list[PostgresStore],
+def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: ServerWorld, folder: Path,
+                      until: int, renumber: str, made: list[ServerWorld],
                       ) -> dict[str, tuple[int, int | None]]:
-    from raceday.store.postgres.store import PostgresStore
-
     key = replay_cache.baseline_key(kind, exercise, until, renumber, "postgresql")
-    pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
-                                    row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+    pristine = live.new_world(exercise.world_sql, exercise.roles)
     made.append(pristine)
     world = _fork(pristine, None, made, exercise.world_sql, renumber)[0] if renumber.strip() \
         else pristine
@@ -250,8 +230,8 @@ def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: PostgresStore, 
 
 
 def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                        live: PostgresStore, source: ForkSource, folder: Path, until: int,
-                        made: list[PostgresStore], pool: ThreadPoolExecutor,
+                        live: ServerWorld, source: WorldSource, folder: Path, until: int,
+                        made: list[ServerWorld], pool: ThreadPoolExecutor,
                         shift: ShiftSpec | None = None, *, same_world: bool = False,
                         ) -> Callable[[], tuple[HarmNight, ...]]:
     """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
@@ -286,30 +266,18 @@ def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exer
     return harms
 
 
-def schema_digest(source: ForkSource) -> str:
-    """What a world forked from `source` is built of, whichever session it is: the schema's
-    definitions as pg_dump gives them (the session's prefix taken out of every name), its
-    original tables and its owner roles with their members. The rows are the seed's in every
-    fork, and the rights are raceday's: two sources with one digest fork into the same world."""
-    prefix = f"rd_{source.session}_"
-
-    def plain(text: str) -> str:
-        return text.replace(prefix, "rd__")
-
-    owners = sorted((plain(owner), sorted(plain(m) for m in members))
-                    for owner, members in source.owners)
-    return hashlib.sha256(json.dumps([plain(source.pre), plain(source.post),
-                                      sorted(source.original), owners]).encode()).hexdigest()
+def schema_digest(source: WorldSource) -> str:
+    """What a world forked from `source` is built of, whichever session it is
+    (`WorldSource.digest`: the schema's definitions without the session's prefix, its
+    original tables, its owner roles): two sources with one digest fork into the same world."""
+    return source.digest()
 
 
-def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStore]) -> str:
+def _own_schema(exercise: Exercise, live: ServerWorld, made: list[ServerWorld]) -> str:
     """`schema_digest` of a world built from the exercise's own SQL, kept in the cache; ''
     when that world has a sequence: a fork sets each one past its table's rows, where the
     built world (a baseline's) leaves it where the SQL did, so the two may not play alike."""
-    from raceday.store.postgres.store import PostgresStore
-
-    pristine = PostgresStore.create(live.dsn, exercise.world_sql, exercise.roles,
-                                    row_cap=live.row_cap, time_limit_s=live.time_limit_s)
+    pristine = live.new_world(exercise.world_sql, exercise.roles)
     made.append(pristine)
     source = pristine.fork_source()
     _done_with(made, pristine)
@@ -318,8 +286,8 @@ def _own_schema(exercise: Exercise, live: PostgresStore, made: list[PostgresStor
     return digest
 
 
-def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: PostgresStore,
-                 source: ForkSource, made: list[PostgresStore]) -> bool:
+def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: ServerWorld,
+                 source: WorldSource, made: list[ServerWorld]) -> bool:
     """The team's world forks into the exercise's own (`schema_digest`) and its statements
     are the exercise's: its practice nights are their baselines, and its race night the
     exercise's own (`own_race`). The own world's digest is
@@ -338,126 +306,89 @@ def _same_as_own(exercise: Exercise, team_exercise: Exercise, live: PostgresStor
     return bool(own) and own == schema_digest(source)
 
 
-def replay_race_postgres(session: Night, probes: tuple[Probe, ...] = (), *,
-                         keep_world: bool = True, reveal: bool = False) -> ReplayResult:
-    """`replay_race` for a session whose world is on PostgreSQL: the same nights, each on a
-    schema forked from the session's on the same server, all dropped when played (the
-    race's kept for the walk when `keep_world`, until the next replay)."""
-    live = cast("PostgresStore", session.store)
-    exercise = session.exercise
-    root = session.folder / "replay"
-    drop_kept_worlds(root)
-    n = 1
-    while (root / str(n)).exists():
-        n += 1
-    folder = root / str(n)
-    folder.mkdir(parents=True)
-    until = replay_until(session)
-    team_exercise = with_statements(exercise, session.statement_sql)
-    made: list[PostgresStore] = []
-    race_world: PostgresStore | None = None
-    played = False
-    # Each night is its own world on its own connections, and mostly waits on the server:
-    # the race and the normal nights are played side by side (each shifted one too).
-    from concurrent.futures import ThreadPoolExecutor  # PostgreSQL's only: SQLite forks
+class ServerNights:
+    """The nights of a replay of a world on a server (`replay_forked.ReplayNights`): each
+    on a schema forked from the session's on the same server, played in this process's
+    pool (`_PG_NIGHTS` at once: each mostly waits on the server), and dropped once played;
+    the race's kept for the walk when asked, until the next replay."""
 
-    pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
-    try:
+    db = "postgresql"
+
+    def __init__(self, session: Night) -> None:
+        self.session = session
+        self.live = cast(ServerWorld, session.store)
+        self.made: list[ServerWorld] = []
+        self.forking: Future[tuple[ServerWorld, list[str]]] | None = None
+        self.race_world: ServerWorld | None = None
+        self.folder = Path()
+
+    def clear_earlier(self, root: Path) -> None:
+        drop_kept_worlds(root)
+
+    def open(self, folder: Path) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # the server's only: files fork
+
+        self.folder = folder
+        self.pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
         # the team's schema is read once (pg_dump) for every world of this replay
-        source = live.fork_source()
-        kind = type(session)
-        same_world = (not keep_world or bool(exercise.replay and exercise.replay.practice)) \
-            and _same_as_own(exercise, team_exercise, live, source, made)
-        # an unchanged team's final race night is the exercise's own (`own_race`), and its
-        # normal nights are too (`own_normal`)
-        own_key = own_race_key(kind, exercise, until, "postgresql") \
-            if same_world and not keep_world else ""
-        known = read_own_race(own_key, folder / "race") if own_key else None
-        delayed = bool(exercise.replay and exercise.replay.delayed)
-        own_normal = own_normal_key(kind, exercise, until, probes, "postgresql") \
-            if same_world and delayed else ""
+        self.source = self.live.fork_source()
+
+    def same_as_own(self, exercise: Exercise, team_exercise: Exercise) -> bool:
+        return _same_as_own(exercise, team_exercise, self.live, self.source, self.made)
+
+    def race(self, kind: NightKind, team_exercise: Exercise, folder: Path,
+             until: int) -> Callable[[], Night]:
         # the race's world is forked beside the normal nights' (each a few hundred
-        # statements on a connection of its own), not before them; none when its night is
-        # known and nobody walks it
-        forking = pool.submit(_fork, live, source, made, exercise.world_sql) \
-            if known is None or keep_world else None
-        racing = pool.submit(_race_on, forking, kind, team_exercise, folder / "race",
-                             until) if known is None and forking is not None else None
-        normal = kept_or_played(own_normal, lambda: _normal_nights_pg(
-            kind, exercise, team_exercise, live, source, folder, until, "", made, pool, probes)
-            if delayed else None)
-        baseline = pool.submit(_baseline_pg, kind, exercise, live, folder / "baseline", until,
-                               "", made)
-        race_world, warnings = forking.result() if forking is not None else (None, [])
-        shift = session.variant
-        practice = _practice_nights_pg(
-            kind, exercise, team_exercise, live, source, folder, until, made, pool, shift,
-            same_world=same_world)
-        if known is not None:
-            race = known
-        else:
-            assert racing is not None
-            race = race_outcome(exercise, racing.result(), until)
-            if own_key:
-                keep_own_race(own_key, race, folder / "race")
-        steps = race.steps
-        harms = harm_nights_of(race.harm_times(), baseline.result(), "tonight's race")
-        fault_at = race.fault_at
-        warnings.extend(race.warnings)
-        shifted_normal = None
-        if shift is not None and (any(s.status == "prevented" for s in steps)
-                                  or kept_some_away(harms)):
-            what = describe_shift(exercise, shift, reveal=reveal)
-            other = folder / "shifted"
-            other.mkdir()
-            shifted_exercise = variant_of(exercise, shift)
-            shifting = pool.submit(_forked_night, kind, variant_of(team_exercise, shift), live,
-                                   source, made, exercise.world_sql, other / "race", until,
-                                   shift.seed)
-            if delayed:
-                shifted_normal = _normal_nights_pg(kind, shifted_exercise,
-                                                   variant_of(team_exercise, shift), live, source,
-                                                   other, until, shift.seed, made, pool)
-            shifted_baseline = _baseline_pg(kind, shifted_exercise, live,
-                                            other / "baseline", until, shift.seed, made)
-            shifted = shifting.result()
-            steps = merge_steps(steps, step_replays(shifted_exercise, shifted), what, reveal)
-            harms += harm_nights(shifted_exercise, shifted, shifted_baseline, until,
-                                  "the variant night")
-            if fault_at is None and shifted.facts.fault_started is not None:
-                fault_at = (f"{shifted.time_of(shifted.facts.fault_started)} in {what}"
-                            if reveal else f"in {what}")
-        harms += practice()
-        if normal is not None:
-            blocked, checks, normal_harms = normal()
-        else:
-            blocked, checks, normal_harms = (), (), ()
-        if shifted_normal is not None:
-            seen = {b.task for b in blocked}
-            more, _, more_harms = shifted_normal()
-            normal_harms += hidden_times(more_harms, reveal)
-            blocked += tuple(replace(b, outcome=f"{b.outcome}, on the normal night of {what}")
-                             for b in more if b.task not in seen)
-        played = True
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
+        # statements on a connection of its own), not before them
+        self.forking = self.pool.submit(_fork, self.live, self.source, self.made,
+                                        self.session.exercise.world_sql)
+        return self.pool.submit(_race_on, self.forking, kind, team_exercise, folder,
+                                until).result
+
+    def warnings(self) -> list[str]:
+        if self.forking is None:  # the race night is known and nobody walks it
+            return []
+        self.race_world, warnings = self.forking.result()
+        return warnings
+
+    def normal(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+               folder: Path, until: int, renumber: str, probes: tuple[Probe, ...],
+               ) -> Callable[[], Nights]:
+        return _normal_nights_pg(kind, exercise, team_exercise, self.live, self.source, folder,
+                                 until, renumber, self.made, self.pool, probes)
+
+    def baseline(self, kind: NightKind, exercise: Exercise, folder: Path, until: int,
+                 renumber: str) -> Callable[[], Harms]:
+        if renumber.strip():  # the variant's: played here, beside the pool's nights
+            known = _baseline_pg(kind, exercise, self.live, folder, until, renumber, self.made)
+            return lambda: known
+        return self.pool.submit(_baseline_pg, kind, exercise, self.live, folder, until,
+                                renumber, self.made).result
+
+    def practice(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
+                 folder: Path, until: int, shift: ShiftSpec | None, same_world: bool,
+                 ) -> Callable[[], tuple[HarmNight, ...]]:
+        return _practice_nights_pg(kind, exercise, team_exercise, self.live, self.source,
+                                   folder, until, self.made, self.pool, shift,
+                                   same_world=same_world)
+
+    def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
+                renumber: str) -> Callable[[], Night]:
+        return self.pool.submit(_forked_night, kind, team_exercise, self.live, self.source,
+                                self.made, self.session.exercise.world_sql, folder / "race",
+                                until, renumber).result
+
+    def close(self, *, keep_world: bool, played: bool) -> None:
+        pool = getattr(self, "pool", None)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
         if not keep_world:  # the final replay: what it did not take, nobody will
-            AHEAD.forget(_ahead_keys.pop(session.folder.resolve(), []))
-        for world in made:
-            if world is race_world and keep_world and played:
-                _keep(folder, world)
+            AHEAD.forget(_ahead_keys.pop(self.session.folder.resolve(), []))
+        for world in self.made:
+            if world is self.race_world and keep_world and played:
+                _keep(self.folder, world)
                 continue
             _drop_quietly(world)
-    return ReplayResult(
-        steps=steps,
-        fault_at=fault_at,
-        blocked_good_writes=blocked,
-        warnings=tuple(dict.fromkeys(warnings)),
-        folder=str(folder.relative_to(session.folder)),
-        monitor_checks=checks,
-        harms=hidden_times(harms, reveal),
-        normal_harms=normal_harms,
-    )
 
 
 def prepare_ahead_postgres(session: Night) -> None:
@@ -473,7 +404,7 @@ def prepare_ahead_postgres(session: Night) -> None:
     exercise, shift = session.exercise, session.variant
     if exercise.replay is None:
         return
-    live = cast("PostgresStore", session.store)
+    live = cast(ServerWorld, session.store)
     kind, until = type(session), replay_until(session)
     delayed = bool(exercise.replay.delayed)
     nights: list[tuple[Exercise, str, bool]] = [(exercise, "", delayed)]
@@ -490,7 +421,7 @@ def prepare_ahead_postgres(session: Night) -> None:
         on_first_change(session, lambda: _start_nights(kind, live, until, variant, started))
 
 
-def _start_nights(kind: NightKind, live: PostgresStore, until: int,
+def _start_nights(kind: NightKind, live: ServerWorld, until: int,
                   nights: list[tuple[Exercise, str, bool]], started: list[str]) -> None:
     """Each night's baseline (and its normal night, when asked) not known yet, queued on
     the background thread; their keys added to `started`."""
@@ -511,18 +442,18 @@ _ahead_keys: dict[Path, list[str]] = {}
 forgets what it did not take (the variant's nights, when nothing was prevented)."""
 
 
-def _baseline_ahead(kind: NightKind, exercise: Exercise, live: PostgresStore, until: int,
-                    renumber: str) -> Callable[[list[PostgresStore]], Harms]:
-    def job(made: list[PostgresStore]) -> Harms:
+def _baseline_ahead(kind: NightKind, exercise: Exercise, live: ServerWorld, until: int,
+                    renumber: str) -> Callable[[list[ServerWorld]], Harms]:
+    def job(made: list[ServerWorld]) -> Harms:
         with _scratch(made) as folder:
             return _play_baseline_pg(kind, exercise, live, folder / "baseline", until,
                                      renumber, made)
     return job
 
 
-def _good_writes_ahead(kind: NightKind, exercise: Exercise, live: PostgresStore, until: int,
-                       renumber: str) -> Callable[[list[PostgresStore]], list[GoodRun]]:
-    def job(made: list[PostgresStore]) -> list[GoodRun]:
+def _good_writes_ahead(kind: NightKind, exercise: Exercise, live: ServerWorld, until: int,
+                       renumber: str) -> Callable[[list[ServerWorld]], list[GoodRun]]:
+    def job(made: list[ServerWorld]) -> list[GoodRun]:
         with _scratch(made) as folder:
             return _good_writes_pg(kind, exercise, live, folder, until, renumber, made,
                                    ahead=False)
@@ -530,7 +461,7 @@ def _good_writes_ahead(kind: NightKind, exercise: Exercise, live: PostgresStore,
 
 
 @contextmanager
-def _scratch(made: list[PostgresStore]) -> Iterator[Path]:
+def _scratch(made: list[ServerWorld]) -> Iterator[Path]:
     """A scratch folder for a night played ahead, removed after it, and every world the
     night made dropped, whatever happens."""
     try:

@@ -26,6 +26,7 @@ from raceday.engine.snapshot import WorldPlan, WorldView, read_store_world
 from raceday.exercise.model import Exercise
 from raceday.judge.guards import grade_harms, harm_titles, practice_titles
 from raceday.judge.score import replay_guards
+from raceday.store import open_world_file
 from raceday.store.protocol import Store
 from raceday.transcript import events as ev
 from raceday.transcript.log import read_events
@@ -365,9 +366,7 @@ def load_walk(exercise: Exercise, event: ev.Replay, session_folder: Path,
     db = folder / "race.db"
     store: Store | None = kept_race_world(folder)  # on PostgreSQL: the kept race schema
     if store is None and db.exists():
-        from raceday.store.sqlite_store import WorldStore
-
-        store = WorldStore.open(db, exercise.roles)
+        store = open_world_file(db, exercise.roles)
     if store is not None:
         try:
             plan = WorldPlan.for_exercise(exercise, store.tables(), onboarding=True)

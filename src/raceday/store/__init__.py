@@ -67,6 +67,21 @@ def create_world(
     return WorldStore.create(folder / "world.db", world_sql, roles, time_limit_s=time_limit_s)
 
 
+def open_world_file(path: Path, roles: Sequence[RoleRights], *, durable: bool = True) -> Store:
+    """A world in a file, opened (a replay's copy: `durable=False`, nothing synced to disk,
+    since nothing reads it after a crash)."""
+    from raceday.store.sqlite_store import WorldStore
+
+    return WorldStore.open(path, roles, durable=durable)
+
+
+def create_world_file(path: Path, world_sql: str, roles: Sequence[RoleRights]) -> Store:
+    """A fresh world of the exercise's own in a file at `path` (a replay's pristine world)."""
+    from raceday.store.sqlite_store import WorldStore
+
+    return WorldStore.create(path, world_sql, roles)
+
+
 def end_world(store: Store, folder: Path) -> None:
     """Close a session's world at the session's end.
 

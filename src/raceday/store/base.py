@@ -83,6 +83,12 @@ class StoreBase(ABC, Generic[Handle]):
     """Whether `fork` makes a new world from this one's schema (the replay's PostgreSQL
     path); SQLite's replay copies the file instead (`backup_to`)."""
 
+    @property
+    def world_file(self) -> Path | None:
+        """The file that holds the world, when one does: None here (the world lives on a
+        server, and a replay forks it there: `fork`)."""
+        return None
+
     row_cap: int
     _roles: dict[str, RoleRights]
     _closed: bool

@@ -11,8 +11,8 @@ from typing import Any, Literal, Protocol
 from raceday.store.results import Answer, Row, StatementResult, TableInfo
 
 Backend = Literal["sqlite", "postgresql"]
-"""Which database holds a world: the engine asks the store (a replay forks a SQLite world as
-a file, a PostgreSQL one as a schema on the same server) and never imports one to find out."""
+"""Which database holds a world: the engine asks the store, and never imports one to find
+out (a replay asks only how the world forks: `Store.world_file`)."""
 StoreKind = Backend
 
 
@@ -122,7 +122,62 @@ class Store(Protocol):
 
     def backup_to(self, path: Path) -> None: ...
 
+    # How a replay forks this world (`engine/replay.py`): a world in a file is copied
+    # (`replay_world.build_replay_world`) and its nights played in forked children that
+    # open their copies; a world on a server is forked there (`ServerWorld.fork`).
+    @property
+    def world_file(self) -> Path | None:
+        """The file that holds the world (SQLite's), or None: the world is on a server, and
+        the store is a `ServerWorld`."""
+        ...
+
     def close(self) -> None: ...
 
     @property
     def closed(self) -> bool: ...
+
+
+class WorldSource(Protocol):
+    """What the forks of a server's world copy of it (its schema's definitions, its tables,
+    its owner roles), read once for every fork of a replay (`ServerWorld.fork_source`)."""
+
+    @property
+    def session(self) -> str: ...
+
+    @property
+    def pre(self) -> str:
+        """The schema's definitions before its rows (pg_dump's pre-data)."""
+        ...
+
+    def digest(self) -> str:
+        """What a world forked from this source is built of, whichever session it is: two
+        sources with one digest fork into the same world."""
+        ...
+
+
+class ServerWorld(Store, Protocol):
+    """A world on a server (PostgreSQL: the session's schemas and roles): a replay forks it
+    on the same server, a new world on connections of its own for each night."""
+
+    @property
+    def session(self) -> str: ...
+
+    def fork_source(self) -> WorldSource: ...
+
+    def fork(self, seed_sql: str, renumber: str = "", source: Any = None,
+             ) -> tuple[ServerWorld, list[str]]:
+        """A new world: this one's schema with the exercise's seed rows (`source`: this
+        world's `fork_source`, read once for several forks), and warnings."""
+        ...
+
+    def new_world(self, world_sql: str, roles: Sequence[RoleRights]) -> ServerWorld:
+        """A fresh world of the exercise's own on the same server, with this one's limits."""
+        ...
+
+    def reopen(self) -> ServerWorld:
+        """The same world on new connections (this store may be closed)."""
+        ...
+
+    def drop(self) -> None:
+        """Remove the world from the server."""
+        ...

@@ -178,6 +178,12 @@ class WorldStore(StoreBase[RoleConnection]):
             self._app.close()
             raise
 
+    @property
+    def world_file(self) -> Path | None:
+        """This world's file: a replay forks it by copying the file (`replay_world.py`), and
+        plays its nights in forked children that open their copies."""
+        return self.path
+
     # -- building and opening -----------------------------------------------------------
 
     @classmethod

@@ -8,6 +8,8 @@ holding the rows of the world as the exercise built it. Needs pg_dump.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +47,22 @@ class ForkSource:
     post: str
     original: tuple[str, ...]
     owners: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def digest(self) -> str:
+        """What a world forked from this source is built of, whichever session it is: the
+        schema's definitions as pg_dump gives them (the session's prefix taken out of every
+        name), its original tables and its owner roles with their members. The rows are the
+        seed's in every fork, and the rights are raceday's: two sources with one digest fork
+        into the same world."""
+        prefix = f"rd_{self.session}_"
+
+        def plain(text: str) -> str:
+            return text.replace(prefix, "rd__")
+
+        owners = sorted((plain(owner), sorted(plain(m) for m in members))
+                        for owner, members in self.owners)
+        return hashlib.sha256(json.dumps([plain(self.pre), plain(self.post),
+                                          sorted(self.original), owners]).encode()).hexdigest()
 
 
 def read_source(dsn: str, admin: psycopg.Connection[Any], names: SessionNames) -> ForkSource:

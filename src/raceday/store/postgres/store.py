@@ -202,6 +202,11 @@ class PostgresStore(StoreBase[Login]):
         return PostgresStore.open(self.dsn, self.session, list(self._roles.values()),
                                   row_cap=self.row_cap, time_limit_s=self.time_limit_s)
 
+    def new_world(self, world_sql: str, roles: Sequence[RoleRights]) -> PostgresStore:
+        """A fresh world of the exercise's own on this server, with this store's limits."""
+        return PostgresStore.create(self.dsn, world_sql, roles, row_cap=self.row_cap,
+                                    time_limit_s=self.time_limit_s)
+
     def _new_passwords(self) -> dict[str, str]:
         """Give every login of the session a fresh password (they live in memory only)."""
         found = self._admin.execute(
