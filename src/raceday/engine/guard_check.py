@@ -23,7 +23,7 @@ from raceday.store.replay_world import build_replay_world
 
 def has_guard_tasks(session: Night) -> bool:
     """Only an exercise with guard tasks (`proves`) on a world raceday can copy needs it."""
-    return (session.store.backend == "sqlite"
+    return (session.store.world_file is not None
             and any(task.proves for task in session.exercise.tasks)
             and bool(session.facts.race_steps(session.exercise)))
 
