@@ -425,3 +425,27 @@ async def test_the_consoles_skip_never_passes_a_story_task_a_seat_left_due(
                     and running.need().minute > 31)
     actions = [e.action for e in of_kind(read_events(running.folder).events, ev.Facilitation)]
     assert actions[-2:] == ["automate", "skip"]
+
+
+async def test_the_consoles_skip_may_leave_a_step_unplayed_and_says_so(running: Host) -> None:
+    """Its last answer lets the night go on without the step: recorded as not played, so the
+    judge never charges the team for the fault it would have brought."""
+    from raceday.tui.screens.dialogs import ChoiceDialog
+
+    running.call(lambda s: running.advance_to(31)).result(timeout=60)  # 23:31: A's check
+    app = ConsoleApp(running, run_host=False)
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConsoleScreen))
+        screen = app.screen
+        assert isinstance(screen, ConsoleScreen)
+        await until(pilot, lambda: screen.snapshot is not None and any(
+            p.task == "enactor-a-check" for p in screen.snapshot.pending))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        await pilot.press("end", "enter")  # the last choice: skip, not played tonight
+        await until(pilot, lambda: "enactor-a-check" not in running.need().pending
+                    and running.need().minute > 31)
+    skipped = [e for e in of_kind(read_events(running.folder).events, ev.Facilitation)
+               if e.action == "skip-step"]
+    assert [e.detail for e in skipped] == ["enactor-a-check"]
+    assert running.need().facts.skipped_steps == ["enactor-a-check"]

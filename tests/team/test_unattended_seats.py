@@ -62,3 +62,24 @@ def test_a_seat_that_acts_keeps_its_step_a_refusal_is_a_choice(tmp_path: Path) -
     events = read_events(host.folder).events
     assert not any(isinstance(e, ev.Facilitation) and e.action == "automate" for e in events)
     assert not any(isinstance(e, ev.Fault) and not e.after_team_left for e in events)
+
+
+def test_a_fault_step_the_facilitator_skips_is_scored_as_not_played(tmp_path: Path) -> None:
+    host = build_host("dynamodb-dns-race", "responder,enactor-a", "turns", None, tmp_path)
+    host.grace = None
+    host.start()
+    try:
+        for seat in host.seats.values():
+            seat.joined_at = 1.0
+        host.advance_to(48)  # 23:48: Enactor A's apply falls due, and its seat is quiet
+        for task in list(host.need().pending):
+            host.skip_step(task)
+        host.advance_to(75)
+        score = host.end().score
+    finally:
+        host.close()
+    assert score.fault.outcome == "not played"
+    assert score.detection is not None and score.detection.points == score.detection.max
+    assert "not played: the facilitator let the night go on without" in \
+        score.detection.reasons[-1]
+    assert score.guards is not None and score.guards.points == 0  # no guard: none earned

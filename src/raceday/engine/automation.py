@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from raceday.engine.core import BROKEN_WORLD, DUE_TASK, PendingTask
+from raceday.engine.core import BROKEN_WORLD, DUE_TASK, PendingTask, SessionError
 from raceday.engine.directives import stops_on_zero_rows
 from raceday.engine.monitors import Monitors
 from raceday.engine.statement_text import commits, controls
@@ -240,13 +240,36 @@ class Automation(Monitors):
             since = pending.since if pending.since >= 0 else pending.due
             if grace is None or self.minute < since + grace or task_id in self.held:
                 continue
-            del self.pending[task_id]
-            self._emit(ev.Facilitation(
-                action="automate", to=(pending.task.role,), detail=task_id,
-                text=f"nobody at the seat did it within {grace} min of {self.time_of(since)}: "
-                     "the automation did it, as it would have"))
-            self._run_task(pending.task, 0)
-            self._check_world()
+            self.automate_task(task_id, f"nobody at the seat did it within {grace} min of "
+                                        f"{self.time_of(since)}: the automation did it, as "
+                                        "it would have")
+
+    def automate_task(self, task_id: str, text: str = "") -> ev.Event:
+        """The facilitator (or, after its grace, the host: `text` says why) has the
+        automation do a player's due story task now, as the exercise's automation would have
+        when it fell due: one quiet seat never stalls the night (or leaves the fault to a
+        minute after the team has gone). Recorded."""
+        pending = self.pending.get(task_id)
+        if pending is None:
+            raise SessionError(f"task {task_id!r} is not due for a player now")
+        del self.pending[task_id]
+        event = self._emit(ev.Facilitation(action="automate", to=(pending.task.role,),
+                                           detail=task_id, text=text))
+        self._run_task(pending.task, 0)
+        self._check_world()
+        return event
+
+    def skip_step(self, task_id: str) -> ev.Event:
+        """The facilitator lets the night go on without a seat's due story task: it is not
+        played tonight. Recorded, and the judge knows: a fault only that step brings is
+        scored as not played, never as kept away by the team's hands."""
+        pending = self.pending.get(task_id)
+        if pending is None:
+            raise SessionError(f"task {task_id!r} is not due for a player now")
+        del self.pending[task_id]
+        self.facts.skipped_steps.append(task_id)
+        return self._emit(ev.Facilitation(action="skip-step", to=(pending.task.role,),
+                                          detail=task_id, text=pending.task.title))
 
     def _check_player_tasks(self) -> None:
         for task_id, pending in list(self.pending.items()):

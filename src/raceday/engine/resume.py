@@ -429,7 +429,9 @@ def _redo(session: Session, event: Event, recorded: Sequence[Event], index: int)
     elif isinstance(event, ev.Facilitation) and event.action in ("hold", "release"):
         session.hold_task(event.detail, event.action == "hold")
     elif isinstance(event, ev.Facilitation) and event.action == "automate":
-        session.automate_task(event.detail)
+        session.automate_task(event.detail, event.text)
+    elif isinstance(event, ev.Facilitation) and event.action == "skip-step":
+        session.skip_step(event.detail)
     elif isinstance(event, ev.Facilitation) and event.action == "handover" and event.to:
         session.hand_over(event.to[0], event.detail == HANDED)
     elif isinstance(event, (ev.Refused, ev.Replay)):

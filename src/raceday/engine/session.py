@@ -524,20 +524,6 @@ class Session(Automation):
             action="handover", to=(role,),
             detail=HANDED if to_automation else "back to the player"))
 
-    def automate_task(self, task_id: str) -> Event:
-        """The facilitator has the automation do a player's due story task now, as the
-        exercise's automation would have when it fell due: one quiet seat never stalls the
-        night (or leaves the fault to a minute after the team has gone). Recorded."""
-        pending = self.pending.get(task_id)
-        if pending is None:
-            raise SessionError(f"task {task_id!r} is not due for a player now")
-        del self.pending[task_id]
-        event = self._emit(ev.Facilitation(action="automate", to=(pending.task.role,),
-                                           detail=task_id))
-        self._run_task(pending.task, 0)
-        self._check_world()
-        return event
-
     def hold_task(self, task_id: str, hold: bool) -> Event:
         """The facilitator holds a task (the night's fault step) so it does not run when due,
         or releases it: one that fell due while held runs at the next minute. Recorded."""

@@ -116,6 +116,9 @@ class Facts:
     """An unknown session's drawn night (a family night's id; empty: tonight's race as the
     file tells it), and its kind: "race", "practice" or "quiet"."""
     night_kind: str = ""
+    skipped_steps: list[str] = field(default_factory=list)
+    """Story tasks the facilitator let the night go on without (left due by their seat):
+    a fault only they bring was not played, not kept away."""
     silent_monitors: list[str] = field(default_factory=list)
     """An unknown night's monitors the team saved that never alerted: a monitor keyed on
     one night's particulars is silent on the others, and the score says so."""

@@ -66,6 +66,8 @@ def _fault_outcome(ex: Exercise, facts: Facts) -> str:
         return vd.OCCURRED
     if facts.night_kind == "quiet":
         return vd.QUIET_NIGHT
+    if _skipped_the_fault(ex, facts):
+        return vd.NOT_PLAYED
     if facts.night_kind == "practice":
         return _practice_outcome(ex, facts)
     outright = _prevented_outright(ex, facts)
@@ -76,6 +78,18 @@ def _fault_outcome(ex: Exercise, facts: Facts) -> str:
     if outright:
         return vd.PREVENTED_OUTRIGHT
     return vd.NOT_NEEDED if facts.race_reached(ex) else vd.BEFORE_THE_RACE
+
+
+def _skipped_the_fault(ex: Exercise, facts: Facts) -> bool:
+    """The facilitator let the night go on without a step of the race (a task of a race
+    step, or the delayed worker's), left due by its seat: its fault was not played."""
+    if not facts.skipped_steps:
+        return False
+    guards = ex.scoring.guards
+    fault_tasks = {s.task for s in guards.steps} if guards is not None else set()
+    if ex.replay is not None:
+        fault_tasks |= set(ex.replay.delayed)
+    return any(task in fault_tasks for task in facts.skipped_steps)
 
 
 def _practice_outcome(ex: Exercise, facts: Facts) -> str:
@@ -104,6 +118,12 @@ def _no_fault_reason(section: str, points: int, ex: Exercise, facts: Facts,
     if outcome == vd.BLOCKED_GOOD_WRITES:
         return 0, (f"{section} 0/{points}: no fault tonight, but only because good writes of "
                    "the normal night were refused too (see guards): an outage of its own")
+    if outcome == vd.NOT_PLAYED:
+        steps = ", ".join(facts.skipped_steps)
+        return points, (f"{section} {points}/{points}: not played: the facilitator let the "
+                        f"night go on without {steps} (left due by its seat), so the fault it "
+                        "brings never came: there was nothing to " + (
+                            "detect" if section == "detection" else "recover"))
     if outcome == vd.QUIET_NIGHT:
         return points, (f"{section} {points}/{points}: a quiet night, nothing went wrong: "
                         "there was nothing to " + ("detect" if section == "detection"

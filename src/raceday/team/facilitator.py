@@ -148,6 +148,11 @@ class FacilitatorActions:
         night); recorded."""
         return self.need().automate_task(task_id)
 
+    def skip_step(self, task_id: str) -> ev.Event:
+        """Let the night go on without a seat's due story task (not played tonight: the
+        judge scores its fault as not played); recorded."""
+        return self.need().skip_step(task_id)
+
     def give_hint(self, hint_id: str, role: str | None = None) -> ev.Event:
         """A hint the facilitator chose to send, to one role's seat or (None) to everyone
         (recorded as theirs, then revealed; the team pays for it either way)."""

@@ -205,7 +205,12 @@ def facilitation_words(e: ev.Facilitation) -> str:
         what = f"{', '.join(e.to)}: {e.detail}"
     elif e.action == "automate":
         whose = f"{', '.join(e.to)}'s " if e.to else ""
-        what = f"the automation did {whose}task '{e.detail}', left due by the seat"
+        what = f"the automation did {whose}task '{e.detail}', left due by the seat" + (
+            f" ({e.text})" if e.text else "")
+    elif e.action == "skip-step":
+        whose = f"{', '.join(e.to)}'s " if e.to else ""
+        what = (f"the night goes on without {whose}task '{e.detail}', left due by the seat: "
+                "not played tonight")
     elif e.action == "ruling":
         whose = f"{', '.join(e.to)}'s " if e.to else ""
         what = (f"ruled {whose}declaration at {e.at} ({e.detail}) {ruling_words(e.ruling)}"

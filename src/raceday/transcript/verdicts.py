@@ -27,8 +27,9 @@ HELD_OFF = "held off"  # no fault tonight, but the replay shows it: players' han
 BLOCKED_GOOD_WRITES = "blocked good writes"  # no fault only because good writes were refused
 BEFORE_THE_RACE = "before the race"  # the session ended before the race could happen
 QUIET_NIGHT = "quiet night"  # an unknown session drew the night with nothing wrong
+NOT_PLAYED = "not played"  # the facilitator let the night go on without its fault step
 NO_FAULT_OUTCOMES = (PREVENTED_OUTRIGHT, NOT_NEEDED, HELD_OFF, BLOCKED_GOOD_WRITES,
-                     BEFORE_THE_RACE, QUIET_NIGHT)
+                     BEFORE_THE_RACE, QUIET_NIGHT, NOT_PLAYED)
 
 # How the guards were judged (`Guards.judged_by`)
 BY_REPLAY, BY_LIVE, BY_NONE = "replay", "live", "none"
@@ -52,7 +53,7 @@ class Fault(Value):
     @property
     def not_needed(self) -> bool:
         """No fault, and detection and recovery scored full marks as not needed."""
-        return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED, QUIET_NIGHT)
+        return self.outcome in (PREVENTED_OUTRIGHT, NOT_NEEDED, QUIET_NIGHT, NOT_PLAYED)
 
 
 @frozen(kw_only=True)

@@ -75,6 +75,9 @@ _NO_FAULT = {
     vd.BEFORE_THE_RACE: "No fault occurred: the session ended before the race.",
     vd.QUIET_NIGHT: "No fault occurred: it was a quiet night, with nothing wrong to detect or "
                     "recover (full marks, less any false alarm).",
+    vd.NOT_PLAYED: "No fault occurred: the facilitator let the night go on without the step "
+                   "that brings it, so there was nothing to detect or recover (full marks, "
+                   "less any false alarm).",
 }
 
 

@@ -388,7 +388,8 @@ class ConsoleScreen(Screen[None]):
         options = [(TASK_PREFIX + p.task, f"The automation does {p.role}'s "
                     f"\u201c{inert(p.title, one_line=True)}\u201d now, then skip")
                    for p in stalled]
-        options.append(("skip", "Skip anyway, leaving it undone"))
+        options.append(("skip", "Skip, the night going on without it (not played tonight: "
+                                "its fault is scored as not played)"))
 
         def chosen(choice: str | None) -> None:
             if choice is None:
@@ -402,7 +403,14 @@ class ConsoleScreen(Screen[None]):
 
                 self.runner.send("automate", automate_then_skip)
                 return
-            self.runner.send("skip", lambda s: steer.skip())
+            undone = [p.task for p in stalled]
+
+            def skip_without(_session: object) -> None:
+                for task in undone:
+                    self.host.skip_step(task)
+                steer.skip()
+
+            self.runner.send("skip", skip_without)
 
         first = stalled[0]
         self.app.push_screen(ChoiceDialog(
