@@ -315,7 +315,11 @@ class ServerNights:
     db = "postgresql"
 
     def __init__(self, session: Night) -> None:
+        from concurrent.futures import ThreadPoolExecutor  # the server's only: files fork
+
         self.session = session
+        # its threads start with the first night submitted
+        self.pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
         self.live = cast(ServerWorld, session.store)
         self.made: list[ServerWorld] = []
         self.forking: Future[tuple[ServerWorld, list[str]]] | None = None
@@ -326,10 +330,7 @@ class ServerNights:
         drop_kept_worlds(root)
 
     def open(self, folder: Path) -> None:
-        from concurrent.futures import ThreadPoolExecutor  # the server's only: files fork
-
         self.folder = folder
-        self.pool = ThreadPoolExecutor(max_workers=_PG_NIGHTS, thread_name_prefix="replay-night")
         # the team's schema is read once (pg_dump) for every world of this replay
         self.source = self.live.fork_source()
 
@@ -379,9 +380,7 @@ class ServerNights:
                                 until, renumber).result
 
     def close(self, *, keep_world: bool, played: bool) -> None:
-        pool = getattr(self, "pool", None)
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
+        self.pool.shutdown(wait=True, cancel_futures=True)  # no night still playing on a world
         if not keep_world:  # the final replay: what it did not take, nobody will
             AHEAD.forget(_ahead_keys.pop(self.session.folder.resolve(), []))
         for world in self.made:
