@@ -78,7 +78,7 @@ def test_the_engine_asks_which_database_it_is_on_only_where_the_map_says() -> No
 def test_the_engine_imports_a_concrete_store_only_where_the_map_says() -> None:
     importing = {path for path, text in _modules(ENGINE).items()
                  if any(m.startswith(CONCRETE_STORES) for m in _imports(text))}
-    assert importing == {"engine/resume.py", "engine/world_tables.py"}, (
+    assert importing == {"engine/world_tables.py"}, (
         "update the store's paragraph of the map")
     assert _named(importing) == []
 

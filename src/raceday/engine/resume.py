@@ -43,7 +43,7 @@ from raceday.engine.unknown_night import draw_night
 from raceday.errors import RacedayError
 from raceday.exercise.model import OWN_WORDS, Exercise
 from raceday.logfile import log_to
-from raceday.store.sqlite_store import WorldStore
+from raceday.store import create_world_file
 from raceday.store.world_digest import world_digest
 from raceday.transcript import events as ev
 from raceday.transcript.events import Event, to_record
@@ -300,7 +300,7 @@ def _resume_session(folder: Path, exercise: Exercise, time_limit_s: float) -> Re
     log_to(folder)
     crashed = _set_aside(folder)
     try:
-        store = WorldStore.create(folder / WORLD, exercise.world_sql, exercise.roles,
+        store = create_world_file(folder / WORLD, exercise.world_sql, exercise.roles,
                                   time_limit_s=time_limit_s)
     except BaseException:
         _put_back(folder, crashed)

@@ -75,11 +75,13 @@ def open_world_file(path: Path, roles: Sequence[RoleRights], *, durable: bool = 
     return WorldStore.open(path, roles, durable=durable)
 
 
-def create_world_file(path: Path, world_sql: str, roles: Sequence[RoleRights]) -> Store:
-    """A fresh world of the exercise's own in a file at `path` (a replay's pristine world)."""
+def create_world_file(path: Path, world_sql: str, roles: Sequence[RoleRights], *,
+                      time_limit_s: float = 2.0) -> Store:
+    """A fresh world of the exercise's own in a file at `path` (a replay's pristine world, a
+    resumed session's world before its statements are played again)."""
     from raceday.store.sqlite_store import WorldStore
 
-    return WorldStore.create(path, world_sql, roles)
+    return WorldStore.create(path, world_sql, roles, time_limit_s=time_limit_s)
 
 
 def end_world(store: Store, folder: Path) -> None:
