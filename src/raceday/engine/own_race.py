@@ -7,7 +7,7 @@ of it (the race steps, each harm's minutes and first time, when the fault began,
 checks that failed, and its transcript for a later walk) depends on the exercise, how far
 it is played and raceday's code only. The first such session plays it and keeps it in the
 cache folder; every later one reads it back (the practice nights of such a team are not
-played either: `replay._practice_nights_aside`).
+played either: `replay_forked._practice_nights`).
 """
 
 from __future__ import annotations

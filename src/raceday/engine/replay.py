@@ -41,7 +41,6 @@ from raceday.engine.replay_cache import (
 from raceday.engine.replay_exercises import (
     exercise_digest,
     practice_baseline,
-    practiced,
     variant_of,
     without_delayed,
 )
@@ -52,24 +51,20 @@ from raceday.engine.replay_outcomes import (
     HarmTimes,
     Nights,
     TeamNight,
-    baseline_times,
     blocked_writes,
     good_runs,
-    harm_nights_of,
     harm_times,
     harms_of,
     normal_night_harms,
     run_outcomes,
 )
 from raceday.engine.replay_postgres import ServerNights, prepare_ahead_postgres
-from raceday.exercise.model import Exercise, ShiftSpec
-from raceday.judge.guards import practice_words
+from raceday.exercise.model import Exercise
 from raceday.store import create_world_file, open_world_file
 from raceday.store.replay_world import build_replay_world, remove_earlier_worlds, remove_world
 from raceday.store.world_digest import world_fingerprint
 from raceday.transcript import events as ev
 from raceday.transcript.events import ReplayResult
-from raceday.transcript.verdicts import HarmNight
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -264,37 +259,6 @@ def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: 
         while len(_practice_known) > _PRACTICE_KEPT:
             _practice_known.popitem(last=False)
         return got
-
-    return answer
-
-
-def _practice_nights_aside(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                           live: Path, built: str, same_world: bool, folder: Path,
-                           until: int, shift: ShiftSpec | None, fork: bool,
-                           started: list[Aside[Any]]) -> Callable[[], tuple[HarmNight, ...]]:
-    """Each practice night on a world built from the team's as the race's is, beside the
-    same night on the exercise's own world; each played aside (`_aside`) from now.
-
-    `same_world`: the team's replay world is the exercise's own (the same schema objects and
-    rows: `world_fingerprint`) and its statements are the exercise's, so each of its practice
-    nights is its baseline, move for move (the engine is deterministic): not played again."""
-    plays = []
-    for night in exercise.replay.practice if exercise.replay is not None else ():
-        own = practiced(exercise, night, shift)
-        baseline = _baseline_aside(kind, practice_baseline(exercise, night, shift), until,
-                                   folder / f"practice-{night.id}-own", fork, started)
-        team = None if same_world else _practice_night_aside(
-            kind, own, practiced(team_exercise, night, shift), live, built,
-            folder / f"practice-{night.id}", until, fork, started)
-        plays.append((night, own, baseline, team))
-
-    def answer() -> tuple[HarmNight, ...]:
-        found: list[HarmNight] = []
-        for night, own, baseline, team in plays:
-            base = baseline()
-            mine = team() if team is not None else baseline_times(own, base)
-            found += harm_nights_of(mine, base, practice_words(night.title), practice=night.id)
-        return tuple(found)
 
     return answer
 
@@ -717,6 +681,7 @@ class FileNights:
         self.fork = False
         self.live = self.race_world = Path()
         self.built_warnings: list[str] = []
+        self.race_digest = ""
 
     def clear_earlier(self, root: Path) -> None:
         remove_earlier_worlds(root)
@@ -756,12 +721,17 @@ class FileNights:
                  renumber: str) -> Callable[[], Harms]:
         return lambda: _baseline(kind, exercise, until, renumber)
 
-    def practice(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                 folder: Path, until: int, shift: ShiftSpec | None, same_world: bool,
-                 ) -> Callable[[], tuple[HarmNight, ...]]:
-        return _practice_nights_aside(kind, exercise, team_exercise, self.live,
-                                      _file_digest(self.race_world), same_world, folder, until,
-                                      shift, self.fork, self.started)
+    def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
+                          until: int) -> Callable[[], Harms]:
+        return _baseline_aside(kind, exercise, until, folder.with_name(folder.name + "-own"),
+                               self.fork, self.started)
+
+    def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
+                       until: int) -> Callable[[], HarmTimes]:
+        if not self.race_digest:  # the race's world as built (the race not played yet)
+            self.race_digest = _file_digest(self.race_world)
+        return _practice_night_aside(kind, own, team, self.live, self.race_digest, folder,
+                                     until, self.fork, self.started)
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
                 renumber: str) -> Callable[[], Night]:

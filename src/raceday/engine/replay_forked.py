@@ -32,11 +32,19 @@ from typing import Protocol
 from raceday.engine.night import Night, NightKind, Probe, replay_until
 from raceday.engine.own_normal import kept_or_played, own_normal_key
 from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, read_own_race
-from raceday.engine.replay_exercises import describe_shift, variant_of, with_statements
+from raceday.engine.replay_exercises import (
+    describe_shift,
+    practice_baseline,
+    practiced,
+    variant_of,
+    with_statements,
+)
 from raceday.engine.replay_outcomes import (
     Harms,
+    HarmTimes,
     Nights,
     NormalHarms,
+    baseline_times,
     harm_nights,
     harm_nights_of,
     hidden_times,
@@ -45,6 +53,7 @@ from raceday.engine.replay_outcomes import (
     step_replays,
 )
 from raceday.exercise.model import Exercise, ShiftSpec
+from raceday.judge.guards import practice_words
 from raceday.transcript import events as ev
 from raceday.transcript.events import BlockedWrite, ReplayResult
 from raceday.transcript.verdicts import HarmNight
@@ -85,10 +94,15 @@ class ReplayNights(Protocol):
                  renumber: str) -> Callable[[], Harms]:
         """The race's harms on the exercise's own world with no guard."""
 
-    def practice(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                 folder: Path, until: int, shift: ShiftSpec | None, same_world: bool,
-                 ) -> Callable[[], tuple[HarmNight, ...]]:
-        """Each practice night on the team's world beside its baseline: their harms."""
+    def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
+                          until: int) -> Callable[[], Harms]:
+        """A practice night's baseline (`baseline` on the exercise's own world, no
+        renumbering), started now: it plays beside the races."""
+
+    def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
+                       until: int) -> Callable[[], HarmTimes]:
+        """The team's practice night `team` on a world forked from the team's as the race's
+        is, started now: its harms' times, as `own` (the exercise's night) counts them."""
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
                 renumber: str) -> Callable[[], Night]:
@@ -137,8 +151,8 @@ def replay_over(nights: ReplayNights, session: Night, probes: tuple[Probe, ...],
             kind, exercise, team_exercise, folder, until, "", probes) if delayed else None)
         baseline = nights.baseline(kind, exercise, folder / "baseline", until, "")
         warnings = list(nights.warnings())
-        practice = nights.practice(kind, exercise, team_exercise, folder, until, shift,
-                                   same_world) \
+        practice = _practice_nights(nights, kind, exercise, team_exercise, folder, until,
+                                    shift, same_world) \
             if exercise.replay is not None and exercise.replay.practice else None
         if known is not None:
             race = known
@@ -203,3 +217,35 @@ def replay_over(nights: ReplayNights, session: Night, probes: tuple[Probe, ...],
         harms=hidden_times(harms, reveal),
         normal_harms=normal_harms,
     )
+
+
+def _practice_nights(nights: ReplayNights, kind: NightKind, exercise: Exercise,
+                     team_exercise: Exercise, folder: Path, until: int,
+                     shift: ShiftSpec | None, same_world: bool,
+                     ) -> Callable[[], tuple[HarmNight, ...]]:
+    """Each practice night on a world forked from the team's as the race's is, beside the
+    same night on the exercise's own world (its baseline), each started now; call what this
+    returns for their harms. They need nothing of the race: they start with it.
+
+    `same_world`: the team's world forks into the exercise's own and its statements are the
+    exercise's, so each of its practice nights is its baseline, move for move (the engine is
+    deterministic): not played again."""
+    plays = []
+    for night in exercise.replay.practice if exercise.replay is not None else ():
+        own = practiced(exercise, night, shift)
+        where = folder / f"practice-{night.id}"
+        baseline = nights.practice_baseline(kind, practice_baseline(exercise, night, shift),
+                                            where, until)
+        team = None if same_world else nights.practice_night(
+            kind, own, practiced(team_exercise, night, shift), where, until)
+        plays.append((night, own, baseline, team))
+
+    def answer() -> tuple[HarmNight, ...]:
+        found: list[HarmNight] = []
+        for night, own, baseline, team in plays:
+            base = baseline()
+            mine = team() if team is not None else baseline_times(own, base)
+            found += harm_nights_of(mine, base, practice_words(night.title), practice=night.id)
+        return tuple(found)
+
+    return answer

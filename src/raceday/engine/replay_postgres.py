@@ -25,27 +25,23 @@ from raceday.engine.replay_cache import (
 )
 from raceday.engine.replay_exercises import (
     practice_baseline,
-    practiced,
     variant_of,
     without_delayed,
 )
 from raceday.engine.replay_outcomes import (
     GoodRun,
     Harms,
+    HarmTimes,
     Nights,
-    baseline_times,
     blocked_writes,
     good_runs,
-    harm_nights,
-    harm_nights_of,
+    harm_times,
     harms_of,
     normal_night_harms,
     run_outcomes,
 )
-from raceday.exercise.model import Exercise, ShiftSpec
-from raceday.judge.guards import practice_words
+from raceday.exercise.model import Exercise
 from raceday.store.protocol import ServerWorld, Store, WorldSource
-from raceday.transcript.verdicts import HarmNight
 
 _log = logging.getLogger(__name__)
 
@@ -229,43 +225,6 @@ def _play_baseline_pg(kind: NightKind, exercise: Exercise, live: ServerWorld, fo
     return known
 
 
-def _practice_nights_pg(kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                        live: ServerWorld, source: WorldSource, folder: Path, until: int,
-                        made: list[ServerWorld], pool: ThreadPoolExecutor,
-                        shift: ShiftSpec | None = None, *, same_world: bool = False,
-                        ) -> Callable[[], tuple[HarmNight, ...]]:
-    """`_practice_nights_sqlite` on PostgreSQL: each night on a schema forked from the
-    team's, the nights played in `pool`; call what it returns for their harms, once played.
-    They need nothing of the race: they start with it.
-
-    `same_world` (`_same_as_own`): the team's schema is the exercise's own and its statements
-    are the exercise's, so each practice night is its baseline, move for move (the engine is
-    deterministic): not played again, as on SQLite."""
-    playing = []
-    for night in exercise.replay.practice if exercise.replay is not None else ():
-        where = folder / f"practice-{night.id}"
-        own = practiced(exercise, night, shift)
-        team = None if same_world else pool.submit(
-            _forked_night, kind, practiced(team_exercise, night, shift), live, source, made,
-            exercise.world_sql, where / "race", until)
-        playing.append((night, own, team,
-                        pool.submit(_baseline_pg, kind,
-                                    practice_baseline(exercise, night, shift), live,
-                                    where / "baseline", until, "", made)))
-
-    def harms() -> tuple[HarmNight, ...]:
-        found: list[HarmNight] = []
-        for night, own, played, baseline in playing:
-            base = baseline.result()
-            words = practice_words(night.title)
-            found += (harm_nights_of(baseline_times(own, base), base, words, practice=night.id)
-                      if played is None else
-                      harm_nights(own, played.result(), base, until, words, practice=night.id))
-        return tuple(found)
-
-    return harms
-
-
 def schema_digest(source: WorldSource) -> str:
     """What a world forked from `source` is built of, whichever session it is
     (`WorldSource.digest`: the schema's definitions without the session's prefix, its
@@ -366,12 +325,17 @@ class ServerNights:
         return self.pool.submit(_baseline_pg, kind, exercise, self.live, folder, until,
                                 renumber, self.made).result
 
-    def practice(self, kind: NightKind, exercise: Exercise, team_exercise: Exercise,
-                 folder: Path, until: int, shift: ShiftSpec | None, same_world: bool,
-                 ) -> Callable[[], tuple[HarmNight, ...]]:
-        return _practice_nights_pg(kind, exercise, team_exercise, self.live, self.source,
-                                   folder, until, self.made, self.pool, shift,
-                                   same_world=same_world)
+    def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
+                          until: int) -> Callable[[], Harms]:
+        return self.pool.submit(_baseline_pg, kind, exercise, self.live, folder / "baseline",
+                                until, "", self.made).result
+
+    def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
+                       until: int) -> Callable[[], HarmTimes]:
+        playing = self.pool.submit(_forked_night, kind, team, self.live, self.source,
+                                   self.made, self.session.exercise.world_sql,
+                                   folder / "race", until)
+        return lambda: harm_times(own, playing.result(), until)
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
                 renumber: str) -> Callable[[], Night]:
