@@ -8,6 +8,7 @@ from tui_fixtures import MakeApp, end_play, settle, start_play
 
 from raceday.engine.load import load_named_exercise
 from raceday.transcript import events as ev
+from raceday.tui.runner import SessionRunner
 from raceday.tui.screens.briefing import situation_markdown
 from raceday.tui.screens.end import EndScreen, end_markdown
 from raceday.tui.screens.play import PlayScreen
@@ -34,7 +35,9 @@ async def test_an_unknown_night_is_played_and_told_at_the_end(make_app: MakeApp)
         await start_play(pilot)
         screen = app.screen
         assert isinstance(screen, PlayScreen)
-        session = screen.runner.session  # type: ignore[attr-defined]
+        runner = screen.runner
+        assert isinstance(runner, SessionRunner)  # solo: the session is in this process
+        session = runner.session
         assert session is not None and session.night is not None
         assert session.night.night == "quiet"
         end = await end_play(pilot)
