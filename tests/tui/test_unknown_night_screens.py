@@ -45,5 +45,6 @@ async def test_an_unknown_night_is_played_and_told_at_the_end(make_app: MakeApp)
         await settle(pilot)
         told = [e for e in session.events if isinstance(e, ev.NightRevealed)]
         assert [e.night for e in told] == ["quiet"]
+        assert session.score is not None
         shown = end_markdown(session.exercise, session.score, session.folder, session.events)
         assert "Tonight was an unknown night, and a quiet one" in shown
