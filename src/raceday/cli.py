@@ -723,25 +723,35 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     from raceday.engine.load import load_named_exercise
     from raceday.engine.script import load_script
     from raceday.team.script import run_team_script
-    from raceday.transcript.events import ScoreEvent, score_to_json
+    from raceday.transcript.events import NightRevealed, ScoreEvent, score_to_json
     from raceday.transcript.log import read_events
     from raceday.transcript.render import print_score
 
     exercise = load_named_exercise(args.exercise)
     from raceday.team.group_script import is_teams_file
 
+    night = _drawn_night(args, exercise)
     if is_teams_file(args.script):  # several teams, one host: a leaderboard
+        if night is not None:
+            raise InputError(["--unknown with a teams file: several teams on one clock play "
+                              "the night the exercise tells"])
         from raceday.team.start_host import run_teams_file
 
         return run_teams_file(exercise, args.script, args.transcripts, args.json, out)
-    team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts)
+    team = run_team_script(exercise, load_script(args.script, exercise), args.transcripts,
+                           night=night)
     folder = team.host.folder
-    score = next(e for e in reversed(read_events(folder).events) if isinstance(e, ScoreEvent))
+    events = read_events(folder).events
+    score = next(e for e in reversed(events) if isinstance(e, ScoreEvent))
+    told = next((e for e in events if isinstance(e, NightRevealed)), None)
     if args.json:
         result = {"exercise": exercise.id, "session": str(folder), **score_to_json(score.score)}
+        if told is not None:  # an unknown night, as `raceday run --unknown` says it
+            result["night"] = {"id": told.night, "kind": told.night_kind, "title": told.title,
+                               "later": told.later, "began_at": told.began_at}
         sys.stdout.write(json_text(result) + "\n")
     else:
-        print_score(score.score, out, folder)
+        print_score(score.score, out, folder, told)
     return EXIT_OK
 
 

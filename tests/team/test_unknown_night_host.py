@@ -28,3 +28,20 @@ def test_a_hosted_unknown_night_plays_the_picked_night_and_tells_it_at_the_end(
     joined = (host.folder / "join.txt")
     if joined.exists():  # the seats' join lines never name the night
         assert "empty-plan" not in joined.read_text() and "no records" not in joined.read_text()
+
+
+def test_raceday_run_team_unknown_plays_the_night_and_says_it(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    script = (Path(__file__).resolve().parents[2] / "exercises" / "dynamodb-dns-race"
+              / "scripts" / "nothing.yaml")
+    done = subprocess.run(
+        [sys.executable, "-m", "raceday", "run", "dynamodb-dns-race", "--script", str(script),
+         "--team", "--json", "--unknown", "--night", "quiet", "--transcripts", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["night"]["id"] == "quiet"
+    assert result["fault"]["outcome"] == "quiet night"

@@ -19,6 +19,7 @@ from raceday.engine.clock import Pace
 from raceday.engine.headless import DEFAULT_TRANSCRIPTS, minute_of
 from raceday.engine.script import Script, Step
 from raceday.engine.session import Session
+from raceday.engine.unknown_night import DrawnNight
 from raceday.exercise.model import Exercise
 from raceday.store.team_db import CommandRow
 from raceday.team.client import Client, CommandFailed, TeamError
@@ -47,13 +48,15 @@ class TeamPlay:
 
     def __init__(self, exercise: Exercise, seats: list[SeatSpec],
                  transcripts: Path = DEFAULT_TRANSCRIPTS, players: dict[str, str] | None = None,
-                 host: Host | None = None, pumping: threading.Thread | None = None) -> None:
-        """`host` and `pumping`: a group's team, its host run by the group's thread."""
+                 host: Host | None = None, pumping: threading.Thread | None = None,
+                 night: DrawnNight | None = None) -> None:
+        """`host` and `pumping`: a group's team, its host run by the group's thread; `night`:
+        an unknown night's (`raceday run --team --unknown`)."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pumping = pumping
         if host is None:  # a team of its own; a group's team is given its (running) host
-            host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS)
+            host = Host(exercise, seats, transcripts=transcripts, pace=Pace.TURNS, night=night)
             host.origin = "script"
             host.start()
             self._thread = threading.Thread(target=host.run, args=(self._stop,),
@@ -157,9 +160,11 @@ class TeamPlay:
 
 def run_team_script(exercise: Exercise, script: Script,
                     transcripts: Path = DEFAULT_TRANSCRIPTS,
-                    players: dict[str, str] | None = None) -> TeamPlay:
+                    players: dict[str, str] | None = None,
+                    night: DrawnNight | None = None) -> TeamPlay:
     """Play a whole script through a host and its seats, then score (as `run_script`)."""
-    team = TeamPlay(exercise, script_seats(exercise, script), transcripts, players)
+    team = TeamPlay(exercise, script_seats(exercise, script), transcripts, players,
+                    night=night)
     try:
         for step in script.steps:
             if step.action == "end":
