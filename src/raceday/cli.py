@@ -722,6 +722,7 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
 
     from raceday.engine.load import load_named_exercise
     from raceday.engine.script import load_script
+    from raceday.engine.unknown_night import night_json
     from raceday.team.script import run_team_script
     from raceday.transcript.events import NightRevealed, ScoreEvent, score_to_json
     from raceday.transcript.log import read_events
@@ -746,9 +747,9 @@ def _run_team(args: argparse.Namespace, out: Console) -> int:
     told = next((e for e in events if isinstance(e, NightRevealed)), None)
     if args.json:
         result = {"exercise": exercise.id, "session": str(folder), **score_to_json(score.score)}
-        if told is not None:  # an unknown night, as `raceday run --unknown` says it
-            result["night"] = {"id": told.night, "kind": told.night_kind, "title": told.title,
-                               "later": told.later, "began_at": told.began_at}
+        said = night_json(events)
+        if said is not None:  # an unknown night, as `raceday run --unknown` says it
+            result["night"] = said
         sys.stdout.write(json_text(result) + "\n")
     else:
         print_score(score.score, out, folder, told)

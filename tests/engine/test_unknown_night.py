@@ -3,6 +3,7 @@ judged as that night, told only at the end."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -174,7 +175,7 @@ def test_the_briefing_says_only_that_something_may_go_wrong(flagship: Exercise) 
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1))
 def test_any_seed_draws_a_night_of_the_family_within_its_range(seed: int) -> None:
-    exercise = _FLAGSHIP_ONCE[0] if _FLAGSHIP_ONCE else _load_once()
+    exercise = _flagship_once()
     drawn = draw_night(exercise, seed)
     assert drawn == draw_night(exercise, seed)
     assert exercise.replay is not None and exercise.replay.nights is not None
@@ -187,12 +188,10 @@ def test_any_seed_draws_a_night_of_the_family_within_its_range(seed: int) -> Non
         assert least <= drawn.later <= most and (drawn.later - least) % step == 0
 
 
-_FLAGSHIP_ONCE: list[Exercise] = []
-
-
-def _load_once() -> Exercise:
-    _FLAGSHIP_ONCE.append(load_named_exercise(FLAGSHIP))
-    return _FLAGSHIP_ONCE[0]
+@functools.cache
+def _flagship_once() -> Exercise:
+    """The flagship for every hypothesis example (a fixture is not run per example)."""
+    return load_named_exercise(FLAGSHIP)
 
 
 def test_an_exercise_with_no_family_refuses_an_unknown_night_in_one_line(

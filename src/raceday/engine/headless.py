@@ -12,14 +12,13 @@ from raceday.engine.clock import Pace
 from raceday.engine.core import Listener
 from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
-from raceday.engine.unknown_night import DrawnNight
+from raceday.engine.unknown_night import DrawnNight, night_json
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.logfile import log_to
 from raceday.store import chosen_db, create_world, is_postgres
-from raceday.transcript import events as ev
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 
@@ -120,12 +119,9 @@ def run_script(exercise: Exercise, script: Script, transcripts: Path = DEFAULT_T
         session.subscribe(watch)
     score = play_script_on(session, script)
     result = {"exercise": exercise.id, "session": str(session.folder), **score_to_json(score)}
-    revealed = next((e for e in reversed(session.events) if isinstance(e, ev.NightRevealed)),
-                    None)
-    if revealed is not None:  # an unknown night: which it was, once it is over
-        result["night"] = {"id": revealed.night, "kind": revealed.night_kind,
-                           "title": revealed.title, "later": revealed.later,
-                           "began_at": revealed.began_at}
+    told = night_json(session.events)
+    if told is not None:  # an unknown night: which it was, once it is over
+        result["night"] = told
     return session, result
 
 

@@ -29,8 +29,11 @@ def night_problems(exercise: Exercise) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="raceday-nights-") as tmp:
         for night in spec.family:
             where = f'{exercise.path}:{night.line}: night "{night.night}"'
-            bounds = sorted({night.later[0], night.later[1] - (night.later[1] - night.later[0])
-                             % night.later[2]}) if night.later else [0]
+            if night.later is None:
+                bounds = [0]
+            else:  # the earliest and the latest lateness a draw can give
+                least, most, step = night.later
+                bounds = sorted({least, least + step * ((most - least) // step)})
             for later in bounds:
                 try:
                     drawn = named_night(exercise, night.night, later)

@@ -203,3 +203,12 @@ def night_revealed(night: DrawnNight, facts: Facts, score: Score,
                             later=night.later,
                             began_at=time_of(began) if began is not None else None,
                             gave_away=gave_away)
+
+
+def night_json(events: Sequence[ev.Event]) -> dict[str, object] | None:
+    """An unknown session's night as `raceday run --json` says it (None: the night told)."""
+    told = next((e for e in events if isinstance(e, ev.NightRevealed)), None)
+    if told is None:
+        return None
+    return {"id": told.night, "kind": told.night_kind, "title": told.title,
+            "later": told.later, "began_at": told.began_at}

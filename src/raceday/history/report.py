@@ -186,17 +186,17 @@ def _by_night(attempts: Sequence[Attempt]) -> Table:
         mine = [a for a in attempts if a.night == night]
         faulty = [a for a in mine if a.fault_occurred]
         seen = [a.detect_minutes for a in faulty if a.detect_minutes is not None]
-
-        def minutes(value: int | None) -> str:
-            return "never" if value is None else f"{value} min"
-
         if not faulty:  # a quiet night (or one the team's guards kept away)
             table.add_row(inert(night), str(len(mine)), "no fault", "", "", "")
             continue
         table.add_row(inert(night), str(len(mine)), f"{len(seen)}/{len(faulty)}",
-                      minutes(faulty[0].detect_minutes), minutes(faulty[-1].detect_minutes),
-                      minutes(min(seen)) if seen else "never")
+                      _minutes(faulty[0].detect_minutes), _minutes(faulty[-1].detect_minutes),
+                      _minutes(min(seen) if seen else None))
     return table
+
+
+def _minutes(value: int | None) -> str:
+    return "never" if value is None else f"{value} min"
 
 
 def _bar(value: int, full: int, style: str) -> Text:
