@@ -273,3 +273,54 @@ def test_a_crashed_unknown_night_resumes_on_the_same_night(flagship: Exercise,
     again = [e for e in read_events(folder).events if not isinstance(e, ev.SessionResumed)]
     unnumbered = [r | {"seq": 0} for r in _comparable(again)]
     assert unnumbered == [r | {"seq": 0} for r in _comparable(list(recorded))]  # event by event
+
+
+def _script(tmp_path: Path, name: str, steps: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"exercise: {FLAGSHIP}\nroles: [responder]\nsteps:\n{steps}")
+    return path
+
+
+NOOP = """  - wait: next
+  - as: responder
+    sql: UPDATE automation SET enabled = enabled
+"""
+QUICK_FIX = """  - wait: next
+  - as: responder
+    sql: >-
+      UPDATE endpoint SET active_plan_id = (SELECT max(p.id) FROM plan AS p WHERE EXISTS
+      (SELECT 1 FROM plan_record AS r WHERE r.plan_id = p.id)), updated_by = 'responder'
+      WHERE NOT EXISTS (SELECT 1 FROM dns_answer AS d WHERE d.endpoint = endpoint.name)
+"""
+NEVER_EMPTY = """  - at: "23:01"
+    as: responder
+    sql: >-
+      CREATE TRIGGER never_empty BEFORE UPDATE OF active_plan_id ON endpoint
+      WHEN NOT EXISTS (SELECT 1 FROM plan_record AS r WHERE r.plan_id = NEW.active_plan_id)
+      BEGIN SELECT RAISE(IGNORE); END
+"""
+
+
+def test_a_write_that_changes_nothing_earns_no_recovery_a_quick_repair_does(
+        flagship: Exercise, tmp_path: Path) -> None:
+    night = named_night(flagship, "empty-plan", 0)
+    noop, _ = _play(flagship, _script(tmp_path, "noop", NOOP), night, tmp_path / "a")
+    fixed, _ = _play(flagship, _script(tmp_path, "fix", QUICK_FIX), night, tmp_path / "b")
+    assert noop["recovery"]["points"] == 0
+    assert "no less than the same night with the automation alone" in \
+        noop["recovery"]["reasons"][0]
+    assert fixed["recovery"]["points"] > 0  # one minute of harm, where the night alone had two
+
+
+def test_a_guard_that_keeps_a_practice_nights_harm_away_prevents_it(flagship: Exercise,
+                                                                    tmp_path: Path) -> None:
+    guard = _script(tmp_path, "guard", NEVER_EMPTY)
+    result, _ = _play(flagship, guard, named_night(flagship, "empty-plan", 0), tmp_path / "a")
+    assert result["fault"]["outcome"] == "prevented"
+    assert result["detection"]["points"] == result["detection"]["max"]
+    stopped, _ = _play(flagship, _script(tmp_path, "stop", """  - at: "23:01"
+    as: responder
+    sql: UPDATE automation SET enabled = 0
+"""), named_night(flagship, "empty-plan", 0), tmp_path / "b")
+    assert stopped["fault"]["outcome"] == "held off"  # hands, not a guard: nothing earned
+    assert stopped["total"] == 0

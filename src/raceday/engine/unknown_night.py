@@ -117,7 +117,7 @@ def _kind(night: FamilyNight) -> str:
 def night_title(exercise: Exercise, night: FamilyNight) -> str:
     """The night in words, as the end reveals it."""
     if night.night == RACE_NIGHT:
-        return "tonight's race (the night of the record)"
+        return "the race of the record (the night the exercise tells)"
     if night.night == QUIET_NIGHT:
         return "a quiet night: nothing went wrong"
     practice = exercise.replay.practice_night(night.night) if exercise.replay else None

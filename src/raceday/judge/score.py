@@ -99,7 +99,10 @@ def _practice_outcome(ex: Exercise, facts: Facts) -> str:
         return vd.NOT_NEEDED
     if _stops_the_service(ex, facts):
         return vd.BLOCKED_GOOD_WRITES
-    harmed = any(h.minutes for h in facts.replay.harms if h.practice == facts.night)
+    guards = ex.scoring.guards
+    judged = {w.invariant for w in (guards.harms if guards else ()) if w.night == facts.night}
+    harmed = any(h.minutes for h in facts.replay.harms if h.practice == facts.night
+                 and (not judged or h.harm in judged))  # the harms that night is drawn for
     return vd.HELD_OFF if harmed else vd.PREVENTED_OUTRIGHT
 
 
@@ -484,10 +487,15 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
         return replace(verdict, points=points, reasons=(why,))
     healed = _healed_alone(facts)
     if healed is not None:
+        end, alone = healed
+        why = (f"it lasted {plural(facts.outage_minutes(end), 'minute')}, no less than the same "
+               f"night with the automation alone, where the harm ended on its own after "
+               f"{plural(alone, 'minute')}" if alone is not None else
+               f"the harm ended on its own at {time_of(end)} (the night's own automation put "
+               "it right)")
         return replace(verdict, points=0, reasons=(
-            f"recovery +0/{rubric.points}: the harm ended on its own at {time_of(healed)} (the "
-            "night's own automation put it right): nothing the team did brought it back, so "
-            "there is no recovery to credit",))
+            f"recovery +0/{rubric.points}: {why}: nothing the team did brought it back "
+            "sooner, so there is no recovery to credit",))
     forged = _forged(rubric.forged, facts)
     if forged is not None:
         minute, who, tables = forged
@@ -530,15 +538,24 @@ def _recovery(ex: Exercise, facts: Facts, time_of: TimeOf) -> vd.Recovery | None
                    reasons=tuple(reasons))
 
 
-def _healed_alone(facts: Facts) -> int | None:
-    """When an unknown session's harm ended with no write or edit of the team's between its
-    start and its end (a practice night's fault that the next plan mends): that minute."""
-    if not facts.night_kind or facts.fault_started is None or not facts.restores:
+def _healed_alone(facts: Facts) -> tuple[int, int | None] | None:
+    """When an unknown session's harm ended on its own (a practice night's fault that the
+    next plan mends), the minute it ended. Judged by effect: on a practice night, the harm
+    lasted no less than the same night played by the automation alone on the exercise's own
+    world (a write that changes nothing earns nothing); elsewhere, no write or edit of the
+    team's came between its start and its end. Returns (the minute it ended, the minutes it
+    lasted with the automation alone, when that is known)."""
+    if not facts.night_kind or facts.fault_started is None or not facts.restores \
+            or not facts.healthy_at_end:
         return None
     start, end = facts.fault_started, facts.restores[-1]
+    alone = [h.baseline for h in (facts.replay.harms if facts.replay else ())
+             if h.practice == facts.night and h.harm == facts.fault_invariant]
+    if facts.night_kind == "practice" and alone:
+        return (end, max(alone)) if facts.outage_minutes(end) >= max(alone) else None
     acted = [m for m, _role, _tables in facts.player_writes if start <= m <= end]
     acted += [m for m, _statement in facts.edits if m <= end]
-    return None if acted or not facts.healthy_at_end else end
+    return None if acted else (end, None)
 
 
 def _forged(tables: tuple[str, ...], facts: Facts) -> tuple[int, str, tuple[str, ...]] | None:
