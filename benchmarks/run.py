@@ -183,9 +183,9 @@ def first_screen(runs: int, scratch: Path) -> list[Row]:
     return rows + enter(runs, scratch)
 
 
-BODY = "· level "
-"""On the briefing's body (its first line under the title: length, level, clock, mode), not
-on the bar its first frame draws before the exercise is loaded."""
+BODY = "The roles"
+"""On the briefing's body as far as its roles table (issue 63's measure), not on the bar and
+title its first frame draws before the exercise is loaded."""
 
 SETTLED = 1.5
 """Seconds a player reads the briefing before the settled Enter."""
@@ -218,7 +218,7 @@ def enter(runs: int, scratch: Path) -> list[Row]:
     ratio = got["at once"] / got["settled"]
     return [(f"TUI: Enter the moment the briefing shows -> play screen open, vs Enter "
              f"{SETTLED} s after its body", f"{ms(got['at once'])} vs {ms(got['settled'])}",
-             f"{ratio:.2f}x", f"<= 1.2x: {verdict(ratio, 1.2)}")]
+             f"{ratio:.2f}x", "no aim (1.2x retired in issue 63: measured 1.16-1.46x)")]
 
 
 # -- the replay --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from tui_fixtures import DATA, MakeApp, settle, start_play
 import raceday.tui.app as app_module
 from raceday import cli
 from raceday.engine import load
+from raceday.exercise.catalog import BUNDLED_DIR
 from raceday.exercise.model import Exercise
 from raceday.tui.app import RacedayApp
 from raceday.tui.briefing_head import BriefingHead, load_keeping_head, read_head
@@ -187,6 +188,33 @@ async def test_the_next_start_draws_the_body_the_last_one_rendered_before_it_loa
             assert "· level " in while_loading and "Roles" in while_loading
             assert while_loading.strip() == rendered[1].strip()
     assert rendered[0] == rendered[1]
+
+
+async def test_a_long_briefings_next_start_draws_a_whole_screenful_before_it_loads(
+        make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The flagship's situation is rendered in two parts, the first ending above its roles
+    table: kept as it was, the second start showed the roles only once the exercise had
+    loaded (issue 63's measure ends on "The roles" at 120x40). A screenful of lines is kept,
+    whatever the parts."""
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    flagship = BUNDLED_DIR / "dynamodb-dns-race"
+    for _start in ("first", "second"):
+        app = make_app(None)
+        app.pending = _pending(flagship)
+        gate = held(monkeypatch, load, "load_exercise")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            while_loading = _shown(app)[1]
+            assert app.exercise is None
+            gate.set()
+            await settle(pilot)
+            rendered = _shown(app)[1]
+        monkeypatch.undo()
+        monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    assert "The roles" in while_loading and "responder" in while_loading
+    assert rendered.startswith(while_loading.rstrip("\n"))  # the same lines, then the rest
+    assert len(while_loading.splitlines()) >= 40  # at least the screen's height
 
 
 async def test_enter_pressed_before_the_exercise_is_loaded_starts_play_once_it_is(

@@ -172,6 +172,25 @@ def first_screenful(text: str) -> int:
     return max(at, 0)
 
 
+KEPT_LINES = 100
+"""How many of the situation's lines are kept for the next start: a tall terminal's screen."""
+
+
+def _lines_in(segments: list[Segment]) -> int:
+    return sum(segment.text.count("\n") for segment in segments)
+
+
+def _first_lines(segments: list[Segment], count: int) -> list[Segment]:
+    """`segments` up to the end of their `count`th line."""
+    kept: list[Segment] = []
+    for segment in segments:
+        kept.append(segment)
+        count -= segment.text.count("\n")
+        if count <= 0:
+            break
+    return kept
+
+
 DRAWN_WAIT_S = 0.5
 """At most this long the briefing's rendering waits for the part it showed to be drawn."""
 
@@ -348,15 +367,19 @@ Read the situation, the roles and what is scored, then press **Enter** to start
         # frame that shows the one before (at most DRAWN_WAIT_S): rendered at once, it held
         # the interpreter while the event loop drew it.
         shown: list[Segment] = []
-        for part in ([text[:cut], text[cut:]] if cut else [text]):
+        kept = False
+        parts = [text[:cut], text[cut:]] if cut else [text]
+        for n, part in enumerate(parts, 1):
             lines = self._markdown(part, width, worker)
             if lines is None:  # the briefing was left
                 return
             if shown:  # Rich puts one blank line between blocks: the parts are the whole
                 shown.append(Segment.line())
-            else:  # the first screenful, kept for the next start's first frames
-                self._keep(exercise, width, lines)
             shown += lines.segments
+            if not kept and (n == len(parts) or _lines_in(shown) >= KEPT_LINES):
+                # a screenful of lines, however the parts fall (the first part ended above
+                # the roles on a 120x40 screen, so they waited for the whole load)
+                kept = self._keep(exercise, width, shown)
             self._post_situation(Prerendered(list(shown)), width)
             if worker.is_cancelled:
                 return
@@ -374,10 +397,12 @@ Read the situation, the roles and what is scored, then press **Enter** to start
 
         collector.settle(collect=True)  # the player reads: a full walk costs nobody a wait
 
-    def _keep(self, exercise: Exercise, width: int, lines: Prerendered) -> None:
-        """Keep the first screenful for the next start's first frames (a worker thread)."""
+    def _keep(self, exercise: Exercise, width: int, shown: list[Segment]) -> bool:
+        """Keep the first KEPT_LINES lines for the next start's first frames (a worker
+        thread); True once tried, kept or not (a start keeps once)."""
         if exercise.path is not None:
-            keep_body(exercise.path, self._view(), width, lines.segments)
+            keep_body(exercise.path, self._view(), width, _first_lines(shown, KEPT_LINES))
+        return True
 
     def _post_situation(self, lines: Prerendered, width: int) -> None:
         """Show the situation's lines; return once they are drawn (a worker thread only)."""
