@@ -15,10 +15,11 @@ from raceday.engine.session import Session
 from raceday.engine.unknown_night import DrawnNight, night_json
 from raceday.errors import MachineError, ScriptError
 from raceday.exercise.model import Exercise
+from raceday.exercise.postgres import for_dialect
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.logfile import log_to
-from raceday.store import chosen_db, create_world, is_postgres
+from raceday.store import chosen_db, create_world, dialect_of
 from raceday.transcript.events import score_to_json
 from raceday.transcript.log import EventLog, TranscriptWriteError, session_folder
 
@@ -45,10 +46,7 @@ def open_session(
     (or the server `raceday play --db` left in RACEDAY_DB). `ahead` False: the caller starts
     the replay's nights ahead itself (`replay.prepare_ahead`), once its first screen is up."""
     db = chosen_db(db)
-    if is_postgres(db):
-        from raceday.exercise.postgres import for_postgres
-
-        exercise = for_postgres(exercise)
+    exercise = for_dialect(exercise, dialect_of(db))
     held = tuple(players) if players is not None else exercise.default_roles
     folder = session_folder(transcripts, exercise.id)
     try:

@@ -5,8 +5,8 @@ exercise's PostgreSQL variant on the server `--db` named (a throw-away schema)."
 from __future__ import annotations
 
 from raceday.exercise.model import Exercise
-from raceday.exercise.postgres import for_postgres
-from raceday.store import chosen_db, is_postgres
+from raceday.exercise.postgres import for_dialect
+from raceday.store import chosen_db, describe_world, dialect_of
 from raceday.store.results import TableInfo
 
 
@@ -15,11 +15,4 @@ def describe_exercise_world(exercise: Exercise, db: str | None = None) -> list[T
 
     `db` as `open_session` takes it: None reads the choice `raceday play --db` left."""
     db = chosen_db(db)
-    if is_postgres(db):
-        from raceday.store.postgres.store import describe_world
-
-        assert db is not None
-        return describe_world(db, for_postgres(exercise).world_sql)
-    from raceday.store.sqlite_world import describe_world as describe_sqlite_world
-
-    return describe_sqlite_world(exercise.world_sql)
+    return describe_world(for_dialect(exercise, dialect_of(db)).world_sql, db)

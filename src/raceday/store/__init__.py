@@ -10,6 +10,7 @@ from raceday.errors import InputError
 
 if TYPE_CHECKING:
     from raceday.store.protocol import RoleRights, Store
+    from raceday.store.results import TableInfo
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DB_VARIABLE = "RACEDAY_DB"
@@ -39,6 +40,26 @@ def chosen_db(db: str | None) -> str | None:
 def is_postgres(db: str | None) -> bool:
     """Whether `--db` names a PostgreSQL server (else the world is SQLite, the default)."""
     return db is not None and db.startswith(POSTGRES_SCHEMES)
+
+
+def dialect_of(db: str | None) -> str:
+    """The SQL dialect a world on `db` speaks: "postgresql" for a server's DSN, else "sqlite"
+    (the default). The engine picks the exercise's variant by it, and asks no other question
+    of which database it plays on."""
+    return "postgresql" if is_postgres(db) else "sqlite"
+
+
+def describe_world(world_sql: str, db: str | None = None) -> list[TableInfo]:
+    """The tables and views `world_sql` builds (a briefing's cheat-sheet before any session
+    exists), built where `db` says as a session's world would be, and thrown away."""
+    if is_postgres(db):
+        from raceday.store.postgres.store import describe_world as describe_on_server
+
+        assert db is not None
+        return describe_on_server(db, world_sql)
+    from raceday.store.sqlite_world import describe_world as describe_in_memory
+
+    return describe_in_memory(world_sql)
 
 
 def create_world(
