@@ -84,6 +84,7 @@ BAD_IMPORTS = {
     "team databases in a circle": ("store/team_db.py", "import raceday.store.session_db"),
     "store dialects in a circle": ("store/dialect/piece.py", "import raceday.store.dialect.sqlite"),
     "the replay imports a store": ("engine/replay_forked.py", "import raceday.store.postgres.store"),
+    "the engine imports a store": ("engine/headless.py", "import raceday.store.sqlite_store"),
 }
 
 
