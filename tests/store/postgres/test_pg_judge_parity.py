@@ -3,9 +3,9 @@ team may choose (a trigger, a foreign key, an edit of the automation, a guard be
 pattern) earns the same points harm by harm, costs the same collateral and leaves the same
 total on both databases.
 
-The flagship's judge plays are in tests/scenarios/judge/; a play whose guard is SQLite's own
-(a trigger, a rebuilt table) has a PostgreSQL twin in judge/postgres/, the others play as
-they are. Scores are compared between the two databases, never written down here: they move
+Every flagship judge play in tests/scenarios/judge/ plays on both (issue 58); a play whose SQL
+is SQLite's own (a trigger, a rebuilt table, a subquery with no name) has a PostgreSQL twin in
+judge/postgres/, the others play as they are. Scores are compared between the two databases, never written down here: they move
 when the judge does, and the two must still agree.
 """
 
@@ -29,18 +29,14 @@ pytestmark = pytest.mark.postgres
 
 JUDGE = Path(__file__).resolve().parents[2] / "scenarios" / "judge"
 EXERCISE = "dynamodb-dns-race"
-# One of each guard form (a flagship night with its final replay is 7-10 s on PostgreSQL):
-PLAYS = (
-    "number-keyed-trigger",   # a trigger keyed on numbers: the variant night gets past it
-    "rollback-null-trigger",  # a trigger that breaks the normal night: earns nothing
-    "rollback-pointer-edit",  # an edit bending a pattern: raceday's own history still sees it
-    "version-check-edit",     # an edit of the automation's statement: the right answer
-    "foreign-key-only",       # a foreign key: one practice night, not the other
-    "never-empty-delete",     # a trigger a cascade fires, then a response: detection, recovery
-    "never-empty-update",     # a trigger that keeps both practice nights' empty answers away
-    "forward-only-strict",    # a trigger refusing planned rollbacks: collateral, not a zero
-    "practice-value-keyed",   # a guard keyed on the practice night's minute: collateral
-)
+# Every flagship judge play (a night with its final replay is 7-10 s on PostgreSQL; each is
+# played once a run on each database, the SQLite one shared with tests/scenarios). The one
+# recovery-under-load play in judge/ (forge-leases) is compared in tests/scenarios/test_rul_postgres.py.
+PLAYS = tuple(sorted(p.stem for p in JUDGE.glob("*.yaml")
+                     if f"exercise: {EXERCISE}\n" in p.read_text(encoding="utf-8")))
+NEVER_BUILT = {"guard-never-built"}
+"""Plays whose guard the database refuses (on each, in its own dialect's wrong words): the
+refusal is the play."""
 
 
 def _twin(name: str) -> Path:
@@ -76,8 +72,13 @@ def test_a_guard_earns_the_same_on_postgresql_as_on_sqlite(
     drop_world(pg_dsn, (session.folder / "world.postgres").read_text().strip())
     on_postgres = json.loads(json.dumps(score))  # as `raceday run --json` prints it
     # the team's statements built their guards on both (a twin that failed to build would be
-    # judged as no guard at all, and could still agree by chance)
-    assert _team_errors(on_sqlite.folder) == [] == _team_errors(session.folder)
+    # judged as no guard at all, and could still agree by chance); a guard never built was
+    # refused on both
+    lite_errors, pg_errors = _team_errors(on_sqlite.folder), _team_errors(session.folder)
+    if name in NEVER_BUILT:
+        assert len(lite_errors) == 1 == len(pg_errors), (lite_errors, pg_errors)
+    else:
+        assert lite_errors == [] == pg_errors
     assert _verdicts(on_postgres) == _verdicts(on_sqlite.result), (
         "\n".join(on_postgres["reasons"]) + "\n--- on SQLite:\n"
         + "\n".join(on_sqlite.result["reasons"]))
