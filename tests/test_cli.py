@@ -249,8 +249,8 @@ def test_check_plays_the_practice_baselines_an_exercise_says_are_the_same_everyw
     assert err.count("\n") == 1  # one problem, one line
     assert f"exercise.yaml:{night}: practice night \"dangling-pointer\": its baseline differs " \
         "on the variant starting 12:00, 'enactor-a' traded with 'enactor-b'" in err, err
-    assert re.search(r"\(stale-plan: \d+ min( from minute \d+)? unshifted, \d+ min"
-                     r"( from minute \d+)? there\)", err), err  # the first harm that differs
+    assert re.search(r"\((empty-answer|stale-plan): \d+ min( from minute \d+)? unshifted, "
+                     r"\d+ min( from minute \d+)? there\)", err), err  # the first that differs
     assert err.rstrip().endswith('but replay: practice_baselines is "once"; remove that line so '
                                  "each session plays its own")
     yaml.write_text(text.replace("  practice_baselines: once\n", ""))  # as it says: then ok

@@ -22,6 +22,7 @@ from raceday.engine.replay_exercises import practiced
 from raceday.engine.replay_outcomes import Harms
 from raceday.exercise.model import Exercise, PracticeNight, ShiftSpec
 from raceday.exercise.times import format_time
+from raceday.judge.variant import seed_numbers
 
 MOST_VARIANTS = 12
 """Beyond this many swap combinations, the first ones are played (each name still traded
@@ -30,16 +31,21 @@ in at least once when the groups are small enough)."""
 
 def variants_checked(shift: ShiftSpec) -> list[ShiftSpec]:
     """The variants a practice night's baseline is played on: each combination of the
-    swaps' trades (every name traded in at least once), with the clock at the ends of its
-    range in turn. Only the clock and the names reach a practice night (`practiced`)."""
-    if shift.clock_range is not None:
-        clocks = sorted(set(shift.clock_range))
-    else:
-        clocks = [shift.clock]
+    swaps' trades (every name traded in at least once), with the clock, the count of its
+    minutes and the seed's renumbering at the ends of their ranges in turn (what reaches a
+    practice night: `practiced`, and its world's seed)."""
+    clocks = sorted(set(shift.clock_range)) if shift.clock_range is not None \
+        else [shift.clock]
+    counts = sorted(set(shift.count_from_range)) if shift.count_from_range is not None \
+        else [shift.count_from]
+    offsets = sorted(set(shift.renumber)) if shift.renumber is not None else [0]
     combos = list(itertools.islice(itertools.product(
         *[[(group[0], other) for other in group[1:]] for group in shift.swap]), MOST_VARIANTS))
-    count = max(len(clocks), len(combos))
-    return [ShiftSpec(clock=clocks[i % len(clocks)], swapped=tuple(combos[i % len(combos)]))
+    count = max(len(clocks), len(counts), len(offsets), len(combos))
+    return [ShiftSpec(clock=clocks[i % len(clocks)], swapped=tuple(combos[i % len(combos)]),
+                      count_from=counts[i % len(counts)],
+                      seed=seed_numbers(shift.seed, offsets[i % len(offsets)],
+                                        counts[i % len(counts)]))
             for i in range(count)]
 
 
@@ -69,7 +75,8 @@ def _played(exercise: Exercise, shifted: ShiftSpec, nights: tuple[PracticeNight,
     for night in nights:
         unshifted = play_baseline(Session, practiced(exercise, night), until, "")
         for shift in variants:
-            other = play_baseline(Session, practiced(exercise, night, shift), until, "")
+            other = play_baseline(Session, practiced(exercise, night, shift), until,
+                                  shift.seed)
             if other != unshifted:
                 return [f"{_where(exercise, night)}: practice night \"{night.id}\": its "
                         f"baseline differs on the variant {_variant(exercise, shift)} "
@@ -88,6 +95,8 @@ def _variant(exercise: Exercise, shift: ShiftSpec) -> str:
     said = f"starting {format_time(shift.clock, exercise.clock.start)}"
     for first, other in shift.swapped:
         said += f", '{first}' traded with '{other}'"
+    if shift.count_from:
+        said += f", its minutes counted from {shift.count_from}"
     return said
 
 

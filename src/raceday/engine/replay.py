@@ -41,6 +41,7 @@ from raceday.engine.replay_cache import (
 from raceday.engine.replay_exercises import (
     exercise_digest,
     practice_baseline,
+    practice_baseline_seed,
     variant_of,
     without_delayed,
 )
@@ -209,16 +210,18 @@ def _scratch_folder(folder: Path) -> Path:
     return folder
 
 
-def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, scratch: Path,
-                    fork: bool, started: list[Aside[Any]]) -> Callable[[], Harms]:
-    """`_baseline` on the exercise's own world (no renumbering): known, or being played
-    ahead, it is taken when asked for; else played aside (`_aside`) from now."""
-    key = replay_cache.baseline_key(kind, exercise, until, "", "sqlite")
+def _baseline_aside(kind: NightKind, exercise: Exercise, until: int, renumber: str,
+                    scratch: Path, fork: bool, started: list[Aside[Any]],
+                    ) -> Callable[[], Harms]:
+    """`_baseline` on the exercise's own world (built with `renumber`): known, or being
+    played ahead, it is taken when asked for; else played aside (`_aside`) from now."""
+    key = replay_cache.baseline_key(kind, exercise, until, renumber, "sqlite")
     if key in _baselines_pending and _take_over(key):  # the child has not begun it
         del _baselines_pending[key]
     if replay_cache.baseline_cached(key) is not None or key in _baselines_pending:
-        return lambda: _baseline(kind, exercise, until, "")
-    get = _aside(lambda _scratch: _baseline(kind, exercise, until, ""), scratch, fork, started)
+        return lambda: _baseline(kind, exercise, until, renumber)
+    get = _aside(lambda _scratch: _baseline(kind, exercise, until, renumber), scratch, fork,
+                 started)
 
     def answer() -> Harms:
         known = get()
@@ -235,18 +238,20 @@ night, the team's statements and the world they started from: ctrl+r twice plays
 
 
 def _practice_night_aside(kind: NightKind, own: Exercise, team: Exercise, live: Path,
-                          built: str, folder: Path, until: int, fork: bool,
+                          built: str, folder: Path, until: int, renumber: str, fork: bool,
                           started: list[Aside[Any]]) -> Callable[[], HarmTimes]:
     """The team's practice night `team` (with the team's statements) on a world built from
-    the team's as the race's is (`built`: that world's file digest), played aside."""
-    key = json.dumps([kind.__module__, kind.__qualname__, exercise_digest(team), built, until])
+    the team's as the race's is (`built`: that world's file digest; `renumber`: the
+    variant's seed), played aside."""
+    key = json.dumps([kind.__module__, kind.__qualname__, exercise_digest(team), built, until,
+                      renumber])
     known = _practice_known.get(key)
     if known is not None:
         return lambda: known
 
     def play(scratch: Path) -> HarmTimes:
         world = scratch / "race.db"
-        build_replay_world(live, own.world_sql, world)
+        build_replay_world(live, own.world_sql, world, renumber)
         played = play_night(kind, team, world, scratch / "race", until, transcript=False)
         remove_world(world)
         return harm_times(own, played, until)
@@ -507,7 +512,8 @@ def _ahead_chain(kind: NightKind, session: Night, until: int) -> None:
     tonight, *variant = _wanted(session)
     practice = exercise.replay.practice if exercise.replay is not None else ()
     _chain(kind, until, [tonight],
-           [(practice_baseline(exercise, night, shift), "") for night in practice])
+           [(practice_baseline(exercise, night, shift),
+             practice_baseline_seed(exercise, shift)) for night in practice])
     if variant:
         on_first_change(session, lambda: _later_chain(kind, until, variant))
 
@@ -722,16 +728,16 @@ class FileNights:
         return lambda: _baseline(kind, exercise, until, renumber)
 
     def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
-                          until: int) -> Callable[[], Harms]:
-        return _baseline_aside(kind, exercise, until, folder.with_name(folder.name + "-own"),
-                               self.fork, self.started)
+                          until: int, renumber: str) -> Callable[[], Harms]:
+        return _baseline_aside(kind, exercise, until, renumber,
+                               folder.with_name(folder.name + "-own"), self.fork, self.started)
 
     def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
-                       until: int) -> Callable[[], HarmTimes]:
+                       until: int, renumber: str) -> Callable[[], HarmTimes]:
         if not self.race_digest:  # the race's world as built (the race not played yet)
             self.race_digest = _file_digest(self.race_world)
         return _practice_night_aside(kind, own, team, self.live, self.race_digest, folder,
-                                     until, self.fork, self.started)
+                                     until, renumber, self.fork, self.started)
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
                 renumber: str) -> Callable[[], Night]:

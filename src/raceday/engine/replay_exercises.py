@@ -137,12 +137,17 @@ def describe_shift(exercise: Exercise, shift: ShiftSpec, *, reveal: bool = True)
 def practiced(exercise: Exercise, night: PracticeNight,
               shift: ShiftSpec | None = None) -> Exercise:
     """A practice night: the normal night (no delayed worker) with the night's changes in
-    the runs they name; the statements stay the team's. It plays on the variant's clock and
-    names (`shift`), so a guard keyed on the times or names the file gives passes nothing."""
-    clock, swapped = (shift.clock, shift.swapped) if shift is not None else (0, ())
+    the runs they name; the statements stay the team's. It plays on the variant's clock,
+    names and minutes (`shift`; its world built with the variant's seed, `practice_seed`),
+    so a guard keyed on the times, names or numbers tonight gives passes nothing."""
+    clock, swapped, count_from = (shift.clock, shift.swapped, shift.count_from) \
+        if shift is not None else (0, (), 0)
 
     def make() -> Exercise:
         night_of = _names_swapped(_clock_moved(exercise, clock), swapped)
+        if count_from:
+            night_of = _sql_mapped(night_of,
+                                   lambda sql: minutes_counted_from(sql, count_from))
         normal = without_delayed(night_of)
         changes: dict[str, list[PracticeChange]] = {}
         for change in night.changes:
@@ -159,7 +164,20 @@ def practiced(exercise: Exercise, night: PracticeNight,
                           for c in changes[t.id]]
         return replace(normal, tasks=tuple(tasks))
 
-    return _derived("practice", exercise, (night, clock, swapped), make)
+    return _derived("practice", exercise, (night, clock, swapped, count_from), make)
+
+
+def practice_seed(shift: ShiftSpec | None) -> str:
+    """The trusted SQL a team's practice night's world is built with: the variant's seed
+    (its minutes moved, its hosts renumbered), as the variant's race is; none without one."""
+    return shift.seed if shift is not None else ""
+
+
+def practice_baseline_seed(exercise: Exercise, shift: ShiftSpec | None) -> str:
+    """The seed of the world a practice night's baseline (`practice_baseline`) is built
+    with: the variant's, or none when the exercise plays its baselines once."""
+    once = exercise.replay is not None and exercise.replay.practice_baselines == "once"
+    return "" if once else practice_seed(shift)
 
 
 def practice_baseline(exercise: Exercise, night: PracticeNight,

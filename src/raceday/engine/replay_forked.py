@@ -16,7 +16,9 @@ guard. Nothing prevented or kept away in tonight's race: the variant can only ag
 worse of the two nights counts), so it is not played.
 
 When the exercise has practice nights (`replay: practice`), each is played on the team's
-world beside the same night on the exercise's own (its baseline), while the races play. A
+world beside the same night on the exercise's own (its baseline), while the races play, on
+the variant's numbers when there is one (its clock, names and minutes, its world built with
+the variant's seed): a guard keyed on tonight's numbers keeps nothing there either. A
 team whose world forks into the exercise's own and whose statements are the exercise's has
 practice nights that are their baselines (not played again), a final race night that is the
 exercise's own (`own_race`) and normal nights that are too (`own_normal`).
@@ -35,6 +37,8 @@ from raceday.engine.own_race import keep_own_race, own_race_key, race_outcome, r
 from raceday.engine.replay_exercises import (
     describe_shift,
     practice_baseline,
+    practice_baseline_seed,
+    practice_seed,
     practiced,
     variant_of,
     with_statements,
@@ -95,14 +99,15 @@ class ReplayNights(Protocol):
         """The race's harms on the exercise's own world with no guard."""
 
     def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
-                          until: int) -> Callable[[], Harms]:
-        """A practice night's baseline (`baseline` on the exercise's own world, no
-        renumbering), started now: it plays beside the races."""
+                          until: int, renumber: str) -> Callable[[], Harms]:
+        """A practice night's baseline (`baseline` on the exercise's own world, built with
+        `renumber`), started now: it plays beside the races."""
 
     def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
-                       until: int) -> Callable[[], HarmTimes]:
+                       until: int, renumber: str) -> Callable[[], HarmTimes]:
         """The team's practice night `team` on a world forked from the team's as the race's
-        is, started now: its harms' times, as `own` (the exercise's night) counts them."""
+        is (with `renumber`: the variant's seed), started now: its harms' times, as `own`
+        (the exercise's night) counts them."""
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
                 renumber: str) -> Callable[[], Night]:
@@ -235,9 +240,10 @@ def _practice_nights(nights: ReplayNights, kind: NightKind, exercise: Exercise,
         own = practiced(exercise, night, shift)
         where = folder / f"practice-{night.id}"
         baseline = nights.practice_baseline(kind, practice_baseline(exercise, night, shift),
-                                            where, until)
+                                            where, until, practice_baseline_seed(exercise, shift))
         team = None if same_world else nights.practice_night(
-            kind, own, practiced(team_exercise, night, shift), where, until)
+            kind, own, practiced(team_exercise, night, shift), where, until,
+            practice_seed(shift))
         plays.append((night, own, baseline, team))
 
     def answer() -> tuple[HarmNight, ...]:

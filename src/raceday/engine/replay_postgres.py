@@ -25,6 +25,7 @@ from raceday.engine.replay_cache import (
 )
 from raceday.engine.replay_exercises import (
     practice_baseline,
+    practice_baseline_seed,
     variant_of,
     without_delayed,
 )
@@ -326,15 +327,15 @@ class ServerNights:
                                 renumber, self.made).result
 
     def practice_baseline(self, kind: NightKind, exercise: Exercise, folder: Path,
-                          until: int) -> Callable[[], Harms]:
+                          until: int, renumber: str) -> Callable[[], Harms]:
         return self.pool.submit(_baseline_pg, kind, exercise, self.live, folder / "baseline",
-                                until, "", self.made).result
+                                until, renumber, self.made).result
 
     def practice_night(self, kind: NightKind, own: Exercise, team: Exercise, folder: Path,
-                       until: int) -> Callable[[], HarmTimes]:
+                       until: int, renumber: str) -> Callable[[], HarmTimes]:
         playing = self.pool.submit(_forked_night, kind, team, self.live, self.source,
                                    self.made, self.session.exercise.world_sql,
-                                   folder / "race", until)
+                                   folder / "race", until, renumber)
         return lambda: harm_times(own, playing.result(), until)
 
     def shifted(self, kind: NightKind, team_exercise: Exercise, folder: Path, until: int,
@@ -371,7 +372,8 @@ def prepare_ahead_postgres(session: Night) -> None:
     kind, until = type(session), replay_until(session)
     delayed = bool(exercise.replay.delayed)
     nights: list[tuple[Exercise, str, bool]] = [(exercise, "", delayed)]
-    nights += [(practice_baseline(exercise, night, shift), "", False)
+    nights += [(practice_baseline(exercise, night, shift),
+                practice_baseline_seed(exercise, shift), False)
                for night in exercise.replay.practice]
     started = _ahead_keys.setdefault(session.folder.resolve(), [])
     own_schema = replay_cache.world_key(exercise, "postgresql")

@@ -52,9 +52,14 @@ def draw(shift: ShiftSpec, seed: int) -> ShiftSpec:
     # drawn after the others: a seed gives the flagship's variant the numbers it always had
     count_from = rng.randint(*shift.count_from_range) if shift.count_from_range is not None \
         else shift.count_from
-    seed_sql = _COUNT_FROM.sub(str(count_from), _OFFSET.sub(str(offset), shift.seed))
-    return ShiftSpec(clock=clock, later=tuple(later.items()), seed=seed_sql, swapped=swapped,
+    return ShiftSpec(clock=clock, later=tuple(later.items()),
+                     seed=seed_numbers(shift.seed, offset, count_from), swapped=swapped,
                      count_from=count_from)
+
+
+def seed_numbers(seed: str, offset: int, count_from: int) -> str:
+    """The variant's seed SQL with its `:offset` and `:count_from` said."""
+    return _COUNT_FROM.sub(str(count_from), _OFFSET.sub(str(offset), seed))
 
 
 def minutes_counted_from(sql: str, count_from: int) -> str:
