@@ -40,8 +40,9 @@ def cache_file(key: str) -> Path | None:
 def read_good(path: Path) -> list[GoodRun] | None:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
-        return [(str(t), int(m), int(a), tuple(str(x) for x in c))
-                for t, m, a, c in data["good"]]
+        return [(str(t), int(m), int(a), tuple(str(x) for x in c),
+                 tuple((str(st), str(table), int(rows)) for st, table, rows in d))
+                for t, m, a, c, d in data["good"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None  # absent or unreadable: the night is played again
 

@@ -3,6 +3,7 @@ exercise's own night, the good writes a normal night made and the team's world r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -143,9 +144,25 @@ def runs_by_key(session: Night) -> dict[RunKey, Run]:
     return found
 
 
-GoodRun = tuple[str, int, int, tuple[str, ...]]
+GoodRun = tuple[str, int, int, tuple[str, ...], tuple[tuple[str, str, int], ...]]
 """A run that changed rows on the original world (task, minute, attempt), with the statements
-of it that changed rows."""
+of it that changed rows, and those that deleted rows (`deletions`)."""
+
+Deletions = tuple[tuple[str, str, int], ...]
+"""(statement, table, rows) for each statement of a run that deleted rows."""
+
+_DELETE = re.compile(r"\s*delete\s+from\s+(\"[^\"]+\"|[\w.]+)", re.IGNORECASE)
+
+
+def deletions(statements: list[ev.Statement]) -> Deletions:
+    """The run's statements that deleted rows, with the table their DELETE names (lower
+    case) and how many: what a delete that waits must still delete later."""
+    found: list[tuple[str, str, int]] = []
+    for e in statements:
+        match = _DELETE.match(e.sql) if e.ok and e.rowcount and e.statement else None
+        if match is not None and e.statement is not None and e.rowcount is not None:
+            found.append((e.statement, match.group(1).strip('"').lower(), e.rowcount))
+    return tuple(found)
 
 
 def _changed_statements(statements: list[ev.Statement]) -> tuple[str, ...]:
@@ -158,40 +175,81 @@ def _changed_statements(statements: list[ev.Statement]) -> tuple[str, ...]:
 def good_runs(original: Night) -> list[GoodRun]:
     """The runs that changed rows on the original world, in the order of the night."""
     before = runs_by_key(original)
-    return [(*key, _changed_statements(before[key][0]))
+    return [(*key, _changed_statements(before[key][0]), deletions(before[key][0]))
             for key in sorted(before, key=lambda k: (k[1], k[0], k[2]))
             if before[key][1].outcome != "failed" and before[key][1].changed]
 
 
-Outcomes = dict[RunKey, tuple[str | None, tuple[str, ...]]]
+Outcomes = dict[RunKey, tuple[str | None, tuple[str, ...], bool, Deletions]]
 """Each run of a normal night on the team's world: None when it changed rows, else what it
-did instead (why a good write would not have taken); and the statements that changed rows."""
+did instead (why a good write would not have taken); the statements that changed rows;
+whether it failed (an error, a refusal) rather than ran; and the rows it deleted."""
+
+DEFERRED_AT_MOST = 180
+"""Minutes a delete of the normal night may wait and still count as done, not refused (a
+soft delete whose purge comes two hours later)."""
 
 
 def run_outcomes(team: Night) -> Outcomes:
     return {key: (None if now.outcome != "failed" and now.changed else describe_run(statements),
-                  _changed_statements(statements))
+                  _changed_statements(statements), now.outcome == "failed",
+                  deletions(statements))
             for key, (statements, now) in runs_by_key(team).items()}
+
+
+def _deleted_by(runs: list[tuple[int, Deletions]]) -> dict[str, list[tuple[int, int]]]:
+    """table -> (minute, rows deleted from it by then), in the night's order."""
+    total: dict[str, int] = {}
+    by: dict[str, list[tuple[int, int]]] = {}
+    for minute, deleted in sorted(runs, key=lambda run: run[0]):
+        for _statement, table, rows in deleted:
+            total[table] = total.get(table, 0) + rows
+            by.setdefault(table, []).append((minute, total[table]))
+    return by
+
+
+def _rows_by(deleted: list[tuple[int, int]], minute: int) -> int:
+    """Rows deleted from a table by `minute` (inclusive), from `_deleted_by`'s list."""
+    return max((rows for at, rows in deleted if at <= minute), default=0)
+
+
+def _deferred(minute: int, lost: list[str], deleted: Deletions,
+              original: dict[str, list[tuple[int, int]]],
+              team: dict[str, list[tuple[int, int]]]) -> bool:
+    """Every statement `lost` in a run was a delete, and the team's night did its deleting
+    later, not never: for each table, as many rows deleted by DEFERRED_AT_MOST minutes after
+    as the original night had by then (a soft delete's purge). Only a delete waits: a write
+    of another kind that did not take is superseded, not deferred."""
+    deleting = {statement for statement, _table, _rows in deleted}
+    return bool(lost) and set(lost) <= deleting and all(
+        _rows_by(team.get(table, []), minute + DEFERRED_AT_MOST)
+        >= _rows_by(original.get(table, []), minute)
+        for _statement, table, _rows in deleted)
 
 
 def blocked_writes(good: list[GoodRun], outcomes: Outcomes,
                    time_of: Callable[[int], str]) -> tuple[BlockedWrite, ...]:
     """Runs that changed rows on the original world (`good`) and changed none (or failed) on
-    the team's, or in which a statement that changed rows changed none.
+    the team's, or in which a statement that changed rows changed none, unless what it did
+    was delete and the team's night deleted as much soon after (`_deferred`).
 
     Statements are compared by id, not by text: the team may have edited a statement into
     several (mark, then purge), and a statement that still changed rows is not blocked; but
     a run that changed something is no alibi for a statement of it that no longer does.
     """
     blocked = []
-    for task, minute, attempt, changed in good:
+    original = _deleted_by([(minute, deleted) for _t, minute, _a, _c, deleted in good])
+    team = _deleted_by([(minute, now[3]) for (_t, minute, _a), now in outcomes.items()])
+    for task, minute, attempt, changed, deleted in good:
         key = (task, minute, attempt)
         if key not in outcomes:
             blocked.append(BlockedWrite(task=task, at=time_of(minute),
                                         outcome="no statement ran", lost=changed))
             continue
-        outcome, now_changed = outcomes[key]
+        outcome, now_changed, failed, _deleted = outcomes[key]
         lost = [s for s in changed if s not in now_changed]
+        if not failed and _deferred(minute, lost, deleted, original, team):
+            continue  # deleted later, as a soft delete's purge does: nothing was refused
         if outcome is None and lost:
             outcome = f"{', '.join(lost)} changed 0 rows"
         if outcome is not None:
