@@ -16,11 +16,14 @@ turns, so a machine shared with other work slows both alike):
   end            ending a session in the TUI (confirm -> score shown), against the same night
                  headless, whole (a script with no steps); then d on the end screen to the
                  debrief, against `raceday debrief` of the headless night
-  night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`
+  night          the whole night headless (as-it-happened.yaml, --json) against `python -c pass`,
+                 and the same with the team's guards (guarded.yaml: every replayed night is
+                 played on a world forked from the team's)
   postgres       the flagship night with its world on PostgreSQL (RACEDAY_TEST_PG_DSN), against
                  SQLite, psycopg's round trips counted, and the CPU raceday and (on this
                  machine) the server used
-  large          the same night on the flagship with 1k and 10k more endpoints, against the
+  large          the same night (and the 1k world's with its guards) on the flagship with 1k
+                 and 10k more endpoints, against the
                  base world (--huge adds 100k)
   panel          the world panel's read and render at 4, 10k and 100k endpoints (onboarding
                  shows every endpoint's answer), and at 100k with the last two answers empty
@@ -400,13 +403,25 @@ def night(runs: int, scratch: Path) -> list[Row]:
         return wall([*raceday, "run", "dynamodb-dns-race", "--script", str(script), "--json",
                      "--transcripts", str(scratch / "night")])
 
+    def guarded() -> float:  # the common night: a team that built the exercise's guards
+        return wall([*raceday, "run", "dynamodb-dns-race", "--script",
+                     str(FLAGSHIP / "scripts" / "guarded.yaml"), "--json",
+                     "--transcripts", str(scratch / "night-guarded")])
+
     fresh_cache(scratch, "night")
     first = play()  # what it keeps (its practice baselines, the normal nights) serves the rest
-    got = interleaved({"pass": lambda: wall([PYTHON, "-c", "pass"]), "night": play}, runs)
+    first_guarded = guarded()
+    got = interleaved({"pass": lambda: wall([PYTHON, "-c", "pass"]), "night": play,
+                       "guarded": guarded}, runs)
     ratio = got["night"] / got["pass"]
+    guarded_ratio = got["guarded"] / got["pass"]
     return [("whole night headless (as-it-happened, --json) vs `python -c pass`",
              f"{ms(got['night'])} vs {ms(got['pass'])} (a first session: {ms(first)}, "
-             f"{first / got['pass']:.1f}x)", f"{ratio:.1f}x", f"<= 25x: {verdict(ratio, 25)}")]
+             f"{first / got['pass']:.1f}x)", f"{ratio:.1f}x", f"<= 25x: {verdict(ratio, 25)}"),
+            ("  the same night with the team's guards (guarded.yaml) vs `python -c pass`",
+             f"{ms(got['guarded'])} vs {ms(got['pass'])} (a first session: "
+             f"{ms(first_guarded)})", f"{guarded_ratio:.1f}x",
+             f"<= 25x: {verdict(guarded_ratio, 25)}")]
 
 
 # -- a night on PostgreSQL ---------------------------------------------------------------------
@@ -546,8 +561,9 @@ def guarded_postgres_night(dsn: str, scratch: Path) -> list[Row]:
         run()  # a first session each: the baselines kept serve the rest
     got = interleaved(runs, 3)
     ratio = got["postgres"] / got["sqlite"]
-    return [("  the same with the team's guards (guarded.yaml; no aim: for comparison)",
-             f"{ms(got['postgres'])} vs {ms(got['sqlite'])}", f"{ratio:.1f}x", "")]
+    return [("  the same with the team's guards (guarded.yaml)",
+             f"{ms(got['postgres'])} vs {ms(got['sqlite'])}", f"{ratio:.1f}x",
+             f"<= 5x: {verdict(ratio, 5)}")]
 
 
 # -- large worlds ------------------------------------------------------------------------------
@@ -567,8 +583,9 @@ def large(runs: int, scratch: Path, huge: bool) -> list[Row]:
         parent.mkdir(exist_ok=True)
         folder = large_world(parent, extra)
 
-        def headless(exercise: Path, name: str) -> Callable[[], float]:
-            script = exercise / "scripts" / "as-it-happened.yaml"
+        def headless(exercise: Path, name: str,
+                     play: str = "as-it-happened") -> Callable[[], float]:
+            script = exercise / "scripts" / f"{play}.yaml"
             return lambda: wall([*raceday, "run", str(exercise), "--script", str(script),
                                  "--json", "--transcripts", str(scratch / name)])
 
@@ -577,12 +594,19 @@ def large(runs: int, scratch: Path, huge: bool) -> list[Row]:
         # compares first sessions (a later 10k session would take minutes more to measure)
         first[extra] = headless(folder, f"large-{extra}")()
         if extra == 1_000:
+            guarded = headless(folder, f"large-{extra}-guarded", "guarded")
+            first_guarded = guarded()  # a first session of the guarded world
             got = interleaved({"base": headless(FLAGSHIP, "base"),
-                               "large": headless(folder, f"large-{extra}")}, max(3, runs // 2))
+                               "large": headless(folder, f"large-{extra}"),
+                               "guarded": guarded}, max(3, runs // 2))
             rows.append((f"headless night, flagship + {extra:,} endpoints vs the base world",
                          f"{ms(got['large'])} vs {ms(got['base'])} (a first session: "
                          f"{ms(first[extra])})", f"{got['large'] / got['base']:.1f}x",
                          f"<= 3 s: {verdict(got['large'], 3.0)}"))
+            rows.append(("  the same with the team's guards (guarded.yaml)",
+                         f"{ms(got['guarded'])} (a first session: {ms(first_guarded)})",
+                         f"{got['guarded'] / got['base']:.1f}x",
+                         f"<= 3 s: {verdict(got['guarded'], 3.0)}"))
         else:
             growth = first[extra] / first[1_000]
             rows.append((f"headless night, flagship + {extra:,} endpoints: a first session, vs "
