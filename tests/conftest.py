@@ -49,11 +49,17 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test tests/slow.txt names is marked `slow` (`pytest -m "not slow"`: the inner
-    loop); the run's own `@group` suffix (xdist) is not part of the name."""
+    loop); the run's own `@group` suffix (xdist) is not part of the name. The slow tests
+    run first (in their files' order): xdist hands the workers tests in the order collected,
+    so a minute-long test collected last (the key walks, tests/tui) ran alone at the end
+    while the other workers stood idle."""
     entries = slow_entries()
+    slow = set()
     for item in items:
         if any(names(entry, item.nodeid) for entry in entries):
             item.add_marker(pytest.mark.slow)
+            slow.add(item.nodeid)
+    items.sort(key=lambda item: item.nodeid not in slow)  # stable: each file's order kept
 
 
 @pytest.fixture(autouse=True)
