@@ -8,8 +8,9 @@ network backlog to a leased fleet), so the live night is cut short: the plays co
 replay costs, at 4,000 droplets (the smallest fleet with every phase, test_rul_postgres).
 
 - A guard keyed on a number the session draws (a minute of tonight's, a count of minutes,
-  tonight's hosts), at any threshold that holds tonight and not on this session's variant,
-  earns no guard points: the variant's race and practice night play on its numbers.
+  tonight's hosts or NLB nodes), at any threshold that holds tonight and not on this
+  session's variant, earns no guard points: the variant's race and practice night play on
+  its numbers.
 - The same guard as a trigger and as an edited statement earns within 5 (and earns).
 - One seed gives the same events, play after play.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +45,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SIZE = 4000
 HOSTS = SIZE // 500
 """Tonight's DWFM hosts at 4,000 droplets are numbered 1 to 8."""
+NODES = 60
+"""Tonight's NLB nodes are numbered 1 to 60 (the variant numbers them from its offset, as its
+hosts)."""
 LAST_MINUTE = 125
 """The guard replay's last minute tonight (04:30)."""
 
@@ -60,8 +65,9 @@ def _variant(seed: int) -> tuple[ShiftSpec, int]:
     spec = _exercise().replay
     assert spec is not None and spec.shifted is not None
     shift = draw(spec.shifted, seed)
-    offset = int(shift.seed.rsplit("host + ", 1)[1])
-    return shift, offset
+    found = re.search(r"host \+ (\d+)", shift.seed)
+    assert found is not None, shift.seed
+    return shift, int(found[1])
 
 
 @contextmanager
@@ -119,12 +125,17 @@ WHERE id IN (SELECT id FROM nlb_node WHERE in_dns = 1 AND check_failed = 1 ORDER
 @st.composite
 def keyed_guard(draw_: st.DrawFn) -> tuple[int, str, dict[str, Any]]:
     """A session seed, what the key names, and a guard keyed on a number that holds tonight
-    and not on that session's variant: a minute, a count of minutes, or tonight's hosts."""
+    and not on that session's variant: a minute, a count of minutes, tonight's hosts, or
+    (for a cap on failover) tonight's nodes."""
     seed = draw_(st.integers(0, 2**31))
     shift, offset = _variant(seed)
     guard = draw_(st.sampled_from(["throttle", "cap"]))
-    kind = draw_(st.sampled_from(["minute", "count", "host"]))
-    if kind == "host":
+    kinds = ["minute", "count", "host"] + (["node"] if guard == "cap" else [])
+    kind = draw_(st.sampled_from(kinds))
+    if kind == "node":
+        number = draw_(st.integers(NODES, offset))  # the variant's are offset + 1 and up
+        column = "NEW.id"
+    elif kind == "host":
         number = draw_(st.integers(HOSTS, offset))  # the variant's are offset + 1 and up
         column = "NEW.host" if guard == "throttle" else "(SELECT max(id) FROM dwfm_host)"
     else:
