@@ -11,6 +11,7 @@ from raceday.engine.core import BROKEN_WORLD, SessionCore
 from raceday.engine.statement_text import (
     changes_schema,
     commits,
+    controls,
     params_key,
     reads_only,
     short_rows,
@@ -162,6 +163,22 @@ class WorldChecks(SessionCore):
             self._note_forged(table for _trigger, table in result.made_writes)
         if result.ok and automated and self._violated_since:
             self._fault_writes.update(t.lower() for t in result.writes)
+        self._note_transaction(role, result, automated=automated)
+
+    def _note_transaction(self, role: str, result: StatementResult, *, automated: bool) -> None:
+        """What an automated role's transaction wrote, kept until its COMMIT: a fault that
+        shows at the COMMIT (PostgreSQL's held transactions) began with all of it, so its
+        job's own log written before the COMMIT is written since the fault (`_set_violation`),
+        as it is where each statement commits on its own (SQLite's isolation lab)."""
+        self._committed_writes = set()
+        if not automated or not result.ok:
+            return
+        written = self._open_writes.setdefault(role, set())
+        written.update(t.lower() for t in result.writes)
+        if commits(result.sql):
+            self._committed_writes = self._open_writes.pop(role)
+        elif controls(result.sql):  # BEGIN or ROLLBACK: nothing of before will show
+            self._open_writes[role] = set()
 
     def _note_forged(self, tables: Iterable[str]) -> None:
         """Remember the first minute anything but the service wrote a table only the service
@@ -257,6 +274,7 @@ class WorldChecks(SessionCore):
             self._violated.add(ident)
             self._ever_violated.add(ident)
             self._violated_since.setdefault(ident, len(self.events))
+            self._fault_writes |= self._committed_writes  # shown by the same COMMIT
             relapse = self.facts.restored_at is not None
             if self.facts.fault_started is None:
                 self.facts.fault_started = self.minute

@@ -172,6 +172,10 @@ class SessionCore:
         self._looks: list[Look] = []  # the team's reads of the world, in order
         self._rechecked: dict[str, str] = {}  # a look's SQL -> the answer asked again, the same
         self._fault_writes: set[str] = set()  # tables the automation wrote since a fault began
+        # tables each automated role wrote in its open transaction, and those the last
+        # statement committed (they show, with the fault they may bring, only at its COMMIT)
+        self._open_writes: dict[str, set[str]] = {}
+        self._committed_writes: set[str] = set()
         # each confirmed finding with the looks it rests on: (minute, finding, probe names)
         self._declared_looks: list[tuple[int, str, tuple[Look, ...]]] = []
         self.look_sql: list[tuple[int, str, str, str]] = []  # probes for those looks
