@@ -77,13 +77,16 @@ class ReferencePlays:
         return self._once(name, lambda place: _run_sized(exercise, script, size,
                                                          place / "transcripts"))
 
-    def on_postgres(self, exercise: str, script: Path, dsn: str) -> Played:
+    def on_postgres(self, exercise: str, script: Path, dsn: str, size: int | None = None) -> Played:
         """The exercise's postgres.yaml variant played on the server at `dsn` (its world
-        dropped once played); the score as `raceday run --json` prints it."""
+        dropped once played), with its fleet at `size` if given (as `sized`); the score as
+        `raceday run --json` prints it."""
         script = script.resolve()
-        name = f"pg-{exercise}-{script.parent.parent.name}-{script.parent.name}-{script.stem}"
+        sized = "" if size is None else f"{size}-"
+        name = (f"pg-{exercise}-{sized}{script.parent.parent.name}-{script.parent.name}-"
+                f"{script.stem}")
         return self._once(name, lambda place: _run_on_postgres(exercise, script, dsn,
-                                                               place / "transcripts"))
+                                                               place / "transcripts", size))
 
     def _once(self, name: str, play: Callable[[Path], dict[str, Any]]) -> Played:
         if name not in self._mine:
@@ -138,14 +141,36 @@ def _run_sized(exercise: str, script: Path, size: int, transcripts: Path) -> dic
     return as_printed
 
 
-def _run_on_postgres(exercise: str, script: Path, dsn: str, transcripts: Path) -> dict[str, Any]:
+def _run_on_postgres(exercise: str, script: Path, dsn: str, transcripts: Path,
+                     size: int | None = None) -> dict[str, Any]:
     from raceday.engine.headless import run_script
     from raceday.engine.load import load_named_exercise
     from raceday.engine.script import load_script
+    from raceday.exercise.postgres import for_postgres
     from raceday.store.postgres.world import drop_world
 
     bundled = load_named_exercise(exercise)
+    if size is not None:  # the variant first, then the size (no path: not applied again)
+        bundled = for_postgres(bundled)
+        assert DEFAULT_SIZE in bundled.world_sql
+        bundled = dataclasses.replace(bundled, path=None, world_sql=bundled.world_sql.replace(
+            DEFAULT_SIZE, f"SELECT {size} AS size"))
     session, result = run_script(bundled, load_script(script, bundled), transcripts, db=dsn)
     drop_world(dsn, (session.folder / "world.postgres").read_text().strip())
     as_printed: dict[str, Any] = json.loads(json.dumps(result))
     return as_printed
+
+
+def verdicts(result: dict[str, Any]) -> dict[str, Any]:
+    """What two databases must agree on in a play's JSON score: each harm's points (on which
+    night, from when, for how long), the guard points, the collateral and the good writes it
+    stands for, and the total."""
+    guards = result["guards"]
+    return {
+        "harms": [(h["id"], h["practice"], h["night"], h["points"], h["max"], h["first_at"],
+                   h["minutes"], h["baseline"]) for h in guards["harms"]],
+        "guards": guards["points"],
+        "collateral": guards["collateral"],
+        "blocked": [(b["task"], b["at"]) for b in guards["blocked_good_writes"]],
+        "total": result["total"],
+    }

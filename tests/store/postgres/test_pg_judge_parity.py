@@ -5,18 +5,17 @@ total on both databases.
 
 Every flagship judge play in tests/scenarios/judge/ plays on both (issue 58); a play whose SQL
 is SQLite's own (a trigger, a rebuilt table, a subquery with no name) has a PostgreSQL twin in
-judge/postgres/, the others play as they are. Scores are compared between the two databases, never written down here: they move
-when the judge does, and the two must still agree.
+judge/postgres/, the others play as they are. Scores are compared between the two databases,
+never written down here: they move when the judge does, and the two must still agree.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from reference_plays import ReferencePlays
+from reference_plays import ReferencePlays, verdicts
 
 from raceday.engine.headless import run_script
 from raceday.engine.load import load_named_exercise
@@ -44,21 +43,6 @@ def _twin(name: str) -> Path:
     return twin if twin.exists() else JUDGE / f"{name}.yaml"
 
 
-def _verdicts(result: dict[str, Any]) -> dict[str, Any]:
-    """What both databases must agree on: each harm's points (on which night, from when,
-    for how long), the guard points, the collateral and the good writes it stands for, and
-    the total."""
-    guards = result["guards"]
-    return {
-        "harms": [(h["id"], h["practice"], h["night"], h["points"], h["max"], h["first_at"],
-                   h["minutes"], h["baseline"]) for h in guards["harms"]],
-        "guards": guards["points"],
-        "collateral": guards["collateral"],
-        "blocked": [(b["task"], b["at"]) for b in guards["blocked_good_writes"]],
-        "total": result["total"],
-    }
-
-
 # Each play is a test of its own, so the workers share them out (a group each, not the
 # module's one group: two plays never wait for each other on one worker).
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xdist_group(f"pg-judge-{n}"))
@@ -79,7 +63,7 @@ def test_a_guard_earns_the_same_on_postgresql_as_on_sqlite(
         assert len(lite_errors) == 1 == len(pg_errors), (lite_errors, pg_errors)
     else:
         assert lite_errors == [] == pg_errors
-    assert _verdicts(on_postgres) == _verdicts(on_sqlite.result), (
+    assert verdicts(on_postgres) == verdicts(on_sqlite.result), (
         "\n".join(on_postgres["reasons"]) + "\n--- on SQLite:\n"
         + "\n".join(on_sqlite.result["reasons"]))
 
