@@ -108,10 +108,12 @@ def test_an_honest_recovery_is_not_called_forged(script: str,
 
 def test_a_guard_keyed_on_the_practice_nights_number_earns_nothing_net(tmp_path: Path) -> None:
     """The night's plan number is read from the world as the run starts (bind_sql), so no file
-    prints it; keyed on what it reads on the normal night, a guard refuses the real plan."""
+    prints it; keyed on what it reads on the normal night, a guard refuses the real plan. The
+    practice night plays on the variant's renumbered plans, so the number misses it there too
+    (it earned its 5 there while practice nights kept tonight's numbers)."""
     result = play(PLAYS / "practice-next-plan-keyed.yaml", tmp_path)
-    assert practice(result, "dangling-pointer")["points"] == 5, reasons(result)
-    assert result["guards"]["collateral"] >= 5, reasons(result)
+    assert practice(result, "dangling-pointer")["points"] == 0, reasons(result)
+    assert "collateral: a good write of the normal night was refused" in reasons(result)
     assert result["guards"]["points"] == 0, reasons(result)
 
 

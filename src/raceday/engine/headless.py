@@ -14,8 +14,8 @@ from raceday.engine.script import Script, Step, When
 from raceday.engine.session import Session
 from raceday.engine.unknown_night import DrawnNight, night_json
 from raceday.errors import MachineError, ScriptError
+from raceday.exercise.dialects import for_dialect
 from raceday.exercise.model import Exercise
-from raceday.exercise.postgres import for_dialect
 from raceday.exercise.times import parse_time
 from raceday.judge.score import Score
 from raceday.logfile import log_to

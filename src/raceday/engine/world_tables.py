@@ -4,8 +4,8 @@ exercise's PostgreSQL variant on the server `--db` named (a throw-away schema)."
 
 from __future__ import annotations
 
+from raceday.exercise.dialects import for_dialect
 from raceday.exercise.model import Exercise
-from raceday.exercise.postgres import for_dialect
 from raceday.store import chosen_db, describe_world, dialect_of
 from raceday.store.results import TableInfo
 

@@ -154,11 +154,6 @@ def _text(value: Located, path: Path, errors: list[str]) -> str | None:
     return value.value
 
 
-def for_dialect(exercise: Exercise, dialect: str) -> Exercise:
-    """The exercise as it plays in `dialect` ("sqlite", its own text, or "postgresql")."""
-    return for_postgres(exercise) if dialect == "postgresql" else exercise
-
-
 def for_postgres(exercise: Exercise) -> Exercise:
     """The exercise as it plays on PostgreSQL: its variant applied, if it has one."""
     if exercise.path is None:
