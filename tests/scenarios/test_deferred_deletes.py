@@ -26,6 +26,7 @@ from raceday.engine.headless import run_script
 from raceday.engine.load import load_exercise
 from raceday.engine.replay_outcomes import DEFERRED_AT_MOST, GoodRun, Outcomes, blocked_writes
 from raceday.engine.script import load_script
+from raceday.engine.statement_text import deleted_table
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAGSHIP = load_exercise(ROOT / "exercises" / "dynamodb-dns-race")
@@ -157,3 +158,14 @@ def test_a_soft_delete_keeping_any_number_of_generations_up_to_its_purge_earns_a
         result = _play(path, Path(scratch) / "t")
     assert result["guards"]["blocked_good_writes"] == []
     assert abs(result["total"] - LEAST_POWER) <= 5, result["reasons"]
+
+
+@pytest.mark.parametrize("sql, table", [
+    ("DELETE FROM plan WHERE id < :plan - 7", "plan"),
+    ("-- the clean-up\n  delete from \"Plan_Record\" where 1", "plan_record"),
+    ("/* purge */ DELETE FROM main.plan", "main.plan"),
+    ("UPDATE plan SET deleted_at = 1", None),
+    ("SELECT 'DELETE FROM plan'", None),
+])
+def test_the_table_a_delete_deletes_from_is_read_past_comments(sql: str, table: str | None) -> None:
+    assert deleted_table(sql) == table

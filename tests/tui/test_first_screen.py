@@ -161,33 +161,39 @@ async def test_play_id_draws_the_briefing_at_once_and_then_the_whole_exercise(
         assert _shown(loaded) == expected
 
 
+async def _start(make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, cache: Path,
+                 path: Path) -> tuple[str, str]:
+    """One `raceday play ID` with `cache` as its cache folder: the situation as drawn while
+    the exercise is still loading, and as rendered once it has loaded."""
+    app = make_app(None)
+    app.pending = _pending(path)
+    gate = held(monkeypatch, load, "load_exercise")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        while_loading = _shown(app)[1]
+        assert app.exercise is None
+        gate.set()
+        await settle(pilot)
+        rendered = _shown(app)[1]
+    monkeypatch.undo()
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    return while_loading, rendered
+
+
 async def test_the_next_start_draws_the_body_the_last_one_rendered_before_it_loads(
         make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The second `raceday play ID` shows the situation (length, level, clock, mode, the
     briefing's text) while the exercise is still loading, and it reads as the rendering
     that replaces it."""
-    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-    rendered: list[str] = []
-    for start in ("first", "second"):
-        app = make_app(None)
-        app.pending = _pending(DATA / "mini-dns")
-        gate = held(monkeypatch, load, "load_exercise")
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.pause()
-            while_loading = _shown(app)[1]
-            assert app.exercise is None
-            gate.set()
-            await settle(pilot)
-            rendered.append(_shown(app)[1])
-        monkeypatch.undo()
-        monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
-        if start == "first":  # nothing kept: the title and summary only
-            assert "· level " not in while_loading
-        else:
-            assert "· level " in while_loading and "Roles" in while_loading
-            assert while_loading.strip() == rendered[1].strip()
-    assert rendered[0] == rendered[1]
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
+    first, rendered_first = await _start(make_app, monkeypatch, cache, DATA / "mini-dns")
+    assert "· level " not in first  # nothing kept: the title and summary only
+    second, rendered = await _start(make_app, monkeypatch, cache, DATA / "mini-dns")
+    assert "· level " in second and "Roles" in second
+    assert second.strip() == rendered.strip()
+    assert rendered_first == rendered
 
 
 async def test_a_long_briefings_next_start_draws_a_whole_screenful_before_it_loads(
@@ -196,22 +202,11 @@ async def test_a_long_briefings_next_start_draws_a_whole_screenful_before_it_loa
     table: kept as it was, the second start showed the roles only once the exercise had
     loaded (issue 63's measure ends on "The roles" at 120x40). A screenful of lines is kept,
     whatever the parts."""
-    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RACEDAY_CACHE_DIR", str(cache))
     flagship = BUNDLED_DIR / "dynamodb-dns-race"
-    for _start in ("first", "second"):
-        app = make_app(None)
-        app.pending = _pending(flagship)
-        gate = held(monkeypatch, load, "load_exercise")
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.pause()
-            while_loading = _shown(app)[1]
-            assert app.exercise is None
-            gate.set()
-            await settle(pilot)
-            rendered = _shown(app)[1]
-        monkeypatch.undo()
-        monkeypatch.setenv("RACEDAY_CACHE_DIR", str(tmp_path / "cache"))
+    await _start(make_app, monkeypatch, cache, flagship)
+    while_loading, rendered = await _start(make_app, monkeypatch, cache, flagship)
     assert "The roles" in while_loading and "responder" in while_loading
     assert rendered.startswith(while_loading.rstrip("\n"))  # the same lines, then the rest
     assert len(while_loading.splitlines()) >= 40  # at least the screen's height

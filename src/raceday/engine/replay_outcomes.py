@@ -3,12 +3,12 @@ exercise's own night, the good writes a normal night made and the team's world r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
 from raceday.engine.clock import clock_time
 from raceday.engine.night import Night
+from raceday.engine.statement_text import deleted_table
 from raceday.exercise.model import Exercise
 from raceday.judge.facts import step_statuses
 from raceday.transcript import events as ev
@@ -151,18 +151,12 @@ of it that changed rows, and those that deleted rows (`deletions`)."""
 Deletions = tuple[tuple[str, str, int], ...]
 """(statement, table, rows) for each statement of a run that deleted rows."""
 
-_DELETE = re.compile(r"\s*delete\s+from\s+(\"[^\"]+\"|[\w.]+)", re.IGNORECASE)
-
-
 def deletions(statements: list[ev.Statement]) -> Deletions:
-    """The run's statements that deleted rows, with the table their DELETE names (lower
-    case) and how many: what a delete that waits must still delete later."""
-    found: list[tuple[str, str, int]] = []
-    for e in statements:
-        match = _DELETE.match(e.sql) if e.ok and e.rowcount and e.statement else None
-        if match is not None and e.statement is not None and e.rowcount is not None:
-            found.append((e.statement, match.group(1).strip('"').lower(), e.rowcount))
-    return tuple(found)
+    """The run's statements that deleted rows, with the table their DELETE names and how
+    many: what a delete that waits must still delete later."""
+    return tuple((e.statement, table, e.rowcount) for e in statements
+                 if e.ok and e.rowcount and e.statement
+                 and (table := deleted_table(e.sql)) is not None)
 
 
 def _changed_statements(statements: list[ev.Statement]) -> tuple[str, ...]:

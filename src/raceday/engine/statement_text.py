@@ -1,5 +1,6 @@
 """What the engine reads off a statement's text: its named parameters, whether its answer can
-change with no write, whether it only reads, whether it is transaction control; and the
+change with no write, whether it only reads, what it deletes from, whether it is
+transaction control; and the
 fingerprints and short forms of answers that events carry."""
 
 from __future__ import annotations
@@ -55,6 +56,17 @@ def changes_schema(sql: str) -> bool:
     """A statement that builds or drops something (CREATE, ALTER, DROP): where a guard is."""
     first = _FIRST_WORD.match(sql)
     return first is not None and first.group(1).upper() in ("CREATE", "ALTER", "DROP")
+
+
+_DELETE_FROM = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*delete\s+from\s+"
+                          r"(\"[^\"]+\"|[\w.]+)", re.DOTALL | re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def deleted_table(sql: str) -> str | None:
+    """The table a DELETE statement deletes from (lower case), or None for any other."""
+    match = _DELETE_FROM.match(sql)
+    return match.group(1).strip('"').lower() if match is not None else None
 
 
 def params_key(params: Mapping[str, Any] | None) -> tuple[Any, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -176,19 +177,12 @@ KEPT_LINES = 100
 """How many of the situation's lines are kept for the next start: a tall terminal's screen."""
 
 
-def _lines_in(segments: list[Segment]) -> int:
-    return sum(segment.text.count("\n") for segment in segments)
-
-
-def _first_lines(segments: list[Segment], count: int) -> list[Segment]:
-    """`segments` up to the end of their `count`th line."""
-    kept: list[Segment] = []
-    for segment in segments:
-        kept.append(segment)
-        count -= segment.text.count("\n")
-        if count <= 0:
-            break
-    return kept
+def _first_lines(segments: list[Segment], count: int) -> list[Segment] | None:
+    """The first `count` lines of `segments`, or None while they are fewer."""
+    lines = list(islice(Segment.split_lines(segments), count))
+    if len(lines) < count:
+        return None
+    return [segment for line in lines for segment in (*line, Segment.line())]
 
 
 DRAWN_WAIT_S = 0.5
@@ -376,10 +370,14 @@ Read the situation, the roles and what is scored, then press **Enter** to start
             if shown:  # Rich puts one blank line between blocks: the parts are the whole
                 shown.append(Segment.line())
             shown += lines.segments
-            if not kept and (n == len(parts) or _lines_in(shown) >= KEPT_LINES):
-                # a screenful of lines, however the parts fall (the first part ended above
-                # the roles on a 120x40 screen, so they waited for the whole load)
-                kept = self._keep(exercise, width, shown)
+            if not kept:  # a screenful of lines, however the parts fall (the first part
+                # ended above the roles on a 120x40 screen: they waited for the whole load)
+                screenful = _first_lines(shown, KEPT_LINES)
+                if screenful is None and n == len(parts):
+                    screenful = shown  # all of it is less than a screenful
+                if screenful is not None:
+                    self._keep(exercise, width, screenful)
+                    kept = True
             self._post_situation(Prerendered(list(shown)), width)
             if worker.is_cancelled:
                 return
@@ -397,12 +395,10 @@ Read the situation, the roles and what is scored, then press **Enter** to start
 
         collector.settle(collect=True)  # the player reads: a full walk costs nobody a wait
 
-    def _keep(self, exercise: Exercise, width: int, shown: list[Segment]) -> bool:
-        """Keep the first KEPT_LINES lines for the next start's first frames (a worker
-        thread); True once tried, kept or not (a start keeps once)."""
+    def _keep(self, exercise: Exercise, width: int, screenful: list[Segment]) -> None:
+        """Keep the first screenful for the next start's first frames (a worker thread)."""
         if exercise.path is not None:
-            keep_body(exercise.path, self._view(), width, _first_lines(shown, KEPT_LINES))
-        return True
+            keep_body(exercise.path, self._view(), width, screenful)
 
     def _post_situation(self, lines: Prerendered, width: int) -> None:
         """Show the situation's lines; return once they are drawn (a worker thread only)."""
